@@ -1,0 +1,194 @@
+"""The contract every ruleset implements, and the parts of it all rulesets share.
+
+A ruleset is a stateless object; a match is a *state*: plain data (dicts with string
+keys, lists, str, int, bool, None; no tuples, no floats) that round-trips through
+MessagePack exactly. The ruleset never touches a clock, a socket or global randomness.
+
+Every state has these shared fields, kept up to date by the ruleset:
+
+- ``seats``: the seat names, in seat order.
+- ``prompts``: the open prompts, in the order they were opened.
+- ``next_prompt``: the counter behind prompt ids (``p1``, ``p2``, ...).
+- ``result``: ``None`` while the match runs, then the result dict of ``match_ended``.
+
+An *event* is ``{"kind": str, "data": {...}}`` plus, when part of it is hidden,
+``"private": {seat: {...}}``: fields only that seat may see, merged into its copy of
+``data`` by :meth:`Ruleset.redact`. Spectators (viewer ``None``) see ``data`` alone.
+
+A *prompt* is ``{"id", "seat", "kind", "text", "options", "default"}`` and optionally
+``"window"`` (reaction windows share one). Each option is ``{"id", "text"}`` and, when
+it takes arguments, ``"args": {name: [every legal value]}``. The default names an
+option; when that option takes arguments, the first listed value of each is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import BadArgs, IllegalOption, MatchOver, NotYourPrompt, UnknownPrompt
+
+State = dict[str, Any]
+Event = dict[str, Any]
+Prompt = dict[str, Any]
+
+# What the public copy of a prompt event shows: who is asked, what kind, and when.
+PUBLIC_PROMPT_FIELDS = ("id", "seat", "kind", "window")
+
+
+class Ruleset:
+    """Base class: subclasses implement :meth:`new_state`, :meth:`apply` and :meth:`view`."""
+
+    name: str = ""
+    summary: str = ""
+    min_seats: int = 2
+    max_seats: int = 2
+    #: option name -> {"default": value, "doc": text}; shown by GET /rulesets.
+    options_doc: dict[str, dict[str, Any]] = {}
+
+    # -- to implement ---------------------------------------------------------------
+
+    def new_state(self, seats: list[str], seed: int, options: dict, setup: dict | None) -> tuple[State, list[Event]]:
+        """Build the starting state (raise SetupError naming the bad field) and its events."""
+        raise NotImplementedError
+
+    def apply(self, state: State, prompt: Prompt, option: str, args: dict) -> list[Event]:
+        """Apply an answer already checked against the prompt's options; update ``state["prompts"]``."""
+        raise NotImplementedError
+
+    def view(self, state: State, viewer: str | None) -> dict:
+        """What `viewer` (a seat, or None for spectators) may see of the state."""
+        raise NotImplementedError
+
+    def card_sets(self) -> list[dict]:
+        """The card sets this ruleset ships (for GET /rulesets)."""
+        return []
+
+    # -- the shared contract --------------------------------------------------------
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "seats": {"min": self.min_seats, "max": self.max_seats},
+            "options": self.options_doc,
+            "card_sets": self.card_sets(),
+        }
+
+    def resolve_options(self, options: dict | None) -> dict:
+        """The match options with defaults filled in; unknown names are a SetupError."""
+        from .errors import SetupError
+
+        options = dict(options or {})
+        for key in sorted(options):
+            if key not in self.options_doc:
+                raise SetupError(f"options.{key}", f"unknown option {key!r} for {self.name}")
+        return {k: options.get(k, spec["default"]) for k, spec in self.options_doc.items()}
+
+    def start(self, seats: list[str], seed: int, options: dict | None = None, setup: dict | None = None) -> tuple[State, list[Event]]:
+        """A new match: its state and the events that open it (prompt events included)."""
+        state, events = self.new_state(list(seats), seed, self.resolve_options(options), setup)
+        closed, opened = self._prompt_events(state, [], None, None)
+        return state, closed + events + opened
+
+    def prompts(self, state: State) -> list[Prompt]:
+        return state["prompts"]
+
+    def find_prompt(self, state: State, prompt_id: str) -> Prompt:
+        for prompt in state["prompts"]:
+            if prompt["id"] == prompt_id:
+                return prompt
+        if state["result"] is not None:
+            raise MatchOver("the match is over")
+        raise UnknownPrompt(f"no open prompt {prompt_id!r}")
+
+    def check(self, state: State, seat: str | None, prompt_id: str, option: str, args: dict | None) -> Prompt:
+        """Check an answer against the open prompt; raise the matching error, change nothing."""
+        prompt = self.find_prompt(state, prompt_id)
+        if seat != prompt["seat"]:
+            raise NotYourPrompt(f"prompt {prompt_id} is for {prompt['seat']}")
+        for choice in prompt["options"]:
+            if choice["id"] == option:
+                break
+        else:
+            raise IllegalOption(f"{option!r} is not an option of prompt {prompt_id}")
+        wanted = choice.get("args") or {}
+        given = args or {}
+        if not isinstance(given, dict) or sorted(given) != sorted(wanted):
+            raise BadArgs(f"option {option!r} takes arguments {sorted(wanted)}")
+        for name in sorted(wanted):
+            if given[name] not in wanted[name]:
+                raise BadArgs(f"{given[name]!r} is not a legal value of {name!r}")
+        return prompt
+
+    def answer(self, state: State, seat: str | None, prompt_id: str, option: str, args: dict | None = None) -> list[Event]:
+        """Apply one answer of `seat`; raises an EngineError and changes nothing if it is not legal."""
+        prompt = self.check(state, seat, prompt_id, option, args)
+        before = list(state["prompts"])
+        events = self.apply(state, prompt, option, dict(args or {}))
+        closed, opened = self._prompt_events(state, before, prompt_id, "answered")
+        return closed + events + opened
+
+    def expire(self, state: State, prompt_id: str) -> list[Event]:
+        """The prompt's time ran out: apply its default answer."""
+        prompt = self.find_prompt(state, prompt_id)
+        option, args = default_answer(prompt)
+        before = list(state["prompts"])
+        events = self.apply(state, prompt, option, args)
+        closed, opened = self._prompt_events(state, before, prompt_id, "timeout")
+        return closed + events + opened
+
+    def redact(self, event: Event, viewer: str | None) -> dict:
+        """The event as `viewer` may see it: public data plus that viewer's private part."""
+        private = event.get("private")
+        if viewer is None or not private or viewer not in private:
+            return {"kind": event["kind"], "data": event["data"]}
+        return {"kind": event["kind"], "data": {**event["data"], **private[viewer]}}
+
+    def reveal(self, event: Event) -> dict:
+        """The event with nothing hidden, for replays of finished matches."""
+        data = dict(event["data"])
+        for seat in sorted(event.get("private") or {}):
+            data.update(event["private"][seat])
+        return {"kind": event["kind"], "data": data}
+
+    # -- helpers for subclasses -----------------------------------------------------
+
+    @staticmethod
+    def new_prompt(state: State, seat: str, kind: str, text: str, options: list[dict], default: str, window: str | None = None) -> Prompt:
+        state["next_prompt"] += 1
+        prompt = {"id": f"p{state['next_prompt']}", "seat": seat, "kind": kind, "text": text,
+                  "options": options, "default": default}
+        if window is not None:
+            prompt["window"] = window
+        return prompt
+
+    @staticmethod
+    def _prompt_events(state: State, before: list[Prompt], answered: str | None, reason: str | None) -> tuple[list[Event], list[Event]]:
+        """The prompt_closed events (they go before what the answer did) and the prompt events (after)."""
+        now_open = {p["id"] for p in state["prompts"]}
+        was_open = {p["id"] for p in before}
+        closed: list[Event] = []
+        for p in before:  # list order, never set order
+            if p["id"] not in now_open:
+                why = reason if p["id"] == answered else "cancelled"
+                closed.append({"kind": "prompt_closed", "data": {"id": p["id"], "seat": p["seat"], "reason": why}})
+        opened: list[Event] = []
+        for p in state["prompts"]:
+            if p["id"] not in was_open:
+                public = {k: p[k] for k in PUBLIC_PROMPT_FIELDS if k in p}
+                private = {k: p[k] for k in ("text", "options", "default")}
+                opened.append({"kind": "prompt", "data": public, "private": {p["seat"]: private}})
+        return closed, opened
+
+
+def default_answer(prompt: Prompt) -> tuple[str, dict]:
+    """The option and arguments applied when a prompt times out."""
+    for choice in prompt["options"]:
+        if choice["id"] == prompt["default"]:
+            return choice["id"], {k: v[0] for k, v in sorted((choice.get("args") or {}).items())}
+    raise ValueError(f"prompt {prompt['id']} has no option {prompt['default']!r}")
+
+
+def base_state(seats: list[str]) -> State:
+    """The shared fields every state starts with."""
+    return {"seats": list(seats), "prompts": [], "next_prompt": 0, "result": None}
