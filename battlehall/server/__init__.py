@@ -1,0 +1,1 @@
+"""The service: HTTP + WebSocket app, match actors, Redis store."""

@@ -1,0 +1,321 @@
+"""One live match: the only code that changes it, one asyncio task with an inbox.
+
+Connections put answers in the inbox; the actor checks them with the engine, records
+them in Redis, and only then sends the events and the `ack`. So an answer is either
+acknowledged and durable, or refused with an error and not applied at all: when a
+write fails, the in-memory state (which is ahead of Redis) is dropped and rebuilt from
+Redis before the next message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from ..engine import get_ruleset
+from ..engine.errors import EngineError, MatchOver
+from . import codec
+from .clock import Clock
+from .store import LoadedMatch, Store, StoreUnavailable
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("battlehall.actor")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class ReplayMismatch(Exception):
+    """Replaying the log did not give the seq it recorded: the log is not this match's."""
+
+
+class MatchCore:
+    """A match's state and clock, advanced by log entries: shared by live play and recovery."""
+
+    def __init__(self, meta: dict, state: dict, clock: Clock, seq: int):
+        self.meta = meta
+        self.ruleset = get_ruleset(meta["ruleset"])
+        self.state = state
+        self.clock = clock
+        self.seq = seq
+        self.answers_since_snapshot = 0
+
+    @classmethod
+    def from_loaded(cls, loaded: LoadedMatch) -> tuple["MatchCore", list[dict]]:
+        """Snapshot + replay of the log after it; returns the core and the replayed records."""
+        snap = loaded.snapshot
+        core = cls(loaded.meta, snap["state"], Clock(snap["clock"]), snap["seq"])
+        records: list[dict] = []
+        for entry in loaded.log:
+            if entry["seq"] != core.seq + 1:
+                raise ReplayMismatch(f"log entry at seq {entry['seq']}, expected {core.seq + 1}")
+            records += core.apply(entry)
+            if core.seq != entry["last_seq"]:
+                raise ReplayMismatch(f"replay reached seq {core.seq}, log says {entry['last_seq']}")
+        core.answers_since_snapshot = len(loaded.log)
+        return core, records
+
+    def apply(self, entry: dict) -> list[dict]:
+        """Apply one answer or timeout; returns its stamped event records (seq, at)."""
+        if entry.get("timeout"):
+            events = self.ruleset.expire(self.state, entry["prompt"])
+        else:
+            events = self.ruleset.answer(self.state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
+        self.answers_since_snapshot += 1
+        return self.stamp(events, entry["at"])
+
+    def stamp(self, events: list[dict], at: int) -> list[dict]:
+        records = []
+        for event in events:
+            self.seq += 1
+            data = event["data"]
+            if event["kind"] == "prompt":
+                data.update(self.clock.open(data["id"], data["seat"], at))
+            elif event["kind"] == "prompt_closed":
+                self.clock.close(data["id"], at)
+            record = {"seq": self.seq, "at": at, "kind": event["kind"], "data": data}
+            if "private" in event:
+                record["private"] = event["private"]
+            records.append(record)
+        return records
+
+    def snapshot(self) -> dict:
+        return {"seq": self.seq, "state": self.state, "clock": self.clock.data}
+
+    @property
+    def over(self) -> bool:
+        return self.state["result"] is not None
+
+    def prompts_for(self, seat: str | None) -> list[dict]:
+        if seat is None:
+            return []
+        return [{**p, **self.clock.info(p["id"])} for p in self.ruleset.prompts(self.state) if p["seat"] == seat]
+
+
+class MatchActor:
+    def __init__(self, hub, match_id: str, core: MatchCore):
+        self.hub = hub
+        self.store: Store = hub.store
+        self.settings = hub.settings
+        self.match_id = match_id
+        self.core = core
+        self.sent_seq = core.seq  # the last seq fanned out to sockets
+        self.acts: dict[str, int] = {}
+        self.conns: list[Connection] = []
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.stale = False  # in-memory state may be ahead of Redis: rebuild before use
+        self.task: asyncio.Task | None = None
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"match-{self.match_id}")
+        self._arm_timers()
+
+    async def stop(self) -> None:
+        for handle in self.timers.values():
+            handle.cancel()
+        self.timers.clear()
+        for conn in self.conns:
+            conn.close(1001)
+        if self.task:
+            self.task.cancel()
+            try:
+                await self.task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    async def _run(self) -> None:
+        while True:
+            message = await self.inbox.get()
+            try:
+                await self._handle(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug must not kill the match: log it, answer `internal`
+                log.exception("match %s: error handling %r", self.match_id, message[0])
+                if message[0] == "act":
+                    conn, msg = message[1], message[2]
+                    conn.send({"t": "error", "id": msg.get("id"), "code": "internal", "message": "internal error"})
+
+    async def _handle(self, message: tuple) -> None:
+        kind = message[0]
+        if kind == "leave":
+            if message[1] in self.conns:
+                self.conns.remove(message[1])
+            return
+        if self.stale and not await self._rebuild():
+            if kind == "act":
+                conn, msg = message[1], message[2]
+                conn.send({"t": "error", "id": msg.get("id"), "code": "unavailable",
+                           "message": "match storage is unreachable; nothing was recorded, try again"})
+            elif kind == "join":
+                message[3].set_exception(StoreUnavailable("storage unreachable"))
+            elif kind == "expire":
+                self._retry_later(message)
+            return
+        if kind == "act":
+            await self._act(message[1], message[2])
+        elif kind == "expire":
+            await self._expire(message[1])
+        elif kind == "join":
+            await self._join(message[1], message[2], message[3])
+
+    # -- joining --------------------------------------------------------------------
+
+    async def _join(self, conn: Connection, resume: int | None, done: asyncio.Future) -> None:
+        core = self.core
+        conn.send({"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
+                   "seq": core.seq, "view": core.ruleset.view(core.state, conn.audience),
+                   "prompts": core.prompts_for(conn.audience), "now": now_ms()})
+        if resume is not None and resume < core.seq:
+            for record in await self.store.events(self.match_id, max(0, resume), core.seq):
+                conn.send(self._event_message(record, conn.audience))
+        self.conns.append(conn)
+        done.set_result(True)
+
+    # -- answers --------------------------------------------------------------------
+
+    async def _act(self, conn: Connection, msg: dict) -> None:
+        act_id = msg.get("id")
+        seat = conn.seat
+        act_key = f"{seat} {act_id}"
+        if act_key in self.acts:  # a re-sent act: same ack, not applied again
+            conn.send({"t": "ack", "id": act_id, "seq": self.acts[act_key]})
+            return
+        if self.core.over:
+            raise_error = MatchOver("the match is over")
+            conn.send({"t": "error", "id": act_id, "code": raise_error.code, "message": raise_error.message})
+            return
+        entry = {"at": now_ms(), "seat": seat, "prompt": msg["prompt"], "option": msg["option"],
+                 "args": msg.get("args") or {}, "act": act_id}
+        try:
+            await self._commit(entry, act_key)
+        except EngineError as exc:
+            conn.send({"t": "error", "id": act_id, "code": exc.code, "message": exc.message})
+        except StoreUnavailable:
+            conn.send({"t": "error", "id": act_id, "code": "unavailable",
+                       "message": "match storage is unreachable; nothing was recorded, try again"})
+        else:
+            conn.send({"t": "ack", "id": act_id, "seq": self.acts[act_key]})
+
+    async def _expire(self, prompt_id: str) -> None:
+        self.timers.pop(prompt_id, None)
+        due = self.core.clock.expires_at(prompt_id)
+        if due is None or self.core.over:
+            return
+        if due > now_ms():  # woke early (a bank changed): sleep again
+            self._arm_timers()
+            return
+        entry = {"at": max(due, now_ms()), "timeout": True, "prompt": prompt_id}
+        try:
+            await self._commit(entry, None)
+        except EngineError:
+            log.exception("match %s: expiring %s failed", self.match_id, prompt_id)
+        except StoreUnavailable:
+            self._retry_later(("expire", prompt_id))
+
+    async def _commit(self, entry: dict, act_key: str | None) -> None:
+        """Apply, record durably, then fan out. EngineError: nothing changed."""
+        core = self.core
+        entry["seq"] = core.seq + 1
+        try:
+            records = core.apply(entry)  # raises EngineError before changing anything
+        except EngineError:
+            raise
+        except Exception:  # a ruleset bug may have half-changed the state: rebuild it
+            self.stale = True
+            raise
+        entry["last_seq"] = core.seq
+        snapshot = None
+        if core.over or core.answers_since_snapshot >= self.settings.snapshot_every:
+            snapshot = core.snapshot()
+        commands = self.store.entry_commands(self.match_id, entry, records, act_key, snapshot)
+        if core.over:
+            commands += self.store.finish_commands(self.match_id, snapshot, self.settings.retention_s)
+        try:
+            await self.store.write(commands)
+        except StoreUnavailable:
+            self.stale = True
+            raise
+        if snapshot is not None:
+            core.answers_since_snapshot = 0
+        if act_key is not None:
+            self.acts[act_key] = core.seq
+        self.hub.metrics.answers += 1
+        self._fan_out(records)
+        self._arm_timers()
+        if core.over:
+            self.hub.match_ended(self)
+
+    async def _rebuild(self) -> bool:
+        """Reload the match from Redis after a failed write; False while Redis is away."""
+        try:
+            loaded = await self.store.load(self.match_id)
+            if loaded is None:
+                return False
+            core, _ = MatchCore.from_loaded(loaded)
+            self.acts = dict(loaded.acts)
+        except (StoreUnavailable, OSError, Exception) as exc:  # noqa: BLE001 - any failure: still away
+            log.warning("match %s: rebuild failed: %s", self.match_id, exc)
+            return False
+        self.core = core
+        self.stale = False
+        if core.seq > self.sent_seq:  # a write landed though its reply was lost: deliver it
+            try:
+                self._fan_out(await self.store.events(self.match_id, self.sent_seq, core.seq))
+            except Exception:
+                return False
+        self._arm_timers()
+        return True
+
+    def _retry_later(self, message: tuple, delay: float = 0.5) -> None:
+        asyncio.get_running_loop().call_later(delay, self.inbox.put_nowait, message)
+
+    # -- timers ---------------------------------------------------------------------
+
+    def _arm_timers(self) -> None:
+        loop = asyncio.get_running_loop()
+        clock = self.core.clock
+        for prompt_id in list(self.timers):
+            if prompt_id not in clock.data["open"]:
+                self.timers.pop(prompt_id).cancel()
+        if self.core.over or not clock.timed:
+            return
+        now = now_ms()
+        for prompt_id in clock.data["open"]:
+            old = self.timers.pop(prompt_id, None)
+            if old:
+                old.cancel()
+            delay = max(0, clock.expires_at(prompt_id) - now) / 1000
+            self.timers[prompt_id] = loop.call_later(delay, self.inbox.put_nowait, ("expire", prompt_id))
+
+    # -- fan-out --------------------------------------------------------------------
+
+    def _event_message(self, record: dict, audience: str | None) -> dict:
+        event = self.core.ruleset.redact(record, audience)
+        return {"t": "event", "seq": record["seq"], "at": record["at"], "kind": event["kind"], "data": event["data"]}
+
+    def _fan_out(self, records: list[dict]) -> None:
+        """Send each record to every socket, encoding it once per audience and codec."""
+        if records:
+            self.sent_seq = records[-1]["seq"]
+        if not self.conns:
+            return
+        for record in records:
+            private = record.get("private") or {}
+            frames: dict[tuple, bytes] = {}
+            for conn in self.conns:
+                audience = conn.audience if conn.audience in private else None
+                cache_key = (audience, conn.codec)
+                frame = frames.get(cache_key)
+                if frame is None:
+                    frame = frames[cache_key] = codec.encode(conn.codec, self._event_message(record, audience))
+                conn.send_frame(frame)
+        self.hub.metrics.deliveries += len(records) * len(self.conns)

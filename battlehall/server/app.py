@@ -1,0 +1,154 @@
+"""The HTTP routes and the WebSocket endpoint of PROTOCOL.md, as one Starlette app."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..engine import get_ruleset, ruleset_names
+from ..engine.errors import SetupError
+from . import codec, validate
+from .config import Settings
+from .connection import Connection, RateLimiter
+from .hub import Hub
+from .session import Session
+from .store import Store, StoreUnavailable
+
+log = logging.getLogger("battlehall.app")
+
+
+class ORJSONResponse(JSONResponse):
+    def render(self, content) -> bytes:
+        return orjson.dumps(content)
+
+
+def error_response(status: int, code: str, message: str, path: str | None = None) -> Response:
+    error = {"code": code, "message": message}
+    if path is not None:
+        error["path"] = path
+    return ORJSONResponse({"error": error}, status_code=status)
+
+
+def create_app(settings: Settings) -> Starlette:
+    """The app; it connects to `settings.redis_url` and recovers live matches at startup."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        store = Store(settings.redis_url)
+        hub = Hub(settings, store)
+        app.state.hub = hub
+        try:
+            recovered = await hub.recover_all()
+            if recovered:
+                log.info("recovered %d live matches", recovered)
+        except Exception:
+            log.exception("recovery at startup failed; matches load on first use")
+        yield
+        await hub.close()
+        await store.close()
+
+    def hub_of(request) -> Hub:
+        return request.app.state.hub
+
+    async def create_match(request: Request) -> Response:
+        if settings.api_key:
+            given = request.headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {settings.api_key}".encode()):
+                return error_response(401, "unauthorized", "a valid API key is required")
+        try:
+            body = orjson.loads(await request.body())
+        except orjson.JSONDecodeError as exc:
+            return error_response(400, "bad_request", f"the body is not JSON: {exc}", "")
+        try:
+            req = validate.create_request(body)
+            created = await hub_of(request).create(req)
+        except SetupError as exc:
+            return error_response(400, exc.code, exc.message, exc.path)
+        except StoreUnavailable as exc:
+            return error_response(503, "unavailable", f"match storage is unreachable: {exc}")
+        return ORJSONResponse(created, status_code=201)
+
+    async def list_matches(request: Request) -> Response:
+        hub = hub_of(request)
+        ruleset = request.query_params.get("ruleset")
+        status = request.query_params.get("status")
+        out = []
+        for summary in await hub.summaries(await hub.store.live_ids()):
+            if ruleset and summary["ruleset"] != ruleset:
+                continue
+            if status and summary["status"] != status:
+                continue
+            out.append(summary)
+        return ORJSONResponse({"matches": out})
+
+    async def get_match(request: Request) -> Response:
+        hub = hub_of(request)
+        found = await hub.summaries([request.path_params["match_id"]])
+        if not found:
+            return error_response(404, "not_found", "no such match")
+        return ORJSONResponse(found[0])
+
+    async def replay(request: Request) -> Response:
+        hub = hub_of(request)
+        match_id = request.path_params["match_id"]
+        found = await hub.summaries([match_id])
+        if not found:
+            return error_response(404, "not_found", "no such match")
+        if found[0]["status"] != "finished":
+            return error_response(409, "match_live", "the replay opens when the match has ended")
+        ruleset = get_ruleset(found[0]["ruleset"])
+        events = []
+        for record in await hub.store.events(match_id, 0):
+            shown = ruleset.reveal(record)
+            events.append({"seq": record["seq"], "at": record["at"], "kind": shown["kind"], "data": shown["data"]})
+        return ORJSONResponse({**found[0], "events": events})
+
+    async def rulesets(request: Request) -> Response:
+        return ORJSONResponse({"rulesets": [get_ruleset(n).describe() for n in ruleset_names()]})
+
+    async def healthz(request: Request) -> Response:
+        return ORJSONResponse({"ok": True})
+
+    async def readyz(request: Request) -> Response:
+        ready = await hub_of(request).store.ping()
+        return ORJSONResponse({"ready": ready}, status_code=200 if ready else 503)
+
+    async def metrics(request: Request) -> Response:
+        return PlainTextResponse(hub_of(request).prometheus())
+
+    async def ws_endpoint(websocket: WebSocket) -> None:
+        hub: Hub = websocket.app.state.hub
+        chosen = codec.choose_subprotocol(websocket.scope.get("subprotocols") or [])
+        await websocket.accept(subprotocol=chosen)
+        conn = Connection(websocket, chosen or codec.JSON, settings.send_queue_limit)
+        session = Session(hub, conn, websocket.path_params["match_id"], RateLimiter(settings.rate_per_s))
+        hub.metrics.connections += 1
+        try:
+            await session.run(websocket)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            hub.metrics.connections -= 1
+            await session.leave()
+
+    routes = [
+        Route("/matches", create_match, methods=["POST"]),
+        Route("/matches", list_matches, methods=["GET"]),
+        Route("/matches/{match_id}", get_match, methods=["GET"]),
+        Route("/matches/{match_id}/replay", replay, methods=["GET"]),
+        Route("/rulesets", rulesets, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+        WebSocketRoute("/ws/{match_id}", ws_endpoint),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,45 @@
+"""The two wire encodings of PROTOCOL.md: JSON text frames and MessagePack binary frames."""
+
+from __future__ import annotations
+
+import msgpack
+import orjson
+
+JSON = "battlehall.v1.json"
+MSGPACK = "battlehall.v1.msgpack"
+SUBPROTOCOLS = (JSON, MSGPACK)
+
+
+class DecodeError(ValueError):
+    pass
+
+
+def choose_subprotocol(offered: list[str]) -> str | None:
+    """The first of the client's offers that we speak; None (JSON, unnamed) if none."""
+    for name in offered:
+        if name in SUBPROTOCOLS:
+            return name
+    return None
+
+
+def encode(codec: str, message: dict) -> bytes:
+    if codec == MSGPACK:
+        return msgpack.packb(message)
+    return orjson.dumps(message)
+
+
+def decode(codec: str, frame: bytes | str) -> dict:
+    try:
+        if codec == MSGPACK:
+            if isinstance(frame, str):
+                raise DecodeError("MessagePack frames must be binary")
+            message = msgpack.unpackb(frame, strict_map_key=True, raw=False)
+        else:
+            message = orjson.loads(frame)
+    except DecodeError:
+        raise
+    except Exception as exc:  # any malformed frame is the client's error
+        raise DecodeError(f"cannot decode frame: {exc}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("t"), str):
+        raise DecodeError("every message is a map with a string field 't'")
+    return message

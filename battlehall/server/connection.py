@@ -1,0 +1,87 @@
+"""One client's WebSocket, seen by the match actor as something to queue frames on.
+
+The actor never awaits a socket: it puts encoded frames on the connection's queue and
+a writer task per connection sends them, so one slow client cannot stall a match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from starlette.websockets import WebSocket
+
+from . import codec
+
+
+class Connection:
+    def __init__(self, websocket: WebSocket, wire: str, queue_limit: int):
+        self.websocket = websocket
+        self.codec = wire
+        self.seat: str | None = None
+        self.role: str | None = None
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.queue_limit = queue_limit
+        self.closed = False
+        self.close_code: int | None = None
+        self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    @property
+    def audience(self) -> str | None:
+        """Whose copy of each event this socket receives: its seat, or None (the public copy)."""
+        return self.seat
+
+    def send(self, message: dict) -> None:
+        self.send_frame(codec.encode(self.codec, message))
+
+    def send_frame(self, frame: bytes) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() >= self.queue_limit:
+            self.close(1008)  # too slow to keep up; it can reconnect and resume
+            return
+        self.queue.put_nowait(frame)
+
+    def close(self, code: int = 1000) -> None:
+        if not self.closed:
+            self.closed = True
+            self.close_code = code
+            self.queue.put_nowait(None)
+
+    async def _write(self) -> None:
+        ws = self.websocket
+        text = self.codec != codec.MSGPACK
+        try:
+            while True:
+                frame = await self.queue.get()
+                if frame is None:
+                    await ws.close(self.close_code or 1000)
+                    return
+                if text:
+                    await ws.send({"type": "websocket.send", "text": frame.decode()})
+                else:
+                    await ws.send({"type": "websocket.send", "bytes": frame})
+        except Exception:  # the peer went away; the reader notices and cleans up
+            self.closed = True
+
+
+class RateLimiter:
+    """A token bucket: `rate` messages per second, bursts of twice that."""
+
+    def __init__(self, rate: float):
+        self.rate = rate
+        self.capacity = rate * 2
+        self.tokens = self.capacity
+        self.stamp = time.monotonic()
+        self.strikes = 0  # consecutive refusals; a client that keeps flooding is closed
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            self.strikes = 0
+            return True
+        self.strikes += 1
+        return False

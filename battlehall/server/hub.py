@@ -1,0 +1,168 @@
+"""The matches this process runs: creating them, finding them, bringing them back from Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from dataclasses import dataclass
+
+from ..engine import get_ruleset
+from .actor import MatchActor, MatchCore, now_ms
+from .clock import Clock
+from .config import Settings
+from .store import Store
+
+log = logging.getLogger("battlehall.hub")
+
+
+@dataclass
+class Metrics:
+    answers: int = 0
+    deliveries: int = 0
+    matches_created: int = 0
+    matches_recovered: int = 0
+    connections: int = 0
+    ws_errors: int = 0
+
+
+def new_match_id() -> str:
+    return "m_" + secrets.token_hex(8)
+
+
+class Hub:
+    def __init__(self, settings: Settings, store: Store):
+        self.settings = settings
+        self.store = store
+        self.actors: dict[str, MatchActor] = {}
+        self.loading: dict[str, asyncio.Future] = {}
+        self.metrics = Metrics()
+        self._ended: set[asyncio.TimerHandle] = set()
+
+    async def create(self, request: dict) -> dict:
+        """Start a match from a validated create request; SetupError if the ruleset refuses it."""
+        ruleset = get_ruleset(request["ruleset"])
+        seed = request["seed"] if request["seed"] is not None else secrets.randbelow(2**31)
+        state, events = ruleset.start(request["seats"], seed, request["options"], request["setup"])
+        match_id = new_match_id()
+        tokens = {seat: secrets.token_hex(16) for seat in request["seats"]}
+        meta = {**request, "seed": seed, "options": ruleset.resolve_options(request["options"]),
+                "tokens": tokens, "spectator_token": secrets.token_hex(16), "created_at": now_ms()}
+        core = MatchCore(meta, state, Clock.new(request["clock"], request["seats"]), 0)
+        records = core.stamp(events, meta["created_at"])
+        commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"])
+        await self.store.write(commands)
+        actor = MatchActor(self, match_id, core)
+        self.actors[match_id] = actor
+        actor.start()
+        self.metrics.matches_created += 1
+        return {"match": match_id, "ruleset": request["ruleset"], "seed": seed, "tokens": tokens,
+                "spectator_token": meta["spectator_token"], "ws": f"/ws/{match_id}"}
+
+    async def actor(self, match_id: str) -> MatchActor | None:
+        """The match's actor, loading it from Redis if this process does not run it yet."""
+        actor = self.actors.get(match_id)
+        if actor is not None:
+            return actor
+        if match_id in self.loading:
+            return await asyncio.shield(self.loading[match_id])
+        future = asyncio.get_running_loop().create_future()
+        self.loading[match_id] = future
+        try:
+            actor = await self._load(match_id)
+            future.set_result(actor)
+            return actor
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved
+            raise
+        finally:
+            del self.loading[match_id]
+
+    async def _load(self, match_id: str) -> MatchActor | None:
+        loaded = await self.store.load(match_id)
+        if loaded is None:
+            return None
+        core, records = MatchCore.from_loaded(loaded)
+        if loaded.event_count != core.seq:  # the derived event list lags or runs ahead: repair it
+            await self._repair_events(match_id, loaded.event_count, core, records)
+        actor = MatchActor(self, match_id, core)
+        actor.acts = loaded.acts
+        self.actors[match_id] = actor
+        actor.start()
+        self.metrics.matches_recovered += 1
+        return actor
+
+    async def _repair_events(self, match_id: str, count: int, core: MatchCore, replayed: list[dict]) -> None:
+        if count > core.seq:
+            await self.store.truncate_events(match_id, core.seq)
+            return
+        missing = [r for r in replayed if r["seq"] > count]
+        if len(missing) != core.seq - count:
+            raise RuntimeError(f"match {match_id}: event list has {count} events, log replays to {core.seq}")
+        await self.store.write(self.store.events_commands(match_id, missing))
+
+    async def recover_all(self) -> int:
+        """Bring back every live match recorded in Redis (after a restart)."""
+        count = 0
+        for match_id in await self.store.live_ids():
+            if match_id not in self.actors:
+                try:
+                    if await self.actor(match_id) is not None:
+                        count += 1
+                except Exception:
+                    log.exception("could not recover match %s", match_id)
+        return count
+
+    def match_ended(self, actor: MatchActor) -> None:
+        """Keep a finished match in memory a while for its sockets, then let it go."""
+        loop = asyncio.get_running_loop()
+        loop.call_later(60, lambda: loop.create_task(self.unload(actor.match_id)))
+
+    async def unload(self, match_id: str) -> None:
+        actor = self.actors.pop(match_id, None)
+        if actor is not None:
+            await actor.stop()
+
+    async def close(self) -> None:
+        for match_id in list(self.actors):
+            await self.unload(match_id)
+
+    # -- read-only views ----------------------------------------------------------------
+
+    async def summaries(self, match_ids: list[str]) -> list[dict]:
+        """Public summaries (no tokens, nothing hidden) of the named matches that exist."""
+        out = []
+        for match_id in match_ids:
+            actor = self.actors.get(match_id)
+            if actor is not None:
+                meta, state, seq = actor.core.meta, actor.core.state, actor.core.seq
+                watching = sum(1 for c in actor.conns if c.role == "spectator")
+            else:
+                loaded = await self.store.load(match_id)
+                if loaded is None:
+                    continue
+                meta, state, seq = loaded.meta, loaded.snapshot["state"], loaded.snapshot["seq"] + len(loaded.log)
+                watching = 0
+            out.append({
+                "match": match_id, "ruleset": meta["ruleset"], "seats": meta["seats"],
+                "status": "finished" if state["result"] is not None else "live",
+                "result": state["result"], "seq": seq, "spectators": watching,
+                "label": meta["label"], "created_at": meta["created_at"],
+                "clock": meta["clock"], "spectator_settings": meta["spectators"],
+            })
+        return out
+
+    def prometheus(self) -> str:
+        m = self.metrics
+        lines = [
+            "# TYPE battlehall_answers_total counter", f"battlehall_answers_total {m.answers}",
+            "# TYPE battlehall_deliveries_total counter", f"battlehall_deliveries_total {m.deliveries}",
+            "# TYPE battlehall_matches_created_total counter", f"battlehall_matches_created_total {m.matches_created}",
+            "# TYPE battlehall_matches_recovered_total counter", f"battlehall_matches_recovered_total {m.matches_recovered}",
+            "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
+            "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
+            "# TYPE battlehall_redis_flushes_total counter", f"battlehall_redis_flushes_total {self.store.batcher.flushes}",
+            "# TYPE battlehall_redis_commands_total counter", f"battlehall_redis_commands_total {self.store.batcher.commands}",
+        ]
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,156 @@
+"""One client's session: `hello`, then `act` and `ping` until it leaves (PROTOCOL.md, Session)."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from . import codec
+from .connection import Connection, RateLimiter
+from .store import StoreUnavailable
+
+CLOSE_UNAUTHORIZED = 4001
+CLOSE_POLICY = 1008
+MAX_ACT_ID = 64
+FLOOD_STRIKES = 50  # refusals in a row before a flooding client is closed
+
+
+class SessionEnd(Exception):
+    pass
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+class Session:
+    def __init__(self, hub, conn: Connection, match_id: str, limiter: RateLimiter):
+        self.hub = hub
+        self.conn = conn
+        self.match_id = match_id
+        self.limiter = limiter
+        self.actor = None
+
+    def error(self, code: str, message: str, act_id=None) -> None:
+        msg = {"t": "error", "code": code, "message": message}
+        if act_id is not None:
+            msg["id"] = act_id
+        self.conn.send(msg)
+
+    async def receive(self, websocket: WebSocket) -> dict | None:
+        """The next decoded message; None after sending `bad_message` for an undecodable one."""
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000))
+        frame = message.get("bytes")
+        if frame is None:
+            frame = message.get("text", "")
+            if self.conn.codec == codec.MSGPACK:
+                self.error("bad_message", "this connection speaks MessagePack: send binary frames")
+                return None
+            frame = frame.encode()
+        try:
+            return codec.decode(self.conn.codec, frame)
+        except codec.DecodeError as exc:
+            self.error("bad_message", str(exc))
+            return None
+
+    async def run(self, websocket: WebSocket) -> None:
+        try:
+            hello = await asyncio.wait_for(self.receive(websocket), self.hub.settings.hello_timeout_s)
+        except asyncio.TimeoutError:
+            self.error("bad_message", "send hello first, within the hello timeout")
+            self.conn.close(CLOSE_POLICY)
+            return
+        if hello is None or hello.get("t") != "hello":
+            self.error("bad_message", "the first message must be hello")
+            self.conn.close(CLOSE_POLICY)
+            return
+        if not await self.authenticate(hello):
+            return
+        while not self.conn.closed:
+            message = await self.receive(websocket)
+            if message is None:
+                continue
+            if not self.limiter.allow():
+                self.error("rate_limited", "too many messages; slow down", message.get("id"))
+                if self.limiter.strikes >= FLOOD_STRIKES:
+                    self.conn.close(CLOSE_POLICY)
+                continue
+            self.dispatch(message)
+
+    async def authenticate(self, hello: dict) -> bool:
+        token, resume = hello.get("token"), hello.get("resume")
+        if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 0):
+            self.error("bad_message", "resume must be the last seq seen, a non-negative integer")
+            self.conn.close(CLOSE_POLICY)
+            return False
+        try:
+            actor = await self.hub.actor(self.match_id)
+        except StoreUnavailable:
+            actor = None
+        meta = actor.core.meta if actor else None
+        seat, role = None, None
+        if meta and isinstance(token, str):
+            for name, secret in meta["tokens"].items():
+                if _same(token, secret):
+                    seat, role = name, "player"
+            if role is None and meta["spectators"]["allowed"] and _same(token, meta["spectator_token"]):
+                role = "spectator"
+        if role is None:
+            self.error("unauthorized", "no such match, or a bad token" if meta is None else "bad token")
+            self.conn.close(CLOSE_UNAUTHORIZED)
+            return False
+        self.conn.seat, self.conn.role = seat, role
+        self.actor = actor
+        joined = asyncio.get_running_loop().create_future()
+        actor.inbox.put_nowait(("join", self.conn, resume, joined))
+        try:
+            await joined
+        except StoreUnavailable:
+            self.error("unavailable", "match storage is unreachable; try again")
+            self.conn.close(1011)
+            return False
+        return True
+
+    def dispatch(self, message: dict) -> None:
+        kind = message["t"]
+        if kind == "ping":
+            self.conn.send({"t": "pong", "now": _now()})
+        elif kind == "act":
+            act_id = message.get("id")
+            if not isinstance(act_id, (str, int)) or isinstance(act_id, bool) or len(str(act_id)) > MAX_ACT_ID:
+                self.error("bad_message", f"act needs an id: a string or integer of at most {MAX_ACT_ID} characters")
+                return
+            if self.conn.role == "spectator":
+                self.error("spectator", "spectators cannot act", act_id)
+                return
+            prompt, option, args = message.get("prompt"), message.get("option"), message.get("args", {})
+            if not isinstance(prompt, str) or not isinstance(option, str):
+                self.error("bad_message", "act needs string fields prompt and option", act_id)
+                return
+            if args is not None and not isinstance(args, dict):
+                self.error("bad_args", "args must be a map of argument names to values", act_id)
+                return
+            self.actor.inbox.put_nowait(("act", self.conn, message))
+        elif kind == "hello":
+            self.error("bad_message", "already said hello")
+        else:
+            self.error("bad_message", f"unknown message type {kind!r}")
+
+    async def leave(self) -> None:
+        if self.actor is not None:
+            self.actor.inbox.put_nowait(("leave", self.conn))
+        self.conn.close()
+        try:
+            await asyncio.wait_for(self.conn.writer, 2)
+        except (asyncio.TimeoutError, Exception):
+            self.conn.writer.cancel()
+
+
+def _now() -> int:
+    from .actor import now_ms
+
+    return now_ms()

@@ -1,0 +1,198 @@
+"""Match persistence in Redis.
+
+Every key of a match shares the hash tag `{match_id}`, so a match lives in one slot
+and its commands work unchanged on Redis Cluster:
+
+- ``bh:{id}:meta``   the create request's settings and the seat tokens (MessagePack)
+- ``bh:{id}:log``    a Stream of answers and timeouts, ID ``<first seq>-0`` each
+- ``bh:{id}:snap``   the latest snapshot: engine state + clock at some seq
+- ``bh:{id}:events`` a List of every event record, index = seq - 1 (resume, replay)
+- ``bh:{id}:acts``   a Hash "seat act-id" -> seq of its ack (duplicate `act` ids)
+
+``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
+The log after the snapshot is the truth; the event list is derived from it and is
+repaired from it on recovery.
+
+Writes from all matches are coalesced: whatever the actors submit during one turn of
+the event loop goes to Redis in one pipeline (`WriteBatcher`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import msgpack
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+LIVE = "bh:live"
+
+pack = msgpack.packb
+
+
+def unpack(data: bytes):
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+def key(match_id: str, part: str) -> str:
+    return f"bh:{{{match_id}}}:{part}"
+
+
+class StoreUnavailable(Exception):
+    """Redis could not be reached or refused a write; nothing was acknowledged."""
+
+
+@dataclass
+class LoadedMatch:
+    meta: dict
+    snapshot: dict
+    log: list[dict]       # entries after the snapshot, in order
+    event_count: int      # length of the stored event list
+    acts: dict[str, int]  # "seat act-id" -> seq
+
+
+class WriteBatcher:
+    """Send every write submitted in one loop turn as one pipeline."""
+
+    def __init__(self, redis: aioredis.Redis):
+        self.redis = redis
+        self.pending: list[tuple[list[tuple], asyncio.Future]] = []
+        self.flushing = False
+        self.flushes = 0
+        self.commands = 0
+
+    def submit(self, commands: list[tuple]) -> asyncio.Future:
+        future = asyncio.get_running_loop().create_future()
+        self.pending.append((commands, future))
+        if not self.flushing:
+            self.flushing = True
+            asyncio.get_running_loop().call_soon(self._start)
+        return future
+
+    def _start(self) -> None:
+        asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self) -> None:
+        try:
+            while self.pending:
+                batch, self.pending = self.pending, []
+                pipe = self.redis.pipeline(transaction=False)
+                for commands, _ in batch:
+                    for command in commands:
+                        pipe.execute_command(*command)
+                self.flushes += 1
+                self.commands += len(pipe)
+                try:
+                    results = await pipe.execute(raise_on_error=False)
+                except (RedisError, OSError) as exc:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(StoreUnavailable(str(exc)))
+                    continue
+                i = 0
+                for commands, future in batch:
+                    mine = results[i:i + len(commands)]
+                    i += len(commands)
+                    error = next((r for r in mine if isinstance(r, Exception)), None)
+                    if future.done():
+                        continue
+                    if error is not None:
+                        future.set_exception(StoreUnavailable(str(error)))
+                    else:
+                        future.set_result(mine)
+        finally:
+            self.flushing = False
+            if self.pending:  # submitted after the last check
+                self.flushing = True
+                asyncio.get_running_loop().call_soon(self._start)
+
+
+class Store:
+    def __init__(self, url: str):
+        self.url = url
+        self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
+                                       health_check_interval=0, retry_on_timeout=False)
+        self.batcher = WriteBatcher(self.redis)
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self.redis.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def write(self, commands: list[tuple]) -> list:
+        """Write through the batcher; StoreUnavailable if Redis did not take it all."""
+        return await self.batcher.submit(commands)
+
+    # -- the commands of each write ------------------------------------------------
+
+    @staticmethod
+    def create_commands(match_id: str, meta: dict, snapshot: dict, events: list[dict], created_at: int) -> list[tuple]:
+        commands = [
+            ("SET", key(match_id, "meta"), pack(meta)),
+            ("SET", key(match_id, "snap"), pack(snapshot)),
+        ]
+        commands += Store.events_commands(match_id, events)
+        commands.append(("ZADD", LIVE, created_at, match_id))
+        return commands
+
+    @staticmethod
+    def events_commands(match_id: str, events: list[dict]) -> list[tuple]:
+        return [("RPUSH", key(match_id, "events"), *[pack(e) for e in events])] if events else []
+
+    @staticmethod
+    def entry_commands(match_id: str, entry: dict, events: list[dict], act_key: str | None,
+                       snapshot: dict | None) -> list[tuple]:
+        """One answer (or timeout): its log entry, its events, its act id, maybe a snapshot."""
+        commands = [("XADD", key(match_id, "log"), f"{entry['seq']}-0", "e", pack(entry))]
+        commands += Store.events_commands(match_id, events)
+        if act_key is not None:
+            commands.append(("HSET", key(match_id, "acts"), act_key, entry["last_seq"]))
+        if snapshot is not None:
+            commands.append(("SET", key(match_id, "snap"), pack(snapshot)))
+            commands.append(("XTRIM", key(match_id, "log"), "MINID", f"{snapshot['seq'] + 1}-0"))
+        return commands
+
+    def finish_commands(self, match_id: str, snapshot: dict, retention_s: int) -> list[tuple]:
+        commands = [("SET", key(match_id, "snap"), pack(snapshot)),
+                    ("XTRIM", key(match_id, "log"), "MINID", f"{snapshot['seq'] + 1}-0")]
+        for part in ("meta", "log", "snap", "events", "acts"):
+            commands.append(("EXPIRE", key(match_id, part), retention_s))
+        commands.append(("ZREM", LIVE, match_id))
+        return commands
+
+    # -- reads ----------------------------------------------------------------------
+
+    async def live_ids(self) -> list[str]:
+        return [m.decode() for m in await self.redis.zrange(LIVE, 0, -1)]
+
+    async def meta(self, match_id: str) -> dict | None:
+        raw = await self.redis.get(key(match_id, "meta"))
+        return unpack(raw) if raw else None
+
+    async def load(self, match_id: str) -> LoadedMatch | None:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(key(match_id, "meta"))
+        pipe.get(key(match_id, "snap"))
+        pipe.llen(key(match_id, "events"))
+        pipe.hgetall(key(match_id, "acts"))
+        meta, snap, count, acts = await pipe.execute()
+        if not meta or not snap:
+            return None
+        snapshot = unpack(snap)
+        rows = await self.redis.xrange(key(match_id, "log"), f"{snapshot['seq'] + 1}-0", "+")
+        log = [unpack(fields[b"e"]) for _, fields in rows]
+        return LoadedMatch(unpack(meta), snapshot, log, count,
+                           {k.decode(): int(v) for k, v in acts.items()})
+
+    async def events(self, match_id: str, after_seq: int, upto_seq: int = -1) -> list[dict]:
+        """Stored event records with seq in (after_seq, upto_seq]; upto -1 means all."""
+        stop = -1 if upto_seq < 0 else upto_seq - 1
+        return [unpack(r) for r in await self.redis.lrange(key(match_id, "events"), after_seq, stop)]
+
+    async def truncate_events(self, match_id: str, count: int) -> None:
+        await self.redis.ltrim(key(match_id, "events"), 0, count - 1)
