@@ -11,6 +11,11 @@ def _env_int(name: str, default: int) -> int:
     return int(value) if value else default
 
 
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value else default
+
+
 @dataclass
 class Settings:
     host: str = "127.0.0.1"
@@ -44,6 +49,9 @@ class Settings:
             api_key=os.environ.get("BATTLEHALL_API_KEY") or None,
             snapshot_every=_env_int("BATTLEHALL_SNAPSHOT_EVERY", cls.snapshot_every),
             retention_s=_env_int("BATTLEHALL_RETENTION_S", cls.retention_s),
+            hello_timeout_s=_env_float("BATTLEHALL_HELLO_TIMEOUT_S", cls.hello_timeout_s),
+            max_frame_bytes=_env_int("BATTLEHALL_MAX_FRAME_BYTES", cls.max_frame_bytes),
+            rate_per_s=_env_float("BATTLEHALL_RATE_PER_S", cls.rate_per_s),
         )
         for key, value in overrides.items():
             if value is not None:

@@ -1,0 +1,171 @@
+"""Every error path of PROTOCOL.md over a real socket: a clear error, the match unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import msgpack
+import pytest
+import websockets
+
+from battlehall.client import JSON, MSGPACK
+
+from wsutil import Raw
+
+
+async def duel(server, **body):
+    created = server.create(ruleset="duel", seed=9, **body)
+    alice = await Raw.open(server.url, created["match"], JSON)
+    welcome = await alice.hello(created["tokens"]["alice"])
+    return created, alice, welcome
+
+
+def summary(server, match_id):
+    return httpx.get(f"{server.url}/matches/{match_id}").json()
+
+
+async def expect_error(conn, code, act_id=None):
+    message = await conn.recv_until(lambda m: m["t"] == "error")
+    assert message["code"] == code, message
+    assert message["message"]
+    if act_id is not None:
+        assert message["id"] == act_id
+    return message
+
+
+async def test_engine_errors_change_nothing(server):
+    created, alice, welcome = await duel(server)
+    prompt = welcome["prompts"][0]
+    before = summary(server, created["match"])
+    await alice.send({"t": "act", "id": 1, "prompt": "p999", "option": "strike"})
+    await expect_error(alice, "unknown_prompt", 1)
+    await alice.send({"t": "act", "id": 2, "prompt": prompt["id"], "option": "fireball"})
+    await expect_error(alice, "illegal_option", 2)
+    await alice.send({"t": "act", "id": 3, "prompt": prompt["id"], "option": "strike", "args": {"x": 1}})
+    await expect_error(alice, "bad_args", 3)
+    await alice.send({"t": "act", "id": 4, "prompt": prompt["id"], "option": "strike", "args": [1]})
+    await expect_error(alice, "bad_args", 4)
+    bob = await Raw.open(server.url, created["match"], MSGPACK)
+    await bob.hello(created["tokens"]["bob"])
+    await bob.send({"t": "act", "id": "b1", "prompt": prompt["id"], "option": "strike"})
+    await expect_error(bob, "not_your_prompt", "b1")
+    assert summary(server, created["match"])["seq"] == before["seq"]
+    # ... and the connection still works: a legal answer is acknowledged.
+    await alice.send({"t": "act", "id": 5, "prompt": prompt["id"], "option": "guard"})
+    ack = await alice.recv_until(lambda m: m["t"] == "ack")
+    assert ack["id"] == 5 and ack["seq"] > before["seq"]
+    await alice.close(), await bob.close()
+
+
+async def test_resent_act_gets_the_same_ack_and_is_applied_once(server):
+    created, alice, welcome = await duel(server)
+    act = {"t": "act", "id": "same", "prompt": welcome["prompts"][0]["id"], "option": "guard"}
+    await alice.send(act)
+    first = await alice.recv_until(lambda m: m["t"] == "ack")
+    seq = summary(server, created["match"])["seq"]
+    await alice.send(act)
+    second = await alice.recv_until(lambda m: m["t"] == "ack")
+    assert first == second
+    assert summary(server, created["match"])["seq"] == seq
+    await alice.close()
+
+
+async def test_bad_messages(server):
+    created, alice, welcome = await duel(server)
+    await alice.ws.send("{not json")
+    await expect_error(alice, "bad_message")
+    await alice.send({"no": "type"})
+    await expect_error(alice, "bad_message")
+    await alice.send({"t": "dance"})
+    await expect_error(alice, "bad_message")
+    await alice.send({"t": "act", "prompt": "p1", "option": "strike"})  # no id
+    await expect_error(alice, "bad_message")
+    await alice.send({"t": "act", "id": "z", "prompt": 5, "option": "strike"})
+    await expect_error(alice, "bad_message", "z")
+    await alice.send({"t": "hello", "token": created["tokens"]["alice"]})
+    await expect_error(alice, "bad_message")
+    await alice.send({"t": "ping"})
+    pong = await alice.recv_until(lambda m: m["t"] == "pong")
+    assert pong["now"] >= welcome["now"]
+    # MessagePack connection sent a text frame
+    mp = await Raw.open(server.url, created["match"], MSGPACK)
+    await mp.hello(created["tokens"]["bob"])
+    await mp.ws.send("text")
+    await expect_error(mp, "bad_message")
+    await mp.ws.send(b"\xc1")  # never-used MessagePack byte
+    await expect_error(mp, "bad_message")
+    assert summary(server, created["match"])["seq"] == welcome["seq"]
+    await alice.close(), await mp.close()
+
+
+async def test_unauthorized_closes_4001(server):
+    created = server.create(ruleset="duel", seed=1)
+    for match_id, token in ((created["match"], "wrong"), ("m_nonexistent", "x"), (created["match"], None)):
+        conn = await Raw.open(server.url, match_id, JSON)
+        await conn.send({"t": "hello", "token": token})
+        error = await conn.recv()
+        assert error == {"t": "error", "code": "unauthorized", "message": error["message"]}
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await conn.recv()
+        assert closed.value.rcvd.code == 4001
+
+
+async def test_hello_must_come_first_and_in_time(server):
+    created = server.create(ruleset="duel", seed=1)
+    conn = await Raw.open(server.url, created["match"], JSON)
+    await conn.send({"t": "ping"})
+    assert (await conn.recv())["code"] == "bad_message"
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await conn.recv()
+    assert closed.value.rcvd.code == 1008
+    quiet = await Raw.open(server.url, created["match"], JSON)  # the test server allows 1 s
+    assert (await quiet.recv(5))["code"] == "bad_message"
+
+
+async def test_spectator_cannot_act(server):
+    created, alice, welcome = await duel(server)
+    watcher = await Raw.open(server.url, created["match"], JSON)
+    assert (await watcher.hello(created["spectator_token"]))["role"] == "spectator"
+    await watcher.send({"t": "act", "id": "s", "prompt": welcome["prompts"][0]["id"], "option": "strike"})
+    await expect_error(watcher, "spectator", "s")
+    await watcher.close(), await alice.close()
+
+
+async def test_match_over(server):
+    created, alice, welcome = await duel(server, options={"hp": 1})
+    bob = await Raw.open(server.url, created["match"], JSON)
+    await bob.hello(created["tokens"]["bob"])
+    await alice.send({"t": "act", "id": 1, "prompt": welcome["prompts"][0]["id"], "option": "strike"})
+    ended = await alice.recv_until(lambda m: m.get("kind") == "match_ended")
+    assert ended["data"]["winner"] == "alice"
+    await bob.send({"t": "act", "id": 1, "prompt": welcome["prompts"][0]["id"], "option": "strike"})
+    await expect_error(bob, "match_over", 1)
+    await alice.close(), await bob.close()
+
+
+async def test_flooding_is_rate_limited_then_closed(server):
+    created, alice, welcome = await duel(server)
+    for i in range(400):
+        await alice.send({"t": "ping"})
+    codes = []
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        while True:
+            message = await alice.recv()
+            if message["t"] == "error":
+                codes.append(message["code"])
+    assert "rate_limited" in codes
+    assert closed.value.rcvd.code == 1008
+
+
+async def test_oversized_frame_closes_1009(server):
+    created, alice, welcome = await duel(server)
+    await alice.ws.send(b"x" * (1 << 20))
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await alice.recv()
+    assert closed.value.rcvd.code == 1009
+    # The match lives on: a new connection of the same seat plays.
+    again = await Raw.open(server.url, created["match"], JSON)
+    welcome2 = await again.hello(created["tokens"]["alice"])
+    assert welcome2["prompts"] == welcome["prompts"]
+    await again.close()

@@ -1,0 +1,83 @@
+"""The HTTP routes of PROTOCOL.md against the real server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from battlehall.client import Client
+from conftest import ServerProcess
+
+
+@pytest.mark.parametrize("body, path", [
+    ({"ruleset": "chess", "seats": ["a", "b"]}, "ruleset"),
+    ({"ruleset": "duel"}, "seats"),
+    ({"ruleset": "duel", "seats": ["a", "a"]}, "seats[1]"),
+    ({"ruleset": "duel", "seats": ["a", "b c"]}, "seats[1]"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "seed": -1}, "seed"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "seed": "x"}, "seed"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "options": {"hp": 0}}, "options.hp"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "options": {"speed": 2}}, "options.speed"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "clock": {"prompt_ms": "soon"}}, "clock.prompt_ms"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "clock": {"turbo": 1}}, "clock.turbo"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "spectators": {"delay_ms": -5}}, "spectators.delay_ms"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "label": {"x": 1}}, "label.x"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "colour": "red"}, "colour"),
+    ({"ruleset": "duel", "seats": ["a", "b", "c"]}, "seats"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "setup": {"x": 1}}, "setup"),
+    ([1, 2], ""),
+])
+def test_create_rejects_bad_fields_by_name(server, body, path):
+    before = httpx.get(server.url + "/matches").json()["matches"]
+    r = httpx.post(server.url + "/matches", json=body)
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert error["path"] == path and error["code"] and error["message"]
+    assert httpx.get(server.url + "/matches").json()["matches"] == before  # nothing created
+
+
+def test_create_rejects_non_json(server):
+    r = httpx.post(server.url + "/matches", content=b"{oops")
+    assert r.status_code == 400 and r.json()["error"]["path"] == ""
+
+
+def test_rulesets_health_and_metrics(server):
+    names = [r["name"] for r in httpx.get(server.url + "/rulesets").json()["rulesets"]]
+    assert {"duel", "spellfire"} <= set(names)
+    assert httpx.get(server.url + "/healthz").json() == {"ok": True}
+    assert httpx.get(server.url + "/readyz").json() == {"ready": True}
+    assert "battlehall_answers_total" in httpx.get(server.url + "/metrics").text
+
+
+async def test_list_summary_and_replay(server):
+    created = server.create(ruleset="duel", seed=4, label={"cup": "friday"})
+    listed = httpx.get(server.url + "/matches", params={"ruleset": "duel", "status": "live"}).json()["matches"]
+    mine = [m for m in listed if m["match"] == created["match"]]
+    assert mine and mine[0]["label"] == {"cup": "friday"} and mine[0]["status"] == "live"
+    assert "tokens" not in mine[0] and created["tokens"]["alice"] not in httpx.get(server.url + "/matches").text
+    assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 409
+    assert httpx.get(f"{server.url}/matches/m_nope").status_code == 404
+    bots = [Client(server.url, created["match"], t, seed=i) for i, t in enumerate(created["tokens"].values())]
+    await asyncio.gather(*(b.run() for b in bots))
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    assert replay["status"] == "finished"
+    seqs = [e["seq"] for e in replay["events"]]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert replay["events"][-1]["kind"] == "match_ended"
+    # Revealed: the prompt events carry their options.
+    assert all("options" in e["data"] for e in replay["events"] if e["kind"] == "prompt")
+    listed = httpx.get(server.url + "/matches").json()["matches"]
+    assert created["match"] not in [m["match"] for m in listed]
+
+
+def test_api_key_required_when_configured(tmp_path):
+    srv = ServerProcess(tmp_path, env={"BATTLEHALL_API_KEY": "sesame"}).start()
+    try:
+        body = {"ruleset": "duel", "seats": ["a", "b"]}
+        assert httpx.post(srv.url + "/matches", json=body).status_code == 401
+        assert httpx.post(srv.url + "/matches", json=body, headers={"Authorization": "Bearer nope"}).status_code == 401
+        assert httpx.post(srv.url + "/matches", json=body, headers={"Authorization": "Bearer sesame"}).status_code == 201
+    finally:
+        srv.stop()

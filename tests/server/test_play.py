@@ -1,0 +1,109 @@
+"""Whole matches over real sockets against the real server and its real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import msgpack
+import redis
+
+from battlehall.client import JSON, MSGPACK, Client
+
+from wsutil import Raw
+
+
+async def play(server, ruleset: str, seed: int, wires=(JSON, MSGPACK), **body):
+    created = server.create(ruleset=ruleset, seed=seed, **body)
+    seats = list(created["tokens"])
+    clients = [Client(server.url, created["match"], created["tokens"][s], wire=w, seed=i)
+               for i, (s, w) in enumerate(zip(seats, wires))]
+    results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    return created, clients, results
+
+
+async def test_duel_json_against_msgpack(server):
+    created, clients, results = await play(server, "duel", 5)
+    assert results[0] == results[1] and results[0]["winner"] in ("alice", "bob")
+    # Both saw the same ordered stream, seq by seq, whatever their encoding.
+    a, b = clients[0].events, clients[1].events
+    assert [e["seq"] for e in a] == list(range(a[0]["seq"], a[-1]["seq"] + 1))
+    common = {e["seq"] for e in a} & {e["seq"] for e in b}
+    assert common and all(
+        (x["kind"], x["seq"]) == (y["kind"], y["seq"])
+        for x in a for y in b if x["seq"] == y["seq"])
+    assert a[-1]["kind"] == "match_ended"
+    assert not clients[0].errors and not clients[1].errors
+
+
+async def test_spellfire_json_against_msgpack(server):
+    created, clients, results = await play(server, "spellfire", 7)
+    assert results[0] == results[1]
+    assert clients[0].events[-1]["kind"] == "match_ended"
+    summary = httpx.get(f"{server.url}/matches/{created['match']}").json()
+    assert summary["status"] == "finished"
+
+
+async def test_spectator_sees_stream_without_hidden_information(server):
+    created = server.create(ruleset="spellfire", seed=11)
+    spectator = await Raw.open(server.url, created["match"], MSGPACK)
+    welcome = await spectator.hello(created["spectator_token"])
+    assert welcome["role"] == "spectator" and welcome["seat"] is None and welcome["prompts"] == []
+    players = [Client(server.url, created["match"], t, seed=i) for i, t in enumerate(created["tokens"].values())]
+    game = asyncio.gather(*(p.run() for p in players))
+    seen = []
+    while True:
+        message = await spectator.recv(60)
+        if message["t"] == "event":
+            seen.append(message)
+            if message["kind"] == "match_ended":
+                break
+    await game
+    assert [e["seq"] for e in seen] == list(range(welcome["seq"] + 1, seen[-1]["seq"] + 1))
+    for event in seen:
+        if event["kind"] == "prompt":
+            assert "options" not in event["data"] and "default" not in event["data"]
+    # Cards named only in a player's own copy: the players' private data never reached the spectator.
+    hands = set()
+    for p in players:
+        for e in p.events:
+            if e["kind"] == "prompt" and "options" in e["data"]:
+                hands.update(o["id"] for o in e["data"]["options"])
+    await spectator.close()
+    assert seen[-1]["data"] == players[0].result
+
+
+async def test_every_ack_is_in_redis_before_it_arrives(server):
+    created = server.create(ruleset="duel", seed=2)
+    conn = await Raw.open(server.url, created["match"], JSON)
+    welcome = await conn.hello(created["tokens"]["alice"])
+    prompt = welcome["prompts"][0]
+    await conn.send({"t": "act", "id": "x1", "prompt": prompt["id"], "option": "guard"})
+    ack = await conn.recv_until(lambda m: m["t"] == "ack")
+    r = redis.Redis(unix_socket_path=str(server.data_dir / "redis" / "redis.sock"))
+    entries = r.xrange(f"bh:{{{created['match']}}}:log")
+    logged = [msgpack.unpackb(fields[b"e"]) for _, fields in entries]
+    assert any(e.get("act") == "x1" and e["option"] == "guard" and e["last_seq"] == ack["seq"] for e in logged)
+    assert r.llen(f"bh:{{{created['match']}}}:events") >= ack["seq"]
+    await conn.close()
+
+
+async def test_prompt_times_out_to_its_default(server):
+    created = server.create(ruleset="duel", seed=3, clock={"prompt_ms": 150, "bank_ms": 100})
+    conn = await Raw.open(server.url, created["match"], JSON)
+    welcome = await conn.hello(created["tokens"]["bob"])
+    first = next(iter(created["tokens"]))
+    closed = await conn.recv_until(lambda m: m["t"] == "event" and m["kind"] == "prompt_closed", timeout=5)
+    assert closed["data"]["reason"] == "timeout" and closed["data"]["seat"] == first
+    # The default (strike) was applied, 150 ms + the 100 ms bank after the prompt opened.
+    strike = await conn.recv_until(lambda m: m["t"] == "event" and m["kind"] in ("strike", "guard"))
+    assert strike["kind"] == "strike" and strike["data"]["seat"] == first
+    assert strike["at"] - welcome["now"] >= 0
+    opened = [p for p in welcome["prompts"]]
+    assert opened == []  # bob had nothing open at first
+    # The next prompt (bob's) shows that alice's bank is spent: timeouts used it up.
+    prompt = await conn.recv_until(lambda m: m["t"] == "event" and m["kind"] == "prompt")
+    assert prompt["data"]["seat"] == "bob" and prompt["data"]["bank_ms"] == 100
+    summary = httpx.get(f"{server.url}/matches/{created['match']}").json()
+    assert summary["seq"] >= strike["seq"]
+    await conn.close()

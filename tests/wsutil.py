@@ -1,0 +1,45 @@
+"""Small helpers for talking to a real server over a real WebSocket in tests."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+import orjson
+import websockets
+
+from battlehall.client import JSON, MSGPACK, ws_url
+
+
+class Raw:
+    """A bare protocol connection: send maps, receive maps, nothing automatic."""
+
+    def __init__(self, ws, wire: str):
+        self.ws, self.wire = ws, wire
+
+    @classmethod
+    async def open(cls, base: str, match_id: str, wire: str = JSON, **kw) -> "Raw":
+        ws = await websockets.connect(ws_url(base, match_id), subprotocols=[wire] if wire else None, **kw)
+        return cls(ws, wire or JSON)
+
+    async def send(self, message: dict) -> None:
+        await self.ws.send(msgpack.packb(message) if self.wire == MSGPACK else orjson.dumps(message).decode())
+
+    async def recv(self, timeout: float = 5) -> dict:
+        frame = await asyncio.wait_for(self.ws.recv(), timeout)
+        return msgpack.unpackb(frame) if self.wire == MSGPACK else orjson.loads(frame)
+
+    async def recv_until(self, predicate, timeout: float = 5) -> dict:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = await self.recv(max(0.01, end - loop.time()))
+            if predicate(message):
+                return message
+
+    async def hello(self, token: str, **extra) -> dict:
+        await self.send({"t": "hello", "token": token, **extra})
+        return await self.recv()
+
+    async def close(self) -> None:
+        await self.ws.close()
