@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Side-by-side table of loadgen JSON lines (one file, as written by run.sh):
+//   node report.mjs results.jsonl [--markdown]
+// For every --matches value it prints Colyseus and Battlehall next to each
+// other and the ratio Battlehall / Colyseus (for answers/s higher is better;
+// for latency and CPU per answer lower is better).
+import fs from "node:fs";
+
+const file = process.argv[2];
+const md = process.argv.includes("--markdown");
+if (!file) { console.error("usage: node report.mjs results.jsonl [--markdown]"); process.exit(2); }
+const rows = fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim().startsWith("{")).map((l) => JSON.parse(l));
+
+const byN = new Map();
+for (const r of rows) {
+  if (!byN.has(r.matches)) byN.set(r.matches, {});
+  byN.get(r.matches)[r.target] = r; // the last run of a target wins
+}
+const metrics = [
+  ["answers/s", (r) => r.answers_per_s],
+  ["matches ended/s", (r) => r.matches_per_s],
+  ["answer->ack p50 ms", (r) => r.ack_ms.p50],
+  ["answer->ack p99 ms", (r) => r.ack_ms.p99],
+  ["answer->spectator p50 ms", (r) => r.spectator_ms.p50],
+  ["answer->spectator p99 ms", (r) => r.spectator_ms.p99],
+  ["server CPU us/answer (no Redis)", (r) => r.server_cpu_us_per_answer],
+  ["server CPU us/answer (+ Redis)", (r) => r.server_cpu_us_per_answer_with_redis],
+  ["answers per server-core-second", (r) => r.answers_per_core_s],
+  ["server CPU kernel share (no Redis)", (r) => r.server_kernel_share],
+  ["server CPU used (cores)", (r) => r.server_cpu_util],
+  ["loadgen CPU used (cores)", (r) => r.loadgen_cpu_util],
+  ["errors / failed matches", (r) => `${r.errors} / ${r.match_failures}`],
+  ["rule mismatches / seq gaps", (r) => `${r.rule_mismatches} / ${r.seq_gaps}`],
+];
+const fmt = (v) => (v === null || v === undefined ? "-" : String(v));
+const ratio = (b, c) => (typeof b === "number" && typeof c === "number" && c !== 0 ? (b / c).toFixed(2) : "");
+
+for (const [n, t] of [...byN.entries()].sort((a, b) => a[0] - b[0])) {
+  const c = t.colyseus, b = t.battlehall;
+  const head = [`N=${n} concurrent matches`, "Colyseus 0.18", "Battlehall", "Battlehall/Colyseus"];
+  const lines = metrics.map(([name, f]) => {
+    const cv = c ? f(c) : null, bv = b ? f(b) : null;
+    return [name, fmt(cv), fmt(bv), ratio(bv, cv)];
+  });
+  if (md) {
+    console.log(`| ${head.join(" | ")} |`);
+    console.log(`|${head.map(() => "---").join("|")}|`);
+    for (const l of lines) console.log(`| ${l.join(" | ")} |`);
+    console.log("");
+  } else {
+    const w = [34, 16, 16, 20];
+    const pr = (cells) => console.log(cells.map((x, k) => String(x).padEnd(w[k])).join(" "));
+    pr(head);
+    for (const l of lines) pr(l);
+    const notes = [...(c?.protocol_notes || []).map((x) => `colyseus: ${x}`), ...(b?.protocol_notes || []).map((x) => `battlehall: ${x}`)];
+    for (const x of notes) console.log(`  note: ${x}`);
+    console.log("");
+  }
+}

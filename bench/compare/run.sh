@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Battlehall vs Colyseus 0.18 on the `duel` game. See bench/compare/README.md.
+#
+#   bench/compare/run.sh                       # N=100 and N=1000, 20 s each after 5 s warm-up
+#   bench/compare/run.sh --matches "100" --seconds 5 --warmup 3 --only colyseus
+#
+# Options: --matches "N1 N2 ..." (default "100 1000"), --seconds S (20), --warmup S (5),
+#          --only colyseus|battlehall, --no-probe
+# Environment: SERVER_CPUS (default 0) and LOADGEN_CPUS (default 1): taskset CPU lists
+#   for the server under test (its children, e.g. Battlehall's redis-server, inherit
+#   it) and for the load generator. The same for both servers. Set both to "" to not pin.
+#   COLY_PORT (2567), BH_PORT (8765), BATTLEHALL (command that runs the Battlehall CLI;
+#   default /tmp/venv/bin/battlehall, else /tmp/venv/bin/python -m battlehall.cli).
+# Everything listens on and talks to 127.0.0.1 only. Every wait is bounded, and the
+# script stops what it started (trap on EXIT/INT/TERM).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SCRATCH="$ROOT/bench/.scratch/compare"
+
+MATCHES="100 1000"; SECONDS_=20; WARMUP=5; ONLY=""; PROBE=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --matches) MATCHES="$2"; shift 2 ;;
+    --seconds) SECONDS_="$2"; shift 2 ;;
+    --warmup) WARMUP="$2"; shift 2 ;;
+    --only) ONLY="$2"; shift 2 ;;
+    --no-probe) PROBE=0; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+SERVER_CPUS=${SERVER_CPUS-0}
+LOADGEN_CPUS=${LOADGEN_CPUS-1}
+COLY_PORT=${COLY_PORT:-2567}
+BH_PORT=${BH_PORT:-8765}
+if [ -z "${BATTLEHALL:-}" ]; then
+  if [ -x /tmp/venv/bin/battlehall ]; then BATTLEHALL=/tmp/venv/bin/battlehall
+  else BATTLEHALL="/tmp/venv/bin/python -m battlehall.cli"; fi
+fi
+pin() { # pin CPUS cmd...
+  local cpus="$1"; shift
+  if [ -n "$cpus" ]; then taskset -c "$cpus" "$@"; else "$@"; fi
+}
+
+# ---------------------------------------------------------------- cleanup
+STARTED=()          # pids this script started (and their children it found)
+stop_pids() {
+  local p
+  for p in "$@"; do kill -TERM "$p" 2>/dev/null || true; done
+  for _ in $(seq 1 50); do   # at most 5 s
+    local alive=0
+    for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && return 0
+    sleep 0.1
+  done
+  for p in "$@"; do kill -KILL "$p" 2>/dev/null || true; done
+}
+cleanup() {
+  if [ ${#STARTED[@]} -gt 0 ]; then stop_pids "${STARTED[@]}"; fi
+  STARTED=()
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+descendants() { # all descendant pids of $1
+  local kids k
+  kids=$(cat /proc/"$1"/task/*/children 2>/dev/null || true)
+  for k in $kids; do echo "$k"; descendants "$k"; done
+}
+wait_http() { # url seconds -> 0 when it answers 2xx/3xx/4xx
+  local url="$1" secs="$2" i
+  for i in $(seq 1 $((secs * 10))); do
+    if curl -s -o /dev/null --max-time 1 -w '%{http_code}' "$url" 2>/dev/null | grep -q '^[234]'; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# ----------------------------------------------------------- node deps
+mkdir -p "$SCRATCH/colyseus"
+if ! cmp -s "$HERE/package-lock.json" "$SCRATCH/package-lock.json" || [ ! -d "$SCRATCH/node_modules/@colyseus/core" ]; then
+  cp "$HERE/package.json" "$HERE/package-lock.json" "$SCRATCH/"
+  echo "== installing node deps into $SCRATCH (npm ci)"
+  timeout 600 npm ci --prefix "$SCRATCH" --no-audit --no-fund --loglevel=error
+fi
+cp "$HERE/loadgen.mjs" "$HERE/report.mjs" "$HERE/probe_battlehall.mjs" "$SCRATCH/"
+cp "$HERE/colyseus/server.mjs" "$SCRATCH/colyseus/"
+
+STAMP=$(date +%Y%m%d-%H%M%S)
+OUT="$SCRATCH/results-$STAMP.jsonl"
+LOGS="$SCRATCH/logs-$STAMP"
+mkdir -p "$LOGS"
+: > "$OUT"
+echo "== results: $OUT   logs: $LOGS"
+echo "== server pinned to CPUs '${SERVER_CPUS}', loadgen to '${LOADGEN_CPUS}'; node $(node -v); $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+run_loadgen() { # target port pid N
+  local target="$1" port="$2" pid="$3" n="$4"
+  echo "== $target N=$n (${WARMUP}s warm-up, ${SECONDS_}s measured)"
+  pin "$LOADGEN_CPUS" timeout $((WARMUP + SECONDS_ + 150)) \
+    node "$SCRATCH/loadgen.mjs" --target "$target" --url "http://127.0.0.1:$port" \
+      --matches "$n" --seconds "$SECONDS_" --warmup "$WARMUP" --pid "$pid" --json-out "$OUT" \
+    | grep -v '^{' || echo "!! loadgen for $target N=$n failed (exit ${PIPESTATUS[0]})"
+}
+
+# ------------------------------------------------------------ colyseus
+bench_colyseus() {
+  local n pid
+  for n in $MATCHES; do
+    ( cd "$SCRATCH" && exec env NODE_ENV=production $(if [ -n "$SERVER_CPUS" ]; then echo taskset -c "$SERVER_CPUS"; fi) \
+        node colyseus/server.mjs --port "$COLY_PORT" --host 127.0.0.1 ) > "$LOGS/colyseus-$n.log" 2>&1 &
+    pid=$!
+    STARTED=("$pid")
+    if ! wait_http "http://127.0.0.1:$COLY_PORT/" 20; then
+      echo "!! colyseus did not start; see $LOGS/colyseus-$n.log"; cat "$LOGS/colyseus-$n.log"; cleanup; return 1
+    fi
+    run_loadgen colyseus "$COLY_PORT" "$pid" "$n"
+    cleanup
+  done
+}
+
+# ---------------------------------------------------------- battlehall
+bench_battlehall() {
+  local n pid kids
+  if ! (cd "$ROOT" && $BATTLEHALL serve --help >/dev/null 2>&1); then
+    echo "!! Battlehall CLI not available ($BATTLEHALL serve --help failed): skipping Battlehall"
+    return 0
+  fi
+  for n in $MATCHES; do
+    local work="$SCRATCH/bh-run-$STAMP-$n"
+    mkdir -p "$work"
+    # fresh server (and so a fresh private Redis) per run, in its own scratch folder
+    ( cd "$work" && exec $(if [ -n "$SERVER_CPUS" ]; then echo taskset -c "$SERVER_CPUS"; fi) \
+        $BATTLEHALL serve --port "$BH_PORT" ) > "$LOGS/battlehall-$n.log" 2>&1 &
+    pid=$!
+    STARTED=("$pid")
+    if ! wait_http "http://127.0.0.1:$BH_PORT/readyz" 60; then
+      echo "!! battlehall did not become ready; see $LOGS/battlehall-$n.log"; tail -20 "$LOGS/battlehall-$n.log"; cleanup; return 1
+    fi
+    kids=$(descendants "$pid" | tr '\n' ' ')
+    STARTED=("$pid" $kids)
+    echo "   battlehall pid $pid, children: $(for k in $kids; do printf '%s(%s) ' "$k" "$(cat /proc/$k/comm 2>/dev/null)"; done)"
+    if [ "$PROBE" = 1 ] && [ "$n" = "${MATCHES%% *}" ]; then
+      echo "== protocol probe (PROTOCOL.md) against Battlehall"
+      timeout 90 node "$SCRATCH/probe_battlehall.mjs" --url "http://127.0.0.1:$BH_PORT" > "$LOGS/probe.txt" 2>&1 || true
+      grep -E '^DIFF' "$LOGS/probe.txt" || echo "   all probe checks ok"
+    fi
+    run_loadgen battlehall "$BH_PORT" "$pid" "$n"
+    cleanup
+  done
+}
+
+if [ "$ONLY" != battlehall ]; then bench_colyseus || echo "!! colyseus bench failed"; fi
+if [ "$ONLY" != colyseus ]; then bench_battlehall || echo "!! battlehall bench failed"; fi
+
+echo
+echo "== side by side ($OUT)"
+node "$SCRATCH/report.mjs" "$OUT"
