@@ -83,6 +83,12 @@ def cmd_play_local(args) -> int:
     return 0
 
 
+def cmd_loadtest(args) -> int:
+    from .loadtest import run_from_args
+
+    return run_from_args(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="battlehall", description="Real-time WebSocket game server for turn-based battles.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -116,6 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-answers", type=int, default=100_000)
     p.add_argument("-q", "--quiet", action="store_true", help="print only the result")
     p.set_defaults(func=cmd_play_local)
+
+    p = sub.add_parser("loadtest", help="drive concurrent bot matches against a server and report latencies")
+    try:
+        from .loadtest import add_arguments
+    except ModuleNotFoundError:  # TODO: remove once loadtest.py lands
+        add_arguments = lambda parser: None  # noqa: E731
+    add_arguments(p)
+    p.set_defaults(func=cmd_loadtest)
 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")

@@ -59,6 +59,8 @@ class Client:
         self.acts: dict[str, dict] = {}  # prompt id -> the act sent for it, until acked
         self.answered: set[str] = set()
         self.errors: list[dict] = []
+        self.acked: dict = {}  # act id -> seq of its ack
+        self.sent: dict = {}  # act id -> prompt id
         self.reconnects = 0
         self._ids = itertools.count(1)
         self._nonce = secrets.token_hex(3)  # act ids stay unique across restarts of a client
@@ -128,7 +130,7 @@ class Client:
             elif message["kind"] == "match_ended":
                 self.result = data
         elif kind == "ack":
-            pass
+            self.acked[message["id"]] = message["seq"]
         elif kind == "error":
             self.errors.append(message)
             if message.get("code") == "unavailable":  # nothing recorded: send the same act again soon
@@ -147,5 +149,6 @@ class Client:
             option, args = self.choose(prompt)
             act = {"t": "act", "id": f"{self.seat}-{self._nonce}-{next(self._ids)}", "prompt": prompt["id"], "option": option, "args": args}
             self.acts[prompt["id"]] = act
+            self.sent[act["id"]] = prompt["id"]
             self.answered.add(prompt["id"])
         await ws.send(encode(self.wire, act))

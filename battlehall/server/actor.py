@@ -44,6 +44,7 @@ class MatchCore:
         self.clock = clock
         self.seq = seq
         self.answers_since_snapshot = 0
+        self._snapshot_pending = False
 
     @classmethod
     def from_loaded(cls, loaded: LoadedMatch) -> tuple["MatchCore", list[dict]]:
@@ -83,6 +84,30 @@ class MatchCore:
                 record["private"] = event["private"]
             records.append(record)
         return records
+
+    def advance(self, match_id: str, entry: dict, act_key: str | None, settings) -> tuple[list[dict], list[tuple]]:
+        """Apply an entry; return its event records and the Redis commands that make it durable.
+
+        The entry gets its seq range; every `snapshot_every` answers, and at the end,
+        the commands also save a snapshot and trim the log before it.
+        """
+        entry["seq"] = self.seq + 1
+        records = self.apply(entry)  # raises EngineError before changing anything
+        entry["last_seq"] = self.seq
+        snapshot = None
+        if self.over or self.answers_since_snapshot >= settings.snapshot_every:
+            snapshot = self.snapshot()
+            self._snapshot_pending = True
+        commands = Store.entry_commands(match_id, entry, records, act_key, snapshot)
+        if self.over:
+            commands += Store.finish_commands(match_id, snapshot, settings.retention_s)
+        return records, commands
+
+    def written(self) -> None:
+        """The commands of the last `advance` are in Redis."""
+        if self._snapshot_pending:
+            self.answers_since_snapshot = 0
+            self._snapshot_pending = False
 
     def snapshot(self) -> dict:
         return {"seq": self.seq, "state": self.state, "clock": self.clock.data}
@@ -224,28 +249,19 @@ class MatchActor:
     async def _commit(self, entry: dict, act_key: str | None) -> None:
         """Apply, record durably, then fan out. EngineError: nothing changed."""
         core = self.core
-        entry["seq"] = core.seq + 1
         try:
-            records = core.apply(entry)  # raises EngineError before changing anything
+            records, commands = core.advance(self.match_id, entry, act_key, self.settings)
         except EngineError:
             raise
         except Exception:  # a ruleset bug may have half-changed the state: rebuild it
             self.stale = True
             raise
-        entry["last_seq"] = core.seq
-        snapshot = None
-        if core.over or core.answers_since_snapshot >= self.settings.snapshot_every:
-            snapshot = core.snapshot()
-        commands = self.store.entry_commands(self.match_id, entry, records, act_key, snapshot)
-        if core.over:
-            commands += self.store.finish_commands(self.match_id, snapshot, self.settings.retention_s)
         try:
             await self.store.write(commands)
         except StoreUnavailable:
             self.stale = True
             raise
-        if snapshot is not None:
-            core.answers_since_snapshot = 0
+        core.written()
         if act_key is not None:
             self.acts[act_key] = core.seq
         self.hub.metrics.answers += 1

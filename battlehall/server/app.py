@@ -52,7 +52,9 @@ def create_app(settings: Settings) -> Starlette:
                 log.info("recovered %d live matches", recovered)
         except Exception:
             log.exception("recovery at startup failed; matches load on first use")
+        beat = asyncio.get_running_loop().create_task(hub.beat())
         yield
+        beat.cancel()
         await hub.close()
         await store.close()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field
 
 
@@ -37,7 +38,12 @@ class Settings:
     rate_per_s: float = 50.0
     #: Outgoing messages queued for one socket before it is dropped as too slow.
     send_queue_limit: int = 10_000
-    node_id: str = field(default_factory=lambda: os.environ.get("BATTLEHALL_NODE", f"node-{os.getpid()}"))
+    #: This node's name in Redis; by default host:port, so a restarted node knows itself.
+    node_id: str | None = field(default_factory=lambda: os.environ.get("BATTLEHALL_NODE") or None)
+
+    @property
+    def node(self) -> str:
+        return self.node_id or f"{socket.gethostname()}:{self.port}"
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":

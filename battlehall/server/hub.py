@@ -37,7 +37,7 @@ class Hub:
         self.actors: dict[str, MatchActor] = {}
         self.loading: dict[str, asyncio.Future] = {}
         self.metrics = Metrics()
-        self._ended: set[asyncio.TimerHandle] = set()
+        self.downtime_ms = 0
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""
@@ -86,6 +86,12 @@ class Hub:
         core, records = MatchCore.from_loaded(loaded)
         if loaded.event_count != core.seq:  # the derived event list lags or runs ahead: repair it
             await self._repair_events(match_id, loaded.event_count, core, records)
+        if self.downtime_ms and not core.over:
+            # Give open prompts back the time they lost while no server ran, and record
+            # that in a snapshot, so that a later replay of the log sees the same clock.
+            core.clock.shift(self.downtime_ms)
+            await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
+            core.answers_since_snapshot = 0
         actor = MatchActor(self, match_id, core)
         actor.acts = loaded.acts
         self.actors[match_id] = actor
@@ -103,7 +109,13 @@ class Hub:
         await self.store.write(self.store.events_commands(match_id, missing))
 
     async def recover_all(self) -> int:
-        """Bring back every live match recorded in Redis (after a restart)."""
+        """Bring back every live match recorded in Redis (after a restart).
+
+        The clocks of recovered matches are paused for the time no server ran them:
+        their open prompts get back the time they had when this node last beat.
+        """
+        last_beat = await self.store.heartbeat(self.settings.node)
+        self.downtime_ms = max(0, now_ms() - last_beat) if last_beat else 0
         count = 0
         for match_id in await self.store.live_ids():
             if match_id not in self.actors:
@@ -112,7 +124,17 @@ class Hub:
                         count += 1
                 except Exception:
                     log.exception("could not recover match %s", match_id)
+        self.downtime_ms = 0
         return count
+
+    async def beat(self, every_s: float = 1.0) -> None:
+        """Record that this node is alive, for the clock pause of `recover_all`."""
+        while True:
+            try:
+                await self.store.beat(self.settings.node, now_ms())
+            except Exception:  # Redis away: readiness reports it; keep trying
+                pass
+            await asyncio.sleep(every_s)
 
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""

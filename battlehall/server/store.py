@@ -153,17 +153,28 @@ class Store:
         if act_key is not None:
             commands.append(("HSET", key(match_id, "acts"), act_key, entry["last_seq"]))
         if snapshot is not None:
-            commands.append(("SET", key(match_id, "snap"), pack(snapshot)))
-            commands.append(("XTRIM", key(match_id, "log"), "MINID", f"{snapshot['seq'] + 1}-0"))
+            commands += Store.snapshot_commands(match_id, snapshot)
         return commands
 
-    def finish_commands(self, match_id: str, snapshot: dict, retention_s: int) -> list[tuple]:
-        commands = [("SET", key(match_id, "snap"), pack(snapshot)),
-                    ("XTRIM", key(match_id, "log"), "MINID", f"{snapshot['seq'] + 1}-0")]
+    @staticmethod
+    def snapshot_commands(match_id: str, snapshot: dict) -> list[tuple]:
+        return [("SET", key(match_id, "snap"), pack(snapshot)),
+                ("XTRIM", key(match_id, "log"), "MINID", f"{snapshot['seq'] + 1}-0")]
+
+    @staticmethod
+    def finish_commands(match_id: str, snapshot: dict, retention_s: int) -> list[tuple]:
+        commands = Store.snapshot_commands(match_id, snapshot)
         for part in ("meta", "log", "snap", "events", "acts"):
             commands.append(("EXPIRE", key(match_id, part), retention_s))
         commands.append(("ZREM", LIVE, match_id))
         return commands
+
+    async def beat(self, node: str, at: int) -> None:
+        await self.redis.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
+
+    async def heartbeat(self, node: str) -> int | None:
+        raw = await self.redis.get(f"bh:alive:{node}")
+        return int(raw) if raw else None
 
     # -- reads ----------------------------------------------------------------------
 

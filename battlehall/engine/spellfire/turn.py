@@ -1,0 +1,191 @@
+"""The turn (rules/NOTES.md): 1 draw, 2 realm and holding, 3 pool, 4 attack, 5 discard.
+
+Phase 0 (rule cards) is skipped: the shipped sets have no rule cards. Phases with
+choices are prompts whose default ends the phase; the draw, the end of the turn, the
+victory check and the turn limit are automatic and only emit events. The prompts of
+phases 2-4 open whether or not the seat has anything to play, so their existence never
+tells the other seat what is in a hand.
+"""
+
+from __future__ import annotations
+
+from . import battle as bt
+from . import formation as fm
+from . import plays
+from . import zones as z
+from .prompts import ask
+
+PHASES = ("draw", "realm", "pool", "attack", "discard")
+
+
+def begin(state: dict, seat: str, number: int, events: list, phase: str = "draw", **flags) -> None:
+    """Start turn `number` of `seat` at `phase` (a setup may start mid-turn)."""
+    state["turn"] = {"seat": seat, "number": number, "phase": phase,
+                     "realm_played": flags.get("realm_played", False),
+                     "holding_played": flags.get("holding_played", False),
+                     "attacks": flags.get("attacks", 0), "used": list(flags.get("used", []))}
+    events.append({"kind": "turn_started", "data": {"seat": seat, "number": number}})
+    enter(state, phase, events)
+
+
+def enter(state: dict, phase: str, events: list) -> None:
+    t = state["turn"]
+    t["phase"] = phase
+    seat = t["seat"]
+    events.append({"kind": "phase", "data": {"seat": seat, "phase": phase}})
+    if phase == "draw":
+        z.draw(state, seat, state["options"]["draw_per_turn"], "turn", events)
+        enter(state, "realm", events)
+    elif phase == "realm":
+        if t["realm_played"] and t["holding_played"]:
+            enter(state, "pool", events)
+        else:
+            prompt_realm(state)
+    elif phase == "pool":
+        prompt_pool(state)
+    elif phase == "attack":
+        if t["attacks"] >= state["options"]["attacks_per_turn"]:
+            enter(state, "discard", events)
+        else:
+            prompt_attack(state)
+    else:
+        discard_or_end(state, events)
+
+
+# -- phase 2: at most one realm and one holding ------------------------------------------
+
+def prompt_realm(state: dict) -> None:
+    t = state["turn"]
+    seat = t["seat"]
+    playing = z.in_play(state)
+    options = []
+    for iid in state["players"][seat]["hand"]:
+        kind = z.card(state, iid)["type"]
+        if (kind == "realm" and not t["realm_played"]) or (kind == "holding" and not t["holding_played"]):
+            opt = plays.option(state, seat, iid, playing)
+            if opt is not None:
+                options.append(opt)
+    options.append({"id": "done", "text": "End phase 2"})
+    ask(state, seat, "play_realm", "Phase 2: play a realm and/or a holding, or end the phase", options, "done")
+
+
+def answer_realm(state: dict, option: str, args: dict, events: list) -> None:
+    t = state["turn"]
+    if option == "done":
+        return enter(state, "pool", events)
+    t["realm_played" if z.card(state, option)["type"] == "realm" else "holding_played"] = True
+    plays.play(state, t["seat"], option, args, events)
+    if t["realm_played"] and t["holding_played"]:
+        return enter(state, "pool", events)
+    prompt_realm(state)
+
+
+# -- phase 3: champions into the pool, magical items and artifacts onto them -------------
+
+def prompt_pool(state: dict) -> None:
+    seat = state["turn"]["seat"]
+    playing = z.in_play(state)
+    options = []
+    for iid in state["players"][seat]["hand"]:
+        if z.card(state, iid)["type"] in ("champion", "magical_item", "artifact"):
+            opt = plays.option(state, seat, iid, playing)
+            if opt is not None:
+                options.append(opt)
+    options.append({"id": "done", "text": "End phase 3"})
+    ask(state, seat, "play_pool", "Phase 3: put champions into your pool and attach items, or end the phase",
+        options, "done")
+
+
+def answer_pool(state: dict, option: str, args: dict, events: list) -> None:
+    if option == "done":
+        return enter(state, "attack", events)
+    plays.play(state, state["turn"]["seat"], option, args, events)
+    prompt_pool(state)
+
+
+# -- phase 4: battle step A, choose a realm to attack ----------------------------------
+
+def prompt_attack(state: dict) -> None:
+    seat = state["turn"]["seat"]
+    champions = [z.card(state, iid) for iid, _ in bt.available_champions(state, seat)]
+    options = []
+    for other in state["seats"]:
+        if other == seat:
+            continue
+        formation = state["players"][other]["formation"]
+        for s in fm.SLOTS:
+            slot = formation[s]
+            if slot is None or slot["razed"]:
+                continue
+            realm = z.card(state, slot["realm"])
+            is_exposed = fm.exposed(formation, s)
+            if any(fm.reaches(c, realm, is_exposed) for c in champions):
+                options.append({"id": slot["realm"], "text": f"Attack {other}'s {realm['name']} ({s})"})
+    options.append({"id": "end", "text": "End the attack phase"})
+    ask(state, seat, "choose_realm", "Phase 4: choose a realm to attack, or end the attack phase", options, "end")
+
+
+def answer_attack(state: dict, option: str, events: list) -> None:
+    if option == "end":
+        return enter(state, "discard", events)
+    bt.start(state, option, events)
+
+
+def after_battle(state: dict, events: list) -> None:
+    state["turn"]["attacks"] += 1
+    enter(state, "attack", events)
+
+
+# -- phase 5: discard down to the hand limit, then the end of the turn ------------------
+
+def discard_or_end(state: dict, events: list) -> None:
+    seat = state["turn"]["seat"]
+    hand = state["players"][seat]["hand"]
+    extra = len(hand) - state["options"]["hand_limit"]
+    if extra <= 0:
+        return end_turn(state, events)
+    options = [{"id": iid, "text": f"Discard {z.name(state, iid)}"} for iid in hand]
+    ask(state, seat, "discard", f"Phase 5: discard a card ({extra} over the hand limit)", options, options[0]["id"])
+
+
+def answer_discard(state: dict, option: str, events: list) -> None:
+    seat = state["turn"]["seat"]
+    state["players"][seat]["hand"].remove(option)
+    z.discard(state, seat, [option], "hand_limit", events)
+    discard_or_end(state, events)
+
+
+def end_turn(state: dict, events: list) -> None:
+    t = state["turn"]
+    seat = t["seat"]
+    player = state["players"][seat]
+    if fm.unrazed(player["formation"]) == 0 and player["pool"]:
+        lost = []
+        for entry in player["pool"]:
+            lost += [entry["champion"]] + entry["attached"]
+        player["pool"] = []
+        z.discard(state, seat, lost, "no_realms", events)
+    events.append({"kind": "turn_ended", "data": {"seat": seat, "number": t["number"]}})
+    seats = state["seats"]
+    i = seats.index(seat)
+    for s in seats[i:] + seats[:i]:  # the seat whose turn it was is checked first
+        if fm.unrazed(state["players"][s]["formation"]) >= state["options"]["realms_to_win"]:
+            return end_match(state, "realms", events, s)
+    if t["number"] >= state["options"]["turn_limit"]:
+        return end_match(state, "turn_limit", events)
+    nxt = seats[(i + 1) % len(seats)]
+    if state["options"]["exhaustion"] == "end" and all(not state["players"][s]["draw"] for s in seats):
+        return end_match(state, "exhausted", events)
+    begin(state, nxt, t["number"] + 1, events)
+
+
+def end_match(state: dict, reason: str, events: list, winner: str | None = None) -> None:
+    """Ends the match; without a winner, the most unrazed realms wins, a tie is a draw."""
+    realms = {s: fm.unrazed(state["players"][s]["formation"]) for s in state["seats"]}
+    if winner is None:
+        best = max(realms.values())
+        leaders = [s for s in state["seats"] if realms[s] == best]
+        winner = leaders[0] if len(leaders) == 1 else None
+    state["result"] = {"winner": winner, "reason": reason, "realms": realms}
+    state["prompts"] = []
+    events.append({"kind": "match_ended", "data": state["result"]})

@@ -1,0 +1,123 @@
+"""Fault tests that really kill things: the server by SIGKILL, Redis by stopping it.
+
+Bots play through the fault. Afterwards every acknowledged answer is in the match
+exactly once, every client saw every event once and in order, and the matches end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+
+from battlehall.client import JSON, MSGPACK, Client
+from battlehall.server.embedded_redis import EmbeddedRedis
+from conftest import ServerProcess, free_port
+
+
+def check_match(server, clients):
+    """No acknowledged answer lost or doubled; every client's stream gapless and true."""
+    match_id = clients[0].url.rsplit("/", 1)[1]
+    replay = httpx.get(f"{server.url}/matches/{match_id}/replay", timeout=10).json()
+    events = replay["events"]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    answered = [e["data"]["id"] for e in events if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered"]
+    assert len(answered) == len(set(answered))  # nothing applied twice
+    by_seq = {e["seq"]: e for e in events}
+    for client in clients:
+        for act_id, seq in client.acked.items():
+            prompt = client.sent[act_id]
+            assert prompt in answered, f"acknowledged answer {act_id} to {prompt} was lost"
+            closing = [e for e in events if e["kind"] == "prompt_closed" and e["data"]["id"] == prompt]
+            assert closing[0]["seq"] <= seq
+        seqs = [e["seq"] for e in client.events]
+        assert seqs == list(range(seqs[0], seqs[-1] + 1)), "a client missed or repeated an event"
+        for e in client.events:
+            assert e["kind"] == by_seq[e["seq"]]["kind"]
+    assert events[-1]["kind"] == "match_ended"
+    return replay
+
+
+async def start_bots(server, count, think_s, **body):
+    games = []
+    for i in range(count):
+        created = server.create(ruleset="duel", seed=i, options={"hp": 60}, **body)
+        clients = [Client(server.url, created["match"], token, wire=(JSON, MSGPACK)[j], seed=i * 2 + j,
+                          think_s=think_s, give_up_s=60)
+                   for j, token in enumerate(created["tokens"].values())]
+        games.append(clients)
+    tasks = [asyncio.ensure_future(asyncio.gather(*(c.run() for c in g))) for g in games]
+    return games, tasks
+
+
+async def test_sigkill_mid_match_loses_nothing(tmp_path):
+    server = ServerProcess(tmp_path).start()
+    try:
+        games, tasks = await start_bots(server, 4, think_s=0.01)
+        await asyncio.sleep(0.8)
+        acked_before = sum(len(c.acked) for g in games for c in g)
+        server.kill()  # SIGKILL the server; its private Redis gets SIGTERM from the kernel
+        assert acked_before > 10
+        await asyncio.sleep(0.5)
+        server.start()
+        results = await asyncio.wait_for(asyncio.gather(*tasks), 90)
+        assert all(r[0] == r[1] for r in results)
+        assert sum(c.reconnects for g in games for c in g) >= 8  # every bot came back by itself
+        for g in games:
+            check_match(server, g)
+        metrics = httpx.get(server.url + "/metrics").text
+        assert "battlehall_matches_recovered_total 4" in metrics
+    finally:
+        server.stop()
+
+
+async def test_clock_is_paused_while_no_server_runs(tmp_path):
+    server = ServerProcess(tmp_path).start()
+    try:
+        created = server.create(ruleset="duel", seed=1, clock={"prompt_ms": 3000, "bank_ms": 0})
+        time.sleep(1.2)  # the heartbeat has been written at least once
+        server.kill()
+        time.sleep(4)  # longer than the prompt's whole time
+        server.start()
+        summary = httpx.get(f"{server.url}/matches/{created['match']}").json()
+        # The prompt did not time out on restart: it got back the time it had left.
+        assert summary["seq"] == 2 and summary["status"] == "live"
+        from wsutil import Raw
+        conn = await Raw.open(server.url, created["match"], JSON)
+        welcome = await conn.hello(created["tokens"]["alice"])
+        remaining = welcome["prompts"][0]["deadline"] - welcome["now"]
+        assert 0 < remaining <= 3000
+        closed = await conn.recv_until(lambda m: m.get("kind") == "prompt_closed", timeout=6)
+        assert closed["data"]["reason"] == "timeout"
+        await conn.close()
+    finally:
+        server.stop()
+
+
+async def test_redis_stop_and_restart(tmp_path):
+    port = free_port()
+    redis = EmbeddedRedis(tmp_path / "redis", port=port).start()
+    server = ServerProcess(tmp_path, redis_url=redis.url).start()
+    try:
+        games, tasks = await start_bots(server, 3, think_s=0.01)
+        await asyncio.sleep(0.5)
+        redis.stop()
+        t0 = time.monotonic()
+        while httpx.get(server.url + "/readyz").status_code != 503:
+            assert time.monotonic() - t0 < 5
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)
+        codes = {e.get("code") for g in games for c in g for e in c.errors}
+        assert "unavailable" in codes
+        assert all(not t.done() for t in tasks)  # connections stayed open, bots still waiting
+        redis.start()
+        results = await asyncio.wait_for(asyncio.gather(*tasks), 90)
+        assert all(r[0] == r[1] for r in results)
+        assert httpx.get(server.url + "/readyz").status_code == 200
+        for g in games:
+            check_match(server, g)
+    finally:
+        server.stop()
+        redis.stop()
