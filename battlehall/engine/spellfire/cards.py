@@ -262,7 +262,8 @@ class Catalog:
                 where[card["id"]] = f"{file}:{line}"
                 set_cards.append(card["id"])
             if parsed["set"] is not None:
-                self.sets.append({"id": parsed["set"]["id"], "name": parsed["set"]["name"], "cards": set_cards})
+                self.sets.append({"id": parsed["set"]["id"], "name": parsed["set"]["name"], "cards": set_cards,
+                                  "decks": [deck["id"] for deck, _ in parsed["decks"]]})
             pending.extend((file, deck, line) for deck, line in parsed["decks"])
         for file, deck, line in pending:  # decks may name cards of any file
             if deck["id"] in self.decks:

@@ -1,0 +1,129 @@
+"""`spellfire`: the Ruleset that ties the modules together (docs/spellfire.md).
+
+The state, beside the shared fields of ruleset.py::
+
+    rng            SplitMix64 state (used to shuffle the decks)
+    options        the resolved match options
+    cards          instance id -> card id, for every physical card
+    custom_cards   card id -> definition, for the inline cards of a setup
+    players        seat -> {draw, hand, pool, formation, discard} (zones.py)
+    turn           {seat, number, phase, realm_played, holding_played, attacks, used}
+    battle         None, or the battle in progress (battle.py)
+    spoils         None, or {seat, card} while spoils wait to be played or kept
+"""
+
+from __future__ import annotations
+
+from ..errors import SetupError
+from ..rng import seed_state
+from ..ruleset import Event, Prompt, Ruleset, State, base_state
+from . import battle as bt
+from . import setup as su
+from . import turn as tn
+from .cards import shipped
+from .view import view as _view
+
+DEFAULT_DECKS = ("embers", "shadows")
+
+
+def _int_option(lo: int, hi: int):
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi, f"an integer from {lo} to {hi}"
+
+
+_CHECKS = {
+    "turn_limit": _int_option(1, 10000),
+    "starting_hand": _int_option(0, 20),
+    "draw_per_turn": _int_option(0, 10),
+    "hand_limit": _int_option(0, 50),
+    "realms_to_win": _int_option(1, 6),
+    "attacks_per_turn": _int_option(1, 10),
+    "same_world_bonus": (lambda v: isinstance(v, bool), "true or false"),
+    "exhaustion": (lambda v: v in ("end", "continue"), "'end' or 'continue'"),
+}
+
+
+class Spellfire(Ruleset):
+    name = "spellfire"
+    summary = ("Spellfire: build a formation of six realms; attack the opponent's realms with champions "
+               "and back them with allies, spells, items and events in rounds of combat.")
+    min_seats = 2
+    max_seats = 2
+    options_doc = {
+        "turn_limit": {"default": 150, "doc": "turns (of both seats together) after which the match ends: "
+                                              "most unrazed realms wins, equal counts are a draw"},
+        "starting_hand": {"default": 5, "doc": "cards each seat draws before the first turn"},
+        "draw_per_turn": {"default": 3, "doc": "cards drawn in phase 1"},
+        "hand_limit": {"default": 8, "doc": "hand size a seat discards down to in phase 5 (the pool does not count)"},
+        "realms_to_win": {"default": 6, "doc": "unrazed realms in formation at the end of a turn that win"},
+        "attacks_per_turn": {"default": 1, "doc": "battles a seat may start in one attack phase"},
+        "same_world_bonus": {"default": False, "doc": "optional rule: a champion of the realm's world gets +3 "
+                                                      "when attacking or defending it"},
+        "exhaustion": {"default": "end", "doc": "'end': when every draw pile is empty at the end of a turn the "
+                                                "match ends, scored as at the turn limit; 'continue': play on "
+                                                "without drawing"},
+        "decks": {"default": None, "doc": "deck ids in seat order (default: embers, shadows); "
+                                          "see card_sets; ignored with a setup"},
+    }
+
+    def new_state(self, seats: list[str], seed: int, options: dict, setup: dict | None) -> tuple[State, list[Event]]:
+        if len(seats) != 2 or len(set(seats)) != 2:
+            raise SetupError("seats", "spellfire is played by exactly two seats with different names")
+        for key, (ok, what) in _CHECKS.items():
+            if not ok(options[key]):
+                raise SetupError(f"options.{key}", f"{key} must be {what}")
+        decks = options["decks"] if options["decks"] is not None else list(DEFAULT_DECKS)
+        catalog = shipped()
+        if not isinstance(decks, list) or len(decks) != len(seats):
+            raise SetupError("options.decks", "decks must be a list with one deck id per seat")
+        for i, deck in enumerate(decks):
+            if deck not in catalog.decks:
+                raise SetupError(f"options.decks[{i}]", f"unknown deck {deck!r}")
+        state = base_state(seats)
+        state.update(rng=seed_state(0 if seed is None else seed), options=dict(options), cards={},
+                     custom_cards={}, players={}, turn=None, battle=None, spoils=None)
+        events: list[Event] = []
+        if setup is None:
+            su.default_start(state, decks, events)
+        else:
+            su.explicit_start(state, setup, events)
+        return state, events
+
+    def apply(self, state: State, prompt: Prompt, option: str, args: dict) -> list[Event]:
+        events: list[Event] = []
+        state["prompts"] = []
+        kind = prompt["kind"]
+        seat = prompt["seat"]
+        battle_over = False
+        if kind == "play_realm":
+            tn.answer_realm(state, option, args, events)
+        elif kind == "play_pool":
+            tn.answer_pool(state, option, args, events)
+        elif kind == "choose_realm":
+            tn.answer_attack(state, option, events)
+        elif kind == "discard":
+            tn.answer_discard(state, option, events)
+        elif kind == "choose_attacker":
+            battle_over = bt.answer_attacker(state, option, events)
+        elif kind == "choose_defender":
+            battle_over = bt.answer_defender(state, option, events)
+        elif kind == "battle_play":
+            battle_over = bt.answer_play(state, seat, option, events)
+        elif kind == "respond":
+            battle_over = bt.answer_respond(state, seat, option, events)
+        elif kind == "spoils":
+            battle_over = bt.answer_spoils(state, option, args, events)
+        else:  # pragma: no cover - every prompt kind is handled above
+            raise ValueError(f"unknown prompt kind {kind!r}")
+        if battle_over:
+            tn.after_battle(state, events)
+        return events
+
+    def view(self, state: State, viewer: str | None) -> dict:
+        return _view(state, viewer)
+
+    def card_sets(self) -> list[dict]:
+        catalog = shipped()
+        return [{"id": s["id"], "name": s["name"], "cards": [catalog.cards[c] for c in s["cards"]],
+                 "decks": [{"id": d, "name": catalog.decks[d]["name"], "cards": catalog.decks[d]["cards"]}
+                           for d in s["decks"]]}
+                for s in catalog.sets]

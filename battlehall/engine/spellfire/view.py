@@ -1,0 +1,58 @@
+"""What one seat (or a spectator, viewer None) may see of a match.
+
+Everyone sees formations, pools, discard piles, the battle, whose turn and phase, and the
+sizes of hands and draw piles. Only its own seat sees a hand. Nobody sees the order of
+a draw pile, or the random generator.
+"""
+
+from __future__ import annotations
+
+from . import formation as fm
+from . import powers as pw
+from . import zones as z
+
+
+def view(state: dict, viewer: str | None) -> dict:
+    players = {}
+    for seat in state["seats"]:
+        p = state["players"][seat]
+        formation = {}
+        for s in fm.SLOTS:
+            slot = p["formation"][s]
+            formation[s] = None if slot is None else {
+                **z.ref(state, slot["realm"]), "razed": slot["razed"],
+                "holding": None if slot["holding"] is None else z.ref(state, slot["holding"])}
+        players[seat] = {
+            "hand": z.refs(state, p["hand"]) if seat == viewer else None,
+            "hand_size": len(p["hand"]),
+            "draw_size": len(p["draw"]),
+            "formation": formation,
+            "unrazed": fm.unrazed(p["formation"]),
+            "pool": [{**z.ref(state, e["champion"]), "attached": z.refs(state, e["attached"])} for e in p["pool"]],
+            "discard": z.refs(state, p["discard"]),
+        }
+    return {
+        "seats": state["seats"],
+        "turn": dict(state["turn"]),
+        "players": players,
+        "battle": _battle(state),
+        "spoils": None if state["spoils"] is None else {"seat": state["spoils"]["seat"]},
+        "options": state["options"],
+        "custom_cards": list(state["custom_cards"].values()),
+        "result": state["result"],
+    }
+
+
+def _battle(state: dict) -> dict | None:
+    b = state["battle"]
+    if b is None:
+        return None
+    sides = {}
+    for side in ("attacker", "defender"):
+        s = b["sides"][side]
+        sides[side] = None if s is None else {
+            "seat": s["seat"], **z.ref(state, s["champion"]), "from": s["from"],
+            "attached": z.refs(state, s["attached"]), "played": z.refs(state, s["played"]),
+            "total": pw.total(state, b, side)}
+    return {"attacker": b["attacker"], "defender": b["defender"], **z.ref(state, b["realm"]), "slot": b["slot"],
+            "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides}
