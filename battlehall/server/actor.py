@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from ..engine import get_ruleset
 from ..engine.errors import EngineError, MatchOver
-from . import codec
 from .clock import Clock
+from .fanout import event_message, fan_out
 from .store import LoadedMatch, Store, StoreUnavailable
 
 if TYPE_CHECKING:
@@ -98,9 +98,10 @@ class MatchCore:
         if self.over or self.answers_since_snapshot >= settings.snapshot_every:
             snapshot = self.snapshot()
             self._snapshot_pending = True
-        commands = Store.entry_commands(match_id, entry, records, act_key, snapshot)
+        trim = not self.meta["spectators"]["delay_ms"]  # a delayed stream replays the whole log
+        commands = Store.entry_commands(match_id, entry, records, act_key, snapshot, trim)
         if self.over:
-            commands += Store.finish_commands(match_id, snapshot, settings.retention_s)
+            commands += Store.finish_commands(match_id, snapshot, settings.retention_s, trim)
         return records, commands
 
     def written(self) -> None:
@@ -136,6 +137,14 @@ class MatchActor:
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.stale = False  # in-memory state may be ahead of Redis: rebuild before use
         self.task: asyncio.Task | None = None
+        self.feed = None  # DelayedFeed for spectators when the match has a stream delay
+        self.window_opened: dict[str, int] = {}  # window prompt id -> when it opened
+        self.window_min_ms = core.meta["clock"].get("window_min_ms", 0)
+
+    @property
+    def spectators(self) -> int:
+        watching = self.feed.conns if self.feed else self.conns
+        return sum(1 for c in watching if c.role == "spectator")
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -147,8 +156,10 @@ class MatchActor:
         for handle in self.timers.values():
             handle.cancel()
         self.timers.clear()
-        for conn in self.conns:
+        for conn in self.conns + (self.feed.conns if self.feed else []):
             conn.close(1001)
+        if self.feed:
+            self.feed.stop()
         if self.task:
             self.task.cancel()
             try:
@@ -172,8 +183,9 @@ class MatchActor:
     async def _handle(self, message: tuple) -> None:
         kind = message[0]
         if kind == "leave":
-            if message[1] in self.conns:
-                self.conns.remove(message[1])
+            for conns in (self.conns, self.feed.conns if self.feed else []):
+                if message[1] in conns:
+                    conns.remove(message[1])
             return
         if self.stale and not await self._rebuild():
             if kind == "act":
@@ -195,14 +207,23 @@ class MatchActor:
     # -- joining --------------------------------------------------------------------
 
     async def _join(self, conn: Connection, resume: int | None, done: asyncio.Future) -> None:
-        core = self.core
-        conn.send({"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
-                   "seq": core.seq, "view": core.ruleset.view(core.state, conn.audience),
-                   "prompts": core.prompts_for(conn.audience), "now": now_ms()})
-        if resume is not None and resume < core.seq:
-            for record in await self.store.events(self.match_id, max(0, resume), core.seq):
-                conn.send(self._event_message(record, conn.audience))
-        self.conns.append(conn)
+        """Welcome, then the missed events from `resume` on (0: the whole history), then live."""
+        if conn.role == "spectator" and self.feed is not None:
+            seq, message, conns = self.feed.replica.seq, self.feed.message, self.feed.conns
+            conn.send(self.feed.welcome(self.match_id, conn))
+        else:
+            core = self.core
+            seq, conns = core.seq, self.conns
+            conn.send({"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
+                       "seq": core.seq, "view": core.ruleset.view(core.state, conn.audience),
+                       "prompts": core.prompts_for(conn.audience), "now": now_ms()})
+
+            def message(record):
+                return event_message(core.ruleset, record, conn.audience)
+        if resume is not None and resume < seq:
+            for record in await self.store.events(self.match_id, max(0, resume), seq):
+                conn.send(message(record))
+        conns.append(conn)
         done.set_result(True)
 
     # -- answers --------------------------------------------------------------------
@@ -218,6 +239,14 @@ class MatchActor:
             raise_error = MatchOver("the match is over")
             conn.send({"t": "error", "id": act_id, "code": raise_error.code, "message": raise_error.message})
             return
+        opened = self.window_opened.get(msg["prompt"])
+        if opened is not None:
+            # A window stays open a minimum time whatever the seat holds: a fast "pass"
+            # waits, so how soon a window closes never tells what was in a hand.
+            hold = opened + self.window_min_ms - now_ms()
+            if hold > 0:
+                asyncio.get_running_loop().call_later(hold / 1000, self.inbox.put_nowait, ("act", conn, msg))
+                return
         entry = {"at": now_ms(), "seat": seat, "prompt": msg["prompt"], "option": msg["option"],
                  "args": msg.get("args") or {}, "act": act_id}
         try:
@@ -266,6 +295,8 @@ class MatchActor:
             self.acts[act_key] = core.seq
         self.hub.metrics.answers += 1
         self._fan_out(records)
+        if self.feed is not None:
+            self.feed.push(entry)
         self._arm_timers()
         if core.over:
             self.hub.match_ended(self)
@@ -314,24 +345,13 @@ class MatchActor:
 
     # -- fan-out --------------------------------------------------------------------
 
-    def _event_message(self, record: dict, audience: str | None) -> dict:
-        event = self.core.ruleset.redact(record, audience)
-        return {"t": "event", "seq": record["seq"], "at": record["at"], "kind": event["kind"], "data": event["data"]}
-
     def _fan_out(self, records: list[dict]) -> None:
-        """Send each record to every socket, encoding it once per audience and codec."""
         if records:
             self.sent_seq = records[-1]["seq"]
-        if not self.conns:
-            return
-        for record in records:
-            private = record.get("private") or {}
-            frames: dict[tuple, bytes] = {}
-            for conn in self.conns:
-                audience = conn.audience if conn.audience in private else None
-                cache_key = (audience, conn.codec)
-                frame = frames.get(cache_key)
-                if frame is None:
-                    frame = frames[cache_key] = codec.encode(conn.codec, self._event_message(record, audience))
-                conn.send_frame(frame)
-        self.hub.metrics.deliveries += len(records) * len(self.conns)
+        if self.window_min_ms:
+            for record in records:
+                if record["kind"] == "prompt" and "window" in record["data"]:
+                    self.window_opened[record["data"]["id"]] = record["at"]
+                elif record["kind"] == "prompt_closed":
+                    self.window_opened.pop(record["data"]["id"], None)
+        self.hub.metrics.deliveries += fan_out(self.core.ruleset, records, self.conns)

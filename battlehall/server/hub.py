@@ -11,6 +11,7 @@ from ..engine import get_ruleset
 from .actor import MatchActor, MatchCore, now_ms
 from .clock import Clock
 from .config import Settings
+from .spectators import DelayedFeed, copy_core
 from .store import Store
 
 log = logging.getLogger("battlehall.hub")
@@ -53,6 +54,8 @@ class Hub:
         commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"])
         await self.store.write(commands)
         actor = MatchActor(self, match_id, core)
+        if request["spectators"]["delay_ms"]:
+            actor.feed = DelayedFeed(copy_core(core), request["spectators"]["delay_ms"], self.metrics)
         self.actors[match_id] = actor
         actor.start()
         self.metrics.matches_created += 1
@@ -94,6 +97,12 @@ class Hub:
             core.answers_since_snapshot = 0
         actor = MatchActor(self, match_id, core)
         actor.acts = loaded.acts
+        delay = loaded.meta["spectators"]["delay_ms"]
+        if delay:
+            start, log_entries = await self.store.load_from_start(match_id)
+            replica = MatchCore(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
+            actor.feed = DelayedFeed(replica, delay, self.metrics)
+            actor.feed.catch_up(log_entries)
         self.actors[match_id] = actor
         actor.start()
         self.metrics.matches_recovered += 1
@@ -139,7 +148,8 @@ class Hub:
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
         loop = asyncio.get_running_loop()
-        loop.call_later(60, lambda: loop.create_task(self.unload(actor.match_id)))
+        linger = 60 + actor.core.meta["spectators"]["delay_ms"] / 1000  # delayed spectators see the end too
+        loop.call_later(linger, lambda: loop.create_task(self.unload(actor.match_id)))
 
     async def unload(self, match_id: str) -> None:
         actor = self.actors.pop(match_id, None)
@@ -159,7 +169,7 @@ class Hub:
             actor = self.actors.get(match_id)
             if actor is not None:
                 meta, state, seq = actor.core.meta, actor.core.state, actor.core.seq
-                watching = sum(1 for c in actor.conns if c.role == "spectator")
+                watching = actor.spectators
             else:
                 loaded = await self.store.load(match_id)
                 if loaded is None:

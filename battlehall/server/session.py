@@ -99,6 +99,12 @@ class Session:
                     seat, role = name, "player"
             if role is None and meta["spectators"]["allowed"] and _same(token, meta["spectator_token"]):
                 role = "spectator"
+        if meta and token is None and meta["spectators"]["allowed"] and meta["spectators"].get("public"):
+            role = "spectator"  # a public match: anyone may watch
+        if role == "spectator" and actor.spectators >= meta["spectators"].get("max", 10_000):
+            self.error("full", "this match has as many spectators as it allows")
+            self.conn.close(CLOSE_POLICY)
+            return False
         if role is None:
             self.error("unauthorized", "no such match, or a bad token" if meta is None else "bad token")
             self.conn.close(CLOSE_UNAUTHORIZED)

@@ -8,6 +8,8 @@ and its commands work unchanged on Redis Cluster:
 - ``bh:{id}:snap``   the latest snapshot: engine state + clock at some seq
 - ``bh:{id}:events`` a List of every event record, index = seq - 1 (resume, replay)
 - ``bh:{id}:acts``   a Hash "seat act-id" -> seq of its ack (duplicate `act` ids)
+- ``bh:{id}:start``  the snapshot the match started from (delayed spectator streams
+  rebuild from it; their matches keep the whole log)
 
 ``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
 The log after the snapshot is the truth; the event list is derived from it and is
@@ -135,6 +137,7 @@ class Store:
         commands = [
             ("SET", key(match_id, "meta"), pack(meta)),
             ("SET", key(match_id, "snap"), pack(snapshot)),
+            ("SET", key(match_id, "start"), pack(snapshot)),
         ]
         commands += Store.events_commands(match_id, events)
         commands.append(("ZADD", LIVE, created_at, match_id))
@@ -146,25 +149,27 @@ class Store:
 
     @staticmethod
     def entry_commands(match_id: str, entry: dict, events: list[dict], act_key: str | None,
-                       snapshot: dict | None) -> list[tuple]:
+                       snapshot: dict | None, trim: bool = True) -> list[tuple]:
         """One answer (or timeout): its log entry, its events, its act id, maybe a snapshot."""
         commands = [("XADD", key(match_id, "log"), f"{entry['seq']}-0", "e", pack(entry))]
         commands += Store.events_commands(match_id, events)
         if act_key is not None:
             commands.append(("HSET", key(match_id, "acts"), act_key, entry["last_seq"]))
         if snapshot is not None:
-            commands += Store.snapshot_commands(match_id, snapshot)
+            commands += Store.snapshot_commands(match_id, snapshot, trim)
         return commands
 
     @staticmethod
-    def snapshot_commands(match_id: str, snapshot: dict) -> list[tuple]:
-        return [("SET", key(match_id, "snap"), pack(snapshot)),
-                ("XTRIM", key(match_id, "log"), "MINID", f"{snapshot['seq'] + 1}-0")]
+    def snapshot_commands(match_id: str, snapshot: dict, trim: bool = True) -> list[tuple]:
+        commands = [("SET", key(match_id, "snap"), pack(snapshot))]
+        if trim:  # the log before a snapshot is no longer needed to recover
+            commands.append(("XTRIM", key(match_id, "log"), "MINID", f"{snapshot['seq'] + 1}-0"))
+        return commands
 
     @staticmethod
-    def finish_commands(match_id: str, snapshot: dict, retention_s: int) -> list[tuple]:
-        commands = Store.snapshot_commands(match_id, snapshot)
-        for part in ("meta", "log", "snap", "events", "acts"):
+    def finish_commands(match_id: str, snapshot: dict, retention_s: int, trim: bool = True) -> list[tuple]:
+        commands = Store.snapshot_commands(match_id, snapshot, trim)
+        for part in ("meta", "log", "snap", "events", "acts", "start"):
             commands.append(("EXPIRE", key(match_id, part), retention_s))
         commands.append(("ZREM", LIVE, match_id))
         return commands
@@ -199,6 +204,12 @@ class Store:
         log = [unpack(fields[b"e"]) for _, fields in rows]
         return LoadedMatch(unpack(meta), snapshot, log, count,
                            {k.decode(): int(v) for k, v in acts.items()})
+
+    async def load_from_start(self, match_id: str) -> tuple[dict, list[dict]]:
+        """The starting snapshot and the whole log (kept for matches with a stream delay)."""
+        start = unpack(await self.redis.get(key(match_id, "start")))
+        rows = await self.redis.xrange(key(match_id, "log"), "-", "+")
+        return start, [unpack(fields[b"e"]) for _, fields in rows]
 
     async def events(self, match_id: str, after_seq: int, upto_seq: int = -1) -> list[dict]:
         """Stored event records with seq in (after_seq, upto_seq]; upto -1 means all."""

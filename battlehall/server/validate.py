@@ -10,6 +10,9 @@ from .clock import DEFAULT_CLOCK
 
 SEAT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 MAX_SEED = 2**63 - 1
+#: allowed: spectators may watch with the spectator token; public: also without one;
+#: delay_ms: the stream delay; max: how many may watch at once.
+DEFAULT_SPECTATORS = {"allowed": True, "public": False, "delay_ms": 0, "max": 10_000}
 
 
 def _int(value, path: str, low: int, high: int) -> int:
@@ -57,19 +60,24 @@ def create_request(body) -> dict:
         clock["prompt_ms"] = None if given["prompt_ms"] is None else _int(given["prompt_ms"], "clock.prompt_ms", 1, 86_400_000)
     if "bank_ms" in given:
         clock["bank_ms"] = _int(given["bank_ms"], "clock.bank_ms", 0, 86_400_000)
-    spectators = {"allowed": True, "delay_ms": 0}
+    if "window_min_ms" in given:
+        clock["window_min_ms"] = _int(given["window_min_ms"], "clock.window_min_ms", 0, 60_000)
+    spectators = dict(DEFAULT_SPECTATORS)
     given = body.get("spectators") or {}
     if not isinstance(given, dict):
         raise SetupError("spectators", "must be an object")
     for name in sorted(given):
         if name not in spectators:
             raise SetupError(f"spectators.{name}", f"unknown spectators field {name!r}")
-    if "allowed" in given:
-        if not isinstance(given["allowed"], bool):
-            raise SetupError("spectators.allowed", "must be true or false")
-        spectators["allowed"] = given["allowed"]
+    for flag in ("allowed", "public"):
+        if flag in given:
+            if not isinstance(given[flag], bool):
+                raise SetupError(f"spectators.{flag}", "must be true or false")
+            spectators[flag] = given[flag]
     if "delay_ms" in given:
         spectators["delay_ms"] = _int(given["delay_ms"], "spectators.delay_ms", 0, 3_600_000)
+    if "max" in given:
+        spectators["max"] = _int(given["max"], "spectators.max", 0, 100_000)
     label = body.get("label") or {}
     if not isinstance(label, dict) or len(label) > 16:
         raise SetupError("label", "must be an object of at most 16 string fields")

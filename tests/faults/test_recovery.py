@@ -37,7 +37,7 @@ async def test_recovered_state_equals_the_state_before(redis_url, ruleset_name):
         rng = random.Random(seed)
         match_id = f"m_recovery_{ruleset_name}_{seed}"
         state, events = ruleset.start(["alice", "bob"], seed)
-        meta = {"ruleset": ruleset_name, "seats": ["alice", "bob"]}
+        meta = {"ruleset": ruleset_name, "seats": ["alice", "bob"], "spectators": {"delay_ms": 0}}
         clock = {"prompt_ms": 30_000, "bank_ms": 60_000}
         core = MatchCore(meta, state, Clock.new(clock, ["alice", "bob"]), 0)
         at = 1_000_000

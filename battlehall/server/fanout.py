@@ -1,0 +1,36 @@
+"""Sending event records to sockets: each event is redacted and encoded once per audience.
+
+An audience is a seat (its own copy, with its private parts) or the public (every
+other seat, and spectators); the same bytes go to every socket of that audience and
+encoding.
+"""
+
+from __future__ import annotations
+
+from . import codec
+
+
+def event_message(ruleset, record: dict, audience: str | None, shift_ms: int = 0) -> dict:
+    """The `event` message of `record` as `audience` may see it; deadlines moved by `shift_ms`."""
+    event = ruleset.redact(record, audience)
+    data = event["data"]
+    if shift_ms and "deadline" in data:
+        data = {**data, "deadline": data["deadline"] + shift_ms}
+    return {"t": "event", "seq": record["seq"], "at": record["at"], "kind": event["kind"], "data": data}
+
+
+def fan_out(ruleset, records: list[dict], conns: list, shift_ms: int = 0) -> int:
+    """Queue every record on every connection; returns the number of deliveries."""
+    if not conns:
+        return 0
+    for record in records:
+        private = record.get("private") or {}
+        frames: dict[tuple, bytes] = {}
+        for conn in conns:
+            audience = conn.audience if conn.audience in private else None
+            cache_key = (audience, conn.codec)
+            frame = frames.get(cache_key)
+            if frame is None:
+                frame = frames[cache_key] = codec.encode(conn.codec, event_message(ruleset, record, audience, shift_ms))
+            conn.send_frame(frame)
+    return len(records) * len(conns)

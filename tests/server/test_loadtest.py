@@ -1,0 +1,47 @@
+"""`battlehall loadtest` as a user runs it, against the real server and its real Redis."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import httpx
+
+
+def answers_total(url: str) -> int:
+    text = httpx.get(url + "/metrics", timeout=5).text
+    return int(re.search(r"^battlehall_answers_total (\d+)$", text, re.M).group(1))
+
+
+def test_loadtest_plays_duel_matches_and_counts_every_ack(server, tmp_path):
+    out = tmp_path / "result.jsonl"
+    before = answers_total(server.url)
+    proc = subprocess.run(
+        [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", "duel",
+         "--matches", "10", "--seconds", "2", "--warmup", "0.5", "--spectators", "1", "--seed", "7",
+         "--quiet", "--json-out", str(out), "--max-matches", "2000"],
+        capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(out.read_text().splitlines()[-1])
+    assert json.loads(proc.stdout.splitlines()[-1]) == result  # the last stdout line is the same JSON
+
+    assert result["matches_finished"] > 0
+    assert result["answers"] > 0 and result["answers_per_s"] > 0
+    ack = result["ack_ms"]
+    assert ack["n"] == result["answers"]  # one latency sample per acknowledged answer of the window
+    assert 0 < ack["p50"] <= ack["p90"] <= ack["p99"] <= ack["max"] < 10_000
+
+    totals = result["totals"]
+    # Every act sent in the whole run was acknowledged: none refused, none lost.
+    assert totals["acts_sent"] == totals["acks"] > result["answers"]
+    assert totals["refused"] == 0 and totals["unacknowledged"] == 0
+    # Only retried refusals are tolerated (the server limits each socket to 50 messages/s).
+    assert set(result["errors"]) <= {"rate_limited"}, result["errors"]
+    # The server applied at least every answer we saw acknowledged (other tests' matches may add timeouts).
+    assert answers_total(server.url) - before >= totals["acks"]
+
+    spec = result["spectator_ms"]
+    assert 0 < spec["n"] <= result["answers"]
+    assert 0 < spec["p50"] <= spec["p99"]
