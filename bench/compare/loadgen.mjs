@@ -412,7 +412,7 @@ async function colyMatch(slot, seed, track) {
       track.ref[si] = new DuelRef(seed, SEATS);
       const room = await colyJoin(roomId, si === 0 ? { spectator: true, seed, seats: SEATS } : { spectator: true }, (room) => {
         room.onMessage("event", (ev) => {
-          for (const e of ev.events) {
+          for (const e of (ev.events || [ev])) {
             if (e.kind === "strike" || e.kind === "guard") track.specAction(si, e.kind, e.data);
             else if (e.kind === "match_ended") { track.specEnded(si, e.data); track.clientEnded(); }
           }
@@ -441,7 +441,7 @@ async function colyMatch(slot, seed, track) {
         });
         room.onMessage("act_error", (e) => { pending.delete(e.id); noteError(e.code); });
         room.onMessage("event", (ev) => {
-          for (const e of ev.events) if (e.kind === "match_ended") track.clientEnded();
+          for (const e of (ev.events || [ev])) if (e.kind === "match_ended") track.clientEnded();
         });
       });
       rooms.push(room);

@@ -128,7 +128,7 @@ async function main() {
   check("spectator welcome role/seat", w.role === "spectator" && w.seat === null, `${w.role}/${w.seat}`);
   check("spectator welcome prompts carry no options", (w.prompts || []).every((p) => !p.options), short(w.prompts));
 
-  const json = await hello(b.ws, b.spectator_token, undefined);
+  const json = await hello(b.ws, b.spectator_token, []);
   check("no subprotocol offered -> JSON text frames", json.welcome?.t === "welcome" && json.frames.every((f) => f === "text"), `${json.frames.join(",")} protocol=${JSON.stringify(json.ws.protocol)}`);
   json.ws.close();
 

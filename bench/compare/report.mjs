@@ -38,17 +38,18 @@ const ratio = (b, c) => (typeof b === "number" && typeof c === "number" && c !==
 for (const [n, t] of [...byN.entries()].sort((a, b) => a[0] - b[0])) {
   const c = t.colyseus, b = t.battlehall;
   const head = [`N=${n} concurrent matches`, "Colyseus 0.18", "Battlehall", "Battlehall/Colyseus"];
-  const lines = metrics.map(([name, f]) => {
+  const labels = ["(variant)", c?.label || "", b?.label || "", ""];
+  const lines = [labels, ...metrics.map(([name, f]) => {
     const cv = c ? f(c) : null, bv = b ? f(b) : null;
     return [name, fmt(cv), fmt(bv), ratio(bv, cv)];
-  });
+  })];
   if (md) {
     console.log(`| ${head.join(" | ")} |`);
     console.log(`|${head.map(() => "---").join("|")}|`);
     for (const l of lines) console.log(`| ${l.join(" | ")} |`);
     console.log("");
   } else {
-    const w = [34, 16, 16, 20];
+    const w = [34, 24, 24, 20];
     const pr = (cells) => console.log(cells.map((x, k) => String(x).padEnd(w[k])).join(" "));
     pr(head);
     for (const l of lines) pr(l);

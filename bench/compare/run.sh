@@ -10,7 +10,10 @@
 #   for the server under test (its children, e.g. Battlehall's redis-server, inherit
 #   it) and for the load generator. The same for both servers. Set both to "" to not pin.
 #   COLY_PORT (2567), BH_PORT (8765), BATTLEHALL (command that runs the Battlehall CLI;
-#   default /tmp/venv/bin/battlehall, else /tmp/venv/bin/python -m battlehall.cli).
+#   default /tmp/venv/bin/battlehall, else /tmp/venv/bin/python -m battlehall.cli),
+#   BH_PY (the Python with Battlehall's deps, default /tmp/venv/bin/python), BH_REV (a git
+#   revision, e.g. HEAD: bench that commit's battlehall/ instead of the work tree).
+#   DUEL_SPLIT_EVENTS=1 / DUEL_PATCH_RATE=<ms>: Colyseus room variants (see colyseus/server.mjs).
 # Everything listens on and talks to 127.0.0.1 only. Every wait is bounded, and the
 # script stops what it started (trap on EXIT/INT/TERM).
 set -euo pipefail
@@ -34,14 +37,25 @@ SERVER_CPUS=${SERVER_CPUS-0}
 LOADGEN_CPUS=${LOADGEN_CPUS-1}
 COLY_PORT=${COLY_PORT:-2567}
 BH_PORT=${BH_PORT:-8765}
-if [ -z "${BATTLEHALL:-}" ]; then
-  if [ -x /tmp/venv/bin/battlehall ]; then BATTLEHALL=/tmp/venv/bin/battlehall
-  else BATTLEHALL="/tmp/venv/bin/python -m battlehall.cli"; fi
+BH_PY=${BH_PY:-/tmp/venv/bin/python}
+if [ -n "${BH_REV:-}" ]; then
+  # bench a committed revision, not the (possibly half-edited) work tree: its
+  # battlehall/ package is exported into the scratch folder and put first on PYTHONPATH
+  BH_SHA=$(git -C "$ROOT" rev-parse --short "$BH_REV")
+  BH_SRC="$SCRATCH/bh-src-$BH_SHA"
+  rm -rf "$BH_SRC"; mkdir -p "$BH_SRC"
+  git -C "$ROOT" archive "$BH_SHA" battlehall | tar -x -C "$BH_SRC"
+  BATTLEHALL="env PYTHONPATH=$BH_SRC $BH_PY -m battlehall.cli"
+  echo "== Battlehall: revision $BH_SHA (exported to $BH_SRC)"
+elif [ -z "${BATTLEHALL:-}" ]; then
+  if [ -x "$(dirname "$BH_PY")/battlehall" ]; then BATTLEHALL="$(dirname "$BH_PY")/battlehall"
+  else BATTLEHALL="$BH_PY -m battlehall.cli"; fi
 fi
-pin() { # pin CPUS cmd...
-  local cpus="$1"; shift
-  if [ -n "$cpus" ]; then taskset -c "$cpus" "$@"; else "$@"; fi
-}
+# command prefixes that pin to a CPU list (empty: no pinning); taskset execs the
+# command, so $! of a backgrounded "${PIN_X[@]}" cmd is the command's own pid
+PIN_SERVER=(); PIN_LOADGEN=()
+[ -n "$SERVER_CPUS" ] && PIN_SERVER=(taskset -c "$SERVER_CPUS")
+[ -n "$LOADGEN_CPUS" ] && PIN_LOADGEN=(taskset -c "$LOADGEN_CPUS")
 
 # ---------------------------------------------------------------- cleanup
 STARTED=()          # pids this script started (and their children it found)
@@ -95,27 +109,34 @@ mkdir -p "$LOGS"
 echo "== results: $OUT   logs: $LOGS"
 echo "== server pinned to CPUs '${SERVER_CPUS}', loadgen to '${LOADGEN_CPUS}'; node $(node -v); $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-run_loadgen() { # target port pid N
-  local target="$1" port="$2" pid="$3" n="$4"
+run_loadgen() { # target port pid N label
+  local target="$1" port="$2" pid="$3" n="$4" label="$5" lg rc=0
+  local log="$LOGS/loadgen-$target-$n.txt"
   echo "== $target N=$n (${WARMUP}s warm-up, ${SECONDS_}s measured)"
-  pin "$LOADGEN_CPUS" timeout $((WARMUP + SECONDS_ + 150)) \
+  # in the background + `wait`, so a signal to this script is handled at once
+  "${PIN_LOADGEN[@]}" timeout $((WARMUP + SECONDS_ + 150)) \
     node "$SCRATCH/loadgen.mjs" --target "$target" --url "http://127.0.0.1:$port" \
-      --matches "$n" --seconds "$SECONDS_" --warmup "$WARMUP" --pid "$pid" --json-out "$OUT" \
-    | grep -v '^{' || echo "!! loadgen for $target N=$n failed (exit ${PIPESTATUS[0]})"
+      --matches "$n" --seconds "$SECONDS_" --warmup "$WARMUP" --pid "$pid" --json-out "$OUT" --label "$label" \
+      > "$log" 2>&1 &
+  lg=$!
+  STARTED+=("$lg")
+  wait "$lg" || rc=$?
+  grep -v '^{' "$log" || true
+  [ "$rc" = 0 ] || echo "!! loadgen for $target N=$n failed (exit $rc)"
 }
 
 # ------------------------------------------------------------ colyseus
 bench_colyseus() {
   local n pid
   for n in $MATCHES; do
-    ( cd "$SCRATCH" && exec env NODE_ENV=production $(if [ -n "$SERVER_CPUS" ]; then echo taskset -c "$SERVER_CPUS"; fi) \
+    ( cd "$SCRATCH" && exec env NODE_ENV=production "${PIN_SERVER[@]}" \
         node colyseus/server.mjs --port "$COLY_PORT" --host 127.0.0.1 ) > "$LOGS/colyseus-$n.log" 2>&1 &
     pid=$!
     STARTED=("$pid")
     if ! wait_http "http://127.0.0.1:$COLY_PORT/" 20; then
       echo "!! colyseus did not start; see $LOGS/colyseus-$n.log"; cat "$LOGS/colyseus-$n.log"; cleanup; return 1
     fi
-    run_loadgen colyseus "$COLY_PORT" "$pid" "$n"
+    run_loadgen colyseus "$COLY_PORT" "$pid" "$n" "events=$([ "${DUEL_SPLIT_EVENTS:-}" = 1 ] && echo split || echo batched) patchRate=${DUEL_PATCH_RATE:-null}"
     cleanup
   done
 }
@@ -131,7 +152,7 @@ bench_battlehall() {
     local work="$SCRATCH/bh-run-$STAMP-$n"
     mkdir -p "$work"
     # fresh server (and so a fresh private Redis) per run, in its own scratch folder
-    ( cd "$work" && exec $(if [ -n "$SERVER_CPUS" ]; then echo taskset -c "$SERVER_CPUS"; fi) \
+    ( cd "$work" && exec "${PIN_SERVER[@]}" \
         $BATTLEHALL serve --port "$BH_PORT" ) > "$LOGS/battlehall-$n.log" 2>&1 &
     pid=$!
     STARTED=("$pid")
@@ -146,7 +167,7 @@ bench_battlehall() {
       timeout 90 node "$SCRATCH/probe_battlehall.mjs" --url "http://127.0.0.1:$BH_PORT" > "$LOGS/probe.txt" 2>&1 || true
       grep -E '^DIFF' "$LOGS/probe.txt" || echo "   all probe checks ok"
     fi
-    run_loadgen battlehall "$BH_PORT" "$pid" "$n"
+    run_loadgen battlehall "$BH_PORT" "$pid" "$n" "${BH_SHA:-worktree@$(git -C "$ROOT" rev-parse --short HEAD)}"
     cleanup
   done
 }

@@ -20,6 +20,11 @@
 // event already carries every change, and a 50 ms patch loop per room would
 // only add cost to the Colyseus side. Set DUEL_PATCH_RATE=<ms> to turn it on.
 //
+// DUEL_SPLIT_EVENTS=1 sends each event as its own broadcast instead (3 per
+// answer: prompt_closed, strike/guard, prompt), i.e. the same number of frames
+// per answer as Battlehall's stream (3 events x 4 clients + 1 ack + the prompt
+// riding in the seat's own copy): a sensitivity check of what batching is worth.
+//
 // Nothing is persisted: Colyseus keeps the match in memory only.
 //
 // Run: node server.mjs --port 2567 [--host 127.0.0.1]
@@ -50,6 +55,7 @@ function arg(name, dflt) {
 }
 
 const PATCH_RATE = process.env.DUEL_PATCH_RATE ? Number(process.env.DUEL_PATCH_RATE) : null;
+const SPLIT_EVENTS = process.env.DUEL_SPLIT_EVENTS === "1";
 const OPTIONS = [{ id: "strike", text: "Strike" }, { id: "guard", text: "Guard" }];
 const PROMPT_MS = 30000;
 
@@ -148,9 +154,14 @@ export class DuelRoom extends Room {
   // One message to every client; `seq` numbers the batch's last event, like
   // Battlehall's stream numbers every event.
   broadcastEvent(events) {
-    this.seq += events.length;
+    const at = Date.now();
+    if (SPLIT_EVENTS) {
+      for (const e of events) { this.seq += 1; this.broadcast("event", { seq: this.seq, at, kind: e.kind, data: e.data }); }
+    } else {
+      this.seq += events.length;
+      this.broadcast("event", { seq: this.seq, at, events });
+    }
     this.state.seq = this.seq;
-    this.broadcast("event", { seq: this.seq, at: Date.now(), events });
     return this.seq;
   }
 
@@ -224,7 +235,7 @@ async function main() {
   });
   server.define("duel", DuelRoom);
   await server.listen(port, host);
-  console.log(JSON.stringify({ listening: `http://${host}:${port}`, pid: process.pid, patchRate: PATCH_RATE }));
+  console.log(JSON.stringify({ listening: `http://${host}:${port}`, pid: process.pid, patchRate: PATCH_RATE, splitEvents: SPLIT_EVENTS }));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
