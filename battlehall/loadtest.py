@@ -330,7 +330,6 @@ class LoadTest:
             resp = await http.post("/matches", json=body)
         except httpx.HTTPError as exc:
             self.errors[f"http_failed_{type(exc).__name__}"] += 1
-            import traceback; traceback.print_exc()
             await asyncio.sleep(0.2)  # a server that is down must not make us spin
             return
         if resp.status_code != 201:
@@ -376,7 +375,9 @@ class LoadTest:
     async def _learn_seats(self, http: httpx.AsyncClient) -> None:
         """As many seats as the ruleset needs at least; two if /rulesets cannot say."""
         try:
-            resp = await http.get("/rulesets")
+            # Connection: close, so this socket is never reused for a POST: uvicorn closes a
+            # keep-alive connection after a 500, and the next request on it would fail.
+            resp = await http.get("/rulesets", headers={"connection": "close"})
             for ruleset in resp.json()["rulesets"]:
                 if ruleset["name"] == self.cfg.ruleset:
                     self.seat_names = [f"p{i + 1}" for i in range(ruleset["seats"]["min"])]
