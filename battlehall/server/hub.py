@@ -12,7 +12,9 @@ from .actor import MatchActor, MatchCore, now_ms
 from .clock import Clock
 from .config import Settings
 from .spectators import DelayedFeed, copy_core
-from .store import Store
+from .store import LoadedMatch, Store
+
+RECOVERY_BATCH = 500  # matches loaded per pair of Redis round trips at startup
 
 log = logging.getLogger("battlehall.hub")
 
@@ -82,8 +84,8 @@ class Hub:
         finally:
             del self.loading[match_id]
 
-    async def _load(self, match_id: str) -> MatchActor | None:
-        loaded = await self.store.load(match_id)
+    async def _load(self, match_id: str, loaded: LoadedMatch | None = None) -> MatchActor | None:
+        loaded = loaded or await self.store.load(match_id)
         if loaded is None:
             return None
         core, records = MatchCore.from_loaded(loaded)
@@ -93,7 +95,8 @@ class Hub:
             # Give open prompts back the time they lost while no server ran, and record
             # that in a snapshot, so that a later replay of the log sees the same clock.
             core.clock.shift(self.downtime_ms)
-            await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
+            trim = not loaded.meta["spectators"]["delay_ms"]
+            await self.store.write(self.store.snapshot_commands(match_id, core.snapshot(), trim))
             core.answers_since_snapshot = 0
         actor = MatchActor(self, match_id, core)
         actor.acts = loaded.acts
@@ -126,13 +129,16 @@ class Hub:
         last_beat = await self.store.heartbeat(self.settings.node)
         self.downtime_ms = max(0, now_ms() - last_beat) if last_beat else 0
         count = 0
-        for match_id in await self.store.live_ids():
-            if match_id not in self.actors:
-                try:
-                    if await self.actor(match_id) is not None:
-                        count += 1
-                except Exception:
-                    log.exception("could not recover match %s", match_id)
+        ids = [m for m in await self.store.live_ids() if m not in self.actors]
+        for i in range(0, len(ids), RECOVERY_BATCH):
+            batch = ids[i:i + RECOVERY_BATCH]
+            loads = [self._load(m, loaded) for m, loaded in zip(batch, await self.store.load_many(batch))]
+            # Together, so that their clock snapshots go to Redis in one pipeline.
+            for match_id, result in zip(batch, await asyncio.gather(*loads, return_exceptions=True)):
+                if isinstance(result, Exception):
+                    log.error("could not recover match %s: %r", match_id, result)
+                elif result is not None:
+                    count += 1
         self.downtime_ms = 0
         return count
 

@@ -191,19 +191,38 @@ class Store:
         return unpack(raw) if raw else None
 
     async def load(self, match_id: str) -> LoadedMatch | None:
+        return (await self.load_many([match_id]))[0]
+
+    async def load_many(self, match_ids: list[str]) -> list[LoadedMatch | None]:
+        """Everything recovery needs of each match, in two round trips for the lot."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.get(key(match_id, "meta"))
-        pipe.get(key(match_id, "snap"))
-        pipe.llen(key(match_id, "events"))
-        pipe.hgetall(key(match_id, "acts"))
-        meta, snap, count, acts = await pipe.execute()
-        if not meta or not snap:
-            return None
-        snapshot = unpack(snap)
-        rows = await self.redis.xrange(key(match_id, "log"), f"{snapshot['seq'] + 1}-0", "+")
-        log = [unpack(fields[b"e"]) for _, fields in rows]
-        return LoadedMatch(unpack(meta), snapshot, log, count,
-                           {k.decode(): int(v) for k, v in acts.items()})
+        for match_id in match_ids:
+            pipe.get(key(match_id, "meta"))
+            pipe.get(key(match_id, "snap"))
+            pipe.llen(key(match_id, "events"))
+            pipe.hgetall(key(match_id, "acts"))
+        rows = await pipe.execute()
+        found = []
+        pipe = self.redis.pipeline(transaction=False)
+        for i, match_id in enumerate(match_ids):
+            meta, snap, count, acts = rows[4 * i:4 * i + 4]
+            if not meta or not snap:
+                found.append(None)
+                continue
+            snapshot = unpack(snap)
+            pipe.xrange(key(match_id, "log"), f"{snapshot['seq'] + 1}-0", "+")
+            found.append((meta, snapshot, count, acts))
+        logs = iter(await pipe.execute()) if len(pipe) else iter(())
+        out: list[LoadedMatch | None] = []
+        for item in found:
+            if item is None:
+                out.append(None)
+                continue
+            meta, snapshot, count, acts = item
+            log = [unpack(fields[b"e"]) for _, fields in next(logs)]
+            out.append(LoadedMatch(unpack(meta), snapshot, log, count,
+                                   {k.decode(): int(v) for k, v in acts.items()}))
+        return out
 
     async def load_from_start(self, match_id: str) -> tuple[dict, list[dict]]:
         """The starting snapshot and the whole log (kept for matches with a stream delay)."""

@@ -13,10 +13,13 @@ from . import formation as fm
 from .cards import UNIQUE, shipped
 
 
+_SHIPPED = shipped().cards  # looked up on every card access: bind it once
+
+
 def card(state: dict, iid: str) -> dict:
     """The definition of a card instance."""
     cid = state["cards"][iid]
-    found = shipped().cards.get(cid)
+    found = _SHIPPED.get(cid)
     return found if found is not None else state["custom_cards"][cid]
 
 
