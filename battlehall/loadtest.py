@@ -116,6 +116,17 @@ def process_cpu(pid: int) -> dict[int, tuple[str, float]]:
     return out
 
 
+def machine_busy() -> tuple[float, float] | None:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / _CLK_TCK, sum(fields[:8]) / _CLK_TCK
+
+
 def cpu_delta(before: dict, after: dict) -> dict:
     """CPU seconds spent between two samples, split into Redis and the rest of the server."""
     server = redis = 0.0
@@ -198,6 +209,7 @@ class LoadTest:
         self.window = (0.0, 0.0)
         self.cpu: dict | None = None
         self.loadgen_cpu: float | None = None
+        self.machine_cpu: float | None = None
 
     # -- sockets ----------------------------------------------------------------------
 
@@ -418,12 +430,16 @@ class LoadTest:
                 await asyncio.sleep(cfg.warmup)
                 cpu0 = process_cpu(cfg.server_pid) if cfg.server_pid else None
                 own0 = time.process_time()
+                machine0 = machine_busy()
                 t0 = time.perf_counter()
                 self.measuring = True
                 await asyncio.sleep(cfg.seconds)
                 self.measuring = False
                 t1 = time.perf_counter()
                 self.loadgen_cpu = (time.process_time() - own0) / (t1 - t0)
+                machine1 = machine_busy()
+                if machine0 and machine1:  # everything busy on the machine, other people's work included
+                    self.machine_cpu = (machine1[0] - machine0[0]) / (t1 - t0)
                 if cpu0 is not None:
                     self.cpu = cpu_delta(cpu0, process_cpu(cfg.server_pid))
                 self.window = (t0, t1)
@@ -460,6 +476,8 @@ class LoadTest:
             "totals": {"matches_created": self.created, "acts_sent": self.acts_sent, "acks": self.acks,
                        "refused": self.refused, "unacknowledged": self.in_flight},
             "loadgen_cpu": _r(self.loadgen_cpu),
+            "machine_cpu": _r(self.machine_cpu),
+            "nproc": os.cpu_count(),
         }
         if cfg.spectators:
             result["spectator_ms"] = {"n": len(spec), "p50": _r(percentile(spec, 50)), "p99": _r(percentile(spec, 99))}
@@ -495,7 +513,8 @@ def format_report(r: dict) -> str:
         cpu = r["server_cpu"]
         lines.append(f"  server CPU µs/answer        {cpu['us_per_answer']} (with Redis {cpu['us_per_answer_with_redis']}), "
                      f"{cpu['cores_busy']} cores busy")
-    lines.append(f"  load generator CPU          {r['loadgen_cpu']} cores")
+    lines.append(f"  load generator CPU          {r['loadgen_cpu']} cores "
+                 f"(whole machine busy: {r['machine_cpu']} of {r['nproc']} cores)")
     errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items()) or "none"
     lines.append(f"  errors                      {errors}")
     return "\n".join(lines)

@@ -43,7 +43,7 @@ def create_app(settings: Settings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        store = Store(settings.redis_url)
+        store = Store(settings.redis_url, settings.persist)
         hub = Hub(settings, store)
         app.state.hub = hub
         try:

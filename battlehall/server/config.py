@@ -38,6 +38,9 @@ class Settings:
     rate_per_s: float = 50.0
     #: Outgoing messages queued for one socket before it is dropped as too slow.
     send_queue_limit: int = 10_000
+    #: Benchmarks only: skip every Redis write, to measure what persistence costs.
+    #: Nothing survives a restart in this mode; never run it for real play.
+    persist: bool = True
     #: This node's name in Redis; by default host:port, so a restarted node knows itself.
     node_id: str | None = field(default_factory=lambda: os.environ.get("BATTLEHALL_NODE") or None)
 
@@ -58,6 +61,7 @@ class Settings:
             hello_timeout_s=_env_float("BATTLEHALL_HELLO_TIMEOUT_S", cls.hello_timeout_s),
             max_frame_bytes=_env_int("BATTLEHALL_MAX_FRAME_BYTES", cls.max_frame_bytes),
             rate_per_s=_env_float("BATTLEHALL_RATE_PER_S", cls.rate_per_s),
+            persist=os.environ.get("BATTLEHALL_BENCH_NO_PERSIST", "") != "1",
         )
         for key, value in overrides.items():
             if value is not None:

@@ -1,0 +1,142 @@
+"""Recovery time after SIGKILL, for 1,000 and 10,000 live matches.
+
+For each size: start a real server (private Redis), create N live `duel` matches and
+answer a few prompts in some of them, SIGKILL the server (its Redis shuts down with
+it), start it again on the same data folder, and time how long until it is ready: at
+startup it loads and replays every live match before it answers /readyz. The time of
+an empty restart is measured the same way and reported beside it.
+
+    python bench/recovery.py [--sizes 1000,10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, data: Path, port: int):
+        self.data, self.port, self.proc = data, port, None
+
+    def start(self) -> float:
+        """Start; return seconds until /readyz answers 200."""
+        t0 = time.perf_counter()
+        self.proc = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(self.port),
+                                      "--data-dir", str(self.data), "--log-level", "warning"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/readyz", timeout=1).status_code == 200:
+                    return time.perf_counter() - t0
+            except httpx.HTTPError:
+                pass
+            if time.perf_counter() - t0 > 600:
+                raise RuntimeError("server did not come up")
+            time.sleep(0.01)
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        time.sleep(0.3)  # let the private Redis finish its clean shutdown
+
+
+async def populate(url: str, n: int) -> None:
+    limits = httpx.Limits(max_connections=32)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as http:
+        sem = asyncio.Semaphore(32)
+
+        async def one(i):
+            async with sem:
+                r = await http.post("/matches", json={"ruleset": "duel", "seats": ["a", "b"], "seed": i})
+                r.raise_for_status()
+
+        await asyncio.gather(*(one(i) for i in range(n)))
+
+
+async def play_some(url: str, matches: int, answers: int) -> None:
+    """Answer a few prompts in the newest matches, so recovery also replays logs."""
+    from battlehall.client import Client
+
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        for i in range(matches):
+            created = (await http.post("/matches", json={"ruleset": "duel", "seats": ["a", "b"], "seed": i,
+                                                         "options": {"hp": 1000}})).json()
+            left = {"n": answers}
+
+            def choose(prompt, left=left):
+                left["n"] -= 1
+                return "guard", {}
+
+            clients = [Client(url, created["match"], t, choose=choose) for t in created["tokens"].values()]
+            tasks = [asyncio.ensure_future(c.run()) for c in clients]
+            while left["n"] > 0:
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0.05)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def metric(url: str, name: str) -> int:
+    text = httpx.get(url + "/metrics").text
+    return int(re.search(rf"^{name} (\d+)", text, re.M).group(1))
+
+
+def run(size: int) -> dict:
+    data = Path(tempfile.mkdtemp(prefix="bh-recovery-"))
+    server = Server(data, free_port())
+    url = f"http://127.0.0.1:{server.port}"
+    try:
+        server.start()
+        server.kill()
+        empty = server.start()  # an empty restart, for comparison
+        t0 = time.perf_counter()
+        asyncio.run(populate(url, size))
+        asyncio.run(play_some(url, 50, 40))
+        created_s = time.perf_counter() - t0
+        server.kill()
+        ready = server.start()
+        recovered = metric(url, "battlehall_matches_recovered_total")
+        server.kill()
+        return {"matches": size + 50, "recovered": recovered, "restart_empty_s": round(empty, 3),
+                "restart_s": round(ready, 3), "recovery_s": round(ready - empty, 3),
+                "populate_s": round(created_s, 1)}
+    finally:
+        if server.proc and server.proc.poll() is None:
+            server.kill()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000")
+    args = parser.parse_args()
+    results = [run(int(n)) for n in args.sizes.split(",")]
+    print(f"{'live matches':>13} {'recovered':>10} {'empty restart s':>16} {'restart s':>10} {'recovery s':>11}")
+    for r in results:
+        print(f"{r['matches']:>13} {r['recovered']:>10} {r['restart_empty_s']:>16} {r['restart_s']:>10} {r['recovery_s']:>11}")
+    print(json.dumps({"bench": "recovery", "results": results}))
+
+
+if __name__ == "__main__":
+    main()
