@@ -31,9 +31,14 @@ def view(state: dict, viewer: str | None) -> dict:
             "pool": [{**z.ref(state, e["champion"]), "attached": z.refs(state, e["attached"])} for e in p["pool"]],
             "discard": z.refs(state, p["discard"]),
         }
+    # Champions that fought this turn; one taken back into a hand (Scavenger's Luck) is
+    # left out for the other seats, whose view never names a card in another hand.
+    hidden = {i for seat in state["seats"] if seat != viewer for i in state["players"][seat]["hand"]}
+    turn = dict(state["turn"])
+    turn["used"] = [i for i in turn["used"] if i not in hidden]
     return {
         "seats": state["seats"],
-        "turn": dict(state["turn"]),
+        "turn": turn,
         "players": players,
         "battle": _battle(state),
         "spoils": None if state["spoils"] is None else {"seat": state["spoils"]["seat"]},
