@@ -57,6 +57,7 @@ class Config:
     match_timeout: float = 60.0
     max_matches: int | None = None  # stop creating matches after this many (a count bound)
     drain_s: float = 5.0  # after the window: how long to wait for in-flight acks
+    clock: dict | None = None  # the create request's clock; None: the server's default
 
 
 def percentile(sorted_values: list[float], p: float) -> float | None:
@@ -257,7 +258,10 @@ class LoadTest:
 
             async def resend(frame, delay: float) -> None:
                 await asyncio.sleep(delay)
-                await ws.send(frame)
+                try:
+                    await ws.send(frame)
+                except websockets.ConnectionClosed:
+                    pass  # the seat's own loop reports the lost connection
 
             async for raw in ws:
                 message = decode(wire, raw)
@@ -297,9 +301,7 @@ class LoadTest:
                     entry = sent.get(message.get("id"))
                     if entry is not None and code in ("rate_limited", "unavailable"):
                         # nothing was applied: send the same act (same id) again shortly
-                        task = asyncio.get_running_loop().create_task(resend(entry[2], RATE_LIMIT_RETRY_S))
-                        self.closing.add(task)
-                        task.add_done_callback(self.closing.discard)
+                        self._spawn(resend(entry[2], RATE_LIMIT_RETRY_S))
                     elif entry is not None:
                         del sent[message["id"]]
                         self.refused += 1
@@ -338,6 +340,8 @@ class LoadTest:
         number = next(self.match_seq)
         seed = self.base_seed + number
         body = {"ruleset": self.cfg.ruleset, "seats": self.seat_names, "seed": seed}
+        if self.cfg.clock is not None:
+            body["clock"] = self.cfg.clock
         try:
             resp = await http.post("/matches", json=body)
         except httpx.HTTPError as exc:
@@ -420,7 +424,9 @@ class LoadTest:
 
     async def run(self) -> dict:
         cfg = self.cfg
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        # Idle pooled connections expire before uvicorn's 5 s keep-alive timeout: else the
+        # server may close one just as a POST goes out on it (a spurious ReadError).
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64, keepalive_expiry=2)
         async with httpx.AsyncClient(base_url=cfg.url.rstrip("/"), timeout=30, limits=limits, trust_env=False) as http:
             await self._learn_seats(http)
             ramp = cfg.warmup / 2  # spread the first matches over half the warm-up: no thundering herd
@@ -464,6 +470,7 @@ class LoadTest:
         spec = sorted(self.spec_ms)
         result = {
             "url": cfg.url, "ruleset": cfg.ruleset, "matches": cfg.matches, "spectators": cfg.spectators,
+            "clock": cfg.clock,
             "wire": "json" if self.wire == JSON else "msgpack", "seed": self.base_seed,
             "warmup_s": cfg.warmup, "seconds": _r(seconds),
             "matches_finished": self.finished,
@@ -538,13 +545,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also report the CPU time of this process and its children (e.g. redis) per answer")
     parser.add_argument("--match-timeout", type=float, default=60.0, help="give up on a match after this long")
     parser.add_argument("--max-matches", type=int, default=None, help="create at most this many matches")
+    parser.add_argument("--clock", type=json.loads, default=None, metavar="JSON",
+                        help='clock of the created matches, e.g. \'{"window_min_ms": 0}\' (default: the server\'s)')
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
     return Config(url=args.url, ruleset=args.ruleset, matches=args.matches, seconds=args.seconds,
                   warmup=args.warmup, spectators=args.spectators, wire=JSON if args.json_wire else MSGPACK,
                   seed=args.seed, quiet=args.quiet, server_pid=args.server_pid,
-                  match_timeout=args.match_timeout, max_matches=args.max_matches)
+                  match_timeout=args.match_timeout, max_matches=args.max_matches, clock=args.clock)
 
 
 def run_sync(cfg: Config) -> dict:

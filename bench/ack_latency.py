@@ -1,0 +1,199 @@
+#!/usr/bin/env python
+"""Answer-to-ack latency and server CPU per answer of a real server under `battlehall loadtest`.
+
+For each configuration (ruleset x concurrent matches) it starts a fresh server
+(`python -m battlehall serve` on a free port, its own private Redis in a temporary
+folder), runs `python -m battlehall loadtest` against it for a warm-up and a measured
+window, and records answers/s, answer-to-ack p50/p99, and the server's CPU time per
+answer: utime+stime from /proc/<pid>/stat of the server and its redis-server child,
+read by the load tester at the start and the end of the measured window.
+
+With --pin the server (and so its Redis, which inherits the affinity) is pinned to
+CPU 0 and the load tester to CPU 1, so they do not steal each other's core (the split
+of bench/compare/run.sh). It is off by default: on a shared machine other people's
+work on CPU 0 then starves the server while CPU 1 idles. The report gives how busy
+the whole machine was during the window (`machine_cpu`), so contention shows. Everything listens on 127.0.0.1; everything started
+is stopped (process group SIGTERM, then SIGKILL) whatever happens.
+
+    python bench/ack_latency.py                                  # duel 100, duel 1000, spellfire 100
+    python bench/ack_latency.py --runs duel:100 --seconds 5 --warmup 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pinned(cpu: int | None):
+    """A preexec_fn that pins the child (and everything it starts) to one CPU."""
+    if cpu is None or not hasattr(os, "sched_setaffinity"):
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def revision() -> str:
+    """The commit benchmarked, and whether the server's code differs from it."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "battlehall"], cwd=ROOT, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+        return head + ("+uncommitted" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+class Server:
+    def __init__(self, cpu: int | None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.data = Path(tempfile.mkdtemp(prefix="bh-ack-latency-"))
+        self.cpu = cpu
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 30) -> "Server":
+        self.log = open(self.data / "server.log", "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "battlehall", "serve", "--port", str(self.port), "--data-dir",
+             str(self.data), "--log-level", "warning"],
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=pinned(self.cpu))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {(self.data / 'server.log').read_text()[-2000:]}")
+            try:
+                if httpx.get(self.url + "/readyz", timeout=1, trust_env=False).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("server did not become ready in time")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+        if self.proc:  # the private Redis is in the same process group: make sure it is gone too
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.log.close()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+def busy_cores(seconds: float = 2.0) -> float:
+    """How many cores the whole machine kept busy over the next `seconds` (from /proc/stat)."""
+    from battlehall.loadtest import machine_busy
+
+    a = machine_busy()
+    time.sleep(seconds)
+    b = machine_busy()
+    return (b[0] - a[0]) / seconds if a and b else 0.0
+
+
+def wait_for_quiet(limit_s: float, threshold: float = 0.5) -> float:
+    """Wait (at most `limit_s`) until other work on the machine leaves it nearly idle."""
+    deadline = time.monotonic() + limit_s
+    busy = busy_cores()
+    while busy > threshold and time.monotonic() < deadline:
+        print(f"   the machine is busy ({busy:.2f} cores): waiting for it to calm down", flush=True)
+        time.sleep(5)
+        busy = busy_cores()
+    return busy
+
+
+def run_one(ruleset: str, matches: int, args) -> dict:
+    server_cpu, loadgen_cpu = (0, 1) if args.pin else (None, None)
+    server = Server(server_cpu)
+    out = server.data / "result.jsonl"
+    try:
+        server.start()
+        cmd = [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", ruleset,
+               "--matches", str(matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
+               "--spectators", str(args.spectators), "--seed", "1", "--quiet", "--json-out", str(out),
+               "--server-pid", str(server.proc.pid)]
+        print(f"== {ruleset} x {matches} ({args.warmup}s warm-up, {args.seconds}s measured)", flush=True)
+        # bounded: warm-up + window + drain + generous slack for start-up and shutdown
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, preexec_fn=pinned(loadgen_cpu),
+                              timeout=args.warmup + args.seconds + 120)
+        if proc.returncode != 0 or not out.exists():
+            raise RuntimeError(f"loadtest failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        result = json.loads(out.read_text().splitlines()[-1])
+        print(proc.stdout.rsplit("\n{", 1)[0], flush=True)  # the readable report, not the JSON line
+        return result
+    finally:
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", default="duel:100,duel:1000,spellfire:100", help="ruleset:matches,...")
+    p.add_argument("--seconds", type=float, default=20)
+    p.add_argument("--warmup", type=float, default=5)
+    p.add_argument("--spectators", type=int, default=0)
+    p.add_argument("--pin", action="store_true", help="server and its Redis on CPU 0, load tester on CPU 1")
+    p.add_argument("--json-out", default=None, help="append one JSON line per run to this file")
+    p.add_argument("--wait-quiet", type=float, default=120,
+                   help="before each run, wait up to this many seconds for the machine to be nearly idle")
+    args = p.parse_args(argv)
+
+    rows = []
+    for spec in args.runs.split(","):
+        ruleset, matches = spec.split(":")
+        try:
+            from battlehall.engine import get_ruleset
+
+            get_ruleset(ruleset)
+        except Exception as exc:  # a ruleset still being written: skip it, say why
+            print(f"== {ruleset} x {matches}: skipped, the ruleset does not import yet ({type(exc).__name__}: {exc})")
+            continue
+        idle_before = wait_for_quiet(args.wait_quiet)
+        result = run_one(ruleset, int(matches), args)
+        result.update(bench="ack_latency", revision=revision(), python=platform.python_version(),
+                      pinned=args.pin, busy_before=round(idle_before, 2))
+        rows.append(result)
+        if args.json_out:
+            with open(args.json_out, "a") as f:
+                f.write(json.dumps(result) + "\n")
+
+    print(f"\n{'ruleset':<10} {'matches':>7} {'answers/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'µs/answer':>10} {'+redis':>8} {'errors':>7} {'loadgen':>8} {'machine':>8}")
+    for r in rows:
+        cpu = r.get("server_cpu") or {}
+        print(f"{r['ruleset']:<10} {r['matches']:>7} {r['answers_per_s']:>10} {r['ack_ms']['p50']:>8} "
+              f"{r['ack_ms']['p99']:>8} {cpu.get('us_per_answer')!s:>10} {cpu.get('us_per_answer_with_redis')!s:>8} "
+              f"{sum(r['errors'].values()):>7} {r['loadgen_cpu']:>8} {r['machine_cpu']!s:>8}")
+    for r in rows:
+        print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
