@@ -212,8 +212,9 @@ def _outcome(state: dict, outcome: str, events: list) -> bool:
     if outcome == "defender_discarded":
         return round_won(state, "attacker", "card", events)
     keep = {"attacker": outcome == "realm_razed", "defender": outcome in ("realm_razed", "attacker_discarded")}
+    t = pw.totals(state, b)
     _close_round(state, keep, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": None, "how": outcome}})
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": None, "how": outcome, "totals": t}})
     if outcome == "realm_razed":
         _raze(state, "card", events)
     elif outcome == "attacker_discarded":
