@@ -52,19 +52,23 @@ def enter(state: dict, phase: str, events: list) -> None:
         discard_or_end(state, events)
 
 
+def _options(state: dict, seat: str, iids: list[str]) -> list[dict]:
+    """The play options of these hand cards (the cards in play are looked up only if needed)."""
+    if not iids:
+        return []
+    playing = z.in_play(state)
+    return [opt for opt in (plays.option(state, seat, iid, playing) for iid in iids) if opt is not None]
+
+
 # -- phase 2: at most one realm and one holding ------------------------------------------
 
 def prompt_realm(state: dict) -> None:
     t = state["turn"]
     seat = t["seat"]
-    playing = z.in_play(state)
-    options = []
-    for iid in state["players"][seat]["hand"]:
-        kind = z.card(state, iid)["type"]
-        if (kind == "realm" and not t["realm_played"]) or (kind == "holding" and not t["holding_played"]):
-            opt = plays.option(state, seat, iid, playing)
-            if opt is not None:
-                options.append(opt)
+    wanted = [iid for iid in state["players"][seat]["hand"]
+              if (not t["realm_played"] and z.card(state, iid)["type"] == "realm")
+              or (not t["holding_played"] and z.card(state, iid)["type"] == "holding")]
+    options = _options(state, seat, wanted)
     options.append({"id": "done", "text": "End phase 2"})
     ask(state, seat, "play_realm", "Phase 2: play a realm and/or a holding, or end the phase", options, "done")
 
@@ -84,13 +88,9 @@ def answer_realm(state: dict, option: str, args: dict, events: list) -> None:
 
 def prompt_pool(state: dict) -> None:
     seat = state["turn"]["seat"]
-    playing = z.in_play(state)
-    options = []
-    for iid in state["players"][seat]["hand"]:
-        if z.card(state, iid)["type"] in ("champion", "magical_item", "artifact"):
-            opt = plays.option(state, seat, iid, playing)
-            if opt is not None:
-                options.append(opt)
+    wanted = [iid for iid in state["players"][seat]["hand"]
+              if z.card(state, iid)["type"] in ("champion", "magical_item", "artifact")]
+    options = _options(state, seat, wanted)
     options.append({"id": "done", "text": "End phase 3"})
     ask(state, seat, "play_pool", "Phase 3: put champions into your pool and attach items, or end the phase",
         options, "done")
