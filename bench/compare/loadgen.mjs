@@ -149,6 +149,15 @@ function readStat(pid) {
     return { pid, comm, ppid: Number(f[1]), utime: Number(f[11]), stime: Number(f[12]), ticks: Number(f[11]) + Number(f[12]) };
   } catch { return null; }
 }
+// busy ticks of the whole machine (all CPUs), to see how much CPU other
+// processes took during the window: the noise indicator of a shared machine
+function machineBusyTicks() {
+  try {
+    const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal ...
+    return f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] || 0);
+  } catch { return null; }
+}
 // pid and every descendant: pid -> {comm, ticks}
 function processTree(root) {
   const all = new Map();
@@ -455,7 +464,7 @@ async function colyMatch(slot, seed, track) {
 // --------------------------------------------------------------------- main
 let stopping = false;
 async function slotLoop(slot) {
-  let game = 0;
+  let game = 0, fails = 0;
   while (!stopping) {
     // distinct, reproducible seeds: the same slot plays the same games on both servers
     const seed = (BASE_SEED + slot * 1000003 + game * 7919) % 2147483647;
@@ -465,10 +474,14 @@ async function slotLoop(slot) {
     try {
       await (TARGET === "battlehall" ? bhMatch(slot, seed, track) : colyMatch(slot, seed, track));
       if (M.measuring) M.matchesEnded += 1;
+      fails = 0;
     } catch (e) {
       if (stopping) break;
-      noteFailure(e && e.message ? e.message : e);
-      await sleep(200);
+      const cause = e && e.cause && (e.cause.code || e.cause.message);
+      noteFailure(`${e && e.name && e.name !== "Error" ? e.name + ": " : ""}${e && e.message ? e.message : e}${cause ? ` (${cause})` : ""}`);
+      // back off (with jitter) so a struggling server is not hit by a retry storm
+      fails += 1;
+      await sleep(Math.min(3000, 200 * 2 ** (fails - 1)) * (0.5 + Math.random()));
     }
   }
 }
@@ -488,6 +501,7 @@ async function main() {
   await sleep(WARMUP * 1000);
 
   const before = SERVER_PID ? processTree(SERVER_PID) : null;
+  const busy0 = machineBusyTicks();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   M.measuring = true;
@@ -496,6 +510,7 @@ async function main() {
   const wall = (performance.now() - t0) / 1000;
   const after = SERVER_PID ? processTree(SERVER_PID) : null;
   const cpu1 = process.cpuUsage(cpu0);
+  const busy1 = machineBusyTicks();
   stopping = true;
 
   const cpu = before ? cpuDelta(before, after) : null;
@@ -520,6 +535,9 @@ async function main() {
     server_processes: cpu ? cpu.procs : null,
     server_processes_gone: cpu ? cpu.gone : null,
     loadgen_cpu_util: Math.round(((cpu1.user + cpu1.system) / 1e6 / wall) * 100) / 100,
+    // CPU used by everything else on the machine during the window (cores)
+    others_cpu_util: busy0 !== null && busy1 !== null && cpu
+      ? Math.round((((busy1 - busy0) / CLK_TCK - cpu.server - cpu.redis - (cpu1.user + cpu1.system) / 1e6) / wall) * 100) / 100 : null,
     errors: M.errors, error_codes: M.errorCodes,
     match_failures: M.matchFailures, failure_reasons: M.failureReasons,
     rule_mismatches: M.ruleMismatches, rule_mismatch_samples: M.ruleMismatchSamples,
@@ -543,6 +561,7 @@ async function main() {
       row("server CPU utilisation (cores)", result.server_cpu_util);
     }
     row("loadgen CPU utilisation (cores)", result.loadgen_cpu_util);
+    if (result.others_cpu_util !== null) row("other processes' CPU (cores)", result.others_cpu_util);
     row("errors / failed matches", `${result.errors} / ${result.match_failures}`);
     row("rule mismatches / seq gaps", `${result.rule_mismatches} / ${result.seq_gaps}`);
     if (result.protocol_notes.length) row("protocol notes", result.protocol_notes.join("; "));

@@ -29,6 +29,7 @@ const metrics = [
   ["server CPU kernel share (no Redis)", (r) => r.server_kernel_share],
   ["server CPU used (cores)", (r) => r.server_cpu_util],
   ["loadgen CPU used (cores)", (r) => r.loadgen_cpu_util],
+  ["other processes' CPU (cores, noise)", (r) => r.others_cpu_util],
   ["errors / failed matches", (r) => `${r.errors} / ${r.match_failures}`],
   ["rule mismatches / seq gaps", (r) => `${r.rule_mismatches} / ${r.seq_gaps}`],
 ];
