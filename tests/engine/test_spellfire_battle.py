@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from battlehall.engine.spellfire import activation
+from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
 
 ATTACK = {"seat": "alice", "phase": "attack"}
 

@@ -6,6 +6,7 @@ import pytest
 
 from battlehall.engine.errors import SetupError
 from battlehall.engine.spellfire import Spellfire
+from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
 
 GOOD = {
     "cards": [{"id": "test-knight", "name": "Test Knight", "type": "champion", "class": "hero", "level": 3,

@@ -7,6 +7,7 @@ import msgpack
 from battlehall.engine import get_ruleset
 from battlehall.engine.spellfire import Spellfire
 from battlehall.engine.spellfire.cards import UNIQUE, shipped
+from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
 
 
 # -- the default start ----------------------------------------------------------------------

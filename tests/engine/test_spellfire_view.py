@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from battlehall.engine.spellfire import Spellfire
+from spellfire_kit import match, S  # noqa: F401  (pytest fixtures)
 
 
 def test_view_of_a_seat_and_of_a_spectator():

@@ -28,7 +28,7 @@ from .prompts import ask
 OTHER = pw.OTHER
 
 
-def available_champions(state: dict, seat: str, playing: set[str] | None = None) -> list[tuple[str, str]]:
+def available_champions(state: dict, seat: str) -> list[tuple[str, str]]:
     """(champion, "pool" | "hand") not yet used this turn; from hand only if the Rule of
     the Cosmos lets it come into play."""
     used = state["turn"]["used"]
@@ -36,7 +36,7 @@ def available_champions(state: dict, seat: str, playing: set[str] | None = None)
     out = [(e["champion"], "pool") for e in player["pool"] if e["champion"] not in used]
     hand = [iid for iid in player["hand"] if z.card(state, iid)["type"] == "champion" and iid not in used]
     if hand:
-        playing = z.in_play(state) if playing is None else playing
+        playing = z.in_play(state)
         out += [(iid, "hand") for iid in hand if z.cosmos_allows(state, iid, playing)]
     return out
 

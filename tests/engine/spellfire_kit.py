@@ -1,7 +1,10 @@
-"""Shared helpers of the engine tests: a spellfire match driven by card ids.
+"""Shared helpers of the spellfire engine tests: a match driven by card ids.
 
 Tests start from a small explicit `setup`, then answer the open prompt by naming
 cards by their card id (``m.answer("emberhold", slot="A")``) instead of instance ids.
+Test modules import the fixtures from here (``from spellfire_kit import match, S, ev``):
+this is not a conftest.py, because tests/conftest.py is imported as ``conftest`` by
+other test folders and a second conftest module would shadow it.
 """
 
 from __future__ import annotations
@@ -134,7 +137,7 @@ def match():
 
 @pytest.fixture
 def S():
-    """The seat_setup helper, as a fixture (tests/engine has no __init__ to import from)."""
+    """The seat_setup helper, as a fixture."""
     return seat_setup
 
 
