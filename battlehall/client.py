@@ -61,6 +61,7 @@ class Client:
         self.errors: list[dict] = []
         self.acked: dict = {}  # act id -> seq of its ack
         self.sent: dict = {}  # act id -> prompt id
+        self.answers: dict = {}  # prompt id -> the act answering it
         self.reconnects = 0
         self._ids = itertools.count(1)
         self._nonce = secrets.token_hex(3)  # act ids stay unique across restarts of a client
@@ -150,5 +151,6 @@ class Client:
             act = {"t": "act", "id": f"{self.seat}-{self._nonce}-{next(self._ids)}", "prompt": prompt["id"], "option": option, "args": args}
             self.acts[prompt["id"]] = act
             self.sent[act["id"]] = prompt["id"]
+            self.answers[prompt["id"]] = act
             self.answered.add(prompt["id"])
         await ws.send(encode(self.wire, act))

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import time
 
 import orjson
 from starlette.applications import Starlette
@@ -38,6 +39,22 @@ def error_response(status: int, code: str, message: str, path: str | None = None
     return ORJSONResponse({"error": error}, status_code=status)
 
 
+async def recover(hub: Hub, attempts: int = 600) -> None:
+    """Wait for Redis (it may still be loading its data), then bring back the live matches."""
+    for _ in range(attempts):
+        if await hub.store.ping():
+            break
+        await asyncio.sleep(0.5)
+    try:
+        started = time.perf_counter()
+        recovered = await hub.recover_all()
+        hub.metrics.recovery_seconds = time.perf_counter() - started
+        if recovered:
+            log.info("recovered %d live matches in %.3f s", recovered, hub.metrics.recovery_seconds)
+    except Exception:
+        log.exception("recovery at startup failed; matches load on first use")
+
+
 def create_app(settings: Settings) -> Starlette:
     """The app; it connects to `settings.redis_url` and recovers live matches at startup."""
 
@@ -46,12 +63,7 @@ def create_app(settings: Settings) -> Starlette:
         store = Store(settings.redis_url, settings.persist)
         hub = Hub(settings, store)
         app.state.hub = hub
-        try:
-            recovered = await hub.recover_all()
-            if recovered:
-                log.info("recovered %d live matches", recovered)
-        except Exception:
-            log.exception("recovery at startup failed; matches load on first use")
+        await recover(hub)
         beat = asyncio.get_running_loop().create_task(hub.beat())
         yield
         beat.cancel()

@@ -65,7 +65,7 @@ class EmbeddedRedis:
             return f"redis://127.0.0.1:{self.port}/0"
         return f"unix://{self.socket}"
 
-    def start(self, timeout: float = 10.0) -> "EmbeddedRedis":
+    def start(self, timeout: float = 300.0) -> "EmbeddedRedis":
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if self.socket.exists():
             _shut_down_stray(self.socket)
@@ -88,7 +88,7 @@ class EmbeddedRedis:
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
-        while not self.socket.exists():
+        while not self._answers_ping():  # not just listening: done loading its data too
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
                 log = (self.data_dir / "redis.log")
@@ -98,6 +98,18 @@ class EmbeddedRedis:
                 raise RuntimeError("redis-server did not start in time")
             time.sleep(0.02)
         return self
+
+    def _answers_ping(self) -> bool:
+        if not self.socket.exists():
+            return False
+        try:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.settimeout(1)
+                s.connect(str(self.socket))
+                s.sendall(b"PING\r\n")
+                return s.recv(64).startswith(b"+PONG")  # "-LOADING" while it reads its file
+        except OSError:
+            return False
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

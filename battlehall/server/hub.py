@@ -26,7 +26,7 @@ class Metrics:
     matches_created: int = 0
     matches_recovered: int = 0
     connections: int = 0
-    ws_errors: int = 0
+    recovery_seconds: float = 0.0
 
 
 def new_match_id() -> str:
@@ -198,6 +198,7 @@ class Hub:
             "# TYPE battlehall_deliveries_total counter", f"battlehall_deliveries_total {m.deliveries}",
             "# TYPE battlehall_matches_created_total counter", f"battlehall_matches_created_total {m.matches_created}",
             "# TYPE battlehall_matches_recovered_total counter", f"battlehall_matches_recovered_total {m.matches_recovered}",
+            "# TYPE battlehall_recovery_seconds gauge", f"battlehall_recovery_seconds {m.recovery_seconds:.6f}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
             "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
             "# TYPE battlehall_redis_flushes_total counter", f"battlehall_redis_flushes_total {self.store.batcher.flushes}",

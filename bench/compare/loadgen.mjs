@@ -326,7 +326,9 @@ async function bhMatch(slot, seed, track) {
   const wsPath = created.ws || `/ws/${created.match}`;
   const wsUrl = URL_BASE.replace(/^http/, "ws") + wsPath;
   const conns = [];
-  const closeAll = () => { for (const c of conns) { try { c.ws.terminate(); } catch { /* gone */ } } };
+  // a normal close handshake, like the Colyseus clients' consented leave (ws
+  // falls back to dropping the TCP connection if the server does not answer)
+  const closeAll = () => { for (const c of conns) { try { c.ws.close(1000); } catch { /* gone */ } } };
   try {
     // spectators first, so they see every action event
     for (let si = 0; si < 2; si++) {

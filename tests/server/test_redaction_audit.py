@@ -1,0 +1,150 @@
+"""Redaction audit: no viewer ever receives what another seat hides.
+
+What is hidden from a viewer, at any moment: the cards in another seat's hand, every
+draw pile (its contents and order), and the random generator. The audit checks every
+string and integer in every message a viewer gets, after decoding it from both wire
+encodings.
+
+Part 1 runs thousands of random matches of every ruleset through the server's own
+message builders (MatchCore, fanout.event_message, the welcome's view and prompts).
+Part 2 plays matches over real sockets against the real server, bots and a spectator
+recording every message, and re-simulates each match from its replay to know, at each
+seq, what was hidden.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import httpx
+import msgpack
+import orjson
+import pytest
+
+from battlehall.client import JSON, MSGPACK, Client
+from battlehall.engine import get_ruleset, ruleset_names
+from battlehall.server import codec
+from battlehall.server.actor import MatchCore
+from battlehall.server.clock import Clock
+from battlehall.server.fanout import event_message
+
+
+def hidden_from(state: dict, viewer: str | None) -> set:
+    """What `viewer` must never be told, in this state."""
+    # The generator's state (a small number only while it is still the public seed).
+    secret = {state["rng"]} if state.get("rng", 0) > 2**32 else set()
+    players = state.get("players")
+    if isinstance(players, dict):
+        for seat in state["seats"]:
+            zones = players[seat]
+            if isinstance(zones, dict):
+                secret.update(zones.get("draw", []))
+                if seat != viewer:
+                    secret.update(zones.get("hand", []))
+    return secret
+
+
+def atoms(value, out: list) -> list:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out.append(k)
+            atoms(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            atoms(v, out)
+    elif isinstance(value, (str, int)) and not isinstance(value, bool):
+        out.append(value)
+    return out
+
+
+def check(message: dict, secret: set, where: str, wires=(codec.JSON, codec.MSGPACK)) -> None:
+    """No atom of the message, as sent in each encoding and decoded again, is a secret."""
+    for decoded in [message] + [codec.decode(w, codec.encode(w, message)) for w in wires]:
+        leaked = [a for a in atoms(decoded, []) if a in secret]
+        assert not leaked, f"{where}: {leaked} leaked in {decoded}"
+
+
+def viewers(seats):
+    return list(seats) + [None]
+
+
+@pytest.mark.parametrize("name", ruleset_names())
+def test_random_matches_leak_nothing(name):
+    ruleset = get_ruleset(name)
+    matches = 1000
+    messages = 0
+    for seed in range(matches):
+        rng = random.Random(seed)
+        seats = ["alice", "bob"]
+        state, events = ruleset.start(seats, seed)
+        core = MatchCore({"ruleset": name, "seats": seats}, state, Clock.new({"prompt_ms": 1000, "bank_ms": 0}, seats), 0)
+        at = 0
+        records = core.stamp(events, at)
+        while True:
+            for viewer in viewers(seats):
+                secret = hidden_from(core.state, viewer)
+                for record in records:
+                    # Both encodings for a sample (they carry the same maps; test_codec checks that).
+                    wires = (codec.JSON, codec.MSGPACK) if messages % 16 == 0 else ()
+                    check(event_message(ruleset, record, viewer), secret, f"{name} seed {seed} seq {record['seq']}", wires)
+                    messages += 1
+                if rng.random() < 0.05:  # a (re)joining socket's welcome
+                    welcome = {"t": "welcome", "seq": core.seq, "view": ruleset.view(core.state, viewer),
+                               "prompts": core.prompts_for(viewer)}
+                    check(welcome, secret, f"{name} seed {seed} welcome")
+            if core.over:
+                break
+            prompt = rng.choice(ruleset.prompts(core.state))
+            at += 10
+            if rng.random() < 0.1:
+                entry = {"at": at, "timeout": True, "prompt": prompt["id"]}
+            else:
+                option = rng.choice(prompt["options"])
+                args = {k: rng.choice(v) for k, v in sorted((option.get("args") or {}).items())}
+                entry = {"at": at, "seat": prompt["seat"], "prompt": prompt["id"], "option": option["id"], "args": args}
+            records = core.apply(entry)
+    assert messages > 10_000
+
+
+async def test_messages_over_real_sockets_leak_nothing(server):
+    ruleset = get_ruleset("spellfire")
+    for seed in (3, 4, 5):
+        created = server.create(ruleset="spellfire", seed=seed, clock={"window_min_ms": 0})
+        received: dict = {}
+
+        def recorder(who):
+            received[who] = []
+            return received[who].append
+
+        seats = list(created["tokens"])
+        bots = [Client(server.url, created["match"], created["tokens"][s], wire=(JSON, MSGPACK)[i], seed=seed + i,
+                       on_message=recorder(s)) for i, s in enumerate(seats)]
+        watcher = Client(server.url, created["match"], created["spectator_token"], on_message=recorder(None))
+        await asyncio.wait_for(asyncio.gather(*(c.run() for c in bots + [watcher])), 120)
+        replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+        # Re-simulate the match from its seed and the bots' answers, to know what was
+        # hidden after each answer (each answer's events start with its prompt_closed).
+        answers = {pid: (bot.seat, act["option"], act["args"]) for bot in bots for pid, act in bot.answers.items()}
+        state, _ = ruleset.start(seats, created["seed"])
+        secrets_at = {0: {v: hidden_from(state, v) for v in viewers(seats)}}
+        for event in replay["events"]:
+            if event["kind"] != "prompt_closed" or event["data"]["reason"] == "cancelled":
+                continue
+            pid = event["data"]["id"]
+            if event["data"]["reason"] == "answered":
+                seat, option, args = answers[pid]
+                ruleset.answer(state, seat, pid, option, args)
+            else:
+                ruleset.expire(state, pid)
+            secrets_at[event["seq"]] = {v: hidden_from(state, v) for v in viewers(seats)}
+        assert state["result"] == replay["result"]
+        marks = sorted(secrets_at)
+        checked = 0
+        for who, messages in received.items():
+            for message in messages:
+                if "seq" in message:
+                    mark = max(m for m in marks if m <= message["seq"])
+                    check(message, secrets_at[mark][who], f"socket of {who}, {message['t']} {message['seq']}")
+                    checked += 1
+        assert checked > 3 * len(replay["events"]) * 0.9
