@@ -16,7 +16,7 @@ plain = st.recursive(
 
 @given(st.dictionaries(st.text(max_size=10), plain, max_size=6))
 def test_both_encodings_carry_the_same_maps(body):
-    message = {"t": "event", **body}
+    message = {**body, "t": "event"}
     assert codec.decode(codec.JSON, codec.encode(codec.JSON, message)) == message
     assert codec.decode(codec.MSGPACK, codec.encode(codec.MSGPACK, message)) == message
 
