@@ -86,3 +86,25 @@ async def test_stream_delay_shows_spectators_the_past(server):
     assert event["seq"] <= ack["seq"]
     for c in (alice, early, late, bob):
         await c.close()
+
+
+async def test_windows_stay_open_a_minimum_time_whatever_the_hand(server):
+    """A seat that passes at once cannot be told from one that thought about a card."""
+    hold = 150
+    matches = [server.create(ruleset="spellfire", seed=seed, clock={"window_min_ms": hold}) for seed in (21, 22, 23)]
+    bots = [Client(server.url, m["match"], t, seed=i) for m in matches for i, t in enumerate(m["tokens"].values())]
+    await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 180)
+    events = [{**e, "match": m["match"]} for m in matches
+              for e in httpx.get(f"{server.url}/matches/{m['match']}/replay").json()["events"]]
+    opened = {(e["match"], e["data"]["id"]): e for e in events if e["kind"] == "prompt" and "window" in e["data"]}
+    assert len(opened) >= 3
+    closes = [e for e in events if e["kind"] == "prompt_closed" and (e["match"], e["data"]["id"]) in opened]
+    assert closes
+    for close in closes:
+        if close["data"]["reason"] == "answered":
+            assert close["at"] - opened[close["match"], close["data"]["id"]]["at"] >= hold
+    # Every seat but the one that played is asked, each time: being asked says nothing.
+    windows: dict = {}
+    for prompt in opened.values():
+        windows.setdefault((prompt["match"], prompt["data"]["window"]), []).append(prompt["data"]["seat"])
+    assert all(len(seats) == len(set(seats)) for seats in windows.values())
