@@ -5,7 +5,8 @@
 #   bench/compare/run.sh --matches "100" --seconds 5 --warmup 3 --only colyseus
 #
 # Options: --matches "N1 N2 ..." (default "100 1000"), --seconds S (20), --warmup S (5),
-#          --only colyseus|battlehall, --no-probe
+#          --only colyseus|battlehall, --no-probe, --repeat K (K rounds; the table shows,
+#          for each server and N, the round in which other processes used the least CPU)
 # Environment: SERVER_CPUS (default 0) and LOADGEN_CPUS (default 1): taskset CPU lists
 #   for the server under test (its children, e.g. Battlehall's redis-server, inherit
 #   it) and for the load generator. The same for both servers. Set both to "" to not pin.
@@ -22,13 +23,14 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SCRATCH="$ROOT/bench/.scratch/compare"
 
-MATCHES="100 1000"; SECONDS_=20; WARMUP=5; ONLY=""; PROBE=1
+MATCHES="100 1000"; SECONDS_=20; WARMUP=5; ONLY=""; PROBE=1; REPEAT=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --matches) MATCHES="$2"; shift 2 ;;
     --seconds) SECONDS_="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
+    --repeat) REPEAT="$2"; shift 2 ;;
     --no-probe) PROBE=0; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -109,9 +111,9 @@ mkdir -p "$LOGS"
 echo "== results: $OUT   logs: $LOGS"
 echo "== server pinned to CPUs '${SERVER_CPUS}', loadgen to '${LOADGEN_CPUS}'; node $(node -v); $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-run_loadgen() { # target port pid N label
-  local target="$1" port="$2" pid="$3" n="$4" label="$5" lg rc=0
-  local log="$LOGS/loadgen-$target-$n.txt"
+run_loadgen() { # target port pid N label tag
+  local target="$1" port="$2" pid="$3" n="$4" label="$5" tag="$6" lg rc=0
+  local log="$LOGS/loadgen-$target-$tag.txt"
   echo "== $target N=$n (${WARMUP}s warm-up, ${SECONDS_}s measured)"
   # in the background + `wait`, so a signal to this script is handled at once
   "${PIN_LOADGEN[@]}" timeout $((WARMUP + SECONDS_ + 150)) \
@@ -126,54 +128,59 @@ run_loadgen() { # target port pid N label
 }
 
 # ------------------------------------------------------------ colyseus
-bench_colyseus() {
-  local n pid
-  for n in $MATCHES; do
-    ( cd "$SCRATCH" && exec env NODE_ENV=production "${PIN_SERVER[@]}" \
-        node colyseus/server.mjs --port "$COLY_PORT" --host 127.0.0.1 ) > "$LOGS/colyseus-$n.log" 2>&1 &
-    pid=$!
-    STARTED=("$pid")
-    if ! wait_http "http://127.0.0.1:$COLY_PORT/" 20; then
-      echo "!! colyseus did not start; see $LOGS/colyseus-$n.log"; cat "$LOGS/colyseus-$n.log"; cleanup; return 1
-    fi
-    run_loadgen colyseus "$COLY_PORT" "$pid" "$n" "events=$([ "${DUEL_SPLIT_EVENTS:-}" = 1 ] && echo split || echo batched) patchRate=${DUEL_PATCH_RATE:-null}"
-    cleanup
-  done
+bench_colyseus() { # N tag
+  local n="$1" tag="$2" pid
+  ( cd "$SCRATCH" && exec env NODE_ENV=production "${PIN_SERVER[@]}" \
+      node colyseus/server.mjs --port "$COLY_PORT" --host 127.0.0.1 ) > "$LOGS/colyseus-$tag.log" 2>&1 &
+  pid=$!
+  STARTED=("$pid")
+  if ! wait_http "http://127.0.0.1:$COLY_PORT/" 20; then
+    echo "!! colyseus did not start; see $LOGS/colyseus-$tag.log"; cat "$LOGS/colyseus-$tag.log"; cleanup; return 1
+  fi
+  run_loadgen colyseus "$COLY_PORT" "$pid" "$n" "events=$([ "${DUEL_SPLIT_EVENTS:-}" = 1 ] && echo split || echo batched) patchRate=${DUEL_PATCH_RATE:-null}" "$tag"
+  cleanup
 }
 
 # ---------------------------------------------------------- battlehall
-bench_battlehall() {
-  local n pid kids
-  if ! (cd "$ROOT" && $BATTLEHALL serve --help >/dev/null 2>&1); then
-    echo "!! Battlehall CLI not available ($BATTLEHALL serve --help failed): skipping Battlehall"
-    return 0
+BH_OK=1
+if [ "$ONLY" != colyseus ] && ! (cd "$ROOT" && $BATTLEHALL serve --help >/dev/null 2>&1); then
+  echo "!! Battlehall CLI not available ($BATTLEHALL serve --help failed): skipping Battlehall"
+  BH_OK=0
+fi
+PROBED=0
+bench_battlehall() { # N tag
+  local n="$1" tag="$2" pid kids
+  local work="$SCRATCH/bh-run-$STAMP-$tag"
+  mkdir -p "$work"
+  # fresh server (and so a fresh private Redis) per run, in its own scratch folder
+  ( cd "$work" && exec "${PIN_SERVER[@]}" \
+      $BATTLEHALL serve --port "$BH_PORT" ) > "$LOGS/battlehall-$tag.log" 2>&1 &
+  pid=$!
+  STARTED=("$pid")
+  if ! wait_http "http://127.0.0.1:$BH_PORT/readyz" 60; then
+    echo "!! battlehall did not become ready; see $LOGS/battlehall-$tag.log"; tail -20 "$LOGS/battlehall-$tag.log"; cleanup; return 1
   fi
-  for n in $MATCHES; do
-    local work="$SCRATCH/bh-run-$STAMP-$n"
-    mkdir -p "$work"
-    # fresh server (and so a fresh private Redis) per run, in its own scratch folder
-    ( cd "$work" && exec "${PIN_SERVER[@]}" \
-        $BATTLEHALL serve --port "$BH_PORT" ) > "$LOGS/battlehall-$n.log" 2>&1 &
-    pid=$!
-    STARTED=("$pid")
-    if ! wait_http "http://127.0.0.1:$BH_PORT/readyz" 60; then
-      echo "!! battlehall did not become ready; see $LOGS/battlehall-$n.log"; tail -20 "$LOGS/battlehall-$n.log"; cleanup; return 1
-    fi
-    kids=$(descendants "$pid" | tr '\n' ' ')
-    STARTED=("$pid" $kids)
-    echo "   battlehall pid $pid, children: $(for k in $kids; do printf '%s(%s) ' "$k" "$(cat /proc/$k/comm 2>/dev/null)"; done)"
-    if [ "$PROBE" = 1 ] && [ "$n" = "${MATCHES%% *}" ]; then
-      echo "== protocol probe (PROTOCOL.md) against Battlehall"
-      timeout 90 node "$SCRATCH/probe_battlehall.mjs" --url "http://127.0.0.1:$BH_PORT" > "$LOGS/probe.txt" 2>&1 || true
-      grep -E '^DIFF' "$LOGS/probe.txt" || echo "   all probe checks ok"
-    fi
-    run_loadgen battlehall "$BH_PORT" "$pid" "$n" "${BH_SHA:-worktree@$(git -C "$ROOT" rev-parse --short HEAD)}"
-    cleanup
-  done
+  kids=$(descendants "$pid" | tr '\n' ' ')
+  STARTED=("$pid" $kids)
+  echo "   battlehall pid $pid, children: $(for k in $kids; do printf '%s(%s) ' "$k" "$(cat /proc/$k/comm 2>/dev/null)"; done)"
+  if [ "$PROBE" = 1 ] && [ "$PROBED" = 0 ]; then
+    PROBED=1
+    echo "== protocol probe (PROTOCOL.md) against Battlehall"
+    timeout 90 node "$SCRATCH/probe_battlehall.mjs" --url "http://127.0.0.1:$BH_PORT" > "$LOGS/probe.txt" 2>&1 || true
+    grep -E '^DIFF' "$LOGS/probe.txt" || echo "   all probe checks ok ($(grep -c '^ok' "$LOGS/probe.txt"))"
+  fi
+  run_loadgen battlehall "$BH_PORT" "$pid" "$n" "${BH_SHA:-worktree@$(git -C "$ROOT" rev-parse --short HEAD)}" "$tag"
+  cleanup
 }
 
-if [ "$ONLY" != battlehall ]; then bench_colyseus || echo "!! colyseus bench failed"; fi
-if [ "$ONLY" != colyseus ]; then bench_battlehall || echo "!! battlehall bench failed"; fi
+# Rounds: each round runs every N on both servers, one after the other, so slow
+# drifts in the machine's load hit both alike.
+for rep in $(seq 1 "$REPEAT"); do
+  for n in $MATCHES; do
+    if [ "$ONLY" != battlehall ]; then bench_colyseus "$n" "$n-r$rep" || echo "!! colyseus bench failed"; fi
+    if [ "$ONLY" != colyseus ] && [ "$BH_OK" = 1 ]; then bench_battlehall "$n" "$n-r$rep" || echo "!! battlehall bench failed"; fi
+  done
+done
 
 echo
 echo "== side by side ($OUT)"
