@@ -40,6 +40,10 @@ import websockets
 from .client import JSON, MSGPACK, decode, encode, ws_url
 
 RATE_LIMIT_RETRY_S = 0.05  # the server refills 50 tokens/s per socket: retry after about one
+# httpcore scans every queued request against every pooled connection each time one
+# frees up: with 1,000 slots queued on a pool that is O(n^2) and ate half of this
+# process' CPU. So at most this many creates are in flight; the rest wait on a semaphore.
+CREATES_IN_FLIGHT = 16
 
 
 @dataclass
@@ -229,8 +233,8 @@ class LoadTest:
             raise
         except websockets.InvalidStatus as exc:
             run.fail(f"connect_failed_{exc.response.status_code}")
-        except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake):
-            run.fail("connect_failed")
+        except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake) as exc:
+            run.fail(f"connect_failed_{type(exc).__name__}")
         except websockets.ConnectionClosed as exc:
             code = exc.rcvd.code if exc.rcvd else None
             run.fail("unauthorized" if code == 4001 else "connection_lost")
@@ -343,7 +347,8 @@ class LoadTest:
         if self.cfg.clock is not None:
             body["clock"] = self.cfg.clock
         try:
-            resp = await http.post("/matches", json=body)
+            async with self.creating:
+                resp = await http.post("/matches", json=body)
         except httpx.HTTPError as exc:
             self.errors[f"http_failed_{type(exc).__name__}"] += 1
             await asyncio.sleep(0.2)  # a server that is down must not make us spin
@@ -426,7 +431,9 @@ class LoadTest:
         cfg = self.cfg
         # Idle pooled connections expire before uvicorn's 5 s keep-alive timeout: else the
         # server may close one just as a POST goes out on it (a spurious ReadError).
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64, keepalive_expiry=2)
+        limits = httpx.Limits(max_connections=CREATES_IN_FLIGHT, max_keepalive_connections=CREATES_IN_FLIGHT,
+                              keepalive_expiry=2)
+        self.creating = asyncio.Semaphore(CREATES_IN_FLIGHT)
         async with httpx.AsyncClient(base_url=cfg.url.rstrip("/"), timeout=30, limits=limits, trust_env=False) as http:
             await self._learn_seats(http)
             ramp = cfg.warmup / 2  # spread the first matches over half the warm-up: no thundering herd
@@ -559,6 +566,12 @@ def config_from_args(args: argparse.Namespace) -> Config:
 def run_sync(cfg: Config) -> dict:
     """Run a load test on a fresh event loop (uvloop if installed) and return its report."""
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not one log line per match created
+    try:
+        import sniffio  # noqa: F401
+    except ImportError:
+        # httpcore tries `import sniffio` on every request; when it is not installed each
+        # try searches sys.path on disk. None in sys.modules makes the miss immediate.
+        sys.modules["sniffio"] = None
     try:
         import uvloop
     except ImportError:
