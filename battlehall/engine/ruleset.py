@@ -165,8 +165,8 @@ class Ruleset:
     @staticmethod
     def _prompt_events(state: State, before: list[Prompt], answered: str | None, reason: str | None) -> tuple[list[Event], list[Event]]:
         """The prompt_closed events (they go before what the answer did) and the prompt events (after)."""
-        now_open = {p["id"] for p in state["prompts"]}
-        was_open = {p["id"] for p in before}
+        now_open = [p["id"] for p in state["prompts"]]  # a few prompts: lists beat sets here
+        was_open = [p["id"] for p in before]
         closed: list[Event] = []
         for p in before:  # list order, never set order
             if p["id"] not in now_open:

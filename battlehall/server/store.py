@@ -57,8 +57,9 @@ class LoadedMatch:
 class WriteBatcher:
     """Send every write submitted in one loop turn as one pipeline."""
 
-    def __init__(self, redis: aioredis.Redis):
+    def __init__(self, redis: aioredis.Redis, timeout_s: float = 5.0):
         self.redis = redis
+        self.timeout_s = timeout_s
         self.pending: list[tuple[list[tuple], asyncio.Future]] = []
         self.flushing = False
         self.flushes = 0
@@ -86,8 +87,11 @@ class WriteBatcher:
                 self.flushes += 1
                 self.commands += len(pipe)
                 try:
-                    results = await pipe.execute(raise_on_error=False)
-                except (RedisError, OSError) as exc:
+                    # One timer per flush (the client has no per-read timeout: at hundreds of
+                    # commands per flush, those timers cost more than the commands).
+                    async with asyncio.timeout(self.timeout_s):
+                        results = await pipe.execute(raise_on_error=False)
+                except (RedisError, OSError, TimeoutError) as exc:
                     for _, future in batch:
                         if not future.done():
                             future.set_exception(StoreUnavailable(str(exc)))
@@ -116,10 +120,13 @@ class Store:
         self.persist = persist
         self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                        health_check_interval=0, retry_on_timeout=False)
-        self.batcher = WriteBatcher(self.redis)
+        writer = aioredis.from_url(url, socket_timeout=None, socket_connect_timeout=2,
+                                   health_check_interval=0, retry_on_timeout=False)
+        self.batcher = WriteBatcher(writer)
 
     async def close(self) -> None:
         await self.redis.aclose()
+        await self.batcher.redis.aclose()
 
     async def ping(self) -> bool:
         try:
