@@ -7,7 +7,7 @@
 // prompt as soon as it arrives (strike or guard, from a PRNG seeded by the match
 // seed and the seat); when a match ends its four clients leave and a new match
 // starts in the same slot. After --warmup seconds the measured window of
-// --seconds starts.
+// --seconds starts (not before every slot has its first match connected).
 //
 // Reported for the window: answers/s (acks received), answer->ack latency
 // p50/p99, answer->spectator latency p50/p99 (act sent -> a spectator receives
@@ -23,7 +23,9 @@
 //   node loadgen.mjs --target colyseus   --url http://127.0.0.1:2567 --matches 100 --seconds 20 --warmup 5 --pid <server pid>
 //   node loadgen.mjs --target battlehall --url http://127.0.0.1:8765 --matches 100 --seconds 20 --warmup 5 --pid <server pid>
 // Options: --seed S (base seed, default 1), --json-out FILE, --label TEXT,
-//          --match-timeout SECONDS (default 60), --quiet
+//          --match-timeout SECONDS (default 60), --ramp-limit SECONDS (default 60:
+//          the window opens after the warm-up and once all N matches are connected,
+//          or this long after the warm-up), --quiet
 // Prints a readable table, then one JSON line (the last line of stdout).
 
 import fs from "node:fs";
@@ -54,6 +56,7 @@ const SECONDS = Number(args.seconds || 20);
 const WARMUP = Number(args.warmup || 5);
 const BASE_SEED = Number(args.seed || 1);
 const MATCH_TIMEOUT_MS = Number(args["match-timeout"] || 60) * 1000;
+const RAMP_LIMIT_S = Number(args["ramp-limit"] || 60);
 const SERVER_PID = args.pid ? Number(args.pid) : null;
 const LABEL = args.label || "";
 const QUIET = !!args.quiet;
@@ -385,6 +388,7 @@ async function bhMatch(slot, seed, track) {
       });
       for (const p of c.welcome.prompts || []) answer(p);
     }
+    markConnected(slot);
     await withTimeout(new Promise((r) => { track.done = r; if (track.ended === 4) r(); }), MATCH_TIMEOUT_MS, `match ${created.match} (seed ${seed})`);
   } finally {
     closeAll();
@@ -406,8 +410,21 @@ async function loadColyseus() {
   };
 }
 
+// The SDK's matchmaking HTTP calls go through this fetch, which only records
+// the low-level cause of a failure (the SDK reports just "fetch failed").
+const fetchCauses = {};
+async function colyFetch(url, init) {
+  try {
+    return await fetch(url, init);
+  } catch (e) {
+    const c = (e && e.cause && (e.cause.code || e.cause.message)) || (e && e.message) || String(e);
+    fetchCauses[c] = (fetchCauses[c] || 0) + 1;
+    throw e;
+  }
+}
+
 async function colyJoin(roomIdOrNull, options, setup) {
-  const client = new ColyClient(URL_BASE);
+  const client = new ColyClient(URL_BASE, { fetchFn: colyFetch });
   client.onRoom = setup;
   return roomIdOrNull === null ? client.create("duel", options) : client.joinById(roomIdOrNull, options);
 }
@@ -457,6 +474,7 @@ async function colyMatch(slot, seed, track) {
       });
       rooms.push(room);
     }));
+    markConnected(slot);
     await withTimeout(new Promise((r) => { track.done = r; if (track.ended === 4) r(); }), MATCH_TIMEOUT_MS, `room ${roomId} (seed ${seed})`);
   } finally {
     await leaveAll();
@@ -465,6 +483,16 @@ async function colyMatch(slot, seed, track) {
 
 // --------------------------------------------------------------------- main
 let stopping = false;
+// slots whose first match has all 4 clients connected: the window opens only
+// once every slot is playing (bounded by --ramp-limit seconds)
+const connectedSlots = new Set();
+let allConnected = null;
+let allConnectedAt = null;
+function markConnected(slot) {
+  if (connectedSlots.has(slot)) return;
+  connectedSlots.add(slot);
+  if (connectedSlots.size === MATCHES) { allConnectedAt = performance.now(); if (allConnected) allConnected(); }
+}
 async function slotLoop(slot) {
   let game = 0, fails = 0;
   while (!stopping) {
@@ -491,7 +519,7 @@ async function slotLoop(slot) {
 async function main() {
   if (TARGET === "battlehall") await loadBattlehall(); else await loadColyseus();
   const hardStop = setTimeout(() => { console.error("loadgen: hard time limit reached"); process.exit(3); },
-    (WARMUP + SECONDS + 90) * 1000);
+    (WARMUP + RAMP_LIMIT_S + SECONDS + 90) * 1000);
   hardStop.unref();
 
   const loops = [];
@@ -500,7 +528,14 @@ async function main() {
   for (let i = 0; i < MATCHES; i++) {
     loops.push(sleep((rampMs * i) / MATCHES).then(() => (stopping ? null : slotLoop(i))));
   }
+  const tStart = performance.now();
   await sleep(WARMUP * 1000);
+  // not before every slot plays: at N=1000 connecting 4000 clients can outlast the warm-up
+  if (connectedSlots.size < MATCHES) {
+    await Promise.race([new Promise((r) => { allConnected = r; }), sleep(RAMP_LIMIT_S * 1000)]);
+    await sleep(Math.min(WARMUP, 5) * 1000); // let the last ones settle into play
+  }
+  const rampS = allConnectedAt ? Math.round((allConnectedAt - tStart) / 100) / 10 : null;
 
   const before = SERVER_PID ? processTree(SERVER_PID) : null;
   const busy0 = machineBusyTicks();
@@ -521,6 +556,9 @@ async function main() {
   const per = (x) => (M.answers > 0 ? Math.round((x * 1e6) / M.answers * 10) / 10 : null);
   const result = {
     target: TARGET, label: LABEL, url: URL_BASE, matches: MATCHES, seconds: Math.round(wall * 100) / 100, warmup: WARMUP,
+    // seconds from the start until all N matches had their 4 clients connected
+    // (null: not all within the warm-up + --ramp-limit; the window opened anyway)
+    ramp_s: rampS, slots_playing: connectedSlots.size,
     answers: M.answers, answers_per_s: Math.round(M.answers / wall),
     matches_ended: M.matchesEnded, matches_per_s: Math.round((M.matchesEnded / wall) * 10) / 10,
     ack_ms: { p50: pct(ack, 50), p99: pct(ack, 99), n: ack.length },
@@ -542,6 +580,7 @@ async function main() {
       ? Math.round((((busy1 - busy0) / CLK_TCK - cpu.server - cpu.redis - (cpu1.user + cpu1.system) / 1e6) / wall) * 100) / 100 : null,
     errors: M.errors, error_codes: M.errorCodes,
     match_failures: M.matchFailures, failure_reasons: M.failureReasons,
+    http_failure_causes: TARGET === "colyseus" ? fetchCauses : undefined,
     rule_mismatches: M.ruleMismatches, rule_mismatch_samples: M.ruleMismatchSamples,
     seq_gaps: M.seqGaps,
     protocol_notes: [...M.protocolNotes],
@@ -551,6 +590,7 @@ async function main() {
   if (!QUIET) {
     const row = (k, v) => console.log(`  ${k.padEnd(34)} ${v}`);
     console.log(`${TARGET} ${LABEL} — ${MATCHES} matches, ${result.seconds}s measured after ${WARMUP}s warm-up`);
+    row("all matches connected after (s)", result.ramp_s === null ? `not all (${result.slots_playing}/${MATCHES})` : result.ramp_s);
     row("answers/s", result.answers_per_s);
     row("matches ended/s", result.matches_per_s);
     row("answer->ack p50 / p99 (ms)", `${result.ack_ms.p50} / ${result.ack_ms.p99}`);
@@ -568,6 +608,7 @@ async function main() {
     row("rule mismatches / seq gaps", `${result.rule_mismatches} / ${result.seq_gaps}`);
     if (result.protocol_notes.length) row("protocol notes", result.protocol_notes.join("; "));
     if (Object.keys(M.failureReasons).length) row("failure reasons", JSON.stringify(M.failureReasons));
+    if (TARGET === "colyseus" && Object.keys(fetchCauses).length) row("matchmaking HTTP failure causes", JSON.stringify(fetchCauses));
   }
   const line = JSON.stringify(result);
   if (args["json-out"]) fs.appendFileSync(args["json-out"], line + "\n");

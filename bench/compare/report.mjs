@@ -33,6 +33,7 @@ for (const [k, runs] of all) {
   byN.get(Number(n))[target] = best;
 }
 const metrics = [
+  ["all N matches connected after (s)", (r) => r.ramp_s],
   ["answers/s", (r) => r.answers_per_s],
   ["matches ended/s", (r) => r.matches_per_s],
   ["answer->ack p50 ms", (r) => r.ack_ms.p50],

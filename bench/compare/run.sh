@@ -116,7 +116,7 @@ run_loadgen() { # target port pid N label tag
   local log="$LOGS/loadgen-$target-$tag.txt"
   echo "== $target N=$n (${WARMUP}s warm-up, ${SECONDS_}s measured)"
   # in the background + `wait`, so a signal to this script is handled at once
-  "${PIN_LOADGEN[@]}" timeout $((WARMUP + SECONDS_ + 150)) \
+  "${PIN_LOADGEN[@]}" timeout $((WARMUP + SECONDS_ + 220)) \
     node "$SCRATCH/loadgen.mjs" --target "$target" --url "http://127.0.0.1:$port" \
       --matches "$n" --seconds "$SECONDS_" --warmup "$WARMUP" --pid "$pid" --json-out "$OUT" --label "$label" \
       > "$log" 2>&1 &
