@@ -11,8 +11,10 @@ next one. After the warm-up, a window of `--seconds` is measured:
 - answer-to-ack latency: act sent -> its `ack` received,
 - answer-to-spectator latency: act sent -> a spectator receives the event whose seq
   is the ack's seq (every spectator of the match gives one sample),
-- errors by code: the server's `error` codes, plus the client's own (connect_failed,
-  connection_lost, http_<status>, match_timeout).
+- errors by code: the server's `error` codes (a `rate_limited` or `unavailable` act is
+  sent again, same id), plus the client's own: http_<status>, http_failed_<exception>,
+  connect_failed_<exception or status>, unauthorized, connection_lost, connection_closed
+  (before match_ended), match_timeout. A failure ends that match; its slot starts another.
 
 Everything runs on one asyncio loop (uvloop when installed) in one process, so the
 numbers include this process' own overhead; `loadgen_cpu` in the report says how busy
