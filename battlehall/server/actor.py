@@ -134,7 +134,7 @@ class MatchActor:
         self.acts: dict[str, int] = {}
         self.conns: list[Connection] = []
         self.inbox: asyncio.Queue = asyncio.Queue()
-        self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}  # prompt id -> (due, timer)
         self.stale = False  # in-memory state may be ahead of Redis: rebuild before use
         self.task: asyncio.Task | None = None
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
@@ -153,7 +153,7 @@ class MatchActor:
         self._arm_timers()
 
     async def stop(self) -> None:
-        for handle in self.timers.values():
+        for _, handle in self.timers.values():
             handle.cancel()
         self.timers.clear()
         for conn in self.conns + (self.feed.conns if self.feed else []):
@@ -328,20 +328,29 @@ class MatchActor:
     # -- timers ---------------------------------------------------------------------
 
     def _arm_timers(self) -> None:
-        loop = asyncio.get_running_loop()
+        """One timer per open prompt, due when its default must be applied.
+
+        Only timers whose due time changed are re-armed (a bank spent by one answer
+        moves the expiry of that seat's other open prompts).
+        """
         clock = self.core.clock
-        for prompt_id in list(self.timers):
-            if prompt_id not in clock.data["open"]:
-                self.timers.pop(prompt_id).cancel()
+        open_prompts = clock.data["open"]
+        for prompt_id in [p for p in self.timers if p not in open_prompts]:
+            self.timers.pop(prompt_id)[1].cancel()
         if self.core.over or not clock.timed:
             return
-        now = now_ms()
-        for prompt_id in clock.data["open"]:
-            old = self.timers.pop(prompt_id, None)
-            if old:
-                old.cancel()
-            delay = max(0, clock.expires_at(prompt_id) - now) / 1000
-            self.timers[prompt_id] = loop.call_later(delay, self.inbox.put_nowait, ("expire", prompt_id))
+        loop = asyncio.get_running_loop()
+        now = None
+        for prompt_id in open_prompts:
+            due = clock.expires_at(prompt_id)
+            armed = self.timers.get(prompt_id)
+            if armed is not None:
+                if armed[0] == due:
+                    continue
+                armed[1].cancel()
+            now = now or now_ms()
+            handle = loop.call_later(max(0, due - now) / 1000, self.inbox.put_nowait, ("expire", prompt_id))
+            self.timers[prompt_id] = (due, handle)
 
     # -- fan-out --------------------------------------------------------------------
 
