@@ -18,6 +18,8 @@ def cmd_serve(args) -> int:
     from .server.config import Settings
     from .server.embedded_redis import EmbeddedRedis
 
+    from .server.batched_ws import BatchedWebSocketProtocol
+
     settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
                                  api_key=args.api_key)
     embedded = None
@@ -28,7 +30,7 @@ def cmd_serve(args) -> int:
     try:
         config = uvicorn.Config(
             create_app(settings), host=settings.host, port=settings.port, loop=args.loop,
-            ws=args.ws, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
+            ws=BatchedWebSocketProtocol if args.ws == "batched" else args.ws, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
             log_level=args.log_level, access_log=False, lifespan="on",
         )
         uvicorn.Server(config).run()
@@ -100,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
     p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
     p.add_argument("--loop", default="auto", help="uvicorn event loop: auto, uvloop, asyncio")
-    p.add_argument("--ws", default="websockets-sansio", help="uvicorn WebSocket implementation")
+    p.add_argument("--ws", default="batched",
+                   help="WebSocket implementation: batched (uvicorn's sans-I/O one, writing each batch "
+                        "of frames at once), or one of uvicorn's: websockets-sansio, websockets, wsproto")
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=cmd_serve)
 

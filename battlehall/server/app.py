@@ -33,6 +33,17 @@ class ORJSONResponse(JSONResponse):
         return orjson.dumps(content)
 
 
+class ASGIEndpoint:
+    """Marks a function as a raw ASGI app for Starlette's routing (which would otherwise
+    call a plain function with a WebSocket object)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        await self.app(scope, receive, send)
+
+
 def error_response(status: int, code: str, message: str, path: str | None = None) -> Response:
     error = {"code": code, "message": message}
     if path is not None:
@@ -154,11 +165,14 @@ def create_app(settings: Settings) -> Starlette:
     async def metrics(request: Request) -> Response:
         return PlainTextResponse(hub_of(request).prometheus())
 
-    async def ws_endpoint(websocket: WebSocket) -> None:
+    async def ws_endpoint(scope, receive, send) -> None:
+        # A plain ASGI endpoint, so that the writer can use the server's raw `send` for
+        # batches of frames; Starlette's WebSocket still does the accepting and receiving.
+        websocket = WebSocket(scope, receive, send)
         hub: Hub = websocket.app.state.hub
         chosen = codec.choose_subprotocol(websocket.scope.get("subprotocols") or [])
         await websocket.accept(subprotocol=chosen)
-        conn = Connection(websocket, chosen or codec.JSON, settings.send_queue_limit)
+        conn = Connection(websocket, chosen or codec.JSON, settings.send_queue_limit, raw_send=send)
         session = Session(hub, conn, websocket.path_params["match_id"], RateLimiter(settings.rate_per_s))
         hub.metrics.connections += 1
         try:
@@ -178,6 +192,6 @@ def create_app(settings: Settings) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
-        WebSocketRoute("/ws/{match_id}", ws_endpoint),
+        WebSocketRoute("/ws/{match_id}", ASGIEndpoint(ws_endpoint)),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

@@ -12,11 +12,18 @@ import time
 from starlette.websockets import WebSocket
 
 from . import codec
+from .batched_ws import SEND_BATCH
 
 
 class Connection:
-    def __init__(self, websocket: WebSocket, wire: str, queue_limit: int):
+    # Process-wide counters for /metrics: frames sent, and socket writes they took.
+    frames_sent = 0
+    writes = 0
+
+    def __init__(self, websocket: WebSocket, wire: str, queue_limit: int, raw_send=None):
         self.websocket = websocket
+        # The server's own ASGI send, when it takes whole batches of frames (batched_ws.py).
+        self.batch_send = raw_send if SEND_BATCH in websocket.scope.get("extensions", {}) else None
         self.codec = wire
         self.seat: str | None = None
         self.role: str | None = None
@@ -71,6 +78,12 @@ class Connection:
                     self.wakeup = None
                     continue
                 batch, self.outbox = self.outbox, []
+                Connection.frames_sent += len(batch)
+                if self.batch_send is not None:
+                    Connection.writes += 1
+                    await self.batch_send({"type": SEND_BATCH, "frames": batch, "binary": key == "bytes"})
+                    continue
+                Connection.writes += len(batch)
                 for frame in batch:
                     await ws.send({"type": "websocket.send", key: frame if key == "bytes" else frame.decode()})
         except Exception:  # the peer went away; the reader notices and cleans up

@@ -11,6 +11,7 @@ from ..engine import get_ruleset
 from .actor import MatchActor, MatchCore, now_ms
 from .clock import Clock
 from .config import Settings
+from .connection import Connection
 from .spectators import DelayedFeed, copy_core
 from .store import LoadedMatch, Store
 
@@ -201,6 +202,8 @@ class Hub:
             "# TYPE battlehall_recovery_seconds gauge", f"battlehall_recovery_seconds {m.recovery_seconds:.6f}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
             "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
+            "# TYPE battlehall_ws_frames_total counter", f"battlehall_ws_frames_total {Connection.frames_sent}",
+            "# TYPE battlehall_ws_writes_total counter", f"battlehall_ws_writes_total {Connection.writes}",
             "# TYPE battlehall_redis_flushes_total counter", f"battlehall_redis_flushes_total {self.store.batcher.flushes}",
             "# TYPE battlehall_redis_commands_total counter", f"battlehall_redis_commands_total {self.store.batcher.commands}",
         ]

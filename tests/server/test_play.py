@@ -107,3 +107,17 @@ async def test_prompt_times_out_to_its_default(server):
     summary = httpx.get(f"{server.url}/matches/{created['match']}").json()
     assert summary["seq"] >= strike["seq"]
     await conn.close()
+
+
+def metric(server, name: str) -> int:
+    line = [l for l in httpx.get(server.url + "/metrics").text.splitlines() if l.startswith(name + " ")][0]
+    return int(float(line.split()[1]))
+
+
+async def test_frames_for_one_socket_go_out_in_one_write(server):
+    frames, writes = metric(server, "battlehall_ws_frames_total"), metric(server, "battlehall_ws_writes_total")
+    await play(server, "duel", 12)
+    frames = metric(server, "battlehall_ws_frames_total") - frames
+    writes = metric(server, "battlehall_ws_writes_total") - writes
+    # Each answer's events and ack reach the answering socket together: far fewer writes than frames.
+    assert frames > 100 and writes < frames * 0.7, (frames, writes)
