@@ -30,6 +30,16 @@ from redis.exceptions import RedisError
 
 LIVE = "bh:live"
 
+# Append an answer to the log, its events to the event list, and its act id to the
+# acts hash. KEYS: log, events, acts. ARGV: stream id, entry, act key ("" for a
+# timeout), ack seq, then the events.
+RECORD_ANSWER = """
+redis.call('XADD', KEYS[1], ARGV[1], 'e', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[4]) end
+if #ARGV > 4 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 5)) end
+return 1
+"""
+
 pack = msgpack.packb
 
 
@@ -160,11 +170,14 @@ class Store:
     @staticmethod
     def entry_commands(match_id: str, entry: dict, events: list[dict], act_key: str | None,
                        snapshot: dict | None, trim: bool = True) -> list[tuple]:
-        """One answer (or timeout): its log entry, its events, its act id, maybe a snapshot."""
-        commands = [("XADD", key(match_id, "log"), f"{entry['seq']}-0", "e", pack(entry))]
-        commands += Store.events_commands(match_id, events)
-        if act_key is not None:
-            commands.append(("HSET", key(match_id, "acts"), act_key, entry["last_seq"]))
+        """One answer (or timeout): its log entry, its events, its act id, maybe a snapshot.
+
+        The first three are one script call rather than three commands: the client's cost
+        per command was a tenth of the server's CPU per answer.
+        """
+        commands = [("EVAL", RECORD_ANSWER, 3, key(match_id, "log"), key(match_id, "events"), key(match_id, "acts"),
+                     f"{entry['seq']}-0", pack(entry), act_key or "", entry["last_seq"],
+                     *[pack(e) for e in events])]
         if snapshot is not None:
             commands += Store.snapshot_commands(match_id, snapshot, trim)
         return commands
