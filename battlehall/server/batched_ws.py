@@ -15,6 +15,7 @@ from __future__ import annotations
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
+from websockets.protocol import State
 
 SEND_BATCH = "battlehall.send_batch"
 
@@ -24,7 +25,22 @@ class BatchedWebSocketProtocol(WebSocketsSansIOProtocol):
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
         if scope is not None:  # the app task has not run yet: it will see the extension
-            scope["extensions"][SEND_BATCH] = {}
+            scope["extensions"][SEND_BATCH] = {"write_now": self.write_now}
+
+    def write_now(self, frames: list[bytes], binary: bool) -> bool:
+        """Write the frames at once, without awaiting; False (nothing sent) if the socket
+        cannot take them now: the caller then sends a `battlehall.send_batch` message,
+        which waits for uvicorn's flow control like any send."""
+        if (not self.writable.is_set() or self.disconnected or not self.handshake_complete
+                or self.close_sent or self.initial_response is not None or self.conn.state is not State.OPEN):
+            return False
+        for frame in frames:
+            if binary:
+                self.conn.send_binary(frame)
+            else:
+                self.conn.send_text(frame)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
     async def send(self, message) -> None:
         if message["type"] != SEND_BATCH:

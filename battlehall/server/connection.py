@@ -1,7 +1,10 @@
 """One client's WebSocket, seen by the match actor as something to queue frames on.
 
-The actor never awaits a socket: it puts encoded frames on the connection's queue and
-a writer task per connection sends them, so one slow client cannot stall a match.
+The actor never awaits a socket: it appends encoded frames to the connection's outbox.
+At the end of the event loop's turn one callback writes every outbox that has frames,
+each in a single write (batched_ws.py), with no task per socket. Only when a socket
+cannot take more (the client reads too slowly) does a writer task wait for it; and one
+that falls too far behind is closed, so one slow client cannot stall a match.
 """
 
 from __future__ import annotations
@@ -14,6 +17,15 @@ from starlette.websockets import WebSocket
 from . import codec
 from .batched_ws import SEND_BATCH
 
+_dirty: list["Connection"] = []  # connections with frames to write at the end of this loop turn
+
+
+def _flush_dirty() -> None:
+    global _dirty
+    batch, _dirty = _dirty, []
+    for conn in batch:
+        conn._flush()
+
 
 class Connection:
     # Process-wide counters for /metrics: frames sent, and socket writes they took.
@@ -22,19 +34,21 @@ class Connection:
 
     def __init__(self, websocket: WebSocket, wire: str, queue_limit: int, raw_send=None):
         self.websocket = websocket
-        # The server's own ASGI send, when it takes whole batches of frames (batched_ws.py).
-        self.batch_send = raw_send if SEND_BATCH in websocket.scope.get("extensions", {}) else None
         self.codec = wire
+        self.binary = wire == codec.MSGPACK
         self.seat: str | None = None
         self.role: str | None = None
-        # A plain list and one future, not an asyncio.Queue: a Queue costs ~3 KiB per
-        # socket and more CPU per frame, and the writer takes the whole backlog at once.
+        # The server's batch extension (batched_ws.py): write now, or send a batch later.
+        extension = websocket.scope.get("extensions", {}).get(SEND_BATCH)
+        self.write_now = extension.get("write_now") if extension else None
+        self.raw_send = raw_send if extension is not None else None
         self.outbox: list[bytes] = []
-        self.wakeup: asyncio.Future | None = None
+        self.queued = False  # on the dirty list for this loop turn
+        self.writer: asyncio.Task | None = None  # only while waiting for a slow socket
         self.queue_limit = queue_limit
         self.closed = False
         self.close_code: int | None = None
-        self.writer = asyncio.get_running_loop().create_task(self._write())
+        self.finished = asyncio.get_running_loop().create_future()  # set once the socket is closed
 
     @property
     def audience(self) -> str | None:
@@ -51,43 +65,58 @@ class Connection:
             self.close(1008)  # too slow to keep up; it can reconnect and resume
             return
         self.outbox.append(frame)
-        self._wake()
+        self._schedule()
 
     def close(self, code: int = 1000) -> None:
         """Close after what is already queued has been sent."""
         if not self.closed:
             self.closed = True
             self.close_code = code
-            self._wake()
+            self._schedule()
 
-    def _wake(self) -> None:
-        if self.wakeup is not None and not self.wakeup.done():
-            self.wakeup.set_result(None)
+    def _schedule(self) -> None:
+        if not self.queued:
+            self.queued = True
+            if not _dirty:
+                asyncio.get_running_loop().call_soon(_flush_dirty)
+            _dirty.append(self)
+
+    def _flush(self) -> None:
+        self.queued = False
+        if self.writer is not None:  # a writer task is waiting on this socket: it takes the outbox
+            return
+        if self.outbox and self.write_now is not None and self.write_now(self.outbox, self.binary):
+            Connection.frames_sent += len(self.outbox)
+            Connection.writes += 1
+            self.outbox = []
+        if self.outbox or (self.closed and not self.finished.done()):
+            self.writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
+        """The slow path: wait for the socket as long as it takes, then close it if asked."""
         ws = self.websocket
-        key = "bytes" if self.codec == codec.MSGPACK else "text"
+        key = "bytes" if self.binary else "text"
         try:
-            while True:
-                if not self.outbox:
-                    if self.closed:
-                        await ws.close(self.close_code or 1000)
-                        return
-                    self.wakeup = asyncio.get_running_loop().create_future()
-                    await self.wakeup
-                    self.wakeup = None
-                    continue
+            while self.outbox:
                 batch, self.outbox = self.outbox, []
                 Connection.frames_sent += len(batch)
-                if self.batch_send is not None:
+                if self.raw_send is not None:
                     Connection.writes += 1
-                    await self.batch_send({"type": SEND_BATCH, "frames": batch, "binary": key == "bytes"})
+                    await self.raw_send({"type": SEND_BATCH, "frames": batch, "binary": self.binary})
                     continue
                 Connection.writes += len(batch)
                 for frame in batch:
-                    await ws.send({"type": "websocket.send", key: frame if key == "bytes" else frame.decode()})
+                    await ws.send({"type": "websocket.send", key: frame if self.binary else frame.decode()})
+            if self.closed:
+                await ws.close(self.close_code or 1000)
         except Exception:  # the peer went away; the reader notices and cleans up
             self.closed = True
+        finally:
+            self.writer = None
+            if self.closed and not self.finished.done():
+                self.finished.set_result(None)
+            elif self.outbox:
+                self._schedule()
 
 
 class RateLimiter:

@@ -151,9 +151,10 @@ class Session:
             self.actor.inbox.put_nowait(("leave", self.conn))
         self.conn.close()
         try:
-            await asyncio.wait_for(self.conn.writer, 2)
+            await asyncio.wait_for(asyncio.shield(self.conn.finished), 2)
         except (asyncio.TimeoutError, Exception):
-            self.conn.writer.cancel()
+            if self.conn.writer is not None:
+                self.conn.writer.cancel()
 
 
 def _now() -> int:
