@@ -59,7 +59,8 @@ class Session:
 
     async def run(self, websocket: WebSocket) -> None:
         try:
-            hello = await asyncio.wait_for(self.receive(websocket), self.hub.settings.hello_timeout_s)
+            async with asyncio.timeout(self.hub.settings.hello_timeout_s):  # no extra task, unlike wait_for
+                hello = await self.receive(websocket)
         except asyncio.TimeoutError:
             self.error("bad_message", "send hello first, within the hello timeout")
             self.conn.close(CLOSE_POLICY)
@@ -151,7 +152,8 @@ class Session:
             self.actor.inbox.put_nowait(("leave", self.conn))
         self.conn.close()
         try:
-            await asyncio.wait_for(asyncio.shield(self.conn.finished), 2)
+            async with asyncio.timeout(2):
+                await asyncio.shield(self.conn.finished)
         except (asyncio.TimeoutError, Exception):
             if self.conn.writer is not None:
                 self.conn.writer.cancel()

@@ -121,3 +121,20 @@ async def test_redis_stop_and_restart(tmp_path):
     finally:
         server.stop()
         redis.stop()
+
+
+async def test_finished_matches_expire_after_the_retention_period(tmp_path):
+    server = ServerProcess(tmp_path, env={"BATTLEHALL_RETENTION_S": "2"}).start()
+    try:
+        created = server.create(ruleset="duel", seed=3, options={"hp": 3})
+        bots = [Client(server.url, created["match"], t, seed=i) for i, t in enumerate(created["tokens"].values())]
+        await asyncio.gather(*(b.run() for b in bots))
+        replay = httpx.get(f"{server.url}/matches/{created['match']}/replay")
+        assert replay.status_code == 200 and replay.json()["events"][-1]["kind"] == "match_ended"
+        server.kill()  # a fresh process: nothing of the match left in memory, only Redis
+        server.start()
+        assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 200
+        await asyncio.sleep(2.5)
+        assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 404
+    finally:
+        server.stop()
