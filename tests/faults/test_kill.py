@@ -138,3 +138,28 @@ async def test_finished_matches_expire_after_the_retention_period(tmp_path):
         assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 404
     finally:
         server.stop()
+
+
+async def test_resent_act_after_a_restart_gets_its_first_ack(tmp_path):
+    from wsutil import Raw
+
+    server = ServerProcess(tmp_path).start()
+    try:
+        created = server.create(ruleset="duel", seed=5)
+        conn = await Raw.open(server.url, created["match"], JSON)
+        welcome = await conn.hello(created["tokens"]["alice"])
+        act = {"t": "act", "id": "once", "prompt": welcome["prompts"][0]["id"], "option": "guard"}
+        await conn.send(act)
+        first = await conn.recv_until(lambda m: m["t"] == "ack")
+        server.kill()
+        server.start()
+        again = await Raw.open(server.url, created["match"], JSON)
+        welcome2 = await again.hello(created["tokens"]["alice"], resume=first["seq"])
+        assert welcome2["seq"] == first["seq"]
+        await again.send(act)
+        assert await again.recv_until(lambda m: m["t"] == "ack") == first
+        summary = httpx.get(f"{server.url}/matches/{created['match']}").json()
+        assert summary["seq"] == first["seq"]  # not applied a second time
+        await again.close()
+    finally:
+        server.stop()
