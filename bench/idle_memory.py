@@ -19,20 +19,15 @@ import asyncio
 import json
 import multiprocessing
 import os
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 
 import httpx
 
+sys.path.insert(0, os.path.dirname(__file__))
+from benchlib import start_server, stop_server, wait_ready  # noqa: E402
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+
 
 
 def rss_mib(pid: int) -> float:
@@ -90,17 +85,9 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=10_000)
     parser.add_argument("--connected", type=int, default=9_900)
     args = parser.parse_args()
-    port, data = free_port(), tempfile.mkdtemp(prefix="bh-memory-")
-    server = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(port), "--data-dir", data,
-                               "--log-level", "warning"], start_new_session=True, stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    server, base = start_server()
     try:
-        for _ in range(200):
-            try:
-                if httpx.get(base + "/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.05)
+        wait_ready(base)
         time.sleep(0.5)
         rss_empty = rss_mib(server.pid)
         created = asyncio.run(create(base, args.matches))
@@ -125,8 +112,7 @@ def main() -> None:
         for p in procs:
             p.join(60)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait()
+        stop_server(server)
     result = {
         "matches": args.matches, "connected_matches": args.connected, "sockets": connections,
         "rss_mib": {"empty": round(rss_empty, 1), "with_matches": round(rss_matches, 1),

@@ -14,46 +14,30 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-import httpx
+sys.path.insert(0, os.path.dirname(__file__))
+from benchlib import start_server, stop_server, wait_ready  # noqa: E402
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run(persist: bool, args) -> dict:
-    port, data = free_port(), tempfile.mkdtemp(prefix="bh-persist-")
-    env = {**os.environ, "BATTLEHALL_BENCH_NO_PERSIST": "0" if persist else "1"}
-    server = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(port), "--data-dir", data,
-                               "--log-level", "warning"], env=env, start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, url = start_server(env={"BATTLEHALL_BENCH_NO_PERSIST": "0" if persist else "1"})
     try:
-        for _ in range(200):
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.05)
+        wait_ready(url)
         out = tempfile.mktemp(suffix=".jsonl")
-        subprocess.run([sys.executable, "-m", "battlehall", "loadtest", "--url", f"http://127.0.0.1:{port}",
+        subprocess.run([sys.executable, "-m", "battlehall", "loadtest", "--url", url,
                         "--matches", str(args.matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
                         "--quiet", "--server-pid", str(server.pid), "--json-out", out],
                        check=True, stdout=subprocess.DEVNULL, timeout=args.seconds + args.warmup + 300)
         with open(out) as f:
             return json.loads(f.readline())
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait()
+        stop_server(server)
 
 
 def main() -> None:

@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,11 +28,10 @@ from pathlib import Path
 
 import httpx
 
+sys.path.insert(0, os.path.dirname(__file__))
+from benchlib import free_port, wait_ready  # noqa: E402
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+
 
 
 class Server:
@@ -46,15 +44,8 @@ class Server:
         self.proc = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(self.port),
                                       "--data-dir", str(self.data), "--log-level", "warning"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/readyz", timeout=1).status_code == 200:
-                    return time.perf_counter() - t0
-            except httpx.HTTPError:
-                pass
-            if time.perf_counter() - t0 > 600:
-                raise RuntimeError("server did not come up")
-            time.sleep(0.01)
+        wait_ready(f"http://127.0.0.1:{self.port}")
+        return time.perf_counter() - t0
 
     def kill(self) -> None:
         """SIGKILL the server alone, as an operator or the OOM killer would; its Redis

@@ -16,11 +16,7 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 
 import httpx
@@ -28,18 +24,11 @@ import msgpack
 import websockets
 
 sys.path.insert(0, os.path.dirname(__file__))
+from benchlib import cpu_seconds, start_server, stop_server, wait_ready  # noqa: E402
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pct(values: list[float], p: float) -> float:
@@ -120,22 +109,12 @@ def main() -> None:
     parser.add_argument("--spectators", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=10)
     args = parser.parse_args()
-    port, data = free_port(), tempfile.mkdtemp(prefix="bh-fanout-")
-    env = {**os.environ, "BATTLEHALL_RATE_PER_S": "100000"}
-    server = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(port), "--data-dir", data,
-                               "--log-level", "warning"], env=env, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
+    server, base = start_server(env={"BATTLEHALL_RATE_PER_S": "100000"})
     try:
-        for _ in range(200):
-            try:
-                if httpx.get(base + "/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.05)
+        wait_ready(base)
         result = asyncio.run(run(base, args.spectators, args.seconds, server.pid))
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait()
+        stop_server(server)
     print(f"spectators {result['spectators']}: {result['deliveries_per_s']} deliveries/s, "
           f"last-spectator delay p50 {result['last_spectator_delay_ms']['p50']} ms, "
           f"p99 {result['last_spectator_delay_ms']['p99']} ms; "

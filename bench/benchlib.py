@@ -1,0 +1,60 @@
+"""What the benchmark scripts share: a real server in a subprocess, and /proc readings."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_ready(url: str, timeout_s: float = 600) -> float:
+    """Seconds until the server's /readyz answers 200."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout_s:
+        try:
+            if httpx.get(url + "/readyz", timeout=1).status_code == 200:
+                return time.perf_counter() - t0
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.02)
+    raise RuntimeError(f"{url} did not become ready")
+
+
+def start_server(port: int | None = None, data_dir: str | None = None, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    """`battlehall serve` with its private Redis, in its own process group; returns (process, url)."""
+    port = port or free_port()
+    data_dir = data_dir or tempfile.mkdtemp(prefix="bh-bench-")
+    proc = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(port), "--data-dir", data_dir,
+                             "--log-level", "warning"], env={**os.environ, **(env or {})}, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
