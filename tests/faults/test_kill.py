@@ -10,7 +10,6 @@ import asyncio
 import time
 
 import httpx
-import pytest
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.server.embedded_redis import EmbeddedRedis

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 
 import httpx
-import msgpack
 import pytest
 import websockets
 

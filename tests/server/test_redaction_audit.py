@@ -18,8 +18,6 @@ import asyncio
 import random
 
 import httpx
-import msgpack
-import orjson
 import pytest
 
 from battlehall.client import JSON, MSGPACK, Client
