@@ -7,7 +7,6 @@ import asyncio
 import json
 import logging
 import random
-import signal
 import sys
 
 

@@ -21,6 +21,17 @@ def _int(value, path: str, low: int, high: int) -> int:
     return value
 
 
+def _section(body: dict, name: str, defaults: dict) -> tuple[dict, dict]:
+    """A sub-object of the body: (the defaults to fill in, what was given), unknown fields refused."""
+    given = body.get(name) or {}
+    if not isinstance(given, dict):
+        raise SetupError(name, "must be an object")
+    for field in sorted(given):
+        if field not in defaults:
+            raise SetupError(f"{name}.{field}", f"unknown {name} field {field!r}")
+    return dict(defaults), given
+
+
 def create_request(body) -> dict:
     """The normalized create request; SetupError(path, message) on the first bad field."""
     if not isinstance(body, dict):
@@ -49,26 +60,14 @@ def create_request(body) -> dict:
     setup = body.get("setup")
     if setup is not None and not isinstance(setup, dict):
         raise SetupError("setup", "must be an object or null")
-    clock = dict(DEFAULT_CLOCK)
-    given = body.get("clock") or {}
-    if not isinstance(given, dict):
-        raise SetupError("clock", "must be an object")
-    for name in sorted(given):
-        if name not in clock:
-            raise SetupError(f"clock.{name}", f"unknown clock field {name!r}")
+    clock, given = _section(body, "clock", DEFAULT_CLOCK)
     if "prompt_ms" in given:
         clock["prompt_ms"] = None if given["prompt_ms"] is None else _int(given["prompt_ms"], "clock.prompt_ms", 1, 86_400_000)
     if "bank_ms" in given:
         clock["bank_ms"] = _int(given["bank_ms"], "clock.bank_ms", 0, 86_400_000)
     if "window_min_ms" in given:
         clock["window_min_ms"] = _int(given["window_min_ms"], "clock.window_min_ms", 0, 60_000)
-    spectators = dict(DEFAULT_SPECTATORS)
-    given = body.get("spectators") or {}
-    if not isinstance(given, dict):
-        raise SetupError("spectators", "must be an object")
-    for name in sorted(given):
-        if name not in spectators:
-            raise SetupError(f"spectators.{name}", f"unknown spectators field {name!r}")
+    spectators, given = _section(body, "spectators", DEFAULT_SPECTATORS)
     for flag in ("allowed", "public"):
         if flag in given:
             if not isinstance(given[flag], bool):
