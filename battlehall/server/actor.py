@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import TYPE_CHECKING
 
 from ..engine import get_ruleset
 from ..engine.errors import EngineError, MatchOver
-from .clock import Clock
+from .clock import Clock, now_ms
 from .fanout import event_message, fan_out
 from .store import LoadedMatch, Store, StoreUnavailable
 
@@ -24,10 +23,6 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("battlehall.actor")
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class ReplayMismatch(Exception):

@@ -8,9 +8,16 @@ replaying the log, whose entries carry the time they happened.
 
 from __future__ import annotations
 
+import time
+
 #: window_min_ms: how long a reaction or any-time window stays open at least, whatever
 #: the seats answer, so that its length never tells whether a seat could play a card.
 DEFAULT_CLOCK = {"prompt_ms": 30_000, "bank_ms": 120_000, "window_min_ms": 300}
+
+
+def now_ms() -> int:
+    """The server's wall clock, in epoch milliseconds (the only clock the server reads)."""
+    return int(time.time() * 1000)
 
 
 class Clock:

@@ -8,8 +8,8 @@ import secrets
 from dataclasses import dataclass
 
 from ..engine import get_ruleset
-from .actor import MatchActor, MatchCore, now_ms
-from .clock import Clock
+from .actor import MatchActor, MatchCore
+from .clock import Clock, now_ms
 from .config import Settings
 from .connection import Connection
 from .spectators import DelayedFeed, copy_core

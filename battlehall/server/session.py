@@ -8,6 +8,7 @@ import hmac
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import codec
+from .clock import now_ms
 from .connection import Connection, RateLimiter
 from .store import StoreUnavailable
 
@@ -125,7 +126,7 @@ class Session:
     def dispatch(self, message: dict) -> None:
         kind = message["t"]
         if kind == "ping":
-            self.conn.send({"t": "pong", "now": _now()})
+            self.conn.send({"t": "pong", "now": now_ms()})
         elif kind == "act":
             act_id = message.get("id")
             if not isinstance(act_id, (str, int)) or isinstance(act_id, bool) or len(str(act_id)) > MAX_ACT_ID:
@@ -157,9 +158,3 @@ class Session:
         except (asyncio.TimeoutError, Exception):
             if self.conn.writer is not None:
                 self.conn.writer.cancel()
-
-
-def _now() -> int:
-    from .actor import now_ms
-
-    return now_ms()

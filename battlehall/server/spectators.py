@@ -14,20 +14,13 @@ import collections
 
 import msgpack
 
-from .clock import Clock
+from .actor import MatchCore
+from .clock import Clock, now_ms
 from .fanout import event_message, fan_out
 
 
-def now_ms() -> int:
-    from .actor import now_ms as _now
-
-    return _now()
-
-
-def copy_core(core):
+def copy_core(core: MatchCore) -> MatchCore:
     """An independent copy of a MatchCore (state and clock), through MessagePack."""
-    from .actor import MatchCore
-
     data = msgpack.unpackb(msgpack.packb({"state": core.state, "clock": core.clock.data}), raw=False,
                            strict_map_key=False)
     return MatchCore(core.meta, data["state"], Clock(data["clock"]), core.seq)
