@@ -70,7 +70,7 @@ def viewers(seats):
 @pytest.mark.parametrize("name", ruleset_names())
 def test_random_matches_leak_nothing(name):
     ruleset = get_ruleset(name)
-    matches = 1000
+    matches = 2000  # "thousands of random matches of every ruleset" (issue 4)
     messages = 0
     for seed in range(matches):
         rng = random.Random(seed)
