@@ -61,6 +61,7 @@ def cmd_bot(args) -> int:
 def cmd_play_local(args) -> int:
     """A whole match in-process with random legal answers: a quick look at a ruleset."""
     from .engine import get_ruleset
+    from .engine.ruleset import random_answer
 
     ruleset = get_ruleset(args.ruleset)
     rng = random.Random(args.seed)
@@ -76,9 +77,8 @@ def cmd_play_local(args) -> int:
     show(events)
     while state["result"] is None and answers < args.max_answers:
         prompt = state["prompts"][rng.randrange(len(state["prompts"]))]
-        option = rng.choice(prompt["options"])
-        values = {k: rng.choice(v) for k, v in sorted((option.get("args") or {}).items())}
-        show(ruleset.answer(state, prompt["seat"], prompt["id"], option["id"], values))
+        option, values = random_answer(rng, prompt)
+        show(ruleset.answer(state, prompt["seat"], prompt["id"], option, values))
         answers += 1
     print(json.dumps({"result": state["result"], "answers": answers}))
     return 0

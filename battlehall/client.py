@@ -18,6 +18,8 @@ import msgpack
 import orjson
 import websockets
 
+from .engine.ruleset import random_answer
+
 JSON = "battlehall.v1.json"
 MSGPACK = "battlehall.v1.msgpack"
 
@@ -68,9 +70,7 @@ class Client:
 
     def random_answer(self, prompt: dict) -> tuple[str, dict]:
         """Any option and any listed value of each argument: always a legal answer."""
-        option = self.rng.choice(prompt["options"])
-        args = {name: self.rng.choice(values) for name, values in sorted((option.get("args") or {}).items())}
-        return option["id"], args
+        return random_answer(self.rng, prompt)
 
     async def run(self) -> dict | None:
         backoff = 0.05

@@ -40,6 +40,7 @@ import httpx
 import websockets
 
 from .client import JSON, MSGPACK, decode, encode, ws_url
+from .engine.ruleset import random_answer
 
 RATE_LIMIT_RETRY_S = 0.05  # the server refills 50 tokens/s per socket: retry after about one
 # httpcore scans every queued request against every pooled connection each time one
@@ -75,13 +76,6 @@ def percentile(sorted_values: list[float], p: float) -> float | None:
 
 def _r(x: float | None, digits: int = 2) -> float | None:
     return None if x is None else round(x, digits)
-
-
-def random_answer(rng: random.Random, prompt: dict) -> tuple[str, dict]:
-    """Any option and any listed value of each argument (as battlehall.client does)."""
-    option = rng.choice(prompt["options"])
-    args = {name: rng.choice(values) for name, values in sorted((option.get("args") or {}).items())}
-    return option["id"], args
 
 
 # -- server CPU from /proc -------------------------------------------------------------

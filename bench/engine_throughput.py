@@ -26,6 +26,7 @@ import sys
 import time
 
 from battlehall.engine import get_ruleset
+from battlehall.engine.ruleset import random_answer
 
 DEFAULT_MATCHES = {"duel": 2000, "spellfire": 200}  # each repeat takes about a second or less
 
@@ -41,9 +42,8 @@ def play(ruleset, seed: int, max_answers: int) -> int:
             raise RuntimeError(f"{ruleset.name} seed {seed}: no result after {max_answers} answers")
         prompts = state["prompts"]
         prompt = prompts[rng.randrange(len(prompts))]
-        option = rng.choice(prompt["options"])
-        args = {k: rng.choice(v) for k, v in sorted((option.get("args") or {}).items())}
-        ruleset.answer(state, prompt["seat"], prompt["id"], option["id"], args)
+        option, args = random_answer(rng, prompt)
+        ruleset.answer(state, prompt["seat"], prompt["id"], option, args)
         answers += 1
     return answers
 

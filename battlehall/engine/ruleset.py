@@ -189,6 +189,16 @@ def default_answer(prompt: Prompt) -> tuple[str, dict]:
     raise ValueError(f"prompt {prompt['id']} has no option {prompt['default']!r}")
 
 
+def random_answer(rng, prompt: Prompt) -> tuple[str, dict]:
+    """Any option and any listed value of each argument: always a legal answer.
+
+    `rng` is the caller's own `random.Random` (bots, load tests, fuzzing), never the
+    match's generator: the engine itself stays deterministic.
+    """
+    option = rng.choice(prompt["options"])
+    return option["id"], {name: rng.choice(values) for name, values in sorted((option.get("args") or {}).items())}
+
+
 def base_state(seats: list[str]) -> State:
     """The shared fields every state starts with."""
     return {"seats": list(seats), "prompts": [], "next_prompt": 0, "result": None}

@@ -13,6 +13,7 @@ import msgpack
 import pytest
 
 from battlehall.engine import get_ruleset
+from battlehall.engine.ruleset import random_answer
 from battlehall.server.actor import MatchCore
 from battlehall.server.clock import Clock
 from battlehall.server.config import Settings
@@ -50,9 +51,8 @@ async def test_recovered_state_equals_the_state_before(redis_url, ruleset_name):
             if rng.random() < 0.1:
                 entry = {"at": at, "timeout": True, "prompt": prompt["id"]}
             else:
-                option = rng.choice(prompt["options"])
-                args = {k: rng.choice(v) for k, v in sorted((option.get("args") or {}).items())}
-                entry = {"at": at, "seat": prompt["seat"], "prompt": prompt["id"], "option": option["id"],
+                option, args = random_answer(rng, prompt)
+                entry = {"at": at, "seat": prompt["seat"], "prompt": prompt["id"], "option": option,
                          "args": args, "act": f"a{answers}"}
             act_key = None if entry.get("timeout") else f"{prompt['seat']} a{answers}"
             _, commands = core.advance(match_id, entry, act_key, settings)

@@ -22,6 +22,7 @@ import pytest
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import get_ruleset, ruleset_names
+from battlehall.engine.ruleset import random_answer
 from battlehall.server import codec
 from battlehall.server.actor import MatchCore
 from battlehall.server.clock import Clock
@@ -98,9 +99,8 @@ def test_random_matches_leak_nothing(name):
             if rng.random() < 0.1:
                 entry = {"at": at, "timeout": True, "prompt": prompt["id"]}
             else:
-                option = rng.choice(prompt["options"])
-                args = {k: rng.choice(v) for k, v in sorted((option.get("args") or {}).items())}
-                entry = {"at": at, "seat": prompt["seat"], "prompt": prompt["id"], "option": option["id"], "args": args}
+                option, args = random_answer(rng, prompt)
+                entry = {"at": at, "seat": prompt["seat"], "prompt": prompt["id"], "option": option, "args": args}
             records = core.apply(entry)
     assert messages > 10_000
 
