@@ -17,7 +17,10 @@ def cmd_serve(args) -> int:
     from .server.config import Settings
     from .server.embedded_redis import EmbeddedRedis
 
-    from .server.batched_ws import BatchedWebSocketProtocol
+    from .server.batched_ws import BatchedWebSocketProtocol, connection_log
+
+    if args.log_level in ("debug", "trace"):
+        connection_log.setLevel(logging.NOTSET)  # every WebSocket opened and closed
 
     settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
                                  api_key=args.api_key)

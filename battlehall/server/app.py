@@ -14,11 +14,12 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketDisconnect
 
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import SetupError
 from . import codec, validate
+from .batched_ws import DELIVER_TO
 from .config import Settings
 from .connection import Connection, RateLimiter
 from .hub import Hub
@@ -166,17 +167,19 @@ def create_app(settings: Settings) -> Starlette:
         return PlainTextResponse(hub_of(request).prometheus())
 
     async def ws_endpoint(scope, receive, send) -> None:
-        # A plain ASGI endpoint, so that the writer can use the server's raw `send` for
-        # batches of frames; Starlette's WebSocket still does the accepting and receiving.
-        websocket = WebSocket(scope, receive, send)
-        hub: Hub = websocket.app.state.hub
-        chosen = codec.choose_subprotocol(websocket.scope.get("subprotocols") or [])
-        await websocket.accept(subprotocol=chosen)
-        conn = Connection(websocket, chosen or codec.JSON, settings.send_queue_limit, raw_send=send)
-        session = Session(hub, conn, websocket.path_params["match_id"], RateLimiter(settings.rate_per_s))
+        # Plain ASGI (no Starlette WebSocket): the connection writes batches of frames with
+        # the server's extensions (batched_ws.py), and messages arrive by `deliver_to`.
+        hub: Hub = scope["app"].state.hub
+        if (await receive())["type"] != "websocket.connect":
+            return
+        chosen = codec.choose_subprotocol(scope.get("subprotocols") or [])
+        await send({"type": "websocket.accept", "subprotocol": chosen})
+        conn = Connection(scope, send, chosen or codec.JSON, settings.send_queue_limit)
+        session = Session(hub, conn, scope["path_params"]["match_id"], RateLimiter(settings.rate_per_s))
+        deliver = scope.get("extensions", {}).get(DELIVER_TO)
         hub.metrics.connections += 1
         try:
-            await session.run(websocket)
+            await session.run(receive, deliver["deliver_to"] if deliver else None)
         except WebSocketDisconnect:
             pass
         finally:

@@ -1,4 +1,4 @@
-"""uvicorn's sans-I/O WebSocket protocol, plus one ASGI extension: a batch of frames.
+"""uvicorn's sans-I/O WebSocket protocol, plus two ASGI extensions for a game server.
 
 ASGI sends one WebSocket message per `send` call, and uvicorn writes each to the socket
 with its own system call. An answer makes several frames for the same socket at once
@@ -6,11 +6,18 @@ with its own system call. An answer makes several frames for the same socket at 
 server under load. With the `battlehall.send_batch` extension the connection's writer
 hands over all its queued frames together, and they go out in one write.
 
-The extension is advertised in the scope's `extensions`; with another uvicorn WebSocket
-implementation it is absent and the writer sends frame by frame, as plain ASGI.
+On the way in, ASGI puts each message on a queue for the app's task, and uvicorn stops
+reading the socket until the app takes it: a task switch and two system calls per
+message. With `battlehall.deliver_to`, the app names a function that is called with
+each message as soon as it is parsed; `receive` then only brings the disconnect.
+
+The extensions are advertised in the scope's `extensions`; with another uvicorn
+WebSocket implementation they are absent, and the app uses plain ASGI.
 """
 
 from __future__ import annotations
+
+import logging
 
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -18,14 +25,44 @@ from websockets.exceptions import InvalidState
 from websockets.protocol import State
 
 SEND_BATCH = "battlehall.send_batch"
+DELIVER_TO = "battlehall.deliver_to"
+
+# uvicorn and websockets log every WebSocket opened and closed at INFO; at hundreds of
+# connections a second that was 3% of the server's CPU. They go to this child of
+# uvicorn's logger, quiet unless `battlehall serve --log-level debug` turns it on.
+connection_log = logging.getLogger("uvicorn.error.connections")
+connection_log.setLevel(logging.WARNING)
 
 
 class BatchedWebSocketProtocol(WebSocketsSansIOProtocol):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.logger = connection_log
+        self.conn.logger = connection_log
+        self.receiver = None  # set by `deliver_to`
+
     def handle_connect(self, event) -> None:
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
-        if scope is not None:  # the app task has not run yet: it will see the extension
+        if scope is not None:  # the app task has not run yet: it will see the extensions
             scope["extensions"][SEND_BATCH] = {"write_now": self.write_now}
+            scope["extensions"][DELIVER_TO] = {"deliver_to": self.deliver_to}
+
+    def deliver_to(self, receiver) -> None:
+        """From now on, call `receiver(data, is_text)` with each message, instead of queueing it."""
+        self.receiver = receiver
+        if self.read_paused:  # uvicorn paused reading until the app took a message; it need not wait now
+            self.read_paused = False
+            self.transport.resume_reading()
+
+    def send_receive_event_to_app(self) -> None:
+        if self.receiver is None:
+            return super().send_receive_event_to_app()
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        if self.close_sent:
+            return
+        self.receiver(data, self.curr_msg_data_type == "text")
 
     def write_now(self, frames: list[bytes], binary: bool) -> bool:
         """Write the frames at once, without awaiting; False (nothing sent) if the socket

@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-from starlette.websockets import WebSocket
-
 from . import codec
 from .batched_ws import SEND_BATCH
 
@@ -32,16 +30,15 @@ class Connection:
     frames_sent = 0
     writes = 0
 
-    def __init__(self, websocket: WebSocket, wire: str, queue_limit: int, raw_send=None):
-        self.websocket = websocket
+    def __init__(self, scope: dict, send, wire: str, queue_limit: int):
+        self.raw_send = send  # the ASGI send of this socket
         self.codec = wire
         self.binary = wire == codec.MSGPACK
         self.seat: str | None = None
         self.role: str | None = None
         # The server's batch extension (batched_ws.py): write now, or send a batch later.
-        extension = websocket.scope.get("extensions", {}).get(SEND_BATCH)
+        extension = scope.get("extensions", {}).get(SEND_BATCH)
         self.write_now = extension.get("write_now") if extension else None
-        self.raw_send = raw_send if extension is not None else None
         self.outbox: list[bytes] = []
         self.queued = False  # on the dirty list for this loop turn
         self.writer: asyncio.Task | None = None  # only while waiting for a slow socket
@@ -94,21 +91,21 @@ class Connection:
 
     async def _write(self) -> None:
         """The slow path: wait for the socket as long as it takes, then close it if asked."""
-        ws = self.websocket
+        send = self.raw_send
         key = "bytes" if self.binary else "text"
         try:
             while self.outbox:
                 batch, self.outbox = self.outbox, []
                 Connection.frames_sent += len(batch)
-                if self.raw_send is not None:
+                if self.write_now is not None:
                     Connection.writes += 1
-                    await self.raw_send({"type": SEND_BATCH, "frames": batch, "binary": self.binary})
+                    await send({"type": SEND_BATCH, "frames": batch, "binary": self.binary})
                     continue
                 Connection.writes += len(batch)
                 for frame in batch:
-                    await ws.send({"type": "websocket.send", key: frame if self.binary else frame.decode()})
+                    await send({"type": "websocket.send", key: frame if self.binary else frame.decode()})
             if self.closed:
-                await ws.close(self.close_code or 1000)
+                await send({"type": "websocket.close", "code": self.close_code or 1000})
         except Exception:  # the peer went away; the reader notices and cleans up
             self.closed = True
         finally:

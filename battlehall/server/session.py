@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketDisconnect
 
 from . import codec
 from .clock import now_ms
@@ -40,48 +40,67 @@ class Session:
             msg["id"] = act_id
         self.conn.send(msg)
 
-    async def receive(self, websocket: WebSocket) -> dict | None:
-        """The next decoded message; None after sending `bad_message` for an undecodable one."""
-        message = await websocket.receive()
-        if message["type"] == "websocket.disconnect":
-            raise WebSocketDisconnect(message.get("code", 1000))
-        frame = message.get("bytes")
-        if frame is None:
-            frame = message.get("text", "")
-            if self.conn.codec == codec.MSGPACK:
-                self.error("bad_message", "this connection speaks MessagePack: send binary frames")
-                return None
-            frame = frame.encode()
+    def decode(self, frame: bytes | str, text: bool) -> dict | None:
+        """The decoded message; None after sending `bad_message` for an undecodable one."""
+        if text and self.conn.codec == codec.MSGPACK:
+            self.error("bad_message", "this connection speaks MessagePack: send binary frames")
+            return None
         try:
             return codec.decode(self.conn.codec, frame)
         except codec.DecodeError as exc:
             self.error("bad_message", str(exc))
             return None
 
-    async def run(self, websocket: WebSocket) -> None:
+    def on_frame(self, frame: bytes | str, text: bool) -> None:
+        """A message after `hello`: checked, rate limited, and handled before this returns."""
+        if self.conn.closed:  # closed by us (flooding, leaving): nothing more is taken
+            return
+        message = self.decode(frame, text)
+        if message is None:
+            return
+        if not self.limiter.allow():
+            self.error("rate_limited", "too many messages; slow down", message.get("id"))
+            if self.limiter.strikes >= FLOOD_STRIKES:
+                self.conn.close(CLOSE_POLICY)
+            return
+        self.dispatch(message)
+
+    async def run(self, receive, deliver_to=None) -> None:
+        """Hello, then every message until the socket closes.
+
+        `receive` is the ASGI receive callable. With the server's `deliver_to` extension
+        (batched_ws.py), messages after `hello` come straight from the socket to
+        `on_frame`, and `receive` only brings what was queued before and the disconnect.
+        """
         try:
             async with asyncio.timeout(self.hub.settings.hello_timeout_s):  # no extra task, unlike wait_for
-                hello = await self.receive(websocket)
+                frame, text = await self._next_frame(receive)
         except asyncio.TimeoutError:
             self.error("bad_message", "send hello first, within the hello timeout")
             self.conn.close(CLOSE_POLICY)
             return
+        hello = self.decode(frame, text)
         if hello is None or hello.get("t") != "hello":
             self.error("bad_message", "the first message must be hello")
             self.conn.close(CLOSE_POLICY)
             return
         if not await self.authenticate(hello):
             return
+        if deliver_to is not None:
+            deliver_to(self.on_frame)
         while not self.conn.closed:
-            message = await self.receive(websocket)
-            if message is None:
-                continue
-            if not self.limiter.allow():
-                self.error("rate_limited", "too many messages; slow down", message.get("id"))
-                if self.limiter.strikes >= FLOOD_STRIKES:
-                    self.conn.close(CLOSE_POLICY)
-                continue
-            self.dispatch(message)
+            frame, text = await self._next_frame(receive)
+            self.on_frame(frame, text)
+
+    @staticmethod
+    async def _next_frame(receive) -> tuple[bytes | str, bool]:
+        message = await receive()
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000))
+        frame = message.get("bytes")
+        if frame is None:
+            return message.get("text", ""), True
+        return frame, False
 
     async def authenticate(self, hello: dict) -> bool:
         token, resume = hello.get("token"), hello.get("resume")
@@ -114,7 +133,7 @@ class Session:
         self.conn.seat, self.conn.role = seat, role
         self.actor = actor
         joined = asyncio.get_running_loop().create_future()
-        actor.inbox.put_nowait(("join", self.conn, resume, joined))
+        actor.submit(("join", self.conn, resume, joined))
         try:
             await joined
         except StoreUnavailable:
@@ -142,7 +161,7 @@ class Session:
             if args is not None and not isinstance(args, dict):
                 self.error("bad_args", "args must be a map of argument names to values", act_id)
                 return
-            self.actor.inbox.put_nowait(("act", self.conn, message))
+            self.actor.submit(("act", self.conn, message))
         elif kind == "hello":
             self.error("bad_message", "already said hello")
         else:
@@ -150,7 +169,7 @@ class Session:
 
     async def leave(self) -> None:
         if self.actor is not None:
-            self.actor.inbox.put_nowait(("leave", self.conn))
+            self.actor.submit(("leave", self.conn))
         self.conn.close()
         try:
             async with asyncio.timeout(2):
