@@ -19,9 +19,6 @@ def cmd_serve(args) -> int:
 
     from .server.batched_ws import BatchedWebSocketProtocol, connection_log
 
-    if args.log_level in ("debug", "trace"):
-        connection_log.setLevel(logging.NOTSET)  # every WebSocket opened and closed
-
     settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
                                  api_key=args.api_key)
     embedded = None
@@ -35,6 +32,9 @@ def cmd_serve(args) -> int:
             ws=BatchedWebSocketProtocol if args.ws == "batched" else args.ws, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
             log_level=args.log_level, access_log=False, lifespan="on",
         )
+        # After uvicorn's logging setup, which resets it: every WebSocket opened and
+        # closed is logged at --log-level debug only.
+        connection_log.setLevel(logging.NOTSET if args.log_level in ("debug", "trace") else logging.WARNING)
         uvicorn.Server(config).run()
     finally:
         if embedded:

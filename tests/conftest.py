@@ -23,10 +23,12 @@ def free_port() -> int:
 class ServerProcess:
     """`battlehall serve` as a user runs it, in a subprocess; can be killed and restarted."""
 
-    def __init__(self, data_dir: Path, redis_url: str | None = None, env: dict | None = None):
+    def __init__(self, data_dir: Path, redis_url: str | None = None, env: dict | None = None,
+                 args: tuple[str, ...] = ()):
         self.data_dir = data_dir
         self.redis_url = redis_url
         self.env = env or {}
+        self.args = list(args)
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
 
@@ -39,6 +41,7 @@ class ServerProcess:
                "--data-dir", str(self.data_dir), "--log-level", "warning"]
         if self.redis_url:
             cmd += ["--redis", self.redis_url]
+        cmd += self.args
         env = {**os.environ, "BATTLEHALL_HELLO_TIMEOUT_S": "1", **self.env}
         self.log = open(self.data_dir / f"server-{self.port}.log", "ab")
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,

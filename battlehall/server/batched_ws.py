@@ -18,6 +18,7 @@ WebSocket implementation they are absent, and the app uses plain ASGI.
 from __future__ import annotations
 
 import logging
+import struct
 
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -29,9 +30,22 @@ DELIVER_TO = "battlehall.deliver_to"
 
 # uvicorn and websockets log every WebSocket opened and closed at INFO; at hundreds of
 # connections a second that was 3% of the server's CPU. They go to this child of
-# uvicorn's logger, quiet unless `battlehall serve --log-level debug` turns it on.
+# uvicorn's logger, which `battlehall serve` shows only with --log-level debug.
 connection_log = logging.getLogger("uvicorn.error.connections")
-connection_log.setLevel(logging.WARNING)
+
+
+OP_TEXT, OP_BINARY = 0x1, 0x2
+
+
+def frame_header(opcode: int, length: int) -> bytes:
+    """The header of a final, unmasked frame (RFC 6455, 5.2): a server's frame when no
+    extension is in use. websockets builds the same bytes through a general Frame object,
+    at several times the cost; an answer sends a dozen frames."""
+    if length < 126:
+        return bytes((0x80 | opcode, length))
+    if length < 65536:
+        return struct.pack("!BBH", 0x80 | opcode, 126, length)
+    return struct.pack("!BBQ", 0x80 | opcode, 127, length)
 
 
 class BatchedWebSocketProtocol(WebSocketsSansIOProtocol):
@@ -71,12 +85,20 @@ class BatchedWebSocketProtocol(WebSocketsSansIOProtocol):
         if (not self.writable.is_set() or self.disconnected or not self.handshake_complete
                 or self.close_sent or self.initial_response is not None or self.conn.state is not State.OPEN):
             return False
+        if self.conn.extensions:  # compression and the like: websockets frames them
+            for frame in frames:
+                if binary:
+                    self.conn.send_binary(frame)
+                else:
+                    self.conn.send_text(frame)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            return True
+        opcode = OP_BINARY if binary else OP_TEXT
+        parts = []
         for frame in frames:
-            if binary:
-                self.conn.send_binary(frame)
-            else:
-                self.conn.send_text(frame)
-        self.transport.write(b"".join(self.conn.data_to_send()))
+            parts.append(frame_header(opcode, len(frame)))
+            parts.append(frame)
+        self.transport.write(b"".join(parts))
         return True
 
     async def send(self, message) -> None:

@@ -22,9 +22,14 @@ def choose_subprotocol(offered: list[str]) -> str | None:
     return None
 
 
+# One packer for the process (packb makes a new one per call); the event loop's single
+# thread never re-enters it.
+_pack = msgpack.Packer().pack
+
+
 def encode(codec: str, message: dict) -> bytes:
     if codec == MSGPACK:
-        return msgpack.packb(message)
+        return _pack(message)
     return orjson.dumps(message)
 
 

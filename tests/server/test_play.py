@@ -10,6 +10,7 @@ import redis
 
 from battlehall.client import JSON, MSGPACK, Client
 
+from conftest import ServerProcess
 from wsutil import Raw
 
 
@@ -121,3 +122,21 @@ async def test_frames_for_one_socket_go_out_in_one_write(server):
     writes = metric(server, "battlehall_ws_writes_total") - writes
     # Each answer's events and ack reach the answering socket together: far fewer writes than frames.
     assert frames > 100 and writes < frames * 0.7, (frames, writes)
+
+
+async def test_plain_asgi_websockets_without_the_servers_extensions(tmp_path):
+    # uvicorn's own WebSocket implementation has neither batched writes nor direct
+    # delivery: the app falls back to ASGI receive and send, and plays the same.
+    srv = ServerProcess(tmp_path, args=("--ws", "websockets-sansio")).start()
+    try:
+        frames, writes = metric(srv, "battlehall_ws_frames_total"), metric(srv, "battlehall_ws_writes_total")
+        created, clients, results = await play(srv, "duel", 5)
+        assert results[0] == results[1] and results[0]["winner"] in ("alice", "bob")
+        assert not clients[0].errors and not clients[1].errors
+        assert clients[0].events[-1]["kind"] == "match_ended"
+        # one write per frame on this path
+        assert metric(srv, "battlehall_ws_writes_total") - writes == metric(srv, "battlehall_ws_frames_total") - frames
+        created, clients, results = await play(srv, "spellfire", 7)
+        assert results[0] == results[1] and not clients[0].errors and not clients[1].errors
+    finally:
+        srv.stop()
