@@ -22,11 +22,12 @@ the event loop goes to Redis in one pipeline (`WriteBatcher`).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from dataclasses import dataclass
 
 import msgpack
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 LIVE = "bh:live"
 
@@ -39,6 +40,8 @@ if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[4]) end
 if #ARGV > 4 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 5)) end
 return 1
 """
+# Sent as EVALSHA: EVAL would send the body and make Redis hash it again with every answer.
+RECORD_ANSWER_SHA = hashlib.sha1(RECORD_ANSWER.encode()).hexdigest()
 
 pack = msgpack.packb
 
@@ -49,6 +52,11 @@ def unpack(data: bytes):
 
 def key(match_id: str, part: str) -> str:
     return f"bh:{{{match_id}}}:{part}"
+
+
+def _noscript(error: ResponseError) -> bool:
+    """An EVALSHA's error when Redis does not have the script (new, restarted or flushed)."""
+    return isinstance(error, NoScriptError) or str(error).startswith("NOSCRIPT")
 
 
 class StoreUnavailable(Exception):
@@ -90,26 +98,17 @@ class WriteBatcher:
         try:
             while self.pending:
                 batch, self.pending = self.pending, []
-                pipe = self.redis.pipeline(transaction=False)
-                for commands, _ in batch:
-                    for command in commands:
-                        pipe.execute_command(*command)
-                self.flushes += 1
-                self.commands += len(pipe)
                 try:
                     # One timer per flush (the client has no per-read timeout: at hundreds of
                     # commands per flush, those timers cost more than the commands).
                     async with asyncio.timeout(self.timeout_s):
-                        results = await pipe.execute(raise_on_error=False)
+                        replies = await self._execute([commands for commands, _ in batch])
                 except (RedisError, OSError, TimeoutError) as exc:
                     for _, future in batch:
                         if not future.done():
                             future.set_exception(StoreUnavailable(str(exc)))
                     continue
-                i = 0
-                for commands, future in batch:
-                    mine = results[i:i + len(commands)]
-                    i += len(commands)
+                for (commands, future), mine in zip(batch, replies):
                     error = next((r for r in mine if isinstance(r, Exception)), None)
                     if future.done():
                         continue
@@ -122,6 +121,50 @@ class WriteBatcher:
             if self.pending:  # submitted after the last check
                 self.flushing = True
                 asyncio.get_running_loop().call_soon(self._start)
+
+    async def _execute(self, writes: list[list[tuple]]) -> list[list]:
+        """Send the writes in one pipeline; the replies of each write, in order.
+
+        A NOSCRIPT reply (Redis lost its scripts: restart, failover, SCRIPT FLUSH) means
+        the script did nothing but the write's later commands (SET snap, XTRIM, EXPIRE,
+        ZREM) did. Re-running only the script would not give the same data: its log entry
+        would stay below the XTRIM point and, on a match's last answer, the keys it
+        creates would miss their EXPIRE. Failing the write would be worse: the snapshot,
+        which includes the answer, landed without its log entry, events and act id. So
+        load the script and re-send each such write from its script call to its end:
+        those later commands are idempotent, and the data ends as after one run in order.
+        """
+        replies = await self._send(writes)
+        for _ in range(2):  # a third NOSCRIPT in a row is reported as a failure
+            redo = {}  # write -> index of its first NOSCRIPT reply
+            for i, mine in enumerate(replies):
+                for k, reply in enumerate(mine):
+                    if isinstance(reply, ResponseError) and _noscript(reply):
+                        redo[i] = k
+                        break
+            if not redo:
+                break
+            again = await self._send([writes[i][k:] for i, k in redo.items()], load=True)
+            for (i, k), mine in zip(redo.items(), again):
+                replies[i][k:] = mine
+        return replies
+
+    async def _send(self, writes: list[list[tuple]], load: bool = False) -> list[list]:
+        pipe = self.redis.pipeline(transaction=False)
+        if load:
+            pipe.execute_command("SCRIPT", "LOAD", RECORD_ANSWER)
+        for commands in writes:
+            for command in commands:
+                pipe.execute_command(*command)
+        self.flushes += 1
+        self.commands += len(pipe)
+        results = await pipe.execute(raise_on_error=False)
+        i = 1 if load else 0
+        out = []
+        for commands in writes:
+            out.append(results[i:i + len(commands)])
+            i += len(commands)
+        return out
 
 
 class Store:
@@ -173,9 +216,10 @@ class Store:
         """One answer (or timeout): its log entry, its events, its act id, maybe a snapshot.
 
         The first three are one script call rather than three commands: the client's cost
-        per command was a tenth of the server's CPU per answer.
+        per command was a tenth of the server's CPU per answer. The commands after the
+        script call must be safe to run twice (see `WriteBatcher._execute`).
         """
-        commands = [("EVAL", RECORD_ANSWER, 3, key(match_id, "log"), key(match_id, "events"), key(match_id, "acts"),
+        commands = [("EVALSHA", RECORD_ANSWER_SHA, 3, key(match_id, "log"), key(match_id, "events"), key(match_id, "acts"),
                      f"{entry['seq']}-0", pack(entry), act_key or "", entry["last_seq"],
                      *[pack(e) for e in events])]
         if snapshot is not None:
