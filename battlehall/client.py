@@ -44,8 +44,10 @@ class Client:
     def __init__(self, base_url: str, match_id: str, token: str, *, wire: str = MSGPACK,
                  choose: Callable[[dict], tuple[str, dict]] | None = None, seed: int | None = None,
                  on_message: Callable[[dict], Awaitable[None] | None] | None = None,
-                 think_s: float = 0.0, max_backoff_s: float = 5.0, give_up_s: float = 120.0):
+                 think_s: float = 0.0, max_backoff_s: float = 5.0, give_up_s: float = 120.0,
+                 batch: bool = False):
         self.url = ws_url(base_url, match_id)
+        self.batch = batch  # ask for `batch` messages: one frame per server turn
         self.token = token
         self.wire = wire
         self.rng = random.Random(seed)
@@ -65,6 +67,7 @@ class Client:
         self.sent: dict = {}  # act id -> prompt id
         self.answers: dict = {}  # prompt id -> the act answering it
         self.reconnects = 0
+        self.frames = 0  # frames received, over all sessions
         self._ids = itertools.count(1)
         self._nonce = secrets.token_hex(3)  # act ids stay unique across restarts of a client
 
@@ -99,16 +102,20 @@ class Client:
             hello = {"t": "hello", "token": self.token}
             if self.last_seq is not None:
                 hello["resume"] = self.last_seq
+            if self.batch:
+                hello["batch"] = True
             await ws.send(encode(self.wire, hello))
             async for frame in ws:
+                self.frames += 1
                 message = decode(self.wire, frame)
-                if self.on_message:
-                    maybe = self.on_message(message)
-                    if asyncio.iscoroutine(maybe):
-                        await maybe
-                await self._handle(ws, message)
-                if self.result is not None:
-                    return
+                for message in message["messages"] if message["t"] == "batch" else [message]:
+                    if self.on_message:
+                        maybe = self.on_message(message)
+                        if asyncio.iscoroutine(maybe):
+                            await maybe
+                    await self._handle(ws, message)
+                    if self.result is not None:
+                        return
 
     async def _handle(self, ws, message: dict) -> None:
         kind = message["t"]

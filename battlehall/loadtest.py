@@ -65,6 +65,18 @@ class Config:
     max_matches: int | None = None  # stop creating matches after this many (a count bound)
     drain_s: float = 5.0  # after the window: how long to wait for in-flight acks
     clock: dict | None = None  # the create request's clock; None: the server's default
+    batch: bool = False  # ask for `batch` messages (docs/protocol-extensions.md)
+
+
+async def messages(ws, wire: str):
+    """Every message the server sends on `ws`, with `batch` messages unpacked."""
+    async for raw in ws:
+        message = decode(wire, raw)
+        if message["t"] == "batch":
+            for inner in message["messages"]:
+                yield inner
+        else:
+            yield message
 
 
 def percentile(sorted_values: list[float], p: float) -> float | None:
@@ -242,7 +254,7 @@ class LoadTest:
         answered: set[str] = set()
         ended = False
         async with self._connect(run) as ws:
-            await ws.send(encode(wire, {"t": "hello", "token": run.tokens[seat]}))
+            await ws.send(encode(wire, self._hello(run.tokens[seat])))
 
             async def answer(prompt: dict) -> None:
                 if self.stopping or prompt["id"] in answered:
@@ -263,8 +275,7 @@ class LoadTest:
                 except websockets.ConnectionClosed:
                     pass  # the seat's own loop reports the lost connection
 
-            async for raw in ws:
-                message = decode(wire, raw)
+            async for message in messages(ws, wire):
                 kind = message["t"]
                 if kind == "event":
                     event = message["kind"]
@@ -310,13 +321,15 @@ class LoadTest:
                             return
         run.fail("connection_closed")  # closed before match_ended (a no-op once the match is over)
 
+    def _hello(self, token: str) -> dict:
+        return {"t": "hello", "token": token, "batch": True} if self.cfg.batch else {"t": "hello", "token": token}
+
     async def _spectator(self, run: MatchRun, ready: asyncio.Event) -> None:
         wire = self.wire
         async with self._connect(run) as ws:
-            await ws.send(encode(wire, {"t": "hello", "token": run.spectator_token}))
-            async for raw in ws:
+            await ws.send(encode(wire, self._hello(run.spectator_token)))
+            async for message in messages(ws, wire):
                 at = time.perf_counter()
-                message = decode(wire, raw)
                 kind = message["t"]
                 if kind == "event":
                     run.spectator_saw(message["seq"], at)  # samples only for acts sent in the window
@@ -474,7 +487,7 @@ class LoadTest:
         result = {
             "url": cfg.url, "ruleset": cfg.ruleset, "matches": cfg.matches, "spectators": cfg.spectators,
             "clock": cfg.clock,
-            "wire": "json" if self.wire == JSON else "msgpack", "seed": self.base_seed,
+            "wire": "json" if self.wire == JSON else "msgpack", "batch": self.cfg.batch, "seed": self.base_seed,
             "warmup_s": cfg.warmup, "seconds": _r(seconds),
             "matches_finished": self.finished,
             "answers": self.answers,
@@ -541,6 +554,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds of play before the window")
     parser.add_argument("--spectators", type=int, default=0, help="spectator sockets per match")
     parser.add_argument("--json-wire", action="store_true", help="speak JSON instead of MessagePack")
+    parser.add_argument("--batch", action="store_true",
+                        help="ask for batch messages: one frame per server turn (docs/protocol-extensions.md)")
     parser.add_argument("--seed", type=int, default=None, help="base seed: match k gets seed+k")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument("--json-out", default=None, metavar="FILE", help="append the result as one JSON line")
@@ -556,7 +571,8 @@ def config_from_args(args: argparse.Namespace) -> Config:
     return Config(url=args.url, ruleset=args.ruleset, matches=args.matches, seconds=args.seconds,
                   warmup=args.warmup, spectators=args.spectators, wire=JSON if args.json_wire else MSGPACK,
                   seed=args.seed, quiet=args.quiet, server_pid=args.server_pid,
-                  match_timeout=args.match_timeout, max_matches=args.max_matches, clock=args.clock)
+                  match_timeout=args.match_timeout, max_matches=args.max_matches, clock=args.clock,
+                  batch=args.batch)
 
 
 def run_sync(cfg: Config) -> dict:

@@ -24,13 +24,26 @@ def choose_subprotocol(offered: list[str]) -> str | None:
 
 # One packer for the process (packb makes a new one per call); the event loop's single
 # thread never re-enters it.
-_pack = msgpack.Packer().pack
+_packer = msgpack.Packer()
+_pack = _packer.pack
 
 
 def encode(codec: str, message: dict) -> bytes:
     if codec == MSGPACK:
         return _pack(message)
     return orjson.dumps(message)
+
+
+_BATCH_PREFIX = {MSGPACK: _pack("t") + _pack("batch") + _pack("messages"),
+                 JSON: b'{"t":"batch","messages":['}
+
+
+def batch(codec: str, frames: list[bytes]) -> bytes:
+    """One `batch` message holding several encoded messages, without decoding them:
+    `{"t": "batch", "messages": [...]}` is the frames joined under a small header."""
+    if codec == MSGPACK:
+        return b"\x82" + _BATCH_PREFIX[MSGPACK] + _packer.pack_array_header(len(frames)) + b"".join(frames)
+    return _BATCH_PREFIX[JSON] + b",".join(frames) + b"]}"
 
 
 def decode(codec: str, frame: bytes | str) -> dict:

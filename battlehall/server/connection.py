@@ -36,6 +36,7 @@ class Connection:
         self.binary = wire == codec.MSGPACK
         self.seat: str | None = None
         self.role: str | None = None
+        self.batch = False  # the client asked for `batch` messages (docs/protocol-extensions.md)
         # The server's batch extension (batched_ws.py): write now, or send a batch later.
         extension = scope.get("extensions", {}).get(SEND_BATCH)
         self.write_now = extension.get("write_now") if extension else None
@@ -82,6 +83,8 @@ class Connection:
         self.queued = False
         if self.writer is not None:  # a writer task is waiting on this socket: it takes the outbox
             return
+        if self.batch and len(self.outbox) > 1:
+            self.outbox = [codec.batch(self.codec, self.outbox)]
         if self.outbox and self.write_now is not None and self.write_now(self.outbox, self.binary):
             Connection.frames_sent += len(self.outbox)
             Connection.writes += 1
@@ -96,6 +99,8 @@ class Connection:
         try:
             while self.outbox:
                 batch, self.outbox = self.outbox, []
+                if self.batch and len(batch) > 1:
+                    batch = [codec.batch(self.codec, batch)]
                 Connection.frames_sent += len(batch)
                 if self.write_now is not None:
                     Connection.writes += 1

@@ -103,9 +103,13 @@ class Session:
         return frame, False
 
     async def authenticate(self, hello: dict) -> bool:
-        token, resume = hello.get("token"), hello.get("resume")
+        token, resume, batch = hello.get("token"), hello.get("resume"), hello.get("batch", False)
         if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 0):
             self.error("bad_message", "resume must be the last seq seen, a non-negative integer")
+            self.conn.close(CLOSE_POLICY)
+            return False
+        if not isinstance(batch, bool):
+            self.error("bad_message", "batch must be true or false")
             self.conn.close(CLOSE_POLICY)
             return False
         try:
@@ -131,6 +135,7 @@ class Session:
             self.conn.close(CLOSE_UNAUTHORIZED)
             return False
         self.conn.seat, self.conn.role = seat, role
+        self.conn.batch = batch
         self.actor = actor
         joined = asyncio.get_running_loop().create_future()
         actor.submit(("join", self.conn, resume, joined))

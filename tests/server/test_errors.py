@@ -121,6 +121,20 @@ async def test_hello_must_come_first_and_in_time(server):
     assert (await quiet.recv(5))["code"] == "bad_message"
 
 
+async def test_bad_hello_fields_are_refused(server):
+    created = server.create(ruleset="duel", seed=1)
+    before = summary(server, created["match"])
+    for field, value in (("resume", -1), ("resume", "7"), ("batch", "yes"), ("batch", 1)):
+        conn = await Raw.open(server.url, created["match"], JSON)
+        await conn.send({"t": "hello", "token": created["tokens"]["alice"], field: value})
+        error = await conn.recv()
+        assert error["code"] == "bad_message" and field in error["message"], error
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await conn.recv()
+        assert closed.value.rcvd.code == 1008
+    assert summary(server, created["match"]) == before
+
+
 async def test_spectator_cannot_act(server):
     created, alice, welcome = await duel(server)
     watcher = await Raw.open(server.url, created["match"], JSON)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 
 def answers_total(url: str) -> int:
@@ -15,17 +16,19 @@ def answers_total(url: str) -> int:
     return int(re.search(r"^battlehall_answers_total (\d+)$", text, re.M).group(1))
 
 
-def test_loadtest_plays_duel_matches_and_counts_every_ack(server, tmp_path):
+@pytest.mark.parametrize("batch", [False, True])
+def test_loadtest_plays_duel_matches_and_counts_every_ack(server, tmp_path, batch):
     out = tmp_path / "result.jsonl"
     before = answers_total(server.url)
     proc = subprocess.run(
         [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", "duel",
          "--matches", "10", "--seconds", "2", "--warmup", "0.5", "--spectators", "1", "--seed", "7",
-         "--quiet", "--json-out", str(out), "--max-matches", "2000"],
+         "--quiet", "--json-out", str(out), "--max-matches", "2000"] + (["--batch"] if batch else []),
         capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(out.read_text().splitlines()[-1])
     assert json.loads(proc.stdout.splitlines()[-1]) == result  # the last stdout line is the same JSON
+    assert result["batch"] is batch
 
     assert result["matches_finished"] > 0
     assert result["answers"] > 0 and result["answers_per_s"] > 0

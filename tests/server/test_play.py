@@ -14,11 +14,11 @@ from conftest import ServerProcess
 from wsutil import Raw
 
 
-async def play(server, ruleset: str, seed: int, wires=(JSON, MSGPACK), **body):
+async def play(server, ruleset: str, seed: int, wires=(JSON, MSGPACK), batch=(False, False), **body):
     created = server.create(ruleset=ruleset, seed=seed, **body)
     seats = list(created["tokens"])
-    clients = [Client(server.url, created["match"], created["tokens"][s], wire=w, seed=i)
-               for i, (s, w) in enumerate(zip(seats, wires))]
+    clients = [Client(server.url, created["match"], created["tokens"][s], wire=w, seed=i, batch=b)
+               for i, (s, w, b) in enumerate(zip(seats, wires, batch))]
     results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
     return created, clients, results
 
@@ -124,6 +124,21 @@ async def test_frames_for_one_socket_go_out_in_one_write(server):
     assert frames > 100 and writes < frames * 0.7, (frames, writes)
 
 
+async def test_batch_messages_carry_the_same_stream_in_fewer_frames(server):
+    for wires in ((JSON, MSGPACK), (MSGPACK, JSON)):
+        # the first client asks for batches, the second does not; same seeds for both runs
+        created, clients, results = await play(server, "spellfire", 3, wires=wires, batch=(True, False))
+        batched, plain = clients
+        assert results[0] == results[1] and not batched.errors and not plain.errors
+        seqs = [e["seq"] for e in batched.events]
+        assert seqs == list(range(seqs[0], seqs[-1] + 1))  # gapless, in order
+        kinds = {e["seq"]: e["kind"] for e in plain.events}
+        assert seqs[-1] == max(kinds) and all(kinds[e["seq"]] == e["kind"] for e in batched.events if e["seq"] in kinds)
+        # one frame per server turn: far fewer frames than messages
+        assert batched.frames < 0.6 * len(batched.events), (batched.frames, len(batched.events))
+        assert plain.frames > len(plain.events)
+
+
 async def test_plain_asgi_websockets_without_the_servers_extensions(tmp_path):
     # uvicorn's own WebSocket implementation has neither batched writes nor direct
     # delivery: the app falls back to ASGI receive and send, and plays the same.
@@ -136,7 +151,8 @@ async def test_plain_asgi_websockets_without_the_servers_extensions(tmp_path):
         assert clients[0].events[-1]["kind"] == "match_ended"
         # one write per frame on this path
         assert metric(srv, "battlehall_ws_writes_total") - writes == metric(srv, "battlehall_ws_frames_total") - frames
-        created, clients, results = await play(srv, "spellfire", 7)
+        created, clients, results = await play(srv, "spellfire", 7, batch=(True, False))
         assert results[0] == results[1] and not clients[0].errors and not clients[1].errors
+        assert clients[0].frames < 0.6 * len(clients[0].events)
     finally:
         srv.stop()
