@@ -23,6 +23,7 @@
 //   node loadgen.mjs --target colyseus   --url http://127.0.0.1:2567 --matches 100 --seconds 20 --warmup 5 --pid <server pid>
 //   node loadgen.mjs --target battlehall --url http://127.0.0.1:8765 --matches 100 --seconds 20 --warmup 5 --pid <server pid>
 // Options: --seed S (base seed, default 1), --json-out FILE, --label TEXT,
+//          --batch (battlehall: ask for `batch` messages, one frame per server turn),
 //          --match-timeout SECONDS (default 60), --ramp-limit SECONDS (default 60:
 //          the window opens after the warm-up and once all N matches are connected,
 //          or this long after the warm-up), --quiet
@@ -38,7 +39,7 @@ function parseArgs(argv) {
     const a = argv[i];
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${a}`);
     const key = a.slice(2);
-    if (key === "quiet") { out.quiet = true; continue; }
+    if (key === "quiet" || key === "batch") { out[key] = true; continue; }
     if (i + 1 >= argv.length) throw new Error(`--${key} needs a value`);
     out[key] = argv[++i];
   }
@@ -286,29 +287,46 @@ async function loadBattlehall() {
   msgpack = await import("@msgpack/msgpack");
 }
 
+// With --batch, the hello asks for `batch` messages (docs/protocol-extensions.md): all
+// the server has for a socket in one turn comes as one frame. `onMessages(fn)` calls fn
+// with each message in order, batches unpacked, the welcome excepted.
+const BH_BATCH = !!args.batch;
+
 function bhConnect(url, token) {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, ["battlehall.v1.msgpack"], { perMessageDeflate: false });
     ws.binaryType = "nodebuffer";
     const send = (obj) => ws.send(msgpack.encode(obj));
     const decodeMsg = (data, isBinary) => (isBinary ? msgpack.decode(data) : JSON.parse(data.toString()));
-    ws.once("open", () => {
-      if (ws.protocol !== "battlehall.v1.msgpack") M.protocolNotes.add(`server picked subprotocol ${JSON.stringify(ws.protocol)} for an offer of battlehall.v1.msgpack`);
-      send({ t: "hello", token });
-    });
-    ws.once("error", reject);
-    ws.once("close", (code) => reject(new Error(`closed ${code} before welcome`)));
-    ws.once("message", (data, isBinary) => {
-      if (!isBinary) M.protocolNotes.add("server sent a text frame on battlehall.v1.msgpack");
-      let msg;
-      try { msg = decodeMsg(data, isBinary); } catch (e) { reject(e); return; }
+    let handler = null;
+    const early = []; // messages after the welcome, before onMessages
+    let welcomed = false;
+    const onMessages = (fn) => { handler = fn; for (const m of early.splice(0)) fn(m); };
+    const take = (msg) => {
+      if (welcomed) { if (handler) handler(msg); else early.push(msg); return; }
+      welcomed = true;
       ws.removeAllListeners("error");
       ws.removeAllListeners("close");
       if (msg.t !== "welcome") { reject(new Error(`expected welcome, got ${JSON.stringify(msg).slice(0, 200)}`)); ws.terminate(); return; }
       for (const f of ["match", "role", "seq", "view", "prompts", "now"]) {
         if (!(f in msg)) M.protocolNotes.add(`welcome lacks field ${f}`);
       }
-      resolve({ ws, send, decodeMsg, welcome: msg });
+      resolve({ ws, send, onMessages, welcome: msg });
+    };
+    ws.once("open", () => {
+      if (ws.protocol !== "battlehall.v1.msgpack") M.protocolNotes.add(`server picked subprotocol ${JSON.stringify(ws.protocol)} for an offer of battlehall.v1.msgpack`);
+      send(BH_BATCH ? { t: "hello", token, batch: true } : { t: "hello", token });
+    });
+    ws.once("error", reject);
+    ws.once("close", (code) => reject(new Error(`closed ${code} before welcome`)));
+    ws.on("message", (data, isBinary) => {
+      if (!isBinary) M.protocolNotes.add("server sent a text frame on battlehall.v1.msgpack");
+      let msg;
+      try { msg = decodeMsg(data, isBinary); } catch (e) { if (!welcomed) reject(e); else M.protocolNotes.add(`undecodable frame: ${e}`); return; }
+      if (msg.t === "batch") {
+        if (!BH_BATCH) M.protocolNotes.add("a batch message without asking for it");
+        for (const m of msg.messages) take(m);
+      } else take(msg);
     });
   });
 }
@@ -340,8 +358,7 @@ async function bhMatch(slot, seed, track) {
       if (c.welcome.role !== "spectator") M.protocolNotes.add(`spectator welcome role ${JSON.stringify(c.welcome.role)}`);
       track.ref[si] = new DuelRef(seed, SEATS);
       let lastSeq = c.welcome.seq;
-      c.ws.on("message", (data, isBinary) => {
-        const msg = c.decodeMsg(data, isBinary);
+      c.onMessages((msg) => {
         if (msg.t !== "event") return;
         if (typeof lastSeq === "number" && msg.seq !== lastSeq + 1) M.seqGaps += 1;
         lastSeq = msg.seq;
@@ -368,8 +385,7 @@ async function bhMatch(slot, seed, track) {
         pending.set(id, track.actSent(M.measuring));
         c.send({ t: "act", id, prompt: p.id, option, args: {} });
       };
-      c.ws.on("message", (data, isBinary) => {
-        const msg = c.decodeMsg(data, isBinary);
+      c.onMessages((msg) => {
         if (msg.t === "event") {
           if (typeof lastSeq === "number" && msg.seq !== lastSeq + 1) M.seqGaps += 1;
           lastSeq = msg.seq;
@@ -555,7 +571,7 @@ async function main() {
   const spec = M.specLat.sort((a, b) => a - b);
   const per = (x) => (M.answers > 0 ? Math.round((x * 1e6) / M.answers * 10) / 10 : null);
   const result = {
-    target: TARGET, label: LABEL, url: URL_BASE, matches: MATCHES, seconds: Math.round(wall * 100) / 100, warmup: WARMUP,
+    target: TARGET, label: LABEL, batch: TARGET === "battlehall" ? BH_BATCH : undefined, url: URL_BASE, matches: MATCHES, seconds: Math.round(wall * 100) / 100, warmup: WARMUP,
     // seconds from the start until all N matches had their 4 clients connected
     // (null: not all within the warm-up + --ramp-limit; the window opened anyway)
     ramp_s: rampS, slots_playing: connectedSlots.size,

@@ -3,7 +3,8 @@
 //   node report.mjs results.jsonl [--markdown]
 // For every --matches value it prints Colyseus and Battlehall next to each
 // other and the ratio Battlehall / Colyseus (for answers/s higher is better;
-// for latency and CPU per answer lower is better).
+// for latency and CPU per answer lower is better). Battlehall runs with `batch`
+// messages (loadgen --batch) get their own column, "Battlehall batch".
 import fs from "node:fs";
 
 const file = process.argv[2];
@@ -16,7 +17,7 @@ const rows = fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim().st
 // answer over all of them.
 const all = new Map();
 for (const r of rows) {
-  const k = `${r.matches}|${r.target}`;
+  const k = `${r.matches}|${r.target === "battlehall" && r.batch ? "battlehall batch" : r.target}`;
   if (!all.has(k)) all.set(k, []);
   all.get(k).push(r);
 }
@@ -56,12 +57,13 @@ const fmt = (v) => (v === null || v === undefined ? "-" : String(v));
 const ratio = (b, c) => (typeof b === "number" && typeof c === "number" && c !== 0 ? (b / c).toFixed(2) : "");
 
 for (const [n, t] of [...byN.entries()].sort((a, b) => a[0] - b[0])) {
-  const c = t.colyseus, b = t.battlehall;
-  const head = [`N=${n} concurrent matches`, "Colyseus 0.18", "Battlehall", "Battlehall/Colyseus"];
-  const labels = ["(variant)", c?.label || "", b?.label || "", ""];
+  const c = t.colyseus;
+  const ours = [["Battlehall", t.battlehall], ["Battlehall batch", t["battlehall batch"]]].filter(([, r]) => r);
+  const head = [`N=${n} concurrent matches`, "Colyseus 0.18", ...ours.flatMap(([name]) => [name, `${name}/Colyseus`])];
+  const labels = ["(variant)", c?.label || "", ...ours.flatMap(([, r]) => [r.label || "", ""])];
   const lines = [labels, ...metrics.map(([name, f]) => {
-    const cv = c ? f(c) : null, bv = b ? f(b) : null;
-    return [name, fmt(cv), fmt(bv), ratio(bv, cv)];
+    const cv = c ? f(c) : null;
+    return [name, fmt(cv), ...ours.flatMap(([, r]) => [fmt(f(r)), ratio(f(r), cv)])];
   })];
   if (md) {
     console.log(`| ${head.join(" | ")} |`);
@@ -69,11 +71,12 @@ for (const [n, t] of [...byN.entries()].sort((a, b) => a[0] - b[0])) {
     for (const l of lines) console.log(`| ${l.join(" | ")} |`);
     console.log("");
   } else {
-    const w = [40, 24, 24, 20];
+    const w = [40, 24, 24, 20, 24, 20];
     const pr = (cells) => console.log(cells.map((x, k) => String(x).padEnd(w[k])).join(" "));
     pr(head);
     for (const l of lines) pr(l);
-    const notes = [...(c?.protocol_notes || []).map((x) => `colyseus: ${x}`), ...(b?.protocol_notes || []).map((x) => `battlehall: ${x}`)];
+    const notes = [...(c?.protocol_notes || []).map((x) => `colyseus: ${x}`),
+      ...ours.flatMap(([name, r]) => (r.protocol_notes || []).map((x) => `${name}: ${x}`))];
     for (const x of notes) console.log(`  note: ${x}`);
     console.log("");
   }

@@ -6,7 +6,9 @@
 #
 # Options: --matches "N1 N2 ..." (default "100 1000"), --seconds S (20), --warmup S (5),
 #          --only colyseus|battlehall, --no-probe, --repeat K (K rounds; the table shows,
-#          for each server and N, the round in which other processes used the least CPU)
+#          for each server and N, the round in which other processes used the least CPU),
+#          --bh-variants "plain batch" (default both: Battlehall as PROTOCOL.md has it, one
+#          frame per message, and with the `batch` hello option, one frame per server turn)
 # Environment: SERVER_CPUS (default 0) and LOADGEN_CPUS (default 1): taskset CPU lists
 #   for the server under test (its children, e.g. Battlehall's redis-server, inherit
 #   it) and for the load generator. The same for both servers. Set both to "" to not pin.
@@ -23,11 +25,12 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SCRATCH="$ROOT/bench/.scratch/compare"
 
-MATCHES="100 1000"; SECONDS_=20; WARMUP=5; ONLY=""; PROBE=1; REPEAT=1
+MATCHES="100 1000"; SECONDS_=20; WARMUP=5; ONLY=""; PROBE=1; REPEAT=1; BH_VARIANTS="plain batch"
 while [ $# -gt 0 ]; do
   case "$1" in
     --matches) MATCHES="$2"; shift 2 ;;
     --seconds) SECONDS_="$2"; shift 2 ;;
+    --bh-variants) BH_VARIANTS="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
     --repeat) REPEAT="$2"; shift 2 ;;
@@ -111,14 +114,15 @@ mkdir -p "$LOGS"
 echo "== results: $OUT   logs: $LOGS"
 echo "== server pinned to CPUs '${SERVER_CPUS}', loadgen to '${LOADGEN_CPUS}'; node $(node -v); $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-run_loadgen() { # target port pid N label tag
+run_loadgen() { # target port pid N label tag [extra loadgen args...]
   local target="$1" port="$2" pid="$3" n="$4" label="$5" tag="$6" lg rc=0
+  shift 6
   local log="$LOGS/loadgen-$target-$tag.txt"
-  echo "== $target N=$n (${WARMUP}s warm-up, ${SECONDS_}s measured)"
+  echo "== $target $* N=$n (${WARMUP}s warm-up, ${SECONDS_}s measured)"
   # in the background + `wait`, so a signal to this script is handled at once
   "${PIN_LOADGEN[@]}" timeout $((WARMUP + SECONDS_ + 220)) \
     node "$SCRATCH/loadgen.mjs" --target "$target" --url "http://127.0.0.1:$port" \
-      --matches "$n" --seconds "$SECONDS_" --warmup "$WARMUP" --pid "$pid" --json-out "$OUT" --label "$label" \
+      --matches "$n" --seconds "$SECONDS_" --warmup "$WARMUP" --pid "$pid" --json-out "$OUT" --label "$label" "$@" \
       > "$log" 2>&1 &
   lg=$!
   STARTED+=("$lg")
@@ -148,8 +152,8 @@ if [ "$ONLY" != colyseus ] && ! (cd "$ROOT" && $BATTLEHALL serve --help >/dev/nu
   BH_OK=0
 fi
 PROBED=0
-bench_battlehall() { # N tag
-  local n="$1" tag="$2" pid kids
+bench_battlehall() { # N tag variant (plain|batch)
+  local n="$1" tag="$2-$3" variant="$3" pid kids
   local work="$SCRATCH/bh-run-$STAMP-$tag"
   mkdir -p "$work"
   # fresh server (and so a fresh private Redis) per run, in its own scratch folder
@@ -169,7 +173,11 @@ bench_battlehall() { # N tag
     timeout 90 node "$SCRATCH/probe_battlehall.mjs" --url "http://127.0.0.1:$BH_PORT" > "$LOGS/probe.txt" 2>&1 || true
     grep -E '^DIFF' "$LOGS/probe.txt" || echo "   all probe checks ok ($(grep -c '^ok' "$LOGS/probe.txt"))"
   fi
-  run_loadgen battlehall "$BH_PORT" "$pid" "$n" "${BH_SHA:-worktree@$(git -C "$ROOT" rev-parse --short HEAD)}" "$tag"
+  if [ "$variant" = batch ]; then
+    run_loadgen battlehall "$BH_PORT" "$pid" "$n" "${BH_SHA:-worktree@$(git -C "$ROOT" rev-parse --short HEAD)} batch" "$tag" --batch
+  else
+    run_loadgen battlehall "$BH_PORT" "$pid" "$n" "${BH_SHA:-worktree@$(git -C "$ROOT" rev-parse --short HEAD)}" "$tag"
+  fi
   cleanup
 }
 
@@ -178,7 +186,9 @@ bench_battlehall() { # N tag
 for rep in $(seq 1 "$REPEAT"); do
   for n in $MATCHES; do
     if [ "$ONLY" != battlehall ]; then bench_colyseus "$n" "$n-r$rep" || echo "!! colyseus bench failed"; fi
-    if [ "$ONLY" != colyseus ] && [ "$BH_OK" = 1 ]; then bench_battlehall "$n" "$n-r$rep" || echo "!! battlehall bench failed"; fi
+    if [ "$ONLY" != colyseus ] && [ "$BH_OK" = 1 ]; then
+      for variant in $BH_VARIANTS; do bench_battlehall "$n" "$n-r$rep" "$variant" || echo "!! battlehall bench failed"; done
+    fi
   done
 done
 

@@ -106,7 +106,7 @@ async def test_one_reload_then_evalsha_only_and_other_writes_keep_their_replies(
     answer_replies, create_replies = await asyncio.gather(store.write(commands), store.write(other_create))
     assert store.batcher.flushes == flushes + 2
     assert answer_replies == [1]
-    assert create_replies[:3] == [True, True, True] and create_replies[-1] == 1
+    assert create_replies[:3] == [b"OK", b"OK", b"OK"] and create_replies[-1] == 1  # raw replies
     assert await admin.llen(key("m_scripts_mixed_a", "events")) == core.seq
     assert await admin.xlen(key("m_scripts_mixed_a", "log")) == 1
 
