@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import logging
 from typing import TYPE_CHECKING
 
@@ -141,7 +142,7 @@ class MatchActor:
         self.busy = False  # a write or a Redis read is in flight: messages wait in `pending`
         self.stopped = False
         self.task: asyncio.Task | None = None  # the Redis read in flight, if any
-        self.timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}  # prompt id -> (due, timer)
+        self.timers: dict[str, int] = {}  # prompt id -> when its default is due (hub.deadlines)
         self.stale = False  # in-memory state may be ahead of Redis: rebuild before use
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
         self.window_opened: dict[str, int] = {}  # window prompt id -> when it opened
@@ -159,8 +160,6 @@ class MatchActor:
 
     async def stop(self) -> None:
         self.stopped = True
-        for _, handle in self.timers.values():
-            handle.cancel()
         self.timers.clear()
         for conn in self.conns + (self.feed.conns if self.feed else []):
             conn.close(1001)
@@ -399,29 +398,27 @@ class MatchActor:
     # -- timers ---------------------------------------------------------------------
 
     def _arm_timers(self) -> None:
-        """One timer per open prompt, due when its default must be applied.
+        """A deadline for each open prompt, when its default must be applied.
 
-        Only timers whose due time changed are re-armed (a bank spent by one answer
-        moves the expiry of that seat's other open prompts).
+        Only deadlines that changed are set again (a bank spent by one answer moves the
+        expiry of that seat's other open prompts); one no longer in `timers` is ignored
+        when it comes up (deadlines.py).
         """
         clock = self.core.clock
         open_prompts = clock.data["open"]
         for prompt_id in [p for p in self.timers if p not in open_prompts]:
-            self.timers.pop(prompt_id)[1].cancel()
+            del self.timers[prompt_id]
         if self.core.over or not clock.timed:
             return
-        loop = asyncio.get_running_loop()
-        now = None
         for prompt_id in open_prompts:
             due = clock.expires_at(prompt_id)
-            armed = self.timers.get(prompt_id)
-            if armed is not None:
-                if armed[0] == due:
-                    continue
-                armed[1].cancel()
-            now = now or now_ms()
-            handle = loop.call_later(max(0, due - now) / 1000, self.submit, ("expire", prompt_id))
-            self.timers[prompt_id] = (due, handle)
+            if self.timers.get(prompt_id) != due:
+                self.timers[prompt_id] = due
+                self.hub.deadlines.at(due, functools.partial(self._expecting, prompt_id),
+                                      functools.partial(self.submit, ("expire", prompt_id)))
+
+    def _expecting(self, prompt_id: str, due: int) -> bool:
+        return not self.stopped and self.timers.get(prompt_id) == due
 
     # -- fan-out --------------------------------------------------------------------
 

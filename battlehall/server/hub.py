@@ -12,6 +12,7 @@ from .actor import MatchActor, MatchCore
 from .clock import Clock, now_ms
 from .config import Settings
 from .connection import Connection
+from .deadlines import Deadlines
 from .spectators import DelayedFeed, copy_core
 from .store import LoadedMatch, Store
 
@@ -41,6 +42,7 @@ class Hub:
         self.actors: dict[str, MatchActor] = {}
         self.loading: dict[str, asyncio.Future] = {}
         self.metrics = Metrics()
+        self.deadlines = Deadlines()  # every match's prompt deadlines, on one loop timer
         self.downtime_ms = 0
 
     async def create(self, request: dict) -> dict:
@@ -166,6 +168,7 @@ class Hub:
     async def close(self) -> None:
         for match_id in list(self.actors):
             await self.unload(match_id)
+        self.deadlines.close()
 
     # -- read-only views ----------------------------------------------------------------
 

@@ -181,3 +181,11 @@ async def test_oversized_frame_closes_1009(server):
     welcome2 = await again.hello(created["tokens"]["alice"])
     assert welcome2["prompts"] == welcome["prompts"]
     await again.close()
+
+
+@pytest.mark.parametrize("path", ["/ws", "/ws/", "/ws/m_1/extra", "/matches", "/nope"])
+async def test_websockets_on_other_paths_are_refused(server, path):
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        async with websockets.connect(server.url.replace("http", "ws") + path, open_timeout=5):
+            pass
+    assert refused.value.response.status_code == 403
