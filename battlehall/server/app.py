@@ -176,13 +176,14 @@ def create_app(settings: Settings):
         session = Session(hub, conn, scope["path_params"]["match_id"], RateLimiter(settings.rate_per_s))
         deliver = scope.get("extensions", {}).get(DELIVER_TO)
         hub.metrics.connections += 1
+        disconnected = False
         try:
             await session.run(receive, deliver["deliver_to"] if deliver else None)
         except WebSocketDisconnect:
-            pass
+            disconnected = True
         finally:
             hub.metrics.connections -= 1
-            await session.leave()
+            await session.leave(disconnected)
 
     routes = [
         Route("/matches", create_match, methods=["POST"]),

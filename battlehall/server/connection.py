@@ -72,6 +72,15 @@ class Connection:
             self.close_code = code
             self._schedule()
 
+    def gone(self) -> None:
+        """The client closed the socket: drop what is queued, there is nothing to close."""
+        self.closed = True
+        self.outbox = []
+        if self.writer is not None:
+            self.writer.cancel()
+        if not self.finished.done():
+            self.finished.set_result(None)
+
     def _schedule(self) -> None:
         if not self.queued:
             self.queued = True

@@ -24,13 +24,15 @@ def fan_out(ruleset, records: list[dict], conns: list, shift_ms: int = 0) -> int
     if not conns:
         return 0
     for record in records:
-        private = record.get("private") or {}
-        frames: dict[tuple, bytes] = {}
+        private = record.get("private")
+        public: dict[str, bytes] = {}  # encoding -> the public copy's frame
         for conn in conns:
-            audience = conn.audience if conn.audience in private else None
-            cache_key = (audience, conn.codec)
-            frame = frames.get(cache_key)
+            seat = conn.audience
+            if private and seat in private:  # the seat's own copy (one socket, as a rule)
+                conn.send_frame(codec.encode(conn.codec, event_message(ruleset, record, seat, shift_ms)))
+                continue
+            frame = public.get(conn.codec)
             if frame is None:
-                frame = frames[cache_key] = codec.encode(conn.codec, event_message(ruleset, record, audience, shift_ms))
+                frame = public[conn.codec] = codec.encode(conn.codec, event_message(ruleset, record, None, shift_ms))
             conn.send_frame(frame)
     return len(records) * len(conns)

@@ -172,9 +172,13 @@ class Session:
         else:
             self.error("bad_message", f"unknown message type {kind!r}")
 
-    async def leave(self) -> None:
+    async def leave(self, disconnected: bool = False) -> None:
+        """Leave the match; close the socket unless the client already did (`disconnected`)."""
         if self.actor is not None:
             self.actor.submit(("leave", self.conn))
+        if disconnected:  # nothing more can be sent: no close frame, no writer to wait for
+            self.conn.gone()
+            return
         self.conn.close()
         try:
             async with asyncio.timeout(2):
