@@ -18,6 +18,7 @@ def cmd_serve(args) -> int:
     from .server.embedded_redis import EmbeddedRedis
 
     from .server.batched_ws import BatchedWebSocketProtocol, connection_log
+    from .server.http_protocol import HttpProtocol
 
     settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
                                  api_key=args.api_key)
@@ -28,7 +29,7 @@ def cmd_serve(args) -> int:
         print(f"battlehall: private Redis at {embedded.url} (data in {embedded.data_dir})", flush=True)
     try:
         config = uvicorn.Config(
-            create_app(settings), host=settings.host, port=settings.port, loop=args.loop,
+            create_app(settings), host=settings.host, port=settings.port, loop=args.loop, http=HttpProtocol,
             ws=BatchedWebSocketProtocol if args.ws == "batched" else args.ws, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
             log_level=args.log_level, access_log=False, lifespan="on",
         )

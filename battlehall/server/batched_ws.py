@@ -62,6 +62,17 @@ class BatchedWebSocketProtocol(WebSocketsSansIOProtocol):
             scope["extensions"][SEND_BATCH] = {"write_now": self.write_now}
             scope["extensions"][DELIVER_TO] = {"deliver_to": self.deliver_to}
 
+    def connection_lost(self, exc) -> None:
+        super().connection_lost(exc)
+        # The scope's extensions and the receiver hold bound methods of this protocol, and
+        # the session holding them is reachable from it: a reference cycle per socket that
+        # only the garbage collector would free (tens of milliseconds per collection).
+        self.receiver = None
+        scope = getattr(self, "scope", None)
+        if scope is not None:
+            scope["extensions"].pop(SEND_BATCH, None)
+            scope["extensions"].pop(DELIVER_TO, None)
+
     def deliver_to(self, receiver) -> None:
         """From now on, call `receiver(data, is_text)` with each message, instead of queueing it."""
         self.receiver = receiver
