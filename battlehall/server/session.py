@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 
 from starlette.websockets import WebSocketDisconnect
 
@@ -11,6 +12,8 @@ from . import codec
 from .clock import now_ms
 from .connection import Connection, RateLimiter
 from .store import StoreUnavailable
+
+log = logging.getLogger("battlehall.session")
 
 CLOSE_UNAUTHORIZED = 4001
 CLOSE_POLICY = 1008
@@ -63,7 +66,11 @@ class Session:
             if self.limiter.strikes >= FLOOD_STRIKES:
                 self.conn.close(CLOSE_POLICY)
             return
-        self.dispatch(message)
+        try:
+            self.dispatch(message)
+        except Exception:  # a bug: called from the socket's parser, it would close the socket
+            log.exception("match %s: error handling a %r message", self.match_id, message.get("t"))
+            self.error("internal", "internal error", message.get("id"))
 
     async def run(self, receive, deliver_to=None) -> None:
         """Hello, then every message until the socket closes.
