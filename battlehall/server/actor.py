@@ -32,14 +32,15 @@ class ReplayMismatch(Exception):
 
 
 class MatchCore:
-    """A match's state and clock, advanced by log entries: shared by live play and recovery."""
+    """A match's state, clock and act ids, advanced by log entries: shared by live play and recovery."""
 
-    def __init__(self, meta: dict, state: dict, clock: Clock, seq: int):
+    def __init__(self, meta: dict, state: dict, clock: Clock, seq: int, acts: dict[str, int] | None = None):
         self.meta = meta
         self.ruleset = get_ruleset(meta["ruleset"])
         self.state = state
         self.clock = clock
         self.seq = seq
+        self.acts: dict[str, int] = acts if acts is not None else {}  # "seat act-id" -> seq of its ack
         self.answers_since_snapshot = 0
         self._snapshot_pending = False
 
@@ -47,7 +48,7 @@ class MatchCore:
     def from_loaded(cls, loaded: LoadedMatch) -> tuple["MatchCore", list[dict]]:
         """Snapshot + replay of the log after it; returns the core and the replayed records."""
         snap = loaded.snapshot
-        core = cls(loaded.meta, snap["state"], Clock(snap["clock"]), snap["seq"])
+        core = cls(loaded.meta, snap["state"], Clock(snap["clock"]), snap["seq"], snap.get("acts", {}))
         records: list[dict] = []
         for entry in loaded.log:
             if entry["seq"] != core.seq + 1:
@@ -65,7 +66,10 @@ class MatchCore:
         else:
             events = self.ruleset.answer(self.state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
         self.answers_since_snapshot += 1
-        return self.stamp(events, entry["at"])
+        records = self.stamp(events, entry["at"])
+        if entry.get("act") is not None:  # a re-sent act id gets this ack again
+            self.acts[f"{entry['seat']} {entry['act']}"] = self.seq
+        return records
 
     def stamp(self, events: list[dict], at: int) -> list[dict]:
         records = []
@@ -82,24 +86,24 @@ class MatchCore:
             records.append(record)
         return records
 
-    def advance(self, match_id: str, entry: dict, act_key: str | None, settings) -> tuple[list[dict], list[tuple]]:
+    def advance(self, match_id: str, entry: dict, settings) -> tuple[list[dict], list[tuple]]:
         """Apply an entry; return its event records and the Redis commands that make it durable.
 
         The entry gets its seq range; every `snapshot_every` answers, and at the end,
-        the commands also save a snapshot and trim the log before it.
+        the commands also save a snapshot.
         """
         entry["seq"] = self.seq + 1
         records = self.apply(entry)  # raises EngineError before changing anything
         entry["last_seq"] = self.seq
+        if self.over:
+            self._snapshot_pending = True
+            return records, (Store.entry_commands(match_id, entry, records, None)
+                             + Store.finish_commands(match_id, self.snapshot(), settings.retention_s))
         snapshot = None
-        if self.over or self.answers_since_snapshot >= settings.snapshot_every:
+        if self.answers_since_snapshot >= settings.snapshot_every:
             snapshot = self.snapshot()
             self._snapshot_pending = True
-        trim = not self.meta["spectators"]["delay_ms"]  # a delayed stream replays the whole log
-        commands = Store.entry_commands(match_id, entry, records, act_key, snapshot, trim)
-        if self.over:
-            commands += Store.finish_commands(match_id, snapshot, settings.retention_s, trim)
-        return records, commands
+        return records, Store.entry_commands(match_id, entry, records, snapshot)
 
     def written(self) -> None:
         """The commands of the last `advance` are in Redis."""
@@ -108,7 +112,7 @@ class MatchCore:
             self._snapshot_pending = False
 
     def snapshot(self) -> dict:
-        return {"seq": self.seq, "state": self.state, "clock": self.clock.data}
+        return {"seq": self.seq, "state": self.state, "clock": self.clock.data, "acts": self.acts}
 
     @property
     def over(self) -> bool:
@@ -136,7 +140,6 @@ class MatchActor:
         self.match_id = match_id
         self.core = core
         self.sent_seq = core.seq  # the last seq fanned out to sockets
-        self.acts: dict[str, int] = {}
         self.conns: list[Connection] = []
         self.pending: collections.deque[tuple] = collections.deque()
         self.busy = False  # a write or a Redis read is in flight: messages wait in `pending`
@@ -284,8 +287,9 @@ class MatchActor:
         act_id = msg.get("id")
         seat = conn.seat
         act_key = f"{seat} {act_id}"
-        if act_key in self.acts:  # a re-sent act: same ack, not applied again
-            conn.send({"t": "ack", "id": act_id, "seq": self.acts[act_key]})
+        acked = self.core.acts.get(act_key)
+        if acked is not None:  # a re-sent act: same ack, not applied again
+            conn.send({"t": "ack", "id": act_id, "seq": acked})
             return
         if self.core.over:
             over = MatchOver("the match is over")
@@ -302,7 +306,7 @@ class MatchActor:
         entry = {"at": now_ms(), "seat": seat, "prompt": msg["prompt"], "option": msg["option"],
                  "args": msg.get("args") or {}, "act": act_id}
         try:
-            self._commit(entry, act_key, conn)
+            self._commit(entry, conn)
         except EngineError as exc:
             conn.send({"t": "error", "id": act_id, "code": exc.code, "message": exc.message})
 
@@ -316,18 +320,18 @@ class MatchActor:
             return
         entry = {"at": max(due, now_ms()), "timeout": True, "prompt": prompt_id}
         try:
-            self._commit(entry, None, None)
+            self._commit(entry, None)
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, prompt_id)
 
-    def _commit(self, entry: dict, act_key: str | None, conn: Connection | None) -> None:
+    def _commit(self, entry: dict, conn: Connection | None) -> None:
         """Apply, then record durably; `_committed` fans out once Redis has it.
 
         EngineError: nothing changed. Otherwise the actor is busy until the write ends.
         """
         core = self.core
         try:
-            records, commands = core.advance(self.match_id, entry, act_key, self.settings)
+            records, commands = core.advance(self.match_id, entry, self.settings)
         except EngineError:
             raise
         except Exception:  # a ruleset bug may have half-changed the state: rebuild it
@@ -335,21 +339,21 @@ class MatchActor:
             raise
         written = self.store.batcher.submit(commands) if self.store.persist else None
         if written is None:
-            self._committed(entry, act_key, conn, records, None)
+            self._committed(entry, conn, records, None)
             return
         self.busy = True
-        written.add_done_callback(lambda done: self._after_write(entry, act_key, conn, records, done))
+        written.add_done_callback(lambda done: self._after_write(entry, conn, records, done))
 
-    def _after_write(self, entry, act_key, conn, records, done: asyncio.Future) -> None:
+    def _after_write(self, entry, conn, records, done: asyncio.Future) -> None:
         if self.stopped:
             return
         try:
-            self._committed(entry, act_key, conn, records, done.exception())
+            self._committed(entry, conn, records, done.exception())
         except Exception:
             self._failed(("act", conn, {"id": entry.get("act")}) if conn else ("expire", entry["prompt"]))
         self._resume()
 
-    def _committed(self, entry, act_key, conn, records, error: BaseException | None) -> None:
+    def _committed(self, entry, conn, records, error: BaseException | None) -> None:
         core = self.core
         if error is not None:  # not recorded: the state in memory is ahead of Redis
             self.stale = True
@@ -367,8 +371,7 @@ class MatchActor:
         self._arm_timers()
         if core.over:
             self.hub.match_ended(self)
-        if act_key is not None:
-            self.acts[act_key] = core.seq
+        if conn is not None:
             conn.send({"t": "ack", "id": entry["act"], "seq": core.seq})
 
     async def _rebuild(self) -> bool:
@@ -378,7 +381,6 @@ class MatchActor:
             if loaded is None:
                 return False
             core, _ = MatchCore.from_loaded(loaded)
-            self.acts = dict(loaded.acts)
         except Exception as exc:  # Redis away, or the load failed: try again on the next message
             log.warning("match %s: rebuild failed: %s", self.match_id, exc)
             return False

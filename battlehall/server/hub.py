@@ -91,18 +91,14 @@ class Hub:
         loaded = loaded or await self.store.load(match_id)
         if loaded is None:
             return None
-        core, records = MatchCore.from_loaded(loaded)
-        if loaded.event_count != core.seq:  # the derived event list lags or runs ahead: repair it
-            await self._repair_events(match_id, loaded.event_count, core, records)
+        core, _ = MatchCore.from_loaded(loaded)
         if self.downtime_ms and not core.over:
             # Give open prompts back the time they lost while no server ran, and record
             # that in a snapshot, so that a later replay of the log sees the same clock.
             core.clock.shift(self.downtime_ms)
-            trim = not loaded.meta["spectators"]["delay_ms"]
-            await self.store.write(self.store.snapshot_commands(match_id, core.snapshot(), trim))
+            await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
             core.answers_since_snapshot = 0
         actor = MatchActor(self, match_id, core)
-        actor.acts = loaded.acts
         delay = loaded.meta["spectators"]["delay_ms"]
         if delay:
             start, log_entries = await self.store.load_from_start(match_id)
@@ -113,15 +109,6 @@ class Hub:
         actor.start()
         self.metrics.matches_recovered += 1
         return actor
-
-    async def _repair_events(self, match_id: str, count: int, core: MatchCore, replayed: list[dict]) -> None:
-        if count > core.seq:
-            await self.store.truncate_events(match_id, core.seq)
-            return
-        missing = [r for r in replayed if r["seq"] > count]
-        if len(missing) != core.seq - count:
-            raise RuntimeError(f"match {match_id}: event list has {count} events, log replays to {core.seq}")
-        await self.store.write(self.store.events_commands(match_id, missing))
 
     async def recover_all(self) -> int:
         """Bring back every live match recorded in Redis (after a restart).
@@ -184,7 +171,8 @@ class Hub:
                 loaded = await self.store.load(match_id)
                 if loaded is None:
                     continue
-                meta, state, seq = loaded.meta, loaded.snapshot["state"], loaded.snapshot["seq"] + len(loaded.log)
+                meta, state = loaded.meta, loaded.snapshot["state"]
+                seq = loaded.log[-1]["last_seq"] if loaded.log else loaded.snapshot["seq"]
                 watching = 0
             out.append({
                 "match": match_id, "ruleset": meta["ruleset"], "seats": meta["seats"],

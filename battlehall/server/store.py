@@ -4,16 +4,17 @@ Every key of a match shares the hash tag `{match_id}`, so a match lives in one s
 and its commands work unchanged on Redis Cluster:
 
 - ``bh:{id}:meta``   the create request's settings and the seat tokens (MessagePack)
-- ``bh:{id}:log``    a Stream of answers and timeouts, ID ``<first seq>-0`` each
-- ``bh:{id}:snap``   the latest snapshot: engine state + clock at some seq
-- ``bh:{id}:events`` a List of every event record, index = seq - 1 (resume, replay)
-- ``bh:{id}:acts``   a Hash "seat act-id" -> seq of its ack (duplicate `act` ids)
-- ``bh:{id}:start``  the snapshot the match started from (delayed spectator streams
-  rebuild from it; their matches keep the whole log)
+- ``bh:{id}:log``    a Stream with one entry per answer or timeout, ID ``<first seq>-0``:
+  field ``e`` is the log entry (what was answered), ``v`` its event records
+- ``bh:{id}:snap``   the latest snapshot: engine state, clock and act ids at some seq
+- ``bh:{id}:start``  the snapshot the match started from, with the events of its start
 
 ``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
-The log after the snapshot is the truth; the event list is derived from it and is
-repaired from it on recovery.
+
+An answer is recorded by one command, an XADD: the entry and the events it produced
+land together or not at all, so there is nothing derived to repair after a crash. The
+log is kept whole while the match lives (it is the event history for `resume` and the
+replay); the snapshot only makes recovery replay less of it.
 
 Writes from all matches are coalesced: whatever the actors submit during one turn of
 the event loop goes to Redis in one pipeline (`WriteBatcher`).
@@ -22,27 +23,14 @@ the event loop goes to Redis in one pipeline (`WriteBatcher`).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from dataclasses import dataclass
 
 import hiredis
 import msgpack
 import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 LIVE = "bh:live"
-
-# Append an answer to the log, its events to the event list, and its act id to the
-# acts hash. KEYS: log, events, acts. ARGV: stream id, entry, act key ("" for a
-# timeout), ack seq, then the events.
-RECORD_ANSWER = """
-redis.call('XADD', KEYS[1], ARGV[1], 'e', ARGV[2])
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[4]) end
-if #ARGV > 4 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 5)) end
-return 1
-"""
-# Sent as EVALSHA: EVAL would send the body and make Redis hash it again with every answer.
-RECORD_ANSWER_SHA = hashlib.sha1(RECORD_ANSWER.encode()).hexdigest()
 
 pack = msgpack.Packer().pack  # one packer: packb builds a new one per call
 
@@ -55,11 +43,6 @@ def key(match_id: str, part: str) -> str:
     return f"bh:{{{match_id}}}:{part}"
 
 
-def _noscript(error: ResponseError) -> bool:
-    """An EVALSHA's error when Redis does not have the script (new, restarted or flushed)."""
-    return isinstance(error, NoScriptError) or str(error).startswith("NOSCRIPT")
-
-
 class StoreUnavailable(Exception):
     """Redis could not be reached or refused a write; nothing was acknowledged."""
 
@@ -68,9 +51,7 @@ class StoreUnavailable(Exception):
 class LoadedMatch:
     meta: dict
     snapshot: dict
-    log: list[dict]       # entries after the snapshot, in order
-    event_count: int      # length of the stored event list
-    acts: dict[str, int]  # "seat act-id" -> seq
+    log: list[dict]  # log entries after the snapshot, in order
 
 
 class WriteBatcher:
@@ -125,41 +106,12 @@ class WriteBatcher:
                 asyncio.get_running_loop().call_soon(self._start)
 
     async def _execute(self, writes: list[list[tuple]]) -> list[list]:
-        """Send the writes in one pipeline; the replies of each write, in order.
-
-        A NOSCRIPT reply (Redis lost its scripts: restart, failover, SCRIPT FLUSH) means
-        the script did nothing but the write's later commands (SET snap, XTRIM, EXPIRE,
-        ZREM) did. Re-running only the script would not give the same data: its log entry
-        would stay below the XTRIM point and, on a match's last answer, the keys it
-        creates would miss their EXPIRE. Failing the write would be worse: the snapshot,
-        which includes the answer, landed without its log entry, events and act id. So
-        load the script and re-send each such write from its script call to its end:
-        those later commands are idempotent, and the data ends as after one run in order.
-        """
-        replies = await self._send(writes)
-        for _ in range(2):  # a third NOSCRIPT in a row is reported as a failure
-            redo = {}  # write -> index of its first NOSCRIPT reply
-            for i, mine in enumerate(replies):
-                for k, reply in enumerate(mine):
-                    if isinstance(reply, ResponseError) and _noscript(reply):
-                        redo[i] = k
-                        break
-            if not redo:
-                break
-            again = await self._send([writes[i][k:] for i, k in redo.items()], load=True)
-            for (i, k), mine in zip(redo.items(), again):
-                replies[i][k:] = mine
-        return replies
-
-    async def _send(self, writes: list[list[tuple]], load: bool = False) -> list[list]:
+        """Send the writes in one pipeline; the replies of each write, in order."""
         commands = [command for write in writes for command in write]
-        if load:
-            commands.insert(0, ("SCRIPT", "LOAD", RECORD_ANSWER))
         self.flushes += 1
         self.commands += len(commands)
         results = await self._round_trip(commands)
-        i = 1 if load else 0
-        out = []
+        out, i = [], 0
         for write in writes:
             out.append(results[i:i + len(write)])
             i += len(write)
@@ -222,46 +174,34 @@ class Store:
 
     @staticmethod
     def create_commands(match_id: str, meta: dict, snapshot: dict, events: list[dict], created_at: int) -> list[tuple]:
-        commands = [
+        """A new match: its settings, its first snapshot, and that snapshot with the start's events."""
+        return [
             ("SET", key(match_id, "meta"), pack(meta)),
             ("SET", key(match_id, "snap"), pack(snapshot)),
-            ("SET", key(match_id, "start"), pack(snapshot)),
+            ("SET", key(match_id, "start"), pack({**snapshot, "events": events})),
+            ("ZADD", LIVE, created_at, match_id),
         ]
-        commands += Store.events_commands(match_id, events)
-        commands.append(("ZADD", LIVE, created_at, match_id))
-        return commands
 
     @staticmethod
-    def events_commands(match_id: str, events: list[dict]) -> list[tuple]:
-        return [("RPUSH", key(match_id, "events"), *[pack(e) for e in events])] if events else []
+    def entry_commands(match_id: str, entry: dict, events: list[dict], snapshot: dict | None) -> list[tuple]:
+        """One answer (or timeout): a single XADD of the entry and its events; maybe a snapshot.
 
-    @staticmethod
-    def entry_commands(match_id: str, entry: dict, events: list[dict], act_key: str | None,
-                       snapshot: dict | None, trim: bool = True) -> list[tuple]:
-        """One answer (or timeout): its log entry, its events, its act id, maybe a snapshot.
-
-        The first three are one script call rather than three commands: the client's cost
-        per command was a tenth of the server's CPU per answer. The commands after the
-        script call must be safe to run twice (see `WriteBatcher._execute`).
+        One native command: the script that wrote the entry, the events and the act id to
+        three keys cost Redis three times the CPU, and the client more (bench/RESULTS.md).
         """
-        commands = [("EVALSHA", RECORD_ANSWER_SHA, 3, key(match_id, "log"), key(match_id, "events"), key(match_id, "acts"),
-                     f"{entry['seq']}-0", pack(entry), act_key or "", entry["last_seq"],
-                     *[pack(e) for e in events])]
+        commands = [("XADD", key(match_id, "log"), f"{entry['seq']}-0", "e", pack(entry), "v", pack(events))]
         if snapshot is not None:
-            commands += Store.snapshot_commands(match_id, snapshot, trim)
+            commands += Store.snapshot_commands(match_id, snapshot)
         return commands
 
     @staticmethod
-    def snapshot_commands(match_id: str, snapshot: dict, trim: bool = True) -> list[tuple]:
-        commands = [("SET", key(match_id, "snap"), pack(snapshot))]
-        if trim:  # the log before a snapshot is no longer needed to recover
-            commands.append(("XTRIM", key(match_id, "log"), "MINID", f"{snapshot['seq'] + 1}-0"))
-        return commands
+    def snapshot_commands(match_id: str, snapshot: dict) -> list[tuple]:
+        return [("SET", key(match_id, "snap"), pack(snapshot))]
 
     @staticmethod
-    def finish_commands(match_id: str, snapshot: dict, retention_s: int, trim: bool = True) -> list[tuple]:
-        commands = Store.snapshot_commands(match_id, snapshot, trim)
-        for part in ("meta", "log", "snap", "events", "acts", "start"):
+    def finish_commands(match_id: str, snapshot: dict, retention_s: int) -> list[tuple]:
+        commands = Store.snapshot_commands(match_id, snapshot)
+        for part in ("meta", "log", "snap", "start"):
             commands.append(("EXPIRE", key(match_id, part), retention_s))
         commands.append(("ZREM", LIVE, match_id))
         return commands
@@ -291,41 +231,46 @@ class Store:
         for match_id in match_ids:
             pipe.get(key(match_id, "meta"))
             pipe.get(key(match_id, "snap"))
-            pipe.llen(key(match_id, "events"))
-            pipe.hgetall(key(match_id, "acts"))
         rows = await pipe.execute()
         found = []
         pipe = self.redis.pipeline(transaction=False)
         for i, match_id in enumerate(match_ids):
-            meta, snap, count, acts = rows[4 * i:4 * i + 4]
+            meta, snap = rows[2 * i:2 * i + 2]
             if not meta or not snap:
                 found.append(None)
                 continue
             snapshot = unpack(snap)
             pipe.xrange(key(match_id, "log"), f"{snapshot['seq'] + 1}-0", "+")
-            found.append((meta, snapshot, count, acts))
+            found.append((meta, snapshot))
         logs = iter(await pipe.execute()) if len(pipe) else iter(())
         out: list[LoadedMatch | None] = []
         for item in found:
             if item is None:
                 out.append(None)
                 continue
-            meta, snapshot, count, acts = item
-            log = [unpack(fields[b"e"]) for _, fields in next(logs)]
-            out.append(LoadedMatch(unpack(meta), snapshot, log, count,
-                                   {k.decode(): int(v) for k, v in acts.items()}))
+            meta, snapshot = item
+            out.append(LoadedMatch(unpack(meta), snapshot, [unpack(fields[b"e"]) for _, fields in next(logs)]))
         return out
 
     async def load_from_start(self, match_id: str) -> tuple[dict, list[dict]]:
-        """The starting snapshot and the whole log (kept for matches with a stream delay)."""
+        """The starting snapshot and the whole log (delayed spectator streams replay it)."""
         start = unpack(await self.redis.get(key(match_id, "start")))
         rows = await self.redis.xrange(key(match_id, "log"), "-", "+")
         return start, [unpack(fields[b"e"]) for _, fields in rows]
 
     async def events(self, match_id: str, after_seq: int, upto_seq: int = -1) -> list[dict]:
         """Stored event records with seq in (after_seq, upto_seq]; upto -1 means all."""
-        stop = -1 if upto_seq < 0 else upto_seq - 1
-        return [unpack(r) for r in await self.redis.lrange(key(match_id, "events"), after_seq, stop)]
-
-    async def truncate_events(self, match_id: str, count: int) -> None:
-        await self.redis.ltrim(key(match_id, "events"), 0, count - 1)
+        upto = upto_seq if upto_seq >= 0 else float("inf")
+        raw = await self.redis.get(key(match_id, "start"))
+        if raw is None:
+            return []
+        wanted = [r for r in unpack(raw).get("events", []) if after_seq < r["seq"] <= upto]
+        # The log entry holding seq after_seq + 1 starts at or before it: the last entry up
+        # to that ID, then everything after it (up to the entry that starts at upto).
+        log = key(match_id, "log")
+        before = await self.redis.xrevrange(log, f"{after_seq + 1}-0", "-", count=1)
+        first = before[0][0] if before else "-"
+        last = f"{upto_seq}-0" if upto_seq >= 0 else "+"
+        for _, fields in await self.redis.xrange(log, first, last):
+            wanted += [r for r in unpack(fields[b"v"]) if after_seq < r["seq"] <= upto]
+        return wanted
