@@ -45,19 +45,18 @@ class MatchCore:
         self._snapshot_pending = False
 
     @classmethod
-    def from_loaded(cls, loaded: LoadedMatch) -> tuple["MatchCore", list[dict]]:
-        """Snapshot + replay of the log after it; returns the core and the replayed records."""
+    def from_loaded(cls, loaded: LoadedMatch) -> "MatchCore":
+        """Snapshot + replay of the log after it."""
         snap = loaded.snapshot
         core = cls(loaded.meta, snap["state"], Clock(snap["clock"]), snap["seq"], snap.get("acts", {}))
-        records: list[dict] = []
         for entry in loaded.log:
             if entry["seq"] != core.seq + 1:
                 raise ReplayMismatch(f"log entry at seq {entry['seq']}, expected {core.seq + 1}")
-            records += core.apply(entry)
+            core.apply(entry)
             if core.seq != entry["last_seq"]:
                 raise ReplayMismatch(f"replay reached seq {core.seq}, log says {entry['last_seq']}")
         core.answers_since_snapshot = len(loaded.log)
-        return core, records
+        return core
 
     def apply(self, entry: dict) -> list[dict]:
         """Apply one answer or timeout; returns its stamped event records (seq, at)."""
@@ -380,7 +379,7 @@ class MatchActor:
             loaded = await self.store.load(self.match_id)
             if loaded is None:
                 return False
-            core, _ = MatchCore.from_loaded(loaded)
+            core = MatchCore.from_loaded(loaded)
         except Exception as exc:  # Redis away, or the load failed: try again on the next message
             log.warning("match %s: rebuild failed: %s", self.match_id, exc)
             return False

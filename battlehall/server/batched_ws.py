@@ -22,7 +22,6 @@ import struct
 
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.exceptions import InvalidState
 from websockets.protocol import State
 
 SEND_BATCH = "battlehall.send_batch"
@@ -96,21 +95,24 @@ class BatchedWebSocketProtocol(WebSocketsSansIOProtocol):
         if (not self.writable.is_set() or self.disconnected or not self.handshake_complete
                 or self.close_sent or self.initial_response is not None or self.conn.state is not State.OPEN):
             return False
+        self.transport.write(self._wire(frames, binary))
+        return True
+
+    def _wire(self, frames: list[bytes], binary: bool) -> bytes:
+        """The bytes of `frames` as WebSocket frames, on an open connection."""
         if self.conn.extensions:  # compression and the like: websockets frames them
             for frame in frames:
                 if binary:
                     self.conn.send_binary(frame)
                 else:
                     self.conn.send_text(frame)
-            self.transport.write(b"".join(self.conn.data_to_send()))
-            return True
+            return b"".join(self.conn.data_to_send())
         opcode = OP_BINARY if binary else OP_TEXT
         parts = []
         for frame in frames:
             parts.append(frame_header(opcode, len(frame)))
             parts.append(frame)
-        self.transport.write(b"".join(parts))
-        return True
+        return b"".join(parts)
 
     async def send(self, message) -> None:
         if message["type"] != SEND_BATCH:
@@ -120,12 +122,6 @@ class BatchedWebSocketProtocol(WebSocketsSansIOProtocol):
             raise ClientDisconnected()
         if not self.handshake_complete or self.close_sent or self.initial_response is not None:
             raise RuntimeError(f"{SEND_BATCH} is only valid on an open, accepted WebSocket")
-        try:
-            for frame in message["frames"]:
-                if message["binary"]:
-                    self.conn.send_binary(frame)
-                else:
-                    self.conn.send_text(frame)
-        except InvalidState:
-            raise ClientDisconnected() from None
-        self.transport.write(b"".join(self.conn.data_to_send()))
+        if self.conn.state is not State.OPEN:  # closing: as websockets' own send would say
+            raise ClientDisconnected()
+        self.transport.write(self._wire(message["frames"], message["binary"]))

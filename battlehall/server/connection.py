@@ -92,8 +92,7 @@ class Connection:
         self.queued = False
         if self.writer is not None:  # a writer task is waiting on this socket: it takes the outbox
             return
-        if self.batch and len(self.outbox) > 1:
-            self.outbox = [codec.batch(self.codec, self.outbox)]
+        self.outbox = self._batched(self.outbox)
         if self.outbox and self.write_now is not None and self.write_now(self.outbox, self.binary):
             Connection.frames_sent += len(self.outbox)
             Connection.writes += 1
@@ -101,15 +100,17 @@ class Connection:
         if self.outbox or (self.closed and not self.finished.done()):
             self.writer = asyncio.get_running_loop().create_task(self._write())
 
+    def _batched(self, frames: list[bytes]) -> list[bytes]:
+        """The frames as they go out: one `batch` message if the client asked for it."""
+        return [codec.batch(self.codec, frames)] if self.batch and len(frames) > 1 else frames
+
     async def _write(self) -> None:
         """The slow path: wait for the socket as long as it takes, then close it if asked."""
         send = self.raw_send
         key = "bytes" if self.binary else "text"
         try:
             while self.outbox:
-                batch, self.outbox = self.outbox, []
-                if self.batch and len(batch) > 1:
-                    batch = [codec.batch(self.codec, batch)]
+                batch, self.outbox = self._batched(self.outbox), []
                 Connection.frames_sent += len(batch)
                 if self.write_now is not None:
                     Connection.writes += 1

@@ -91,7 +91,7 @@ class Hub:
         loaded = loaded or await self.store.load(match_id)
         if loaded is None:
             return None
-        core, _ = MatchCore.from_loaded(loaded)
+        core = MatchCore.from_loaded(loaded)
         if self.downtime_ms and not core.over:
             # Give open prompts back the time they lost while no server ran, and record
             # that in a snapshot, so that a later replay of the log sees the same clock.

@@ -21,10 +21,6 @@ MAX_ACT_ID = 64
 FLOOD_STRIKES = 50  # refusals in a row before a flooding client is closed
 
 
-class SessionEnd(Exception):
-    pass
-
-
 def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 

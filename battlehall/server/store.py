@@ -218,10 +218,6 @@ class Store:
     async def live_ids(self) -> list[str]:
         return [m.decode() for m in await self.redis.zrange(LIVE, 0, -1)]
 
-    async def meta(self, match_id: str) -> dict | None:
-        raw = await self.redis.get(key(match_id, "meta"))
-        return unpack(raw) if raw else None
-
     async def load(self, match_id: str) -> LoadedMatch | None:
         return (await self.load_many([match_id]))[0]
 

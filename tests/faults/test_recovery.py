@@ -61,7 +61,7 @@ async def test_recovered_state_equals_the_state_before(redis_url, ruleset_name):
             answers += 1
             if rng.random() < 0.15 or core.over:  # "kill": rebuild from Redis and compare
                 loaded = await store.load(match_id)
-                again, _ = MatchCore.from_loaded(loaded)
+                again = MatchCore.from_loaded(loaded)
                 assert msgpack.packb(again.state) == msgpack.packb(core.state)
                 assert again.clock.data == core.clock.data and again.seq == core.seq
                 assert again.acts == core.acts  # every act id, with the seq of its ack

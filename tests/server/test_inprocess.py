@@ -34,14 +34,17 @@ def redis_url(tmp_path):
 
 
 @contextlib.asynccontextmanager
-async def serving(redis_url: str):
-    """The server on a free port in this event loop; yields its base URL."""
+async def serving(redis_url: str, servers: list | None = None):
+    """The server on a free port in this event loop; yields its base URL (and appends the
+    uvicorn Server to `servers`, for a test that looks at its connections)."""
     port = free_port()
     settings = Settings.from_env(host="127.0.0.1", port=port, redis_url=redis_url)
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, http=HttpProtocol,
                             ws=BatchedWebSocketProtocol, ws_per_message_deflate=False, lifespan="on",
                             log_level="warning")
     server = uvicorn.Server(config)
+    if servers is not None:
+        servers.append(server)
     task = asyncio.get_running_loop().create_task(server.serve())
     try:
         while not server.started:
@@ -112,3 +115,35 @@ async def test_a_bug_in_handling_a_message_answers_internal_and_keeps_the_socket
             await ws.send(msgpack.packb({"t": "act", "id": 1, "prompt": prompt["id"], "option": "guard"}))
             replies = [msgpack.unpackb(await ws.recv()) for _ in range(4)]
             assert {"t": "ack", "id": 1, "seq": replies[-1]["seq"]} == replies[-1]  # the socket still plays
+
+
+async def test_a_socket_that_cannot_take_more_gets_its_frames_once_it_can(redis_url):
+    # When the transport is full (a client reading slowly), write_now refuses and a writer
+    # task waits for uvicorn's flow control, then sends the queued frames as one batch.
+    servers: list = []
+    async with serving(redis_url, servers) as base:
+        created = await create_duel(base)
+        url = base.replace("http", "ws") + created["ws"]
+        async with websockets.connect(url, subprotocols=["battlehall.v1.msgpack"], compression=None) as alice, \
+                websockets.connect(url, subprotocols=["battlehall.v1.msgpack"], compression=None) as bob:
+            await alice.send(msgpack.packb({"t": "hello", "token": created["tokens"]["alice"]}))
+            welcome = msgpack.unpackb(await alice.recv())
+            await bob.send(msgpack.packb({"t": "hello", "token": created["tokens"]["bob"]}))
+            bob_welcome = msgpack.unpackb(await bob.recv())
+            sockets = [c for c in servers[0].server_state.connections if isinstance(c, BatchedWebSocketProtocol)]
+            assert len(sockets) == 2
+            for protocol in sockets:
+                protocol.pause_writing()  # as the transport does when its buffer is full
+            prompt = welcome["prompts"][0]
+            await alice.send(msgpack.packb({"t": "act", "id": 1, "prompt": prompt["id"], "option": "guard"}))
+            await asyncio.sleep(0.2)
+            assert all(p.writable.is_set() is False for p in sockets)
+            with pytest.raises(asyncio.TimeoutError):  # nothing gets through while paused
+                await asyncio.wait_for(bob.recv(), 0.2)
+            for protocol in sockets:
+                protocol.resume_writing()
+            got = [msgpack.unpackb(await asyncio.wait_for(bob.recv(), 5)) for _ in range(3)]
+            assert [m["seq"] for m in got] == list(range(bob_welcome["seq"] + 1, bob_welcome["seq"] + 4))
+            assert got[-1]["kind"] == "prompt" and got[-1]["data"]["seat"] == "bob"
+            mine = [msgpack.unpackb(await asyncio.wait_for(alice.recv(), 5)) for _ in range(4)]
+            assert mine[-1] == {"t": "ack", "id": 1, "seq": got[-1]["seq"]}
