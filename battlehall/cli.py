@@ -13,12 +13,10 @@ import sys
 def cmd_serve(args) -> int:
     import uvicorn
 
-    from .server.app import create_app
+    from .server.app import uvicorn_config
     from .server.config import Settings
     from .server.embedded_redis import EmbeddedRedis
-
-    from .server.batched_ws import BatchedWebSocketProtocol, connection_log
-    from .server.http_protocol import HttpProtocol
+    from .server.websocket import connection_log
 
     settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
                                  api_key=args.api_key)
@@ -28,13 +26,9 @@ def cmd_serve(args) -> int:
         settings.redis_url = embedded.url
         print(f"battlehall: private Redis at {embedded.url} (data in {embedded.data_dir})", flush=True)
     try:
-        config = uvicorn.Config(
-            create_app(settings), host=settings.host, port=settings.port, loop=args.loop, http=HttpProtocol,
-            ws=BatchedWebSocketProtocol if args.ws == "batched" else args.ws, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False,
-            log_level=args.log_level, access_log=False, lifespan="on",
-        )
-        # After uvicorn's logging setup, which resets it: every WebSocket opened and
-        # closed is logged at --log-level debug only.
+        config = uvicorn_config(settings, loop=args.loop, log_level=args.log_level)
+        # After uvicorn's logging setup: every WebSocket opened and closed is logged at
+        # --log-level debug only.
         connection_log.setLevel(logging.NOTSET if args.log_level in ("debug", "trace") else logging.WARNING)
         uvicorn.Server(config).run()
     finally:
@@ -105,9 +99,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
     p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
     p.add_argument("--loop", default="auto", help="uvicorn event loop: auto, uvloop, asyncio")
-    p.add_argument("--ws", default="batched",
-                   help="WebSocket implementation: batched (uvicorn's sans-I/O one, writing each batch "
-                        "of frames at once), or one of uvicorn's: websockets-sansio, websockets, wsproto")
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=cmd_serve)
 

@@ -1,4 +1,4 @@
-"""The HTTP routes and the WebSocket endpoint of PROTOCOL.md, as one Starlette app."""
+"""The HTTP routes of PROTOCOL.md as a Starlette app, and the uvicorn server for it and the sockets."""
 
 from __future__ import annotations
 
@@ -7,25 +7,23 @@ import contextlib
 import gc
 import hmac
 import logging
-import re
 import time
 
 import orjson
+import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.websockets import WebSocketDisconnect
 
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import SetupError
-from . import codec, validate
-from .batched_ws import DELIVER_TO
+from . import validate
 from .config import Settings
-from .connection import Connection, RateLimiter
+from .http_protocol import HttpProtocol
 from .hub import Hub
-from .session import Session
 from .store import Store, StoreUnavailable
+from .websocket import WebSockets
 
 log = logging.getLogger("battlehall.app")
 
@@ -33,9 +31,6 @@ log = logging.getLogger("battlehall.app")
 class ORJSONResponse(JSONResponse):
     def render(self, content) -> bytes:
         return orjson.dumps(content)
-
-
-WS_PATH = re.compile(r"/ws/([^/]+)")
 
 
 def error_response(status: int, code: str, message: str, path: str | None = None) -> Response:
@@ -61,12 +56,14 @@ async def recover(hub: Hub, attempts: int = 600) -> None:
         log.exception("recovery at startup failed; matches load on first use")
 
 
-def create_app(settings: Settings):
-    """The ASGI app; it connects to `settings.redis_url` and recovers live matches at startup.
+def create_app(settings: Settings) -> Starlette:
+    """The HTTP API as an ASGI app; it connects to `settings.redis_url` and recovers live
+    matches at startup.
 
-    HTTP goes through Starlette. `/ws/{match_id}` goes straight to `ws_endpoint`: at
-    hundreds of new sockets a second, Starlette's middleware and router were a tenth of
-    the cost of opening one, and the endpoint uses none of them.
+    Its lifespan also makes the `WebSockets` that serve `/ws/{match_id}` (websocket.py)
+    and puts them in the lifespan state, where `HttpProtocol` finds them to hand each
+    such socket over. Under another server than `uvicorn_config`'s, the HTTP API works
+    and those sockets are refused.
     """
 
     @contextlib.asynccontextmanager
@@ -83,7 +80,10 @@ def create_app(settings: Settings):
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
         beat = asyncio.get_running_loop().create_task(hub.beat())
-        yield
+        sockets = WebSockets(hub, settings)
+        sockets.start()
+        yield {"websockets": sockets}
+        sockets.close()
         beat.cancel()
         await hub.close()
         await store.close()
@@ -164,27 +164,6 @@ def create_app(settings: Settings):
     async def metrics(request: Request) -> Response:
         return PlainTextResponse(hub_of(request).prometheus())
 
-    async def ws_endpoint(scope, receive, send) -> None:
-        # Plain ASGI (no Starlette WebSocket): the connection writes batches of frames with
-        # the server's extensions (batched_ws.py), and messages arrive by `deliver_to`.
-        hub: Hub = web.state.hub
-        if (await receive())["type"] != "websocket.connect":
-            return
-        chosen = codec.choose_subprotocol(scope.get("subprotocols") or [])
-        await send({"type": "websocket.accept", "subprotocol": chosen})
-        conn = Connection(scope, send, chosen or codec.JSON, settings.send_queue_limit)
-        session = Session(hub, conn, scope["path_params"]["match_id"], RateLimiter(settings.rate_per_s))
-        deliver = scope.get("extensions", {}).get(DELIVER_TO)
-        hub.metrics.connections += 1
-        disconnected = False
-        try:
-            await session.run(receive, deliver["deliver_to"] if deliver else None)
-        except WebSocketDisconnect:
-            disconnected = True
-        finally:
-            hub.metrics.connections -= 1
-            await session.leave(disconnected)
-
     routes = [
         Route("/matches", create_match, methods=["POST"]),
         Route("/matches", list_matches, methods=["GET"]),
@@ -195,14 +174,12 @@ def create_app(settings: Settings):
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
     ]
-    web = Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan)
 
-    async def app(scope, receive, send) -> None:
-        if scope["type"] == "websocket":
-            found = WS_PATH.fullmatch(scope["path"])
-            if found:
-                scope["path_params"] = {"match_id": found[1]}
-                return await ws_endpoint(scope, receive, send)
-        await web(scope, receive, send)  # HTTP, lifespan, and sockets on any other path (refused)
 
-    return app
+def uvicorn_config(settings: Settings, **options) -> uvicorn.Config:
+    """uvicorn serving the app on `settings`' address, with `/ws/{match_id}` sockets
+    handed to websocket.py; `options` are more of uvicorn.Config's (log_level, loop)."""
+    return uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, http=HttpProtocol,
+                          ws="websockets-sansio", ws_per_message_deflate=False, lifespan="on",
+                          access_log=False, **options)

@@ -6,8 +6,6 @@ import asyncio
 import hmac
 import logging
 
-from starlette.websockets import WebSocketDisconnect
-
 from . import codec
 from .clock import now_ms
 from .connection import Connection, RateLimiter
@@ -19,6 +17,7 @@ CLOSE_UNAUTHORIZED = 4001
 CLOSE_POLICY = 1008
 MAX_ACT_ID = 64
 FLOOD_STRIKES = 50  # refusals in a row before a flooding client is closed
+MAX_EARLY = 100  # messages a client may send before its welcome
 
 
 def _same(a: str, b: str) -> bool:
@@ -32,6 +31,10 @@ class Session:
         self.match_id = match_id
         self.limiter = limiter
         self.actor = None
+        self.receive = self.hello  # what the socket calls with each message: hello first
+        self.early: list | None = []  # messages that came while hello was being checked
+        self.joining: asyncio.Task | None = None
+        self.hello_timer = asyncio.get_running_loop().call_later(hub.settings.hello_timeout_s, self._hello_timed_out)
 
     def error(self, code: str, message: str, act_id=None) -> None:
         msg = {"t": "error", "code": code, "message": message}
@@ -68,42 +71,41 @@ class Session:
             log.exception("match %s: error handling a %r message", self.match_id, message.get("t"))
             self.error("internal", "internal error", message.get("id"))
 
-    async def run(self, receive, deliver_to=None) -> None:
-        """Hello, then every message until the socket closes.
-
-        `receive` is the ASGI receive callable. With the server's `deliver_to` extension
-        (batched_ws.py), messages after `hello` come straight from the socket to
-        `on_frame`, and `receive` only brings what was queued before and the disconnect.
-        """
-        try:
-            async with asyncio.timeout(self.hub.settings.hello_timeout_s):  # no extra task, unlike wait_for
-                frame, text = await self._next_frame(receive)
-        except asyncio.TimeoutError:
-            self.error("bad_message", "send hello first, within the hello timeout")
-            self.conn.close(CLOSE_POLICY)
-            return
+    def hello(self, frame: bytes, text: bool) -> None:
+        """The first message, which must be `hello`; what comes while it is being checked waits."""
+        self.receive = self._wait
+        self.hello_timer.cancel()
         hello = self.decode(frame, text)
         if hello is None or hello.get("t") != "hello":
             self.error("bad_message", "the first message must be hello")
             self.conn.close(CLOSE_POLICY)
             return
-        if not await self.authenticate(hello):
-            return
-        if deliver_to is not None:
-            deliver_to(self.on_frame)
-        while not self.conn.closed:
-            frame, text = await self._next_frame(receive)
-            self.on_frame(frame, text)
+        self.joining = asyncio.get_running_loop().create_task(self._join(hello))
 
-    @staticmethod
-    async def _next_frame(receive) -> tuple[bytes | str, bool]:
-        message = await receive()
-        if message["type"] == "websocket.disconnect":
-            raise WebSocketDisconnect(message.get("code", 1000))
-        frame = message.get("bytes")
-        if frame is None:
-            return message.get("text", ""), True
-        return frame, False
+    def _wait(self, frame: bytes, text: bool) -> None:
+        if len(self.early) >= MAX_EARLY:
+            self.error("rate_limited", "wait for welcome before sending more")
+            self.conn.close(CLOSE_POLICY)
+            return
+        self.early.append((frame, text))
+
+    def _hello_timed_out(self) -> None:
+        self.error("bad_message", "send hello first, within the hello timeout")
+        self.conn.close(CLOSE_POLICY)
+
+    async def _join(self, hello: dict) -> None:
+        try:
+            if not await self.authenticate(hello):
+                return
+        except Exception:
+            log.exception("match %s: error joining", self.match_id)
+            self.error("internal", "internal error")
+            self.conn.close(1011)
+            return
+        early, self.early = self.early, None
+        self.receive = self.on_frame
+        for frame, text in early:
+            self.on_frame(frame, text)
 
     async def authenticate(self, hello: dict) -> bool:
         token, resume, batch = hello.get("token"), hello.get("resume"), hello.get("batch", False)
@@ -175,17 +177,12 @@ class Session:
         else:
             self.error("bad_message", f"unknown message type {kind!r}")
 
-    async def leave(self, disconnected: bool = False) -> None:
-        """Leave the match; close the socket unless the client already did (`disconnected`)."""
+    def leave(self) -> None:
+        """The socket is closed: leave the match (the seat stays; its clock keeps running)."""
+        self.hello_timer.cancel()
+        if self.joining is not None and not self.joining.done():
+            self.joining.cancel()  # a join still in progress would add a closed socket
         if self.actor is not None:
             self.actor.submit(("leave", self.conn))
-        if disconnected:  # nothing more can be sent: no close frame, no writer to wait for
-            self.conn.gone()
-            return
-        self.conn.close()
-        try:
-            async with asyncio.timeout(2):
-                await asyncio.shield(self.conn.finished)
-        except (asyncio.TimeoutError, Exception):
-            if self.conn.writer is not None:
-                self.conn.writer.cancel()
+        self.conn.gone()
+        self.receive = None  # a bound method of this session: a reference cycle until cleared

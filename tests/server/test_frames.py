@@ -1,9 +1,9 @@
-"""The frame header batched_ws.py writes itself is the one websockets would write."""
+"""The frame header websocket.py writes itself is the one websockets would write."""
 
 import pytest
 from websockets.frames import Frame, Opcode
 
-from battlehall.server.batched_ws import OP_BINARY, OP_TEXT, frame_header
+from battlehall.server.websocket import OP_BINARY, OP_TEXT, frame_header
 
 
 @pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 65535, 65536, 70000])

@@ -15,13 +15,14 @@ import msgpack
 import pytest
 import uvicorn
 import websockets
+from websockets.client import ClientProtocol
+from websockets.uri import parse_uri
 
-from battlehall.server.app import create_app
-from battlehall.server.batched_ws import BatchedWebSocketProtocol
+from battlehall.server.app import uvicorn_config
 from battlehall.server.config import Settings
 from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.http_protocol import HttpProtocol
 from battlehall.server.session import Session
+from battlehall.server.websocket import WebSocket
 
 from conftest import free_port
 
@@ -39,10 +40,7 @@ async def serving(redis_url: str, servers: list | None = None):
     uvicorn Server to `servers`, for a test that looks at its connections)."""
     port = free_port()
     settings = Settings.from_env(host="127.0.0.1", port=port, redis_url=redis_url)
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, http=HttpProtocol,
-                            ws=BatchedWebSocketProtocol, ws_per_message_deflate=False, lifespan="on",
-                            log_level="warning")
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(settings, log_level="warning"))
     if servers is not None:
         servers.append(server)
     task = asyncio.get_running_loop().create_task(server.serve())
@@ -88,14 +86,14 @@ async def test_sockets_leave_no_reference_cycles(redis_url):
             gc.garbage.clear()
         # Whatever the client library leaves is not ours to judge; the server's side must be clean.
         ours = {name: n for name, n in left.items()
-                if name in ("HttpProtocol", "HttpToolsProtocol", "BatchedWebSocketProtocol", "Connection",
-                            "Session", "HttpRequestParser", "FlowControl")}
+                if name in ("HttpProtocol", "HttpToolsProtocol", "WebSocket", "ServerProtocol", "Connection",
+                            "Session", "HttpRequestParser", "FlowControl", "Task")}
         assert not ours, ours
 
 
 async def test_a_bug_in_handling_a_message_answers_internal_and_keeps_the_socket(redis_url, monkeypatch):
-    # Messages are handled inside the socket's parser (battlehall.deliver_to): an
-    # exception escaping there would make the event loop close the connection.
+    # Messages are handled inside the socket's data_received: an exception escaping
+    # there would make the event loop close the connection.
     def broken(self, message):
         if message.get("t") == "ping":
             raise RuntimeError("a bug")
@@ -118,8 +116,8 @@ async def test_a_bug_in_handling_a_message_answers_internal_and_keeps_the_socket
 
 
 async def test_a_socket_that_cannot_take_more_gets_its_frames_once_it_can(redis_url):
-    # When the transport is full (a client reading slowly), write_now refuses and a writer
-    # task waits for uvicorn's flow control, then sends the queued frames as one batch.
+    # When the transport is full (a client reading slowly), frames wait in the outbox
+    # until the transport drains, then go out in one write.
     servers: list = []
     async with serving(redis_url, servers) as base:
         created = await create_duel(base)
@@ -130,14 +128,14 @@ async def test_a_socket_that_cannot_take_more_gets_its_frames_once_it_can(redis_
             welcome = msgpack.unpackb(await alice.recv())
             await bob.send(msgpack.packb({"t": "hello", "token": created["tokens"]["bob"]}))
             bob_welcome = msgpack.unpackb(await bob.recv())
-            sockets = [c for c in servers[0].server_state.connections if isinstance(c, BatchedWebSocketProtocol)]
+            sockets = [c for c in servers[0].server_state.connections if isinstance(c, WebSocket)]
             assert len(sockets) == 2
             for protocol in sockets:
                 protocol.pause_writing()  # as the transport does when its buffer is full
             prompt = welcome["prompts"][0]
             await alice.send(msgpack.packb({"t": "act", "id": 1, "prompt": prompt["id"], "option": "guard"}))
             await asyncio.sleep(0.2)
-            assert all(p.writable.is_set() is False for p in sockets)
+            assert all(p.paused and p.conn.outbox for p in sockets)
             with pytest.raises(asyncio.TimeoutError):  # nothing gets through while paused
                 await asyncio.wait_for(bob.recv(), 0.2)
             for protocol in sockets:
@@ -147,3 +145,54 @@ async def test_a_socket_that_cannot_take_more_gets_its_frames_once_it_can(redis_
             assert got[-1]["kind"] == "prompt" and got[-1]["data"]["seat"] == "bob"
             mine = [msgpack.unpackb(await asyncio.wait_for(alice.recv(), 5)) for _ in range(4)]
             assert mine[-1] == {"t": "ack", "id": 1, "seq": got[-1]["seq"]}
+
+
+async def test_keep_alive_drops_a_socket_that_stops_answering_and_keeps_one_that_answers(redis_url):
+    servers: list = []
+    async with serving(redis_url, servers) as base:
+        created = await create_duel(base)
+        url = base.replace("http", "ws") + created["ws"]
+        async with websockets.connect(url, subprotocols=["battlehall.v1.msgpack"], compression=None) as alive:
+            await alive.send(msgpack.packb({"t": "hello", "token": created["tokens"]["alice"]}))
+            assert msgpack.unpackb(await alive.recv())["t"] == "welcome"
+            # A client that went silent: it said hello, and reads nothing more (no pongs).
+            host, port = base.removeprefix("http://").split(":")
+            reader, writer = await asyncio.open_connection(host, int(port))
+            silent = ClientProtocol(parse_uri(url), subprotocols=["battlehall.v1.msgpack"])
+            silent.send_request(silent.connect())
+            writer.write(b"".join(silent.data_to_send()))
+            while not silent.events_received():  # the 101
+                silent.receive_data(await reader.read(65536))
+            silent.send_binary(msgpack.packb({"t": "hello", "token": created["tokens"]["bob"]}))
+            writer.write(b"".join(silent.data_to_send()))
+            await asyncio.sleep(0.3)
+            sockets = [c for c in servers[0].server_state.connections if isinstance(c, WebSocket)]
+            assert len(sockets) == 2
+            for _ in range(2):  # two sweeps of the keep-alive: a ping, then the check
+                for socket in sockets:
+                    socket.keep_alive()
+                await asyncio.sleep(0.3)  # the live client's library answers the ping
+            left = [c for c in servers[0].server_state.connections if isinstance(c, WebSocket)]
+            assert left == [s for s in sockets if s.session and s.session.conn.seat == "alice"] and len(left) == 1
+            received = b""
+            while chunk := await asyncio.wait_for(reader.read(65536), 5):  # until the server dropped it
+                received += chunk
+            silent.receive_data(received)
+            got = silent.events_received()  # its welcome, and the ping it never answered
+            assert msgpack.unpackb(got[0].data)["t"] == "welcome"
+            assert [e.opcode.name for e in got[1:]] == ["PING"]
+            await alive.send(msgpack.packb({"t": "ping"}))
+            assert msgpack.unpackb(await alive.recv())["t"] == "pong"
+            writer.close()
+
+
+async def test_stopping_the_server_closes_its_sockets_with_1012(redis_url):
+    async with serving(redis_url) as base:
+        created = await create_duel(base)
+        ws = await websockets.connect(base.replace("http", "ws") + created["ws"],
+                                      subprotocols=["battlehall.v1.msgpack"], compression=None)
+        await ws.send(msgpack.packb({"t": "hello", "token": created["tokens"]["alice"]}))
+        assert msgpack.unpackb(await ws.recv())["t"] == "welcome"
+    with pytest.raises(websockets.ConnectionClosed) as closed:  # service restart: reconnect elsewhere
+        await asyncio.wait_for(ws.recv(), 5)
+    assert closed.value.rcvd.code == 1012

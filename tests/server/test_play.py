@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import httpx
 import msgpack
 import redis
+from websockets.client import ClientProtocol
+from websockets.uri import parse_uri
 
 from battlehall.client import JSON, MSGPACK, Client
 
-from conftest import ServerProcess
 from wsutil import Raw
 
 
@@ -141,20 +143,31 @@ async def test_batch_messages_carry_the_same_stream_in_fewer_frames(server):
         assert plain.frames > len(plain.events)
 
 
-async def test_plain_asgi_websockets_without_the_servers_extensions(tmp_path):
-    # uvicorn's own WebSocket implementation has neither batched writes nor direct
-    # delivery: the app falls back to ASGI receive and send, and plays the same.
-    srv = ServerProcess(tmp_path, args=("--ws", "websockets-sansio")).start()
-    try:
-        frames, writes = metric(srv, "battlehall_ws_frames_total"), metric(srv, "battlehall_ws_writes_total")
-        created, clients, results = await play(srv, "duel", 5)
-        assert results[0] == results[1] and results[0]["winner"] in ("alice", "bob")
-        assert not clients[0].errors and not clients[1].errors
-        assert clients[0].events[-1]["kind"] == "match_ended"
-        # one write per frame on this path
-        assert metric(srv, "battlehall_ws_writes_total") - writes == metric(srv, "battlehall_ws_frames_total") - frames
-        created, clients, results = await play(srv, "spellfire", 7, batch=(True, False))
-        assert results[0] == results[1] and not clients[0].errors and not clients[1].errors
-        assert clients[0].frames < 0.6 * len(clients[0].events)
-    finally:
-        srv.stop()
+def test_a_websocket_upgrade_after_http_requests_on_the_same_connection(server):
+    # Most sockets are handed to websocket.py on their first bytes; one that asks for the
+    # upgrade after a kept-alive HTTP request is handed over from uvicorn's parser.
+    created = server.create(ruleset="duel", seed=4)
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        answer = b""
+        while not answer.endswith(b'{"ok":true}'):  # headers and body may come in two reads
+            answer += sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 200")
+        client = ClientProtocol(parse_uri(server.url.replace("http", "ws") + created["ws"]),
+                                subprotocols=[MSGPACK])
+        client.send_request(client.connect())
+        replies = []
+
+        def exchange():
+            sock.sendall(b"".join(client.data_to_send()))
+            while not replies:
+                client.receive_data(sock.recv(65536))
+                replies.extend(client.events_received())
+            return replies.pop(0)
+
+        response = exchange()
+        assert response.status_code == 101 and response.headers["Sec-WebSocket-Protocol"] == MSGPACK
+        client.send_binary(msgpack.packb({"t": "hello", "token": created["tokens"]["alice"]}))
+        welcome = msgpack.unpackb(exchange().data)
+        assert welcome["t"] == "welcome" and welcome["seat"] == "alice"

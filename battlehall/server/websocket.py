@@ -1,0 +1,241 @@
+"""A client's WebSocket: websockets' sans-I/O protocol under a thin asyncio layer.
+
+uvicorn's WebSocket protocols speak ASGI: a scope built from the headers, a task per
+socket for the app, a queue between them, a ping timer per socket. Opening a socket
+that way cost about twice what the WebSocket handshake itself does, and matches open
+four sockets each (bench/RESULTS.md). So `/ws/{match_id}` sockets are served here:
+websockets' `ServerProtocol` parses and frames, this protocol moves bytes between it
+and the transport, and messages go straight to the socket's `Session`. HTTP on the same
+port stays with uvicorn and the Starlette app; `http_protocol.py` hands the sockets over.
+
+The session sees the socket through `Connection` (connection.py), which calls
+`write_frames` and `close` here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import struct
+
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
+from websockets.protocol import State
+from websockets.server import ServerProtocol
+
+from . import codec
+from .connection import Connection, RateLimiter
+from .session import Session
+
+WS_PATH = re.compile(r"/ws/([^/?]+)(?:\?.*)?")
+CLOSE_TIMEOUT_S = 5.0  # how long a closing handshake may take before the socket is dropped
+PING_INTERVAL_S = 20.0
+
+# Every socket opened and closed is logged at debug only: at hundreds a second, INFO
+# lines were 3% of the server's CPU. `battlehall serve --log-level debug` shows them.
+connection_log = logging.getLogger("battlehall.connections")
+
+OP_TEXT, OP_BINARY = 0x1, 0x2
+
+
+def frame_header(opcode: int, length: int) -> bytes:
+    """The header of a final, unmasked frame (RFC 6455, 5.2): a server's frame with no
+    extension in use (this server negotiates none). websockets builds the same bytes
+    through a general Frame object, at several times the cost; an answer sends a dozen."""
+    if length < 126:
+        return bytes((0x80 | opcode, length))
+    if length < 65536:
+        return struct.pack("!BBH", 0x80 | opcode, 126, length)
+    return struct.pack("!BBQ", 0x80 | opcode, 127, length)
+
+
+class WebSockets:
+    """The open sockets of this server, the hub they play on, and the keep-alive pings."""
+
+    def __init__(self, hub, settings):
+        self.hub = hub
+        self.settings = settings
+        self.open: set[WebSocket] = set()
+        self.pinger: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self.pinger = asyncio.get_running_loop().create_task(self._keep_alive())
+
+    async def _keep_alive(self, interval: float = PING_INTERVAL_S) -> None:
+        """Ping every socket each interval; drop one that sent nothing since the last ping
+        (PROTOCOL.md, Keep-alive). One sweep for all sockets, not a timer each."""
+        while True:
+            await asyncio.sleep(interval)
+            for socket in list(self.open):
+                socket.keep_alive()
+
+    def close(self) -> None:
+        if self.pinger is not None:
+            self.pinger.cancel()
+        for socket in list(self.open):
+            socket.shutdown()
+
+
+class WebSocket(asyncio.Protocol):
+    def __init__(self, sockets: WebSockets, server_connections: set | None = None):
+        self.sockets = sockets
+        # uvicorn's set of open connections: it calls `shutdown` on each when it stops.
+        self.server_connections = server_connections
+        self.protocol = ServerProtocol(max_size=sockets.settings.max_frame_bytes, logger=connection_log)
+        self.transport: asyncio.Transport | None = None
+        self.session: Session | None = None
+        self.conn: Connection | None = None
+        self.paused = False  # the transport's buffer is full: hold frames until it drains
+        self.heard = True  # anything received since the last keep-alive ping
+        self.fragments: list[bytes] = []  # of a message sent in several frames
+        self.text = False  # ... and whether it is a text message
+        self.close_timer: asyncio.TimerHandle | None = None
+
+    # -- asyncio.Protocol ----------------------------------------------------------------
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        self.sockets.open.add(self)
+        if self.server_connections is not None:
+            self.server_connections.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        self.heard = True
+        protocol = self.protocol
+        protocol.receive_data(data)
+        events = protocol.events_received()
+        self._send_data()  # pongs, the answer to a close, a close for a protocol error
+        if protocol.close_expected():
+            self._expect_close()
+        for event in events:
+            if type(event) is Frame:
+                self._frame(event)
+            else:
+                self._handshake(event)
+
+    def eof_received(self) -> None:
+        self.protocol.receive_eof()
+        self._send_data()
+        # returning None closes the transport: after EOF there is nothing left to say
+
+    def connection_lost(self, exc) -> None:
+        self.protocol.receive_eof()  # idempotent: the protocol is CLOSED now
+        self.sockets.open.discard(self)
+        if self.server_connections is not None:
+            self.server_connections.discard(self)
+        if self.close_timer is not None:
+            self.close_timer.cancel()
+            self.close_timer = None
+        session, self.session = self.session, None
+        if session is not None:
+            session.leave()
+        self.conn = None  # no cycle left between this protocol, its connection and session
+
+    def pause_writing(self) -> None:
+        self.paused = True
+
+    def resume_writing(self) -> None:
+        self.paused = False
+        if self.conn is not None:
+            self.conn.writable()
+
+    # -- what Connection calls -------------------------------------------------------------
+
+    def write_frames(self, frames: list[bytes], binary: bool) -> None:
+        """Write messages as one data frame each, in a single write."""
+        if self.protocol.state is not State.OPEN:
+            return  # closing: nothing more goes out after our close frame
+        opcode = OP_BINARY if binary else OP_TEXT
+        parts = []
+        for frame in frames:
+            parts.append(frame_header(opcode, len(frame)))
+            parts.append(frame)
+        self.transport.write(b"".join(parts))
+
+    def close(self, code: int = 1000) -> None:
+        """Start the closing handshake; the socket is dropped if the client does not answer."""
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_close(code)
+            self._send_data()
+            self._expect_close()
+
+    # -- server-wide ---------------------------------------------------------------------
+
+    def keep_alive(self) -> None:
+        if self.protocol.state is not State.OPEN:
+            return
+        if not self.heard:  # not even the pong of the last ping
+            connection_log.info("dropping a WebSocket that stopped answering pings")
+            self.transport.abort()
+            return
+        self.heard = False
+        self.protocol.send_ping(b"")
+        self._send_data()
+
+    def shutdown(self) -> None:
+        """The server is stopping: 1012, service restart (uvicorn calls this)."""
+        if self.protocol.state is State.OPEN:
+            self.close(1012)
+        elif self.protocol.state is State.CONNECTING:
+            self.transport.close()
+
+    # -- inside ----------------------------------------------------------------------------
+
+    def _handshake(self, request: Request) -> None:
+        protocol = self.protocol
+        found = WS_PATH.fullmatch(request.path)
+        if found is None:
+            response = protocol.reject(403, "no WebSocket here: connect to /ws/{match_id}\n")
+        else:
+            response = protocol.accept(request)
+        if response.status_code != 101:
+            protocol.send_response(response)
+            self._send_data()
+            self._expect_close()
+            return
+        offered = [name.strip() for header in request.headers.get_all("Sec-WebSocket-Protocol")
+                   for name in header.split(",")]
+        chosen = codec.choose_subprotocol(offered)
+        if chosen is not None:
+            response.headers["Sec-WebSocket-Protocol"] = chosen
+        protocol.send_response(response)
+        self._send_data()
+        settings = self.sockets.settings
+        self.conn = Connection(self, chosen or codec.JSON, settings.send_queue_limit)
+        self.session = Session(self.sockets.hub, self.conn, found[1], RateLimiter(settings.rate_per_s))
+        connection_log.info("WebSocket %s accepted", request.path)
+
+    def _frame(self, frame: Frame) -> None:
+        opcode = frame.opcode
+        if opcode is Opcode.TEXT or opcode is Opcode.BINARY:
+            if frame.fin:
+                self._message(frame.data, opcode is Opcode.TEXT)
+            else:  # the first of a fragmented message
+                self.fragments = [frame.data]
+                self.text = opcode is Opcode.TEXT
+        elif opcode is Opcode.CONT:
+            self.fragments.append(frame.data)
+            if frame.fin:
+                data, self.fragments = b"".join(self.fragments), []
+                self._message(data, self.text)
+        # PING, PONG and CLOSE: websockets has answered them already (_send_data)
+
+    def _message(self, data: bytes, text: bool) -> None:
+        session = self.session
+        if session is not None and self.protocol.state is State.OPEN:
+            session.receive(data, text)
+
+    def _send_data(self) -> None:
+        for data in self.protocol.data_to_send():
+            if data:
+                self.transport.write(data)
+            elif self.transport.can_write_eof():  # the end of our side (after a close)
+                self.transport.write_eof()
+            else:
+                self.transport.close()
+
+    def _expect_close(self) -> None:
+        """The client should close the TCP connection now; if it does not, drop it."""
+        if self.close_timer is None and not self.transport.is_closing():
+            self.close_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT_S, self.transport.abort)
