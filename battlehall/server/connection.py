@@ -51,13 +51,16 @@ class Connection:
         self.send_frame(codec.encode(self.codec, message))
 
     def send_frame(self, frame: bytes) -> None:
+        self.send_frames((frame,))
+
+    def send_frames(self, frames) -> None:
         if self.closed:
             return
-        if len(self.outbox) >= self.queue_limit:  # too slow to keep up; it can reconnect and resume
+        if len(self.outbox) + len(frames) > self.queue_limit:  # too slow to keep up; it can reconnect and resume
             self.outbox = []
             self.close(1008)
             return
-        self.outbox.append(frame)
+        self.outbox += frames
         self._schedule()
 
     def close(self, code: int = 1000) -> None:

@@ -23,16 +23,21 @@ def fan_out(ruleset, records: list[dict], conns: list, shift_ms: int = 0) -> int
     """Queue every record on every connection; returns the number of deliveries."""
     if not conns:
         return 0
-    for record in records:
-        private = record.get("private")
-        public: dict[str, bytes] = {}  # encoding -> the public copy's frame
-        for conn in conns:
-            seat = conn.audience
-            if private and seat in private:  # the seat's own copy (one socket, as a rule)
-                conn.send_frame(codec.encode(conn.codec, event_message(ruleset, record, seat, shift_ms)))
-                continue
-            frame = public.get(conn.codec)
-            if frame is None:
-                frame = public[conn.codec] = codec.encode(conn.codec, event_message(ruleset, record, None, shift_ms))
-            conn.send_frame(frame)
+    public: dict[tuple, bytes] = {}  # (record's index, encoding) -> the public copy's frame
+    copies: dict[tuple, list] = {}  # (audience, encoding) -> the frames of all records, as it sees them
+    for conn in conns:
+        seat, wire = conn.audience, conn.codec
+        frames = copies.get((seat, wire))
+        if frames is None:
+            frames = copies[seat, wire] = []
+            for i, record in enumerate(records):
+                private = record.get("private")
+                if private and seat in private:  # the seat's own copy (one socket, as a rule)
+                    frames.append(codec.encode(wire, event_message(ruleset, record, seat, shift_ms)))
+                    continue
+                frame = public.get((i, wire))
+                if frame is None:
+                    frame = public[i, wire] = codec.encode(wire, event_message(ruleset, record, None, shift_ms))
+                frames.append(frame)
+        conn.send_frames(frames)
     return len(records) * len(conns)

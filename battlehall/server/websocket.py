@@ -37,6 +37,7 @@ PING_INTERVAL_S = 20.0
 connection_log = logging.getLogger("battlehall.connections")
 
 OP_TEXT, OP_BINARY = 0x1, 0x2
+DATA_OPCODES = (Opcode.BINARY, Opcode.TEXT, Opcode.CONT)
 
 
 def frame_header(opcode: int, length: int) -> bytes:
@@ -104,15 +105,18 @@ class WebSocket(asyncio.Protocol):
         self.heard = True
         protocol = self.protocol
         protocol.receive_data(data)
-        events = protocol.events_received()
-        self._send_data()  # pongs, the answer to a close, a close for a protocol error
-        if protocol.close_expected():
-            self._expect_close()
-        for event in events:
-            if type(event) is Frame:
-                self._frame(event)
-            else:
+        quiet = protocol.state is State.OPEN  # nothing for websockets to answer, as a rule
+        for event in protocol.events_received():
+            if type(event) is not Frame:
                 self._handshake(event)
+            elif event.opcode in DATA_OPCODES:
+                self._data(event)
+            else:  # PING, PONG, CLOSE: websockets has queued what answers them
+                quiet = False
+        if not quiet or protocol.parser_exc is not None:
+            self._send_data()  # pongs, the answer to a close, a close for a protocol error
+            if protocol.close_expected():
+                self._expect_close()
 
     def eof_received(self) -> None:
         self.protocol.receive_eof()
@@ -206,20 +210,18 @@ class WebSocket(asyncio.Protocol):
         self.session = Session(self.sockets.hub, self.conn, found[1], RateLimiter(settings.rate_per_s))
         connection_log.info("WebSocket %s accepted", request.path)
 
-    def _frame(self, frame: Frame) -> None:
+    def _data(self, frame: Frame) -> None:
         opcode = frame.opcode
-        if opcode is Opcode.TEXT or opcode is Opcode.BINARY:
-            if frame.fin:
-                self._message(frame.data, opcode is Opcode.TEXT)
-            else:  # the first of a fragmented message
-                self.fragments = [frame.data]
-                self.text = opcode is Opcode.TEXT
-        elif opcode is Opcode.CONT:
+        if opcode is Opcode.CONT:
             self.fragments.append(frame.data)
             if frame.fin:
                 data, self.fragments = b"".join(self.fragments), []
                 self._message(data, self.text)
-        # PING, PONG and CLOSE: websockets has answered them already (_send_data)
+        elif frame.fin:
+            self._message(frame.data, opcode is Opcode.TEXT)
+        else:  # the first of a fragmented message
+            self.fragments = [frame.data]
+            self.text = opcode is Opcode.TEXT
 
     def _message(self, data: bytes, text: bool) -> None:
         session = self.session

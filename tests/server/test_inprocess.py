@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import gc
 
 import httpx
@@ -35,11 +36,11 @@ def redis_url(tmp_path):
 
 
 @contextlib.asynccontextmanager
-async def serving(redis_url: str, servers: list | None = None):
+async def serving(redis_url: str, servers: list | None = None, **settings):
     """The server on a free port in this event loop; yields its base URL (and appends the
     uvicorn Server to `servers`, for a test that looks at its connections)."""
     port = free_port()
-    settings = Settings.from_env(host="127.0.0.1", port=port, redis_url=redis_url)
+    settings = Settings.from_env(host="127.0.0.1", port=port, redis_url=redis_url, **settings)
     server = uvicorn.Server(uvicorn_config(settings, log_level="warning"))
     if servers is not None:
         servers.append(server)
@@ -196,3 +197,35 @@ async def test_stopping_the_server_closes_its_sockets_with_1012(redis_url):
     with pytest.raises(websockets.ConnectionClosed) as closed:  # service restart: reconnect elsewhere
         await asyncio.wait_for(ws.recv(), 5)
     assert closed.value.rcvd.code == 1012
+
+
+async def test_a_socket_too_far_behind_is_closed_1008_and_the_match_goes_on(redis_url):
+    servers: list = []
+    async with serving(redis_url, servers, send_queue_limit=8) as base:
+        created = await create_duel(base)
+        url = base.replace("http", "ws") + created["ws"]
+        connect = functools.partial(websockets.connect, url, subprotocols=["battlehall.v1.msgpack"], compression=None)
+        async with connect() as alice, connect() as bob, connect() as watcher:
+            hands = {}
+            for ws, token in ((alice, created["tokens"]["alice"]), (bob, created["tokens"]["bob"]),
+                              (watcher, created["spectator_token"])):
+                await ws.send(msgpack.packb({"t": "hello", "token": token}))
+                hands[ws] = msgpack.unpackb(await ws.recv())
+            stuck = [c for c in servers[0].server_state.connections
+                     if isinstance(c, WebSocket) and c.session.conn.role == "spectator"][0]
+            stuck.pause_writing()  # the watcher's transport is full: its frames pile up
+            prompt, players = hands[alice]["prompts"][0]["id"], [alice, bob]
+            for n in range(4):  # each answer queues 3 frames for the watcher: the 3rd overflows 8
+                await players[n % 2].send(msgpack.packb({"t": "act", "id": n, "prompt": prompt, "option": "guard"}))
+                mine = [msgpack.unpackb(await players[n % 2].recv()) for _ in range(4)]
+                theirs = [msgpack.unpackb(await players[1 - n % 2].recv()) for _ in range(3)]
+                assert mine[-1]["t"] == "ack" and theirs[-1]["kind"] == "prompt"
+                prompt = theirs[-1]["data"]["id"]
+            assert stuck.session.conn.closed and not stuck.session.conn.outbox
+            stuck.resume_writing()
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                while True:  # what got through before the transport filled, then the close
+                    await asyncio.wait_for(watcher.recv(), 5)
+            assert closed.value.rcvd.code == 1008
+            await alice.send(msgpack.packb({"t": "ping"}))  # the match and its other sockets go on
+            assert msgpack.unpackb(await alice.recv())["t"] == "pong"
