@@ -455,7 +455,8 @@ class LoadTest:
                 machine0 = machine_busy()
                 t0 = time.perf_counter()
                 self.measuring = True
-                await asyncio.sleep(cfg.seconds)
+                # the window ends early once every slot is done (--max-matches played)
+                await asyncio.wait(slots, timeout=cfg.seconds)
                 self.measuring = False
                 t1 = time.perf_counter()
                 self.loadgen_cpu = (time.process_time() - own0) / (t1 - t0)
@@ -562,7 +563,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server-pid", type=int, default=None,
                         help="also report the CPU time of this process and its children (e.g. redis) per answer")
     parser.add_argument("--match-timeout", type=float, default=60.0, help="give up on a match after this long")
-    parser.add_argument("--max-matches", type=int, default=None, help="create at most this many matches")
+    parser.add_argument("--max-matches", type=int, default=None, help="create at most this many matches; the run ends once they are played")
     parser.add_argument("--clock", type=json.loads, default=None, metavar="JSON",
                         help='clock of the created matches, e.g. \'{"window_min_ms": 0}\' (default: the server\'s)')
 

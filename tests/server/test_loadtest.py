@@ -48,3 +48,17 @@ def test_loadtest_plays_duel_matches_and_counts_every_ack(server, tmp_path, batc
     spec = result["spectator_ms"]
     assert 0 < spec["n"] <= result["answers"]
     assert 0 < spec["p50"] <= spec["p99"]
+
+
+def test_loadtest_stops_once_max_matches_are_played(server, tmp_path):
+    out = tmp_path / "result.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", "duel",
+         "--matches", "2", "--max-matches", "3", "--seconds", "120", "--warmup", "0", "--seed", "11",
+         "--quiet", "--json-out", str(out)],
+        capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(out.read_text().splitlines()[-1])
+    assert result["matches_finished"] == 3 and result["totals"]["matches_created"] == 3
+    assert result["seconds"] < 30  # not the 120 asked: there was nothing left to play
+    assert result["totals"]["acts_sent"] == result["totals"]["acks"] > 0
