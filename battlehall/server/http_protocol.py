@@ -31,15 +31,12 @@ class HttpProtocol(HttpToolsProtocol):
 
     def handle_websocket_upgrade(self) -> None:
         if self.url.startswith(WS_PREFIX[4:]):
-            request = [b"GET ", self.url, b" HTTP/1.1\r\n"]
+            request = [b"GET ", self.url, b" HTTP/1.1\r\n"]  # as uvicorn rebuilds it for its own
             for name, value in self.scope["headers"]:
                 request += [name, b": ", value, b"\r\n"]
             request.append(b"\r\n")
-            self.connections.discard(self)
             if self._hand_over(b"".join(request)):
-                self.parser = None
                 return
-            self.connections.add(self)
         super().handle_websocket_upgrade()
         self.parser = None  # as uvicorn's connection_lost does: breaks the parser <-> protocol cycle
 
@@ -49,9 +46,10 @@ class HttpProtocol(HttpToolsProtocol):
         sockets = self.app_state.get("websockets")
         if sockets is None:
             return False
+        self.connections.discard(self)  # the WebSocket takes this one's place in uvicorn's set
+        self.parser = None  # breaks the parser <-> protocol cycle, as uvicorn's connection_lost does
         socket = WebSocket(sockets, self.connections)
         self.transport.set_protocol(socket)
         socket.connection_made(self.transport)
         socket.data_received(request)
-        self.parser = None
         return True

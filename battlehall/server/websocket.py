@@ -79,7 +79,7 @@ class WebSockets:
 
 
 class WebSocket(asyncio.Protocol):
-    def __init__(self, sockets: WebSockets, server_connections: set | None = None):
+    def __init__(self, sockets: WebSockets, server_connections: set):
         self.sockets = sockets
         # uvicorn's set of open connections: it calls `shutdown` on each when it stops.
         self.server_connections = server_connections
@@ -98,8 +98,7 @@ class WebSocket(asyncio.Protocol):
     def connection_made(self, transport) -> None:
         self.transport = transport
         self.sockets.open.add(self)
-        if self.server_connections is not None:
-            self.server_connections.add(self)
+        self.server_connections.add(self)
 
     def data_received(self, data: bytes) -> None:
         self.heard = True
@@ -126,8 +125,7 @@ class WebSocket(asyncio.Protocol):
     def connection_lost(self, exc) -> None:
         self.protocol.receive_eof()  # idempotent: the protocol is CLOSED now
         self.sockets.open.discard(self)
-        if self.server_connections is not None:
-            self.server_connections.discard(self)
+        self.server_connections.discard(self)
         if self.close_timer is not None:
             self.close_timer.cancel()
             self.close_timer = None
