@@ -100,8 +100,10 @@ wait_http() { # url seconds -> 0 when it answers 2xx/3xx/4xx
 mkdir -p "$SCRATCH/colyseus"
 if ! cmp -s "$HERE/package-lock.json" "$SCRATCH/package-lock.json" || [ ! -d "$SCRATCH/node_modules/@colyseus/core" ]; then
   cp "$HERE/package.json" "$HERE/package-lock.json" "$SCRATCH/"
-  echo "== installing node deps into $SCRATCH (npm ci)"
-  timeout 600 npm ci --prefix "$SCRATCH" --no-audit --no-fund --loglevel=error
+  echo "== installing node deps into $SCRATCH (npm install, pinned by package-lock.json)"
+  # not `npm ci`: npm 11 rejects this lock file for lacking msgpackr's other-platform
+  # optional packages, though `npm install` installs the same versions and leaves it unchanged
+  timeout 600 npm install --prefix "$SCRATCH" --no-audit --no-fund --loglevel=error
 fi
 cp "$HERE/loadgen.mjs" "$HERE/report.mjs" "$HERE/probe_battlehall.mjs" "$SCRATCH/"
 cp "$HERE/colyseus/server.mjs" "$SCRATCH/colyseus/"
