@@ -23,6 +23,8 @@
 //   node loadgen.mjs --target colyseus   --url http://127.0.0.1:2567 --matches 100 --seconds 20 --warmup 5 --pid <server pid>
 //   node loadgen.mjs --target battlehall --url http://127.0.0.1:8765 --matches 100 --seconds 20 --warmup 5 --pid <server pid>
 // Options: --seed S (base seed, default 1), --json-out FILE, --label TEXT,
+//          --samples-out FILE (one CSV line per measured ack: ms since the window
+//          opened when the act was sent, answer->ack ms, the act's index in its match),
 //          --batch (battlehall: ask for `batch` messages, one frame per server turn),
 //          --match-timeout SECONDS (default 60), --ramp-limit SECONDS (default 60:
 //          the window opens after the warm-up and once all N matches are connected,
@@ -54,6 +56,7 @@ if (TARGET !== "colyseus" && TARGET !== "battlehall") {
 const URL_BASE = (args.url || (TARGET === "colyseus" ? "http://127.0.0.1:2567" : "http://127.0.0.1:8765")).replace(/\/$/, "");
 const MATCHES = Number(args.matches || 100);
 const SECONDS = Number(args.seconds || 20);
+const SAMPLES_OUT = args["samples-out"] || null;
 const WARMUP = Number(args.warmup || 5);
 const BASE_SEED = Number(args.seed || 1);
 const MATCH_TIMEOUT_MS = Number(args["match-timeout"] || 60) * 1000;
@@ -216,6 +219,8 @@ const M = {
   seqGaps: 0,
   protocolNotes: new Set(),
   totalAnswers: 0,
+  samples: [],       // --samples-out lines
+  windowStart: 0,
 };
 function noteFailure(why) {
   M.matchFailures += 1;
@@ -238,7 +243,7 @@ class MatchTrack {
     this.done = null;     // resolve()
   }
   actSent(measured) {
-    const rec = { sentAt: performance.now(), measured };
+    const rec = { sentAt: performance.now(), measured, k: this.acts.length };
     this.acts.push(rec);
     if (measured) M.actsSent += 1;
     return rec;
@@ -248,6 +253,7 @@ class MatchTrack {
     if (rec.measured && M.measuring) {
       M.answers += 1;
       M.ackLat.push(performance.now() - rec.sentAt);
+      if (SAMPLES_OUT) M.samples.push(`${(rec.sentAt - M.windowStart).toFixed(1)},${(performance.now() - rec.sentAt).toFixed(2)},${rec.k}`);
     }
   }
   // spectator `si` received an action event (strike/guard)
@@ -558,6 +564,7 @@ async function main() {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   M.measuring = true;
+  M.windowStart = performance.now();
   await sleep(SECONDS * 1000);
   M.measuring = false;
   const wall = (performance.now() - t0) / 1000;
@@ -628,6 +635,7 @@ async function main() {
   }
   const line = JSON.stringify(result);
   if (args["json-out"]) fs.appendFileSync(args["json-out"], line + "\n");
+  if (SAMPLES_OUT) fs.writeFileSync(SAMPLES_OUT, "sent_ms,ack_ms,k\n" + M.samples.join("\n") + "\n");
   console.log(line);
 
   // let the slots close their connections, bounded
