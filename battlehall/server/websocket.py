@@ -31,6 +31,10 @@ from .session import Session
 WS_PATH = re.compile(r"/ws/([^/?]+)(?:\?.*)?")
 CLOSE_TIMEOUT_S = 5.0  # how long a closing handshake may take before the socket is dropped
 PING_INTERVAL_S = 20.0
+# The sweep pings one slice of the sockets per tick, not all of them at once: pinging
+# 4,000 sockets in one go stalled the loop for ~50-100 ms, which every answer waiting
+# behind it paid (the ack p99 at 1,000 matches, bench/RESULTS.md).
+PING_SLICES = 20
 
 # Every socket opened and closed is logged at debug only: at hundreds a second, INFO
 # lines were 3% of the server's CPU. `battlehall serve --log-level debug` shows them.
@@ -57,24 +61,43 @@ class WebSockets:
     def __init__(self, hub, settings):
         self.hub = hub
         self.settings = settings
-        self.open: set[WebSocket] = set()
+        # the open sockets, dealt round-robin into the keep-alive's slices
+        self.slices: list[set[WebSocket]] = [set() for _ in range(PING_SLICES)]
+        self.opened = 0
         self.pinger: asyncio.Task | None = None
 
     def start(self) -> None:
         self.pinger = asyncio.get_running_loop().create_task(self._keep_alive())
 
+    def add(self, socket: WebSocket) -> set[WebSocket]:
+        """Count `socket` in; returns the slice it is pinged with."""
+        ping_slice = self.slices[self.opened % PING_SLICES]
+        self.opened += 1
+        ping_slice.add(socket)
+        return ping_slice
+
+    def __iter__(self):
+        return (socket for ping_slice in self.slices for socket in list(ping_slice))
+
     async def _keep_alive(self, interval: float = PING_INTERVAL_S) -> None:
-        """Ping every socket each interval; drop one that sent nothing since the last ping
-        (PROTOCOL.md, Keep-alive). One sweep for all sockets, not a timer each."""
+        """Ping every socket each interval; drop one that sent nothing since its last ping
+        (PROTOCOL.md, Keep-alive). One sweep for all sockets, not a timer each, spread
+        over the interval one slice at a time."""
+        tick = 0
         while True:
-            await asyncio.sleep(interval)
-            for socket in list(self.open):
-                socket.keep_alive()
+            await asyncio.sleep(interval / PING_SLICES)
+            self.ping(self.slices[tick % PING_SLICES])
+            tick += 1
+
+    @staticmethod
+    def ping(ping_slice: set[WebSocket]) -> None:
+        for socket in list(ping_slice):
+            socket.keep_alive()
 
     def close(self) -> None:
         if self.pinger is not None:
             self.pinger.cancel()
-        for socket in list(self.open):
+        for socket in list(self):
             socket.shutdown()
 
 
@@ -92,12 +115,13 @@ class WebSocket(asyncio.Protocol):
         self.fragments: list[bytes] = []  # of a message sent in several frames
         self.text = False  # ... and whether it is a text message
         self.close_timer: asyncio.TimerHandle | None = None
+        self.ping_slice: set[WebSocket] = set()  # WebSockets.add's, once connected
 
     # -- asyncio.Protocol ----------------------------------------------------------------
 
     def connection_made(self, transport) -> None:
         self.transport = transport
-        self.sockets.open.add(self)
+        self.ping_slice = self.sockets.add(self)
         self.server_connections.add(self)
 
     def data_received(self, data: bytes) -> None:
@@ -124,7 +148,7 @@ class WebSocket(asyncio.Protocol):
 
     def connection_lost(self, exc) -> None:
         self.protocol.receive_eof()  # idempotent: the protocol is CLOSED now
-        self.sockets.open.discard(self)
+        self.ping_slice.discard(self)
         self.server_connections.discard(self)
         if self.close_timer is not None:
             self.close_timer.cancel()

@@ -148,6 +148,55 @@ async def test_a_socket_that_cannot_take_more_gets_its_frames_once_it_can(redis_
             assert mine[-1] == {"t": "ack", "id": 1, "seq": got[-1]["seq"]}
 
 
+async def silent_client(url: str, token: str):
+    """A socket that says hello and then answers nothing, not even pings: websockets'
+    sans-I/O client over a raw connection, so the test sees every frame, pings included."""
+    host, port = url.removeprefix("ws://").split("/")[0].split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    client = ClientProtocol(parse_uri(url), subprotocols=["battlehall.v1.msgpack"])
+    client.send_request(client.connect())
+    writer.write(b"".join(client.data_to_send()))
+    while not client.events_received():  # the 101
+        client.receive_data(await reader.read(65536))
+    client.send_binary(msgpack.packb({"t": "hello", "token": token}))
+    writer.write(b"".join(client.data_to_send()))
+    return client, reader, writer
+
+
+async def frames_within(client: ClientProtocol, reader, seconds: float) -> list:
+    """The frames `client` receives within `seconds`."""
+    with contextlib.suppress(asyncio.TimeoutError):
+        while chunk := await asyncio.wait_for(reader.read(65536), seconds):
+            client.receive_data(chunk)
+    return client.events_received()
+
+
+async def test_the_keep_alive_pings_one_slice_of_the_sockets_per_tick(redis_url):
+    servers: list = []
+    async with serving(redis_url, servers) as base:
+        created = await create_duel(base)
+        url = base.replace("http", "ws") + created["ws"]
+        clients = [await silent_client(url, created["tokens"][seat]) for seat in ("alice", "bob")]
+        await asyncio.sleep(0.3)
+        (first, second) = sorted((c for c in servers[0].server_state.connections if isinstance(c, WebSocket)),
+                                 key=lambda s: s.session.conn.seat)
+        assert first.ping_slice is not second.ping_slice  # dealt round-robin
+        sockets = first.sockets
+        assert sorted(len(s) for s in sockets.slices)[-2:] == [1, 1]
+        sockets.ping(first.ping_slice)
+        (alice, bob) = [await frames_within(c, reader, 0.3) for (c, reader, _) in clients]
+        assert [e.opcode.name for e in alice] == ["BINARY", "PING"]  # its welcome, then the ping
+        assert [e.opcode.name for e in bob] == ["BINARY"]
+        for ping_slice in sockets.slices:  # a whole interval's ticks: each socket once more
+            sockets.ping(ping_slice)
+        (alice, bob) = [await frames_within(c, reader, 0.3) for (c, reader, _) in clients]
+        assert [e.opcode.name for e in bob] == ["PING"]
+        assert alice == []  # it never answered the first ping: dropped, not pinged again
+        assert first.transport.is_closing() and not second.transport.is_closing()
+        for (_, _, writer) in clients:
+            writer.close()
+
+
 async def test_keep_alive_drops_a_socket_that_stops_answering_and_keeps_one_that_answers(redis_url):
     servers: list = []
     async with serving(redis_url, servers) as base:
@@ -157,15 +206,7 @@ async def test_keep_alive_drops_a_socket_that_stops_answering_and_keeps_one_that
             await alive.send(msgpack.packb({"t": "hello", "token": created["tokens"]["alice"]}))
             assert msgpack.unpackb(await alive.recv())["t"] == "welcome"
             # A client that went silent: it said hello, and reads nothing more (no pongs).
-            host, port = base.removeprefix("http://").split(":")
-            reader, writer = await asyncio.open_connection(host, int(port))
-            silent = ClientProtocol(parse_uri(url), subprotocols=["battlehall.v1.msgpack"])
-            silent.send_request(silent.connect())
-            writer.write(b"".join(silent.data_to_send()))
-            while not silent.events_received():  # the 101
-                silent.receive_data(await reader.read(65536))
-            silent.send_binary(msgpack.packb({"t": "hello", "token": created["tokens"]["bob"]}))
-            writer.write(b"".join(silent.data_to_send()))
+            (silent, reader, writer) = await silent_client(url, created["tokens"]["bob"])
             await asyncio.sleep(0.3)
             sockets = [c for c in servers[0].server_state.connections if isinstance(c, WebSocket)]
             assert len(sockets) == 2
