@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import functools
 import logging
 from typing import TYPE_CHECKING
 
@@ -336,18 +335,17 @@ class MatchActor:
         except Exception:  # a ruleset bug may have half-changed the state: rebuild it
             self.stale = True
             raise
-        written = self.store.batcher.submit(commands) if self.store.persist else None
-        if written is None:
+        if not self.store.persist:
             self._committed(entry, conn, records, None)
             return
         self.busy = True
-        written.add_done_callback(lambda done: self._after_write(entry, conn, records, done))
+        self.store.batcher.submit(commands, self._after_write, entry, conn, records)
 
-    def _after_write(self, entry, conn, records, done: asyncio.Future) -> None:
+    def _after_write(self, entry, conn, records, error: StoreUnavailable | None) -> None:
         if self.stopped:
             return
         try:
-            self._committed(entry, conn, records, done.exception())
+            self._committed(entry, conn, records, error)
         except Exception:
             self._failed(("act", conn, {"id": entry.get("act")}) if conn else ("expire", entry["prompt"]))
         self._resume()
@@ -415,11 +413,15 @@ class MatchActor:
             due = clock.expires_at(prompt_id)
             if self.timers.get(prompt_id) != due:
                 self.timers[prompt_id] = due
-                self.hub.deadlines.at(due, functools.partial(self._expecting, prompt_id),
-                                      functools.partial(self.submit, ("expire", prompt_id)))
+                self.hub.deadlines.at(due, self, prompt_id)
 
-    def _expecting(self, prompt_id: str, due: int) -> bool:
+    # -- deadlines.Owner: what hub.deadlines calls back ---------------------------------
+
+    def deadline_wanted(self, prompt_id: str, due: int) -> bool:
         return not self.stopped and self.timers.get(prompt_id) == due
+
+    def deadline_due(self, prompt_id: str) -> None:
+        self.submit(("expire", prompt_id))
 
     # -- fan-out --------------------------------------------------------------------
 

@@ -3,9 +3,13 @@
 Each answer closes a prompt and opens the next. With a loop timer per prompt that was
 one timer made and one cancelled per answer. Here a deadline is an entry in a heap,
 and one loop timer waits for the earliest. A deadline is never removed when its prompt
-closes: it is skipped when it comes up, since its owner no longer expects it (`due`
-returns False). So that skipped entries cannot pile up, the heap is rebuilt from the
-entries still expected whenever it holds more than twice as many as at the last rebuild.
+closes: it is skipped when it comes up, since its owner no longer expects it
+(`owner.deadline_wanted(key, due)` returns False). So that skipped entries cannot pile
+up, the heap is rebuilt from the entries still expected whenever it holds more than
+twice as many as at the last rebuild.
+
+An entry names its owner and key rather than holding callbacks: one is set per answer,
+and two bound partials each were a fifth of the cost of setting it.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import asyncio
 import heapq
 import itertools
 import logging
-from typing import Callable
+from typing import Hashable, Protocol
 
 from .clock import now_ms
 
@@ -23,9 +27,17 @@ log = logging.getLogger("battlehall.deadlines")
 MIN_COMPACT = 1024  # heaps smaller than this are never rebuilt
 
 
+class Owner(Protocol):
+    def deadline_wanted(self, key: Hashable, due_ms: int) -> bool:
+        """Whether the deadline set for `key` at `due_ms` still stands."""
+
+    def deadline_due(self, key: Hashable) -> None:
+        """The deadline for `key` has come."""
+
+
 class Deadlines:
     def __init__(self) -> None:
-        self.heap: list[tuple[int, int, Callable[[int], bool], Callable[[], None]]] = []
+        self.heap: list[tuple[int, int, Owner, Hashable]] = []
         self.order = itertools.count()  # equal due times fire in the order they were set
         self.timer: asyncio.TimerHandle | None = None
         self.timer_due: int | None = None
@@ -34,16 +46,16 @@ class Deadlines:
     def __len__(self) -> int:
         return len(self.heap)
 
-    def at(self, due_ms: int, wanted: Callable[[int], bool], fire: Callable[[], None]) -> None:
-        """Call `fire()` at `due_ms` (epoch ms) if `wanted(due_ms)` is still true then."""
-        heapq.heappush(self.heap, (due_ms, next(self.order), wanted, fire))
+    def at(self, due_ms: int, owner: Owner, key: Hashable) -> None:
+        """Call `owner.deadline_due(key)` at `due_ms` (epoch ms), if it still wants it then."""
+        heapq.heappush(self.heap, (due_ms, next(self.order), owner, key))
         if len(self.heap) > self.compact_at:
             self._compact()
         if self.timer_due is None or due_ms < self.timer_due:
             self._arm()
 
     def _compact(self) -> None:
-        self.heap = [entry for entry in self.heap if entry[2](entry[0])]
+        self.heap = [entry for entry in self.heap if entry[2].deadline_wanted(entry[3], entry[0])]
         heapq.heapify(self.heap)
         self.compact_at = max(MIN_COMPACT, 2 * len(self.heap))
 
@@ -59,10 +71,10 @@ class Deadlines:
         self.timer = self.timer_due = None
         now = now_ms()
         while self.heap and self.heap[0][0] <= now:
-            due, _, wanted, fire = heapq.heappop(self.heap)
-            if wanted(due):
+            due, _, owner, key = heapq.heappop(self.heap)
+            if owner.deadline_wanted(key, due):
                 try:
-                    fire()
+                    owner.deadline_due(key)
                 except Exception:  # one match's bug must not stop every other match's clock
                     log.exception("a deadline's callback failed")
         self._arm()

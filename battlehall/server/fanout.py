@@ -23,21 +23,24 @@ def fan_out(ruleset, records: list[dict], conns: list, shift_ms: int = 0) -> int
     """Queue every record on every connection; returns the number of deliveries."""
     if not conns:
         return 0
-    public: dict[tuple, bytes] = {}  # (record's index, encoding) -> the public copy's frame
-    copies: dict[tuple, list] = {}  # (audience, encoding) -> the frames of all records, as it sees them
+    # Seats with a private part in some record get their own copy of those records;
+    # everything else, and every other socket (other seats, spectators), shares the
+    # public copy of its encoding.
+    private_seats = [seat for record in records for seat in record.get("private") or ()]
+    public: dict[str, list[bytes]] = {}  # encoding -> the public frames of all records
+    own: dict[tuple, list[bytes]] = {}  # (seat, encoding) -> the frames that seat sees
     for conn in conns:
-        seat, wire = conn.audience, conn.codec
-        frames = copies.get((seat, wire))
+        seat, wire = conn.seat, conn.codec  # a connection's audience is its seat
+        frames = public.get(wire)
         if frames is None:
-            frames = copies[seat, wire] = []
-            for i, record in enumerate(records):
-                private = record.get("private")
-                if private and seat in private:  # the seat's own copy (one socket, as a rule)
-                    frames.append(codec.encode(wire, event_message(ruleset, record, seat, shift_ms)))
-                    continue
-                frame = public.get((i, wire))
-                if frame is None:
-                    frame = public[i, wire] = codec.encode(wire, event_message(ruleset, record, None, shift_ms))
-                frames.append(frame)
+            frames = public[wire] = [codec.encode(wire, event_message(ruleset, record, None, shift_ms))
+                                     for record in records]
+        if seat is not None and seat in private_seats:
+            shared, frames = frames, own.get((seat, wire))
+            if frames is None:
+                frames = own[seat, wire] = [
+                    codec.encode(wire, event_message(ruleset, record, seat, shift_ms))
+                    if seat in (record.get("private") or ()) else frame
+                    for record, frame in zip(records, shared)]
         conn.send_frames(frames)
     return len(records) * len(conns)

@@ -17,18 +17,20 @@ log is kept whole while the match lives (it is the event history for `resume` an
 replay); the snapshot only makes recovery replay less of it.
 
 Writes from all matches are coalesced: whatever the actors submit during one turn of
-the event loop goes to Redis in one pipeline (`WriteBatcher`).
+the event loop goes to Redis in one send (`WriteBatcher`, writer.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
-import hiredis
 import msgpack
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
+
+from .writer import StoreUnavailable, WriteBatcher
+
+__all__ = ["LoadedMatch", "Store", "StoreUnavailable", "key"]
 
 LIVE = "bh:live"
 
@@ -43,105 +45,11 @@ def key(match_id: str, part: str) -> str:
     return f"bh:{{{match_id}}}:{part}"
 
 
-class StoreUnavailable(Exception):
-    """Redis could not be reached or refused a write; nothing was acknowledged."""
-
-
 @dataclass
 class LoadedMatch:
     meta: dict
     snapshot: dict
     log: list[dict]  # log entries after the snapshot, in order
-
-
-class WriteBatcher:
-    """Send every write submitted in one loop turn as one pipeline."""
-
-    def __init__(self, redis: aioredis.Redis, timeout_s: float = 5.0):
-        self.redis = redis
-        self.timeout_s = timeout_s
-        self.pending: list[tuple[list[tuple], asyncio.Future]] = []
-        self.flushing = False
-        self.flushes = 0
-        self.commands = 0
-        self.connection = None  # one connection of `redis`'s pool, kept for the batcher
-
-    def submit(self, commands: list[tuple]) -> asyncio.Future:
-        future = asyncio.get_running_loop().create_future()
-        self.pending.append((commands, future))
-        if not self.flushing:
-            self.flushing = True
-            asyncio.get_running_loop().call_soon(self._start)
-        return future
-
-    def _start(self) -> None:
-        asyncio.get_running_loop().create_task(self._flush())
-
-    async def _flush(self) -> None:
-        try:
-            while self.pending:
-                batch, self.pending = self.pending, []
-                try:
-                    # One timer per flush (the client has no per-read timeout: at hundreds of
-                    # commands per flush, those timers cost more than the commands).
-                    async with asyncio.timeout(self.timeout_s):
-                        replies = await self._execute([commands for commands, _ in batch])
-                except (RedisError, OSError, TimeoutError) as exc:
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(StoreUnavailable(str(exc)))
-                    continue
-                for (commands, future), mine in zip(batch, replies):
-                    error = next((r for r in mine if isinstance(r, Exception)), None)
-                    if future.done():
-                        continue
-                    if error is not None:
-                        future.set_exception(StoreUnavailable(str(error)))
-                    else:
-                        future.set_result(mine)
-        finally:
-            self.flushing = False
-            if self.pending:  # submitted after the last check
-                self.flushing = True
-                asyncio.get_running_loop().call_soon(self._start)
-
-    async def _execute(self, writes: list[list[tuple]]) -> list[list]:
-        """Send the writes in one pipeline; the replies of each write, in order."""
-        commands = [command for write in writes for command in write]
-        self.flushes += 1
-        self.commands += len(commands)
-        results = await self._round_trip(commands)
-        out, i = [], 0
-        for write in writes:
-            out.append(results[i:i + len(write)])
-            i += len(write)
-        return out
-
-    async def _round_trip(self, commands: list[tuple]) -> list:
-        """Send the commands at once on the batcher's own connection; their raw replies,
-        an error reply as a ResponseError in its place.
-
-        The commands are packed by hiredis (C) and the replies read straight off the
-        connection: redis-py's Pipeline packs in Python and wraps every command and
-        reply, which cost twice the client CPU per answer (bench/RESULTS.md).
-        """
-        if self.connection is None:
-            self.connection = await self.redis.connection_pool.get_connection()
-        connection = self.connection
-        try:
-            await connection.send_packed_command(b"".join(map(hiredis.pack_command, commands)), check_health=False)
-            replies = []
-            for _ in commands:
-                try:
-                    replies.append(await connection.read_response())
-                except ResponseError as exc:
-                    replies.append(exc)
-            return replies
-        except BaseException:
-            # A round trip cut short (timeout, lost connection) leaves replies unread on
-            # the socket: drop it; the next flush connects again.
-            await connection.disconnect()
-            raise
 
 
 class Store:
@@ -150,13 +58,11 @@ class Store:
         self.persist = persist
         self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                        health_check_interval=0, retry_on_timeout=False)
-        writer = aioredis.from_url(url, socket_timeout=None, socket_connect_timeout=2,
-                                   health_check_interval=0, retry_on_timeout=False)
-        self.batcher = WriteBatcher(writer)
+        self.batcher = WriteBatcher(url)
 
     async def close(self) -> None:
         await self.redis.aclose()
-        await self.batcher.redis.aclose()
+        await self.batcher.close()
 
     async def ping(self) -> bool:
         try:
@@ -164,11 +70,11 @@ class Store:
         except (RedisError, OSError):
             return False
 
-    async def write(self, commands: list[tuple]) -> list:
+    async def write(self, commands: list[tuple]) -> None:
         """Write through the batcher; StoreUnavailable if Redis did not take it all."""
         if not self.persist:  # benchmark mode: measure the server without persistence
             return []
-        return await self.batcher.submit(commands)
+        await self.batcher.write(commands)
 
     # -- the commands of each write ------------------------------------------------
 

@@ -1,0 +1,204 @@
+"""Writes to Redis on a connection of their own: one send per loop turn, replies in order.
+
+Every write the actors submit during one turn of the event loop goes out in one send.
+Redis answers pipelined commands in order, so each reply belongs to the oldest write
+still waiting for replies; a write's callback runs as soon as its last reply is parsed,
+inside `data_received`: no task, future or await per answer, and no extra loop turn
+before the answer is acknowledged. hiredis packs the commands and parses the replies.
+
+redis-py's asyncio pipeline did the same work through a task per flush, an awaited
+`read_response` per reply and a future per write; that machinery cost more than the
+commands (bench/RESULTS.md).
+
+If Redis does not answer within `timeout_s`, or the connection is lost, every write in
+flight fails with `StoreUnavailable` (nothing of it was acknowledged), and the next
+submit connects again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import ssl
+import time
+from typing import Callable
+
+import hiredis
+from redis.connection import parse_url
+
+log = logging.getLogger("battlehall.store")
+
+
+class StoreUnavailable(Exception):
+    """Redis could not be reached or refused a write; nothing was acknowledged."""
+
+
+class WriteBatcher(asyncio.Protocol):
+    """Send every write submitted in one loop turn at once; call back each in order."""
+
+    def __init__(self, url: str, timeout_s: float = 5.0):
+        self.url = url
+        self.timeout_s = timeout_s
+        self.transport: asyncio.Transport | None = None
+        self.connecting: asyncio.Task | None = None
+        self.reader = hiredis.Reader()
+        # Submitted, not yet sent: (commands, callback, args).
+        self.queued: list[tuple[list[tuple], Callable, tuple]] = []
+        self.send_scheduled = False
+        # Sent, waiting for replies, oldest first: [replies still due, callback, args,
+        # first error reply, when it was sent].
+        self.in_flight: collections.deque[list] = collections.deque()
+        self.watchdog: asyncio.TimerHandle | None = None
+        self.closed = False
+        self.flushes = 0  # sends, for /metrics
+        self.commands = 0
+
+    # -- what the store calls ------------------------------------------------------------
+
+    def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
+        """Write `commands`; then `callback(*args, error)`, error None or StoreUnavailable."""
+        self.queued.append((commands, callback, args))
+        if not self.send_scheduled:
+            self.send_scheduled = True
+            asyncio.get_running_loop().call_soon(self._send)
+
+    async def write(self, commands: list[tuple]) -> None:
+        """Write and wait; StoreUnavailable if Redis did not take it all."""
+        done = asyncio.get_running_loop().create_future()
+        self.submit(commands, _settle, done)
+        await done
+
+    async def close(self) -> None:
+        self.closed = True
+        if self.connecting is not None:
+            self.connecting.cancel()
+        if self.transport is not None:
+            self.transport.close()
+        self._fail_all("the server is stopping")
+
+    # -- sending -------------------------------------------------------------------------
+
+    def _send(self) -> None:
+        self.send_scheduled = False
+        if not self.queued:
+            return
+        if self.transport is None:
+            if self.closed:
+                self._fail_all("the server is stopping")
+            elif self.connecting is None:
+                self.connecting = asyncio.get_running_loop().create_task(self._connect())
+            return  # sent once connected
+        batch, self.queued = self.queued, []
+        sent_at = time.monotonic()
+        packed = []
+        for commands, callback, args in batch:
+            packed += map(hiredis.pack_command, commands)
+            self.in_flight.append([len(commands), callback, args, None, sent_at])
+            self.commands += len(commands)
+        self.flushes += 1
+        self.transport.write(b"".join(packed))
+        if self.watchdog is None:
+            self.watchdog = asyncio.get_running_loop().call_later(self.timeout_s, self._check_timeout)
+
+    async def _connect(self) -> None:
+        options = parse_url(self.url)
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                if "path" in options:
+                    await loop.create_unix_connection(lambda: self, options["path"])
+                else:
+                    tls = ssl.create_default_context() if self.url.startswith("rediss://") else None
+                    await loop.create_connection(lambda: self, options.get("host", "localhost"),
+                                                 options.get("port", 6379), ssl=tls)
+        except (OSError, TimeoutError) as exc:
+            self.connecting = None
+            self._fail_all(f"cannot connect to Redis: {exc!r}")
+            return
+        self.connecting = None
+        # AUTH and SELECT go first, as a write of their own: a refusal fails the writes
+        # queued behind them, since they went out on the same connection.
+        setup = []
+        if options.get("password"):
+            setup.append(("AUTH", options["username"], options["password"]) if options.get("username")
+                         else ("AUTH", options["password"]))
+        if options.get("db"):
+            setup.append(("SELECT", options["db"]))
+        if setup:
+            self.queued.insert(0, (setup, _setup_done, (self,)))
+        self._send()
+
+    def _check_timeout(self) -> None:
+        self.watchdog = None
+        if not self.in_flight:
+            return
+        waited = time.monotonic() - self.in_flight[0][4]
+        if waited >= self.timeout_s and self.transport is not None:
+            log.warning("Redis did not answer for %.1f s: dropping the connection", waited)
+            self._fail_all(f"Redis did not answer within {self.timeout_s:g} s")
+            self.transport.abort()
+        else:
+            self.watchdog = asyncio.get_running_loop().call_later(self.timeout_s - waited, self._check_timeout)
+
+    # -- asyncio.Protocol ----------------------------------------------------------------
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        self.reader = hiredis.Reader()
+
+    def data_received(self, data: bytes) -> None:
+        reader, in_flight = self.reader, self.in_flight
+        reader.feed(data)
+        try:
+            while (reply := reader.gets()) is not False:
+                write = in_flight[0]
+                if isinstance(reply, hiredis.ReplyError) and write[3] is None:
+                    write[3] = reply
+                write[0] -= 1
+                if write[0] == 0:
+                    in_flight.popleft()
+                    error = None if write[3] is None else StoreUnavailable(str(write[3]))
+                    _call(write[1], write[2], error)
+        except (hiredis.ProtocolError, IndexError) as exc:  # not Redis talking, or a reply for nothing
+            log.error("unexpected data from Redis: %r; dropping the connection", exc)
+            self.transport.abort()
+
+    def connection_lost(self, exc) -> None:
+        self.transport = None
+        if self.watchdog is not None:
+            self.watchdog.cancel()
+            self.watchdog = None
+        self._fail_all(f"connection to Redis lost: {exc!r}" if exc else "connection to Redis closed")
+
+    # -- inside ----------------------------------------------------------------------------
+
+    def _fail_all(self, reason: str) -> None:
+        """Fail every write in flight and queued: none of them is known to have landed."""
+        failed = [(w[1], w[2]) for w in self.in_flight] + [(cb, args) for _, cb, args in self.queued]
+        self.in_flight.clear()
+        self.queued = []
+        for callback, args in failed:
+            _call(callback, args, StoreUnavailable(reason))
+
+
+def _call(callback: Callable, args: tuple, error: StoreUnavailable | None) -> None:
+    try:
+        callback(*args, error)
+    except Exception:  # one write's owner must not stop the replies of the others
+        log.exception("a Redis write's callback failed")
+
+
+def _settle(future: asyncio.Future, error: StoreUnavailable | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
+
+
+def _setup_done(batcher: WriteBatcher, error: StoreUnavailable | None) -> None:
+    if error is not None and batcher.transport is not None:
+        log.error("Redis refused AUTH or SELECT: %s", error)
+        batcher.transport.abort()
