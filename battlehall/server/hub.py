@@ -11,7 +11,7 @@ from ..engine import get_ruleset
 from .actor import MatchActor, MatchCore
 from .clock import Clock, now_ms
 from .config import Settings
-from .connection import Connection
+from . import connection
 from .deadlines import Deadlines
 from .spectators import DelayedFeed, copy_core
 from .store import LoadedMatch, Store
@@ -193,8 +193,8 @@ class Hub:
             "# TYPE battlehall_recovery_seconds gauge", f"battlehall_recovery_seconds {m.recovery_seconds:.6f}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
             "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
-            "# TYPE battlehall_ws_frames_total counter", f"battlehall_ws_frames_total {Connection.frames_sent}",
-            "# TYPE battlehall_ws_writes_total counter", f"battlehall_ws_writes_total {Connection.writes}",
+            "# TYPE battlehall_ws_frames_total counter", f"battlehall_ws_frames_total {connection.counters.frames_sent}",
+            "# TYPE battlehall_ws_writes_total counter", f"battlehall_ws_writes_total {connection.counters.writes}",
             "# TYPE battlehall_redis_flushes_total counter", f"battlehall_redis_flushes_total {self.store.batcher.flushes}",
             "# TYPE battlehall_redis_commands_total counter", f"battlehall_redis_commands_total {self.store.batcher.commands}",
         ]
