@@ -1,0 +1,134 @@
+"""How the server reads client frames, over a raw socket: the common frames it reads
+itself (websocket.py, `_common_frames`) and everything else, which websockets reads,
+in any mix and however the bytes are split across TCP reads."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+import pytest
+from websockets.client import ClientProtocol
+from websockets.frames import Frame, Opcode
+from websockets.uri import parse_uri
+
+
+class RawClient:
+    """A client that writes frames byte for byte as the test builds them."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    async def open(self, token: str) -> "RawClient":
+        host, port = self.url.removeprefix("ws://").split("/")[0].split(":")
+        self.reader, self.writer = await asyncio.open_connection(host, int(port))
+        self.client = ClientProtocol(parse_uri(self.url), subprotocols=["battlehall.v1.msgpack"])
+        self.client.send_request(self.client.connect())
+        self.writer.write(b"".join(self.client.data_to_send()))
+        while not self.client.events_received():  # the 101
+            self.client.receive_data(await self.reader.read(65536))
+        self.writer.write(frame(Opcode.BINARY, msgpack.packb({"t": "hello", "token": token})))
+        assert (await self.messages(1))[0]["t"] == "welcome"
+        return self
+
+    async def frames(self, seconds: float = 0.5) -> list[Frame]:
+        """The frames the server sends within `seconds` (or until it closes)."""
+        frames: list[Frame] = []
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        while (left := end - loop.time()) > 0:
+            try:
+                chunk = await asyncio.wait_for(self.reader.read(65536), left)
+            except asyncio.TimeoutError:
+                break
+            if not chunk:
+                self.client.receive_eof()
+                frames += self.client.events_received()
+                break
+            self.client.receive_data(chunk)
+            frames += self.client.events_received()
+        return frames
+
+    async def messages(self, count: int, seconds: float = 5) -> list[dict]:
+        out: list[dict] = []
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        while len(out) < count and loop.time() < end:
+            out += [msgpack.unpackb(f.data) for f in await self.frames(min(0.2, end - loop.time()))
+                    if f.opcode is Opcode.BINARY]
+        return out
+
+    async def write(self, *chunks: bytes, pause: float = 0.0) -> None:
+        for chunk in chunks:
+            self.writer.write(chunk)
+            await self.writer.drain()
+            if pause:
+                await asyncio.sleep(pause)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def frame(opcode: Opcode, data: bytes, fin: bool = True, rsv1: bool = False) -> bytes:
+    """A client's (masked) frame; with RSV1 set if asked (websockets would not build it)."""
+    data = Frame(opcode, data, fin=fin).serialize(mask=True, extensions=[])
+    return bytes((data[0] | 0x40,)) + data[1:] if rsv1 else data
+
+
+def act(act_id: int, padding: int = 0) -> bytes:
+    """An act for no such prompt: the server answers it with an error carrying its id."""
+    return msgpack.packb({"t": "act", "id": act_id, "prompt": "p999" + "x" * padding, "option": "strike"})
+
+
+def ids(messages: list[dict]) -> list:
+    return [m.get("id") for m in messages if m["t"] == "error"]
+
+
+@pytest.fixture
+async def client(server):
+    created = server.create(ruleset="duel", seats=["alice", "bob"])
+    raw = await RawClient(server.url.replace("http", "ws") + created["ws"]).open(created["tokens"]["alice"])
+    yield raw
+    raw.close()
+
+
+async def test_several_frames_in_one_read_and_one_split_across_reads(client):
+    first, second, third = frame(Opcode.BINARY, act(1)), frame(Opcode.BINARY, act(2)), frame(Opcode.BINARY, act(3, 200))
+    assert third[1] & 0x7F == 126  # a 16-bit length
+    await client.write(first + second + third[:5], third[5:], pause=0.05)
+    assert ids(await client.messages(3)) == [1, 2, 3]
+
+
+async def test_a_frame_written_one_byte_at_a_time(client):
+    data = frame(Opcode.BINARY, act(7))
+    await client.write(*[data[i:i + 1] for i in range(len(data))], pause=0.002)
+    assert ids(await client.messages(1)) == [7]
+
+
+async def test_pings_fragments_and_pongs_mixed_with_common_frames(client):
+    await client.write(
+        frame(Opcode.BINARY, act(1))
+        + frame(Opcode.PING, b"are you there")  # websockets answers it
+        + frame(Opcode.BINARY, act(2))
+        + frame(Opcode.PONG, b"")  # unsolicited: ignored
+        + frame(Opcode.BINARY, act(3)[:4], fin=False) + frame(Opcode.CONT, act(3)[4:])  # one message in two frames
+        + frame(Opcode.BINARY, act(4)))
+    frames = await client.frames(1.0)
+    pongs = [f.data for f in frames if f.opcode is Opcode.PONG]
+    assert pongs == [b"are you there"]
+    assert ids([msgpack.unpackb(f.data) for f in frames if f.opcode is Opcode.BINARY]) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("bad, code", [
+    (Frame(Opcode.BINARY, act(1)).serialize(mask=False, extensions=[]), 1002),  # a client must mask
+    (frame(Opcode.BINARY, act(1), rsv1=True), 1002),  # no extension was negotiated
+    (frame(Opcode.CONT, act(1)), 1002),  # a continuation of nothing
+    (frame(Opcode.BINARY, b"\x00" * (64 * 1024 + 1)), 1009),  # over max_frame_bytes
+])
+async def test_malformed_frames_after_common_ones_are_refused_by_websockets(client, bad, code):
+    await client.write(frame(Opcode.BINARY, act(1)) + bad + frame(Opcode.BINARY, act(2)))
+    frames = await client.frames(1.0)
+    # What follows the bad frame is never read (what came before may be cut by the close).
+    assert 2 not in ids([msgpack.unpackb(f.data) for f in frames if f.opcode is Opcode.BINARY])
+    closes = [f for f in frames if f.opcode is Opcode.CLOSE]
+    assert closes and int.from_bytes(closes[0].data[:2], "big") == code
