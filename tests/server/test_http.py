@@ -81,3 +81,19 @@ def test_api_key_required_when_configured(tmp_path):
         assert httpx.post(srv.url + "/matches", json=body, headers={"Authorization": "Bearer sesame"}).status_code == 201
     finally:
         srv.stop()
+
+
+async def test_an_idle_keep_alive_connection_outlasts_the_clients_idle_timeout(server):
+    """Clients keep idle connections ~4-5 s (Node's fetch: 4 s); had the server closed
+    them at 5 s too, a request sent at that moment would meet a reset."""
+    host, port = server.url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    request = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+    for pause in (6.5, 0):  # 6.5 s: longer than uvicorn's default keep-alive (5 s)
+        writer.write(request)
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert head.startswith(b"HTTP/1.1 200")
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+        await reader.readexactly(length)
+        await asyncio.sleep(pause)
+    writer.close()

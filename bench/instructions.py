@@ -1,0 +1,83 @@
+"""Server instructions per answer, counted by valgrind: a figure the machine's noise does not move.
+
+    /tmp/venv/bin/python bench/instructions.py [SRC_DIR ...]
+
+For each source tree (a folder holding a battlehall/ package, e.g. `git worktree add
+/tmp/old REV`; default: this checkout), the server runs under `valgrind
+--tool=callgrind` (its Redis outside it) while `battlehall loadtest` plays a fixed
+workload against it: duel, 20 matches at a time with 2 spectators each, first 60
+matches in all, then 400. The difference between the two runs, divided by the
+difference in answers, is the instructions per answer with start-up and shutdown taken
+out. Timings on this machine drift by up to 30 % within minutes; instruction counts of
+the same workload agree within ~1 %, so a change of a few percent shows.
+
+Not CPU time: a cache miss or a system call counts as a few instructions. Confirm a
+gain with the wall-clock benchmarks (bench/compare/ab.sh).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import httpx
+
+from benchlib import free_port
+
+SIZES = (60, 400)  # matches per run
+PYTHON = sys.executable
+
+
+def run(src: str, matches: int) -> tuple[int, int]:
+    """(server instructions, answers) for one run of `matches` matches."""
+    with tempfile.TemporaryDirectory() as work:
+        port = free_port()
+        env = {**os.environ, "PYTHONPATH": src, "BATTLEHALL_DATA_DIR": work}
+        out = os.path.join(work, "callgrind.out")
+        server = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", PYTHON, "-m", "battlehall",
+             "serve", "--port", str(port)],
+            cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 300  # start-up under valgrind takes a while
+            while True:
+                try:
+                    if httpx.get(url + "/readyz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("the server under valgrind did not start")
+                time.sleep(0.2)
+            result = os.path.join(work, "loadtest.json")
+            subprocess.run(
+                [PYTHON, "-m", "battlehall", "loadtest", "--url", url, "--ruleset", "duel", "--matches", "20",
+                 "--spectators", "2", "--max-matches", str(matches), "--seconds", "900", "--warmup", "0",
+                 "--match-timeout", "120", "--quiet", "--json-out", result],
+                env=env, check=True, stdout=subprocess.DEVNULL)
+            answers = json.loads(open(result).read().splitlines()[-1])["answers"]
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(120)
+        with open(out) as f:
+            total = next(int(m.group(1)) for line in f if (m := re.match(r"(?:totals|summary): (\d+)", line)))
+        return total, answers
+
+
+def main(sources: list[str]) -> None:
+    for src in sources:
+        (small, small_answers), (large, large_answers) = (run(src, n) for n in SIZES)
+        per_answer = (large - small) / (large_answers - small_answers)
+        print(f"{src}: {per_answer / 1000:.0f}k instructions per answer "
+              f"({small_answers} and {large_answers} answers; {small / 1e9:.2f}G and {large / 1e9:.2f}G in all)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])
