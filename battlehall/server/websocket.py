@@ -191,6 +191,14 @@ class WebSocket(asyncio.Protocol):
 
     def connection_lost(self, exc) -> None:
         self.protocol.receive_eof()  # idempotent: the protocol is CLOSED now
+        # websockets' parser is a generator holding its protocol, and after an abrupt close
+        # the protocol holds the parser's exception, whose traceback holds the parser: a
+        # cycle the collector had to find, for every such socket. There is nothing more to
+        # parse; closing the generator lets the lot go now.
+        parser = getattr(self.protocol, "parser", None)
+        if parser is not None:
+            parser.close()
+        self.protocol.parser_exc = None
         self.ping_slice.discard(self)
         self.server_connections.discard(self)
         if self.close_timer is not None:

@@ -71,7 +71,13 @@ async def test_sockets_leave_no_reference_cycles(redis_url):
                 await ws.send(msgpack.packb({"t": "hello", "token": token}))
                 assert msgpack.unpackb(await ws.recv())["t"] == "welcome"
 
+        async def drop(token: str) -> None:  # a client that vanishes: no close frame, a reset
+            (_, _, writer) = await silent_client(url, token)
+            await asyncio.sleep(0.05)
+            writer.transport.abort()
+
         await visit(created["spectator_token"])  # warm up: first-use caches are not garbage
+        await drop(created["spectator_token"])
         await asyncio.sleep(0.2)
         gc.collect()
         gc.set_debug(gc.DEBUG_SAVEALL)
@@ -79,6 +85,7 @@ async def test_sockets_leave_no_reference_cycles(redis_url):
             for _ in range(20):
                 await visit(created["spectator_token"])
                 await visit(created["tokens"]["alice"])
+                await drop(created["tokens"]["bob"])
             await asyncio.sleep(0.3)  # let the server finish closing them
             gc.collect()
             left = collections.Counter(type(o).__name__ for o in gc.garbage)
