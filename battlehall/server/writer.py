@@ -34,15 +34,14 @@ class StoreUnavailable(Exception):
     """Redis could not be reached or refused a write; nothing was acknowledged."""
 
 
-class WriteBatcher(asyncio.Protocol):
+class WriteBatcher:
     """Send every write submitted in one loop turn at once; call back each in order."""
 
     def __init__(self, url: str, timeout_s: float = 5.0):
         self.url = url
         self.timeout_s = timeout_s
-        self.transport: asyncio.Transport | None = None
+        self.link: _Link | None = None  # the connection in use, once connected
         self.connecting: asyncio.Task | None = None
-        self.reader = hiredis.Reader()
         # Submitted, not yet sent: (commands, callback, args).
         self.queued: list[tuple[list[tuple], Callable, tuple]] = []
         self.send_scheduled = False
@@ -73,9 +72,7 @@ class WriteBatcher(asyncio.Protocol):
         self.closed = True
         if self.connecting is not None:
             self.connecting.cancel()
-        if self.transport is not None:
-            self.transport.close()
-        self._fail_all("the server is stopping")
+        self._drop("the server is stopping")
 
     # -- sending -------------------------------------------------------------------------
 
@@ -83,7 +80,7 @@ class WriteBatcher(asyncio.Protocol):
         self.send_scheduled = False
         if not self.queued:
             return
-        if self.transport is None:
+        if self.link is None:
             if self.closed:
                 self._fail_all("the server is stopping")
             elif self.connecting is None:
@@ -97,26 +94,28 @@ class WriteBatcher(asyncio.Protocol):
             self.in_flight.append([len(commands), callback, args, None, sent_at])
             self.commands += len(commands)
         self.flushes += 1
-        self.transport.write(b"".join(packed))
+        self.link.transport.write(b"".join(packed))
         if self.watchdog is None:
             self.watchdog = asyncio.get_running_loop().call_later(self.timeout_s, self._check_timeout)
 
     async def _connect(self) -> None:
         options = parse_url(self.url)
         loop = asyncio.get_running_loop()
+        link = _Link(self)
         try:
             async with asyncio.timeout(self.timeout_s):
                 if "path" in options:
-                    await loop.create_unix_connection(lambda: self, options["path"])
+                    await loop.create_unix_connection(lambda: link, options["path"])
                 else:
                     tls = ssl.create_default_context() if self.url.startswith("rediss://") else None
-                    await loop.create_connection(lambda: self, options.get("host", "localhost"),
+                    await loop.create_connection(lambda: link, options.get("host", "localhost"),
                                                  options.get("port", 6379), ssl=tls)
         except (OSError, TimeoutError) as exc:
             self.connecting = None
             self._fail_all(f"cannot connect to Redis: {exc!r}")
             return
         self.connecting = None
+        self.link = link
         # AUTH and SELECT go first, as a write of their own: a refusal fails the writes
         # queued behind them, since they went out on the same connection.
         setup = []
@@ -134,21 +133,17 @@ class WriteBatcher(asyncio.Protocol):
         if not self.in_flight:
             return
         waited = time.monotonic() - self.in_flight[0][4]
-        if waited >= self.timeout_s and self.transport is not None:
+        if waited >= self.timeout_s:
             log.warning("Redis did not answer for %.1f s: dropping the connection", waited)
-            self._fail_all(f"Redis did not answer within {self.timeout_s:g} s")
-            self.transport.abort()
+            self._drop(f"Redis did not answer within {self.timeout_s:g} s")
         else:
             self.watchdog = asyncio.get_running_loop().call_later(self.timeout_s - waited, self._check_timeout)
 
-    # -- asyncio.Protocol ----------------------------------------------------------------
+    # -- receiving -----------------------------------------------------------------------
 
-    def connection_made(self, transport) -> None:
-        self.transport = transport
-        self.reader = hiredis.Reader()
-
-    def data_received(self, data: bytes) -> None:
-        reader, in_flight = self.reader, self.in_flight
+    def _replies(self, reader: hiredis.Reader, data: bytes) -> None:
+        """Match the replies in `data` to the writes in flight, oldest first."""
+        in_flight = self.in_flight
         reader.feed(data)
         try:
             while (reply := reader.gets()) is not False:
@@ -160,18 +155,21 @@ class WriteBatcher(asyncio.Protocol):
                     in_flight.popleft()
                     error = None if write[3] is None else StoreUnavailable(str(write[3]))
                     _call(write[1], write[2], error)
+                    if self.link is None:  # the callback gave the connection up (_setup_done)
+                        return
         except (hiredis.ProtocolError, IndexError) as exc:  # not Redis talking, or a reply for nothing
             log.error("unexpected data from Redis: %r; dropping the connection", exc)
-            self.transport.abort()
+            self._drop("unexpected data from Redis")
 
-    def connection_lost(self, exc) -> None:
-        self.transport = None
+    def _drop(self, reason: str) -> None:
+        """Give up the connection: fail what is in flight or queued, connect again when asked."""
+        link, self.link = self.link, None
         if self.watchdog is not None:
             self.watchdog.cancel()
             self.watchdog = None
-        self._fail_all(f"connection to Redis lost: {exc!r}" if exc else "connection to Redis closed")
-
-    # -- inside ----------------------------------------------------------------------------
+        if link is not None:
+            link.transport.abort()  # its connection_lost is ignored: it is no longer the link
+        self._fail_all(reason)
 
     def _fail_all(self, reason: str) -> None:
         """Fail every write in flight and queued: none of them is known to have landed."""
@@ -180,6 +178,26 @@ class WriteBatcher(asyncio.Protocol):
         self.queued = []
         for callback, args in failed:
             _call(callback, args, StoreUnavailable(reason))
+
+
+class _Link(asyncio.Protocol):
+    """One connection of a WriteBatcher. Once dropped, what it still receives is ignored."""
+
+    def __init__(self, batcher: WriteBatcher):
+        self.batcher = batcher
+        self.transport: asyncio.Transport | None = None
+        self.reader = hiredis.Reader()
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self.batcher.link is self:
+            self.batcher._replies(self.reader, data)
+
+    def connection_lost(self, exc) -> None:
+        if self.batcher.link is self:
+            self.batcher._drop(f"connection to Redis lost: {exc!r}" if exc else "connection to Redis closed")
 
 
 def _call(callback: Callable, args: tuple, error: StoreUnavailable | None) -> None:
@@ -199,6 +217,6 @@ def _settle(future: asyncio.Future, error: StoreUnavailable | None) -> None:
 
 
 def _setup_done(batcher: WriteBatcher, error: StoreUnavailable | None) -> None:
-    if error is not None and batcher.transport is not None:
+    if error is not None:
         log.error("Redis refused AUTH or SELECT: %s", error)
-        batcher.transport.abort()
+        batcher._drop(f"Redis refused AUTH or SELECT: {error}")

@@ -124,3 +124,24 @@ async def test_closing_fails_what_is_still_queued(redis_url):
     await writer.close()  # before the loop turn that would send it
     (name, error), = await outcomes.wait()
     assert name == "queued" and isinstance(error, StoreUnavailable)
+
+
+async def test_the_password_of_the_url_is_sent_and_a_wrong_one_fails_the_writes(tmp_path):
+    redis = EmbeddedRedis(tmp_path).start()
+    try:
+        admin = aioredis.from_url(redis.url)
+        await admin.config_set("requirepass", "s3cret")
+        await admin.aclose()
+        path = redis.url.removeprefix("unix://")
+        writer = WriteBatcher(f"unix://:s3cret@{path}")
+        await writer.write([("SET", "w:auth", "ok")])
+        await writer.close()
+        wrong = WriteBatcher(f"unix://:nope@{path}")
+        with pytest.raises(StoreUnavailable, match="AUTH"):
+            await wrong.write([("SET", "w:auth", "no")])
+        await wrong.close()
+        check = aioredis.from_url(f"unix://:s3cret@{path}")
+        assert await check.get("w:auth") == b"ok"
+        await check.aclose()
+    finally:
+        redis.stop()
