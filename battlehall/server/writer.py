@@ -107,9 +107,8 @@ class WriteBatcher:
                 if "path" in options:
                     await loop.create_unix_connection(lambda: link, options["path"])
                 else:
-                    tls = ssl.create_default_context() if self.url.startswith("rediss://") else None
                     await loop.create_connection(lambda: link, options.get("host", "localhost"),
-                                                 options.get("port", 6379), ssl=tls)
+                                                 options.get("port", 6379), ssl=_tls(self.url, options))
         except (OSError, TimeoutError) as exc:
             self.connecting = None
             self._fail_all(f"cannot connect to Redis: {exc!r}")
@@ -198,6 +197,17 @@ class _Link(asyncio.Protocol):
     def connection_lost(self, exc) -> None:
         if self.batcher.link is self:
             self.batcher._drop(f"connection to Redis lost: {exc!r}" if exc else "connection to Redis closed")
+
+
+def _tls(url: str, options: dict) -> ssl.SSLContext | None:
+    """For `rediss://`: TLS as redis-py sets it up from the same URL's options."""
+    if not url.startswith("rediss://"):
+        return None
+    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
+    if options.get("ssl_cert_reqs") in ("none", ssl.CERT_NONE):
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def _call(callback: Callable, args: tuple, error: StoreUnavailable | None) -> None:

@@ -145,3 +145,17 @@ async def test_the_password_of_the_url_is_sent_and_a_wrong_one_fails_the_writes(
         await check.aclose()
     finally:
         redis.stop()
+
+
+def test_tls_is_set_up_from_the_url_as_redis_py_does():
+    import ssl
+
+    from redis.connection import parse_url
+
+    from battlehall.server.writer import _tls
+    assert _tls("redis://h:6379/0", parse_url("redis://h:6379/0")) is None
+    strict = _tls("rediss://h:6379/0", parse_url("rediss://h:6379/0"))
+    assert strict.verify_mode == ssl.CERT_REQUIRED and strict.check_hostname
+    url = "rediss://h:6379/0?ssl_cert_reqs=none"
+    lax = _tls(url, parse_url(url))
+    assert lax.verify_mode == ssl.CERT_NONE and not lax.check_hostname
