@@ -77,7 +77,13 @@ class WebSockets:
         ping_slice = self.slices[self.opened % PING_SLICES]
         self.opened += 1
         ping_slice.add(socket)
+        self.hub.metrics.connections += 1
         return ping_slice
+
+    def remove(self, socket: WebSocket) -> None:
+        """Count `socket` out (it is closed)."""
+        socket.ping_slice.discard(socket)
+        self.hub.metrics.connections -= 1
 
     def __iter__(self):
         return (socket for ping_slice in self.slices for socket in list(ping_slice))
@@ -199,7 +205,7 @@ class WebSocket(asyncio.Protocol):
         if parser is not None:
             parser.close()
         self.protocol.parser_exc = None
-        self.ping_slice.discard(self)
+        self.sockets.remove(self)
         self.server_connections.discard(self)
         if self.close_timer is not None:
             self.close_timer.cancel()

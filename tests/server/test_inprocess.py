@@ -235,6 +235,24 @@ async def test_keep_alive_drops_a_socket_that_stops_answering_and_keeps_one_that
             writer.close()
 
 
+async def test_the_connections_gauge_counts_open_game_sockets(redis_url):
+    async def gauge(http) -> int:
+        text = (await http.get("/metrics")).text
+        return int(next(line.split()[1] for line in text.splitlines() if line.startswith("battlehall_connections ")))
+
+    async with serving(redis_url) as base, httpx.AsyncClient(base_url=base) as http:
+        created = await create_duel(base)
+        url = base.replace("http", "ws") + created["ws"]
+        assert await gauge(http) == 0
+        clients = [await silent_client(url, created["tokens"][seat]) for seat in ("alice", "bob")]
+        await asyncio.sleep(0.2)
+        assert await gauge(http) == 2
+        clients[0][2].transport.abort()
+        await asyncio.sleep(0.2)
+        assert await gauge(http) == 1
+        clients[1][2].close()
+
+
 async def test_stopping_the_server_closes_its_sockets_with_1012(redis_url):
     async with serving(redis_url) as base:
         created = await create_duel(base)
