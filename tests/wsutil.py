@@ -7,6 +7,8 @@ import asyncio
 import msgpack
 import orjson
 import websockets
+from websockets.client import ClientProtocol
+from websockets.uri import parse_uri
 
 from battlehall.client import JSON, MSGPACK, ws_url
 
@@ -43,3 +45,18 @@ class Raw:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+async def silent_client(url: str, token: str):
+    """A socket that says hello and then answers nothing, not even pings: websockets'
+    sans-I/O client over a raw connection, so the test sees every frame, pings included."""
+    host, port = url.removeprefix("ws://").split("/")[0].split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    client = ClientProtocol(parse_uri(url), subprotocols=["battlehall.v1.msgpack"])
+    client.send_request(client.connect())
+    writer.write(b"".join(client.data_to_send()))
+    while not client.events_received():  # the 101
+        client.receive_data(await reader.read(65536))
+    client.send_binary(msgpack.packb({"t": "hello", "token": token}))
+    writer.write(b"".join(client.data_to_send()))
+    return client, reader, writer

@@ -73,7 +73,7 @@ class Store:
     async def write(self, commands: list[tuple]) -> None:
         """Write through the batcher; StoreUnavailable if Redis did not take it all."""
         if not self.persist:  # benchmark mode: measure the server without persistence
-            return []
+            return
         await self.batcher.write(commands)
 
     # -- the commands of each write ------------------------------------------------

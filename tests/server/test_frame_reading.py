@@ -8,9 +8,9 @@ import asyncio
 
 import msgpack
 import pytest
-from websockets.client import ClientProtocol
 from websockets.frames import Frame, Opcode
-from websockets.uri import parse_uri
+
+from wsutil import silent_client
 
 
 class RawClient:
@@ -20,14 +20,7 @@ class RawClient:
         self.url = url
 
     async def open(self, token: str) -> "RawClient":
-        host, port = self.url.removeprefix("ws://").split("/")[0].split(":")
-        self.reader, self.writer = await asyncio.open_connection(host, int(port))
-        self.client = ClientProtocol(parse_uri(self.url), subprotocols=["battlehall.v1.msgpack"])
-        self.client.send_request(self.client.connect())
-        self.writer.write(b"".join(self.client.data_to_send()))
-        while not self.client.events_received():  # the 101
-            self.client.receive_data(await self.reader.read(65536))
-        self.writer.write(frame(Opcode.BINARY, msgpack.packb({"t": "hello", "token": token})))
+        self.client, self.reader, self.writer = await silent_client(self.url, token)
         assert (await self.messages(1))[0]["t"] == "welcome"
         return self
 

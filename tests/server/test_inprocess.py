@@ -17,7 +17,6 @@ import pytest
 import uvicorn
 import websockets
 from websockets.client import ClientProtocol
-from websockets.uri import parse_uri
 
 from battlehall.server.app import uvicorn_config
 from battlehall.server.config import Settings
@@ -26,6 +25,7 @@ from battlehall.server.session import Session
 from battlehall.server.websocket import WebSocket
 
 from conftest import free_port
+from wsutil import silent_client
 
 
 @pytest.fixture
@@ -153,21 +153,6 @@ async def test_a_socket_that_cannot_take_more_gets_its_frames_once_it_can(redis_
             assert got[-1]["kind"] == "prompt" and got[-1]["data"]["seat"] == "bob"
             mine = [msgpack.unpackb(await asyncio.wait_for(alice.recv(), 5)) for _ in range(4)]
             assert mine[-1] == {"t": "ack", "id": 1, "seq": got[-1]["seq"]}
-
-
-async def silent_client(url: str, token: str):
-    """A socket that says hello and then answers nothing, not even pings: websockets'
-    sans-I/O client over a raw connection, so the test sees every frame, pings included."""
-    host, port = url.removeprefix("ws://").split("/")[0].split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
-    client = ClientProtocol(parse_uri(url), subprotocols=["battlehall.v1.msgpack"])
-    client.send_request(client.connect())
-    writer.write(b"".join(client.data_to_send()))
-    while not client.events_received():  # the 101
-        client.receive_data(await reader.read(65536))
-    client.send_binary(msgpack.packb({"t": "hello", "token": token}))
-    writer.write(b"".join(client.data_to_send()))
-    return client, reader, writer
 
 
 async def frames_within(client: ClientProtocol, reader, seconds: float) -> list:
