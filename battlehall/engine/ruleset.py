@@ -16,7 +16,9 @@ An *event* is ``{"kind": str, "data": {...}}`` plus, when part of it is hidden,
 ``data`` by :meth:`Ruleset.redact`. Spectators (viewer ``None``) see ``data`` alone.
 
 A *prompt* is ``{"id", "seat", "kind", "text", "options", "default"}`` and optionally
-``"window"`` (reaction windows share one). Each option is ``{"id", "text"}`` and, when
+``"window"`` (reaction windows share one), ``"time_ms"`` (its own time, instead of the
+match's ``prompt_ms``) and ``"bank": False`` (it expires at its deadline and never
+spends the seat's time bank). Each option is ``{"id", "text"}`` and, when
 it takes arguments, ``"args": {name: [every legal value]}``. The default names an
 option; when that option takes arguments, the first listed value of each is used.
 """
@@ -31,8 +33,9 @@ State = dict[str, Any]
 Event = dict[str, Any]
 Prompt = dict[str, Any]
 
-# What the public copy of a prompt event shows: who is asked, what kind, and when.
-PUBLIC_PROMPT_FIELDS = ("id", "seat", "kind", "window")
+# What the public copy of a prompt event shows: who is asked, what kind, and how it is
+# timed (a prompt's own `time_ms`, and `bank`: false when the seat's bank does not apply).
+PUBLIC_PROMPT_FIELDS = ("id", "seat", "kind", "window", "time_ms", "bank")
 
 
 class Ruleset:
@@ -154,12 +157,20 @@ class Ruleset:
     # -- helpers for subclasses -----------------------------------------------------
 
     @staticmethod
-    def new_prompt(state: State, seat: str, kind: str, text: str, options: list[dict], default: str, window: str | None = None) -> Prompt:
+    def new_prompt(state: State, seat: str, kind: str, text: str, options: list[dict], default: str,
+                   window: str | None = None, time_ms: int | None = None, bank: bool = True) -> Prompt:
+        """A prompt for `seat`. `time_ms` gives it its own time instead of the match's
+        `prompt_ms`; `bank=False` means it expires at its deadline without spending the
+        seat's time bank (short reaction windows)."""
         state["next_prompt"] += 1
         prompt = {"id": f"p{state['next_prompt']}", "seat": seat, "kind": kind, "text": text,
                   "options": options, "default": default}
         if window is not None:
             prompt["window"] = window
+        if time_ms is not None:
+            prompt["time_ms"] = time_ms
+        if not bank:
+            prompt["bank"] = False
         return prompt
 
     @staticmethod

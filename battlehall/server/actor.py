@@ -75,7 +75,8 @@ class MatchCore:
             self.seq += 1
             data = event["data"]
             if event["kind"] == "prompt":
-                data.update(self.clock.open(data["id"], data["seat"], at))
+                data.update(self.clock.open(data["id"], data["seat"], at, data.get("time_ms"),
+                                            data.get("bank", True), "window" in data))
             elif event["kind"] == "prompt_closed":
                 self.clock.close(data["id"], at)
             record = {"seq": self.seq, "at": at, "kind": event["kind"], "data": data}
@@ -146,7 +147,6 @@ class MatchActor:
         self.timers: dict[str, int] = {}  # prompt id -> when its default is due (hub.deadlines)
         self.stale = False  # in-memory state may be ahead of Redis: rebuild before use
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
-        self.window_opened: dict[str, int] = {}  # window prompt id -> when it opened
         self.window_min_ms = core.meta["clock"].get("window_min_ms", 0)
 
     @property
@@ -293,8 +293,8 @@ class MatchActor:
             over = MatchOver("the match is over")
             conn.send({"t": "error", "id": act_id, "code": over.code, "message": over.message})
             return
-        opened = self.window_opened.get(msg["prompt"])
-        if opened is not None:
+        opened = self.core.clock.window_opened(msg["prompt"])
+        if opened is not None and self.window_min_ms:
             # A window stays open a minimum time whatever the seat holds: a fast "pass"
             # waits, so how soon a window closes never tells what was in a hand.
             hold = opened + self.window_min_ms - now_ms()
@@ -428,10 +428,4 @@ class MatchActor:
     def _fan_out(self, records: list[dict]) -> None:
         if records:
             self.sent_seq = records[-1]["seq"]
-        if self.window_min_ms:
-            for record in records:
-                if record["kind"] == "prompt" and "window" in record["data"]:
-                    self.window_opened[record["data"]["id"]] = record["at"]
-                elif record["kind"] == "prompt_closed":
-                    self.window_opened.pop(record["data"]["id"], None)
         self.hub.metrics.deliveries += fan_out(self.core.ruleset, records, self.conns)

@@ -1,9 +1,19 @@
 """Prompt deadlines and time banks: pure bookkeeping over times the actor passes in.
 
-Each prompt gets `prompt_ms` from when it opens (its soft `deadline`); after that the
-seat's bank is spent; when the bank is empty too, the prompt's default is applied.
+Each prompt gets its time from when it opens: its own `time_ms` when the ruleset set
+one (a short reaction window), else the match's `prompt_ms`. That is its soft
+`deadline`; after it, the seat's bank is spent, unless the prompt says `"bank": false`
+(then it expires at its deadline). When the bank is empty too, the prompt's default is
+applied.
+
+A seat's bank drains once however many of its prompts are overdue together: what is
+charged is the length of the union of their overdue intervals, not the sum. Closes come
+in time order (the log's), so the union is kept with one mark per seat, `charged`: the
+time up to which the bank has already paid.
+
 The clock keeps only plain data, so it is saved in snapshots and rebuilt exactly by
-replaying the log, whose entries carry the time they happened.
+replaying the log, whose entries carry the time they happened. It also remembers when
+each prompt opened, so a window's minimum hold survives a recovery.
 """
 
 from __future__ import annotations
@@ -22,50 +32,84 @@ def now_ms() -> int:
 
 class Clock:
     def __init__(self, data: dict):
-        #: {"prompt_ms", "bank_ms", "banks": {seat: ms}, "open": {prompt_id: {"seat", "deadline"}}}
+        #: {"prompt_ms", "bank_ms", "banks": {seat: ms}, "charged": {seat: ms},
+        #:  "open": {prompt_id: {"seat", "opened", "deadline", "bank", "window"}}}
+        #: `deadline` is None in an untimed match. Snapshots written before `charged`,
+        #: `opened`, `bank` and `window` existed read as: nothing charged, bank used.
         self.data = data
+        data.setdefault("charged", {})
 
     @classmethod
     def new(cls, config: dict, seats: list[str]) -> "Clock":
         return cls({"prompt_ms": config["prompt_ms"], "bank_ms": config["bank_ms"],
-                    "banks": {s: config["bank_ms"] for s in seats}, "open": {}})
+                    "banks": {s: config["bank_ms"] for s in seats}, "charged": {}, "open": {}})
 
     @property
     def timed(self) -> bool:
         return self.data["prompt_ms"] is not None
 
-    def open(self, prompt_id: str, seat: str, at: int) -> dict:
+    def open(self, prompt_id: str, seat: str, at: int, time_ms: int | None = None,
+             bank: bool = True, window: bool = False) -> dict:
         """Start timing a prompt; returns the fields its prompt event shows."""
+        entry = {"seat": seat, "opened": at, "deadline": None, "bank": bank, "window": window}
+        self.data["open"][prompt_id] = entry
         if not self.timed:
             return {}
-        deadline = at + self.data["prompt_ms"]
-        self.data["open"][prompt_id] = {"seat": seat, "deadline": deadline}
-        return {"deadline": deadline, "bank_ms": self.data["banks"][seat]}
+        entry["deadline"] = at + (self.data["prompt_ms"] if time_ms is None else time_ms)
+        return {"deadline": entry["deadline"], "bank_ms": self._bank_of(entry)}
 
     def close(self, prompt_id: str, at: int) -> None:
         """The prompt was answered, timed out or cancelled at `at`: spend the seat's bank."""
         entry = self.data["open"].pop(prompt_id, None)
-        if entry is None:
+        if entry is None or entry.get("deadline") is None or not entry.get("bank", True):
             return
-        over = at - entry["deadline"]
+        seat = entry["seat"]
+        charged = self.data["charged"].get(seat, 0)
+        over = at - max(entry["deadline"], charged)
         if over > 0:
-            seat = entry["seat"]
             self.data["banks"][seat] = max(0, self.data["banks"][seat] - over)
+            self.data["charged"][seat] = at
 
     def expires_at(self, prompt_id: str) -> int | None:
-        """When the default answer is due: the deadline plus what is left in the bank."""
+        """When the default answer is due: the deadline, plus what is left of the bank.
+
+        The bank started draining at the earliest deadline among the seat's open
+        prompts that use it (or where the last charge stopped, if later), so it runs
+        out at that time plus what is left; a prompt expires then, or at its own
+        deadline if that comes later.
+        """
         entry = self.data["open"].get(prompt_id)
-        if entry is None:
+        if entry is None or entry.get("deadline") is None:
             return None
-        return entry["deadline"] + self.data["banks"][entry["seat"]]
+        if not entry.get("bank", True):
+            return entry["deadline"]
+        seat = entry["seat"]
+        draining_from = min(e["deadline"] for e in self.data["open"].values()
+                            if e["seat"] == seat and e.get("bank", True) and e.get("deadline") is not None)
+        empty_at = max(draining_from, self.data["charged"].get(seat, 0)) + self.data["banks"][seat]
+        return max(entry["deadline"], empty_at)
 
     def info(self, prompt_id: str) -> dict:
         entry = self.data["open"].get(prompt_id)
-        if entry is None:
+        if entry is None or entry.get("deadline") is None:
             return {}
-        return {"deadline": entry["deadline"], "bank_ms": self.data["banks"][entry["seat"]]}
+        return {"deadline": entry["deadline"], "bank_ms": self._bank_of(entry)}
+
+    def window_opened(self, prompt_id: str) -> int | None:
+        """When a window prompt opened (None for other prompts): for its minimum hold."""
+        entry = self.data["open"].get(prompt_id)
+        if entry is None or not entry.get("window"):
+            return None
+        return entry.get("opened")
 
     def shift(self, ms: int) -> None:
         """Move every open deadline `ms` later: the time a match spent with no server running."""
         for entry in self.data["open"].values():
-            entry["deadline"] += ms
+            if entry.get("deadline") is not None:
+                entry["deadline"] += ms
+            if "opened" in entry:
+                entry["opened"] += ms
+
+    def _bank_of(self, entry: dict) -> int:
+        """What a prompt may spend after its deadline: the seat's bank, or 0 if it uses none."""
+        return self.data["banks"][entry["seat"]] if entry.get("bank", True) else 0
