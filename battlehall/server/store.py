@@ -30,7 +30,7 @@ import msgpack
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from .writer import StoreUnavailable, WriteBatcher
 
@@ -85,18 +85,27 @@ class Store:
             return False
 
     async def durability(self) -> dict[str, str] | None:
-        """Redis' `appendonly` and `appendfsync`; None where CONFIG is not allowed."""
+        """Redis' `appendonly` and `appendfsync`; None where CONFIG is not allowed.
+
+        Redis errors other than a refusal, and TimeoutError, are raised.
+        """
         try:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
-                found = await self.pinger.config_get("appendonly", "appendfsync")
-        except (RedisError, OSError, TimeoutError):
+                found = {}
+                for name in ("appendonly", "appendfsync"):  # one each: Redis 6 takes one pattern
+                    found.update(await self.pinger.config_get(name))
+        except ResponseError:  # CONFIG renamed or denied (managed services, ACLs)
             return None
         return {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v
                 for k, v in found.items()}
 
     async def report_durability(self) -> None:
         """Log what an acknowledged answer survives with the Redis this server writes to."""
-        found = await self.durability()
+        try:
+            found = await self.durability()
+        except (RedisError, OSError, TimeoutError) as exc:
+            log.warning("could not read Redis' persistence settings (%s)", exc or type(exc).__name__)
+            return
         if found is None:
             log.info("Redis does not allow CONFIG GET: its own configuration decides what an "
                      "acknowledged answer survives (appendonly, appendfsync)")
