@@ -134,6 +134,26 @@ def wait_for_quiet(limit_s: float, threshold: float = 0.5) -> float:
     return busy
 
 
+def histogram_summary(metrics: str, name: str) -> dict | None:
+    """Mean, and the bucket bounds holding p50 and p99, of one histogram of the server's /metrics."""
+    buckets, total, count = [], 0.0, 0
+    for line in metrics.splitlines():
+        if line.startswith(name + '_bucket{le="'):
+            bound = line.split('"')[1]
+            buckets.append((float("inf") if bound == "+Inf" else float(bound), float(line.rsplit(" ", 1)[1])))
+        elif line.startswith(name + "_sum "):
+            total = float(line.split()[1])
+        elif line.startswith(name + "_count "):
+            count = int(float(line.split()[1]))
+    if not count:
+        return None
+
+    def upto(q: float) -> float:
+        return next(bound for bound, cumulative in buckets if cumulative >= q * count) * 1000
+
+    return {"count": count, "mean_ms": round(total / count * 1000, 3), "p50_le_ms": upto(0.5), "p99_le_ms": upto(0.99)}
+
+
 def run_one(ruleset: str, matches: int, args, fsync: str | None = None) -> dict:
     server_cpu, loadgen_cpu = (0, 1) if args.pin else (None, None)
     server = Server(server_cpu, fsync)
@@ -151,6 +171,10 @@ def run_one(ruleset: str, matches: int, args, fsync: str | None = None) -> dict:
         if proc.returncode != 0 or not out.exists():
             raise RuntimeError(f"loadtest failed ({proc.returncode}): {proc.stderr[-2000:]}")
         result = json.loads(out.read_text().splitlines()[-1])
+        # The server's own view over the whole run (warm-up included): how long its Redis
+        # took to answer each send of writes, where appendfsync shows first.
+        metrics = httpx.get(server.url + "/metrics", timeout=10, trust_env=False).text
+        result["redis_write"] = histogram_summary(metrics, "battlehall_redis_write_seconds")
         print(proc.stdout.rsplit("\n{", 1)[0], flush=True)  # the readable report, not the JSON line
         return result
     finally:
@@ -194,12 +218,13 @@ def main(argv: list[str] | None = None) -> int:
                         f.write(json.dumps(result) + "\n")
 
     print(f"\n{'ruleset':<10} {'matches':>7} {'fsync':>8} {'answers/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
-          f"{'µs/answer':>10} {'+redis':>8} {'errors':>7} {'loadgen':>8} {'machine':>8}")
+          f"{'µs/answer':>10} {'+redis':>8} {'errors':>7} {'loadgen':>8} {'machine':>8} {'redis ms':>9}")
     for r in rows:
         cpu = r.get("server_cpu") or {}
         print(f"{r['ruleset']:<10} {r['matches']:>7} {r['fsync'] or '-':>8} {r['answers_per_s']:>10} {r['ack_ms']['p50']:>8} "
               f"{r['ack_ms']['p99']:>8} {cpu.get('us_per_answer')!s:>10} {cpu.get('us_per_answer_with_redis')!s:>8} "
-              f"{sum(r['errors'].values()):>7} {r['loadgen_cpu']:>8} {r['machine_cpu']!s:>8}")
+              f"{sum(r['errors'].values()):>7} {r['loadgen_cpu']:>8} {r['machine_cpu']!s:>8} "
+              f"{(r.get('redis_write') or {}).get('mean_ms')!s:>9}")
     for r in rows:
         print(json.dumps(r))
     return 0
