@@ -117,8 +117,8 @@ class EmbeddedRedis:
         while not self._answers_ping():  # not just listening: done loading its data too
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
-                log = (self.data_dir / "redis.log")
-                raise RuntimeError(f"redis-server exited: {err}{log.read_text() if log.exists() else ''}")
+                logfile = self.data_dir / "redis.log"
+                raise RuntimeError(f"redis-server exited: {err}{logfile.read_text() if logfile.exists() else ''}")
             if time.monotonic() > deadline:
                 self._stop_process()
                 raise RuntimeError("redis-server did not start in time")
