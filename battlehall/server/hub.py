@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..engine import get_ruleset
 from .actor import MatchActor, MatchCore
@@ -13,6 +13,7 @@ from .clock import Clock, now_ms
 from .config import Settings
 from . import connection
 from .deadlines import Deadlines
+from .metrics import ACK_BUCKETS, Histogram, LoopLag
 from .spectators import DelayedFeed, copy_core
 from .store import LoadedMatch, Store
 
@@ -29,6 +30,8 @@ class Metrics:
     matches_recovered: int = 0
     connections: int = 0
     recovery_seconds: float = 0.0
+    timeouts: int = 0  # prompts answered by their default when their time ran out
+    ack_seconds: Histogram = field(default_factory=lambda: Histogram(ACK_BUCKETS))  # act received -> ack sent
 
 
 def new_match_id() -> str:
@@ -43,6 +46,7 @@ class Hub:
         self.loading: dict[str, asyncio.Future] = {}
         self.metrics = Metrics()
         self.deadlines = Deadlines()  # every match's prompt deadlines, on one loop timer
+        self.loop_lag = LoopLag()  # started with the server (app.py)
         self.downtime_ms = 0
 
     async def create(self, request: dict) -> dict:
@@ -156,6 +160,7 @@ class Hub:
         for match_id in list(self.actors):
             await self.unload(match_id)
         self.deadlines.close()
+        self.loop_lag.stop()
 
     # -- read-only views ----------------------------------------------------------------
 
@@ -197,5 +202,17 @@ class Hub:
             "# TYPE battlehall_ws_writes_total counter", f"battlehall_ws_writes_total {connection.counters.writes}",
             "# TYPE battlehall_redis_flushes_total counter", f"battlehall_redis_flushes_total {self.store.batcher.flushes}",
             "# TYPE battlehall_redis_commands_total counter", f"battlehall_redis_commands_total {self.store.batcher.commands}",
+            "# HELP battlehall_prompt_timeouts_total Prompts answered by their default because their time ran out.",
+            "# TYPE battlehall_prompt_timeouts_total counter", f"battlehall_prompt_timeouts_total {m.timeouts}",
+            "# HELP battlehall_errors_total Error messages sent to clients, by wire error code.",
+            "# TYPE battlehall_errors_total counter",
         ]
+        lines += [f'battlehall_errors_total{{code="{code}"}} {n}' for code, n in sorted(connection.counters.errors.items())]
+        lines += m.ack_seconds.lines("battlehall_ack_seconds", "Time from receiving an act to sending its ack.")
+        lines += self.store.batcher.latency.lines(
+            "battlehall_redis_write_seconds", "Round trip of one send of coalesced writes to Redis, to its last reply.")
+        lines += self.loop_lag.histogram.lines("battlehall_event_loop_lag_seconds", "How late the event loop ran a timer due every 0.5 s.")
+        lines += ["# HELP battlehall_event_loop_lag_last_seconds The latest event loop lag measured.",
+                  "# TYPE battlehall_event_loop_lag_last_seconds gauge",
+                  f"battlehall_event_loop_lag_last_seconds {self.loop_lag.last:.6f}"]
         return "\n".join(lines) + "\n"

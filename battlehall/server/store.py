@@ -22,17 +22,24 @@ the event loop goes to Redis in one send (`WriteBatcher`, writer.py).
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 
 import msgpack
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError, ResponseError
 
 from .writer import StoreUnavailable, WriteBatcher
 
 __all__ = ["LoadedMatch", "Store", "StoreUnavailable", "key"]
 
 LIVE = "bh:live"
+PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
+
+log = logging.getLogger("battlehall.store")
 
 pack = msgpack.Packer().pack  # one packer: packb builds a new one per call
 
@@ -59,16 +66,62 @@ class Store:
         self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                        health_check_interval=0, retry_on_timeout=False)
         self.batcher = WriteBatcher(url)
+        # A connection of its own for readiness: a short timeout and no retries, so that a
+        # stopped Redis is reported at once, and an abandoned PING spoils no other read.
+        self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
+                                        health_check_interval=0, retry=Retry(NoBackoff(), 0))
 
     async def close(self) -> None:
         await self.redis.aclose()
+        await self.pinger.aclose()
         await self.batcher.close()
 
     async def ping(self) -> bool:
+        """Whether Redis answers within about PING_TIMEOUT_S (connecting may take as long again)."""
         try:
-            return bool(await self.redis.ping())
-        except (RedisError, OSError):
+            async with asyncio.timeout(2 * PING_TIMEOUT_S):
+                return bool(await self.pinger.ping())
+        except (RedisError, OSError, TimeoutError):
             return False
+
+    async def durability(self) -> dict[str, str] | None:
+        """Redis' `appendonly` and `appendfsync`; None where CONFIG is not allowed.
+
+        Redis errors other than a refusal, and TimeoutError, are raised.
+        """
+        try:
+            async with asyncio.timeout(2 * PING_TIMEOUT_S):
+                found = {}
+                for name in ("appendonly", "appendfsync"):  # one each: Redis 6 takes one pattern
+                    found.update(await self.pinger.config_get(name))
+        except ResponseError:  # CONFIG renamed or denied (managed services, ACLs)
+            return None
+        return {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v
+                for k, v in found.items()}
+
+    async def report_durability(self) -> None:
+        """Log what an acknowledged answer survives with the Redis this server writes to."""
+        try:
+            found = await self.durability()
+        except (RedisError, OSError, TimeoutError) as exc:
+            log.warning("could not read Redis' persistence settings (%s)", exc or type(exc).__name__)
+            return
+        if found is None:
+            log.info("Redis does not allow CONFIG GET: its own configuration decides what an "
+                     "acknowledged answer survives (appendonly, appendfsync)")
+        elif found.get("appendonly") != "yes":
+            log.warning("Redis runs without its append-only file (appendonly %s): acknowledged answers "
+                        "can be lost when Redis restarts", found.get("appendonly"))
+        elif found.get("appendfsync") == "always":
+            log.info("Redis syncs every write to disk before answering (appendfsync always): "
+                     "an acknowledged answer survives a power loss")
+        elif found.get("appendfsync") == "everysec":
+            log.warning("Redis syncs its append-only file once a second (appendfsync everysec): an acknowledged "
+                        "answer survives a crash of Redis or of this server, but a power loss or kernel crash "
+                        "can lose about the last second of them")
+        else:
+            log.warning("Redis leaves syncing to the operating system (appendfsync %s): a power loss or "
+                        "kernel crash can lose acknowledged answers of the last 30 s or more", found.get("appendfsync"))
 
     async def write(self, commands: list[tuple]) -> None:
         """Write through the batcher; StoreUnavailable if Redis did not take it all."""

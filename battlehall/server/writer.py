@@ -27,6 +27,8 @@ from typing import Callable
 import hiredis
 from redis.connection import parse_url
 
+from .metrics import REDIS_BUCKETS, Histogram
+
 log = logging.getLogger("battlehall.store")
 
 
@@ -46,12 +48,13 @@ class WriteBatcher:
         self.queued: list[tuple[list[tuple], Callable, tuple]] = []
         self.send_scheduled = False
         # Sent, waiting for replies, oldest first: [replies still due, callback, args,
-        # first error reply, when it was sent].
+        # first error reply, when it was sent, whether it is the last of its send].
         self.in_flight: collections.deque[list] = collections.deque()
         self.watchdog: asyncio.TimerHandle | None = None
         self.closed = False
         self.flushes = 0  # sends, for /metrics
         self.commands = 0
+        self.latency = Histogram(REDIS_BUCKETS)  # a send to the reply of its last write
 
     # -- what the store calls ------------------------------------------------------------
 
@@ -91,8 +94,9 @@ class WriteBatcher:
         packed = []
         for commands, callback, args in batch:
             packed += map(hiredis.pack_command, commands)
-            self.in_flight.append([len(commands), callback, args, None, sent_at])
+            self.in_flight.append([len(commands), callback, args, None, sent_at, False])
             self.commands += len(commands)
+        self.in_flight[-1][5] = True
         self.flushes += 1
         self.link.transport.write(b"".join(packed))
         if self.watchdog is None:
@@ -152,6 +156,8 @@ class WriteBatcher:
                 write[0] -= 1
                 if write[0] == 0:
                     in_flight.popleft()
+                    if write[5]:
+                        self.latency.observe(time.monotonic() - write[4])
                     error = None if write[3] is None else StoreUnavailable(str(write[3]))
                     _call(write[1], write[2], error)
                     if self.link is None:  # the callback gave the connection up (_setup_done)

@@ -1,0 +1,77 @@
+"""The fsync choice of the private Redis, and what the server reports of an external one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import redis
+
+from battlehall.server.embedded_redis import EmbeddedRedis
+from conftest import ServerProcess, free_port
+
+
+def appendfsync(url: str) -> str:
+    client = redis.Redis.from_url(url)
+    try:
+        return client.config_get("appendfsync")["appendfsync"]
+    finally:
+        client.close()
+
+
+def server_log(server: ServerProcess) -> str:
+    return (server.data_dir / f"server-{server.port}.log").read_text()
+
+
+def test_the_private_redis_syncs_every_write_by_default_and_everysec_on_request(tmp_path):
+    (tmp_path / "default").mkdir()
+    default = ServerProcess(tmp_path / "default").start()
+    try:
+        assert appendfsync(f"unix://{tmp_path / 'default' / 'redis' / 'redis.sock'}") == "always"
+        assert "appendfsync always" in server_log(default)
+    finally:
+        default.stop()
+    (tmp_path / "env").mkdir()
+    by_env = ServerProcess(tmp_path / "env", env={"BATTLEHALL_FSYNC": "everysec"}).start()
+    try:
+        assert appendfsync(f"unix://{tmp_path / 'env' / 'redis' / 'redis.sock'}") == "everysec"
+    finally:
+        by_env.stop()
+    (tmp_path / "flag").mkdir()
+    by_flag = ServerProcess(tmp_path / "flag", env={"BATTLEHALL_FSYNC": "always"}, args=("--fsync", "everysec")).start()
+    try:
+        assert appendfsync(f"unix://{tmp_path / 'flag' / 'redis' / 'redis.sock'}") == "everysec"
+    finally:
+        by_flag.stop()
+
+
+def test_a_bad_fsync_setting_is_one_readable_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "battlehall", "serve", "--data-dir", str(tmp_path)],
+                          env={"BATTLEHALL_FSYNC": "sometimes", "PATH": ""}, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "battlehall serve: fsync must be one of always, everysec, not 'sometimes'"
+
+
+def test_the_server_warns_when_an_external_redis_syncs_once_a_second(tmp_path):
+    external = EmbeddedRedis(tmp_path / "redis", fsync="everysec").start()
+    server = ServerProcess(tmp_path, redis_url=external.url).start()
+    try:
+        log = server_log(server)
+        assert "WARNING" in log and "appendfsync everysec" in log and "power loss" in log
+    finally:
+        server.stop()
+        external.stop()
+
+
+def test_a_redis_that_refuses_config_is_reported_as_such(tmp_path):
+    external = EmbeddedRedis(tmp_path / "redis", port=free_port()).start()
+    admin = redis.Redis.from_url(external.url)
+    admin.acl_setuser("game", enabled=True, passwords=["+secret"], keys=["*"], commands=["+@all", "-config"])
+    admin.close()
+    server = ServerProcess(tmp_path, redis_url=external.url.replace("redis://", "redis://game:secret@")).start()
+    try:
+        assert "Redis does not allow CONFIG GET" in server_log(server)
+    finally:
+        server.stop()
+        external.stop()
