@@ -123,7 +123,8 @@ async def test_redis_stop_and_restart(tmp_path):
 
 
 async def test_finished_matches_expire_after_the_retention_period(tmp_path):
-    server = ServerProcess(tmp_path, env={"BATTLEHALL_RETENTION_S": "2"}).start()
+    # Long enough to outlast a restart on a busy machine, short enough for a test.
+    server = ServerProcess(tmp_path, env={"BATTLEHALL_RETENTION_S": "8"}).start()
     try:
         created = server.create(ruleset="duel", seed=3, options={"hp": 3})
         bots = [Client(server.url, created["match"], t, seed=i) for i, t in enumerate(created["tokens"].values())]
@@ -133,7 +134,10 @@ async def test_finished_matches_expire_after_the_retention_period(tmp_path):
         server.kill()  # a fresh process: nothing of the match left in memory, only Redis
         server.start()
         assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 200
-        await asyncio.sleep(2.5)
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 200:
+            assert time.monotonic() < deadline, "the finished match outlived its retention period"
+            await asyncio.sleep(0.5)
         assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 404
     finally:
         server.stop()
