@@ -57,7 +57,8 @@ async def test_a_private_seed_gives_no_card_away(server, given):
     # Neither the seed a client gave nor any small seed deals this match: re-running the
     # engine on what a client knows does not show the opponent's hand (nor its own).
     for seed in ([given] if given is not None else []) + list(range(300)):
-        assert dealt(seed)["bob"] != real["bob"] and dealt(seed)["alice"] != real["alice"], seed
+        deal = dealt(seed)
+        assert deal["bob"] != real["bob"] and deal["alice"] != real["alice"], seed
     replay = await finish(server, created)
     seed = int(replay["seed"])
     assert seed != given and seed.bit_length() > 128  # 256 secret bits (fails with odds 2**-128)
