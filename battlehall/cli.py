@@ -1,4 +1,4 @@
-"""The `battlehall` command: serve, bot, play-local."""
+"""The `battlehall` command: serve, bot, play-local, verify."""
 
 from __future__ import annotations
 
@@ -87,6 +87,27 @@ def cmd_play_local(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    """Check a finished match's replay: its seed against the commitment, its events against a re-run."""
+    from .verify import verify
+
+    if args.replay.startswith(("http://", "https://")):
+        import httpx
+
+        replay = httpx.get(args.replay, timeout=30).raise_for_status().json()
+    else:
+        with open(args.replay, "rb") as f:
+            replay = json.load(f)
+    problems = verify(replay)
+    for problem in problems:
+        print(f"battlehall verify: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"verified: seed {replay['seed']} matches its commitment {replay['seed_commitment']}, "
+          f"and a re-run of {len(replay['log'])} answers gives the replay's {len(replay['events'])} events")
+    return 0
+
+
 def cmd_loadtest(args) -> int:
     from .loadtest import run_from_args
 
@@ -128,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-answers", type=int, default=100_000)
     p.add_argument("-q", "--quiet", action="store_true", help="print only the result")
     p.set_defaults(func=cmd_play_local)
+
+    p = sub.add_parser("verify", help="check a finished match: its revealed seed and its events")
+    p.add_argument("replay", help="GET /matches/{id}/replay saved to a file, or its URL")
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("loadtest", help="drive concurrent bot matches against a server and report latencies")
     try:

@@ -352,7 +352,8 @@ class LoadTest:
     async def _play_one(self, http: httpx.AsyncClient) -> None:
         number = next(self.match_seq)
         seed = self.base_seed + number
-        body = {"ruleset": self.cfg.ruleset, "seats": self.seat_names, "seed": seed}
+        # A public seed: a run with the same --seed deals the same cards again.
+        body = {"ruleset": self.cfg.ruleset, "seats": self.seat_names, "seed": seed, "seed_public": True}
         if self.cfg.clock is not None:
             body["clock"] = self.cfg.clock
         try:

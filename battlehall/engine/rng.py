@@ -1,25 +1,38 @@
 """Deterministic randomness kept inside the match state.
 
-The generator is SplitMix64: its whole state is one integer, so it round-trips through
-MessagePack, and the same seed gives the same numbers on every machine and Python.
-A ruleset keeps that integer in its state (conventionally `state["rng"]`).
+The generator is BLAKE2b in counter mode, keyed with 256 bits derived from the seed:
+number n is the first 8 bytes (little-endian) of ``BLAKE2b(n as 8 bytes little-endian,
+key=K, digest_size=8)``, and ``K = BLAKE2b(decimal digits of the seed, digest_size=32,
+person=b"battlehall.rng")``. Its state is plain data (``{"key": K in hex, "n": numbers
+drawn}``) that round-trips through MessagePack, and the same seed gives the same numbers
+on every machine and Python.
+
+Why a keyed hash and not a fast generator: the numbers shape hidden information (the
+order of every draw pile), and a player sees some of them (its own cards). From a hash
+those say nothing about the others or about the key, so a secret seed of 256 bits stays
+out of reach of any search; a small-state generator (SplitMix64, 64 bits, its output a
+bijection of its state) could be searched or solved from what a player sees.
+A ruleset keeps the state in its own state (conventionally `state["rng"]`).
 """
+
+import hashlib
 
 _MASK = (1 << 64) - 1
 
 
-def seed_state(seed: int) -> int:
-    return seed & _MASK
+def seed_state(seed: int) -> dict:
+    """The generator's state for `seed` (any integer, of any size)."""
+    key = hashlib.blake2b(str(seed).encode(), digest_size=32, person=b"battlehall.rng").hexdigest()
+    return {"key": key, "n": 0}
 
 
 def next_u64(state: dict, key: str = "rng") -> int:
     """Advance `state[key]` and return the next 64-bit value."""
-    s = (state[key] + 0x9E3779B97F4A7C15) & _MASK
-    state[key] = s
-    z = s
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
+    rng = state[key]
+    n = rng["n"]
+    rng["n"] = n + 1
+    digest = hashlib.blake2b(n.to_bytes(8, "little"), digest_size=8, key=bytes.fromhex(rng["key"])).digest()
+    return int.from_bytes(digest, "little")
 
 
 def below(state: dict, n: int, key: str = "rng") -> int:

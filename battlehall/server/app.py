@@ -144,7 +144,7 @@ def create_app(settings: Settings) -> Starlette:
         for record in await hub.store.events(match_id, 0):
             shown = ruleset.reveal(record)
             events.append({"seq": record["seq"], "at": record["at"], "kind": shown["kind"], "data": shown["data"]})
-        return ORJSONResponse({**found[0], "events": events})
+        return ORJSONResponse({**found[0], **await hub.revealed(match_id), "events": events})
 
     async def rulesets(request: Request) -> Response:
         described = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import msgpack
 import orjson
 
@@ -52,6 +54,9 @@ def decode(codec: str, frame: bytes | str) -> dict:
             if isinstance(frame, str):
                 raise DecodeError("MessagePack frames must be binary")
             message = msgpack.unpackb(frame, strict_map_key=True, raw=False)
+            problem = not_plain(message)
+            if problem is not None:
+                raise DecodeError(problem)
         else:
             message = orjson.loads(frame)
     except DecodeError:
@@ -61,3 +66,33 @@ def decode(codec: str, frame: bytes | str) -> dict:
     if not isinstance(message, dict) or not isinstance(message.get("t"), str):
         raise DecodeError("every message is a map with a string field 't'")
     return message
+
+
+def not_plain(value) -> str | None:
+    """What keeps a decoded MessagePack value from being JSON's kind of data, or None.
+
+    A message must mean the same in both encodings: maps with string keys, lists,
+    strings, integers, finite floats, booleans and null. MessagePack can also carry bin
+    (bytes) values and keys, extension types and NaN; let through, a bytes key beside a
+    string one made the engine's sorting of arguments fail. orjson's JSON is plain
+    already. The walk is iterative: no nesting a client sends can exhaust the stack.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            for key in item:
+                if type(key) is not str:
+                    return f"map keys must be strings, not {type(key).__name__}"
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float:
+            if not math.isfinite(item):
+                return "numbers must be finite"
+        else:
+            return f"{kind.__name__} values are not allowed: send JSON's kinds of data only"
+    return None

@@ -11,7 +11,7 @@ from ..engine import get_ruleset
 from .actor import MatchActor, MatchCore
 from .clock import Clock, now_ms
 from .config import Settings
-from . import connection
+from . import connection, seeds
 from .deadlines import Deadlines
 from .metrics import ACK_BUCKETS, Histogram, LoopLag
 from .spectators import DelayedFeed, copy_core
@@ -38,6 +38,17 @@ def new_match_id() -> str:
     return "m_" + secrets.token_hex(8)
 
 
+def seed_fields(meta: dict) -> dict:
+    """What anyone may know of the match's seed before the end: its commitment, and the
+    seed itself only when it was made public at creation."""
+    if "seed_commitment" not in meta:  # a match created before seeds had commitments
+        return {}
+    fields = {"seed_commitment": meta["seed_commitment"], "seed_public": meta["seed_public"]}
+    if meta["seed_public"]:
+        fields["seed"] = meta["seed"]
+    return fields
+
+
 class Hub:
     def __init__(self, settings: Settings, store: Store):
         self.settings = settings
@@ -52,11 +63,13 @@ class Hub:
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""
         ruleset = get_ruleset(request["ruleset"])
-        seed = request["seed"] if request["seed"] is not None else secrets.randbelow(2**31)
+        seed = seeds.engine_seed(request["seed"], request["seed_public"])
         state, events = ruleset.start(request["seats"], seed, request["options"], request["setup"])
         match_id = new_match_id()
         tokens = {seat: secrets.token_hex(16) for seat in request["seats"]}
-        meta = {**request, "seed": seed, "options": ruleset.resolve_options(request["options"]),
+        # meta never reaches a client; the seed leaves it only through the replay.
+        meta = {**request, "seed": seeds.as_data(seed), "seed_commitment": seeds.commitment(seed),
+                "options": ruleset.resolve_options(request["options"]),
                 "tokens": tokens, "spectator_token": secrets.token_hex(16), "created_at": now_ms()}
         core = MatchCore(meta, state, Clock.new(request["clock"], request["seats"]), 0)
         records = core.stamp(events, meta["created_at"])
@@ -68,7 +81,7 @@ class Hub:
         self.actors[match_id] = actor
         actor.start()
         self.metrics.matches_created += 1
-        return {"match": match_id, "ruleset": request["ruleset"], "seed": seed, "tokens": tokens,
+        return {"match": match_id, "ruleset": request["ruleset"], **seed_fields(meta), "tokens": tokens,
                 "spectator_token": meta["spectator_token"], "ws": f"/ws/{match_id}"}
 
     async def actor(self, match_id: str) -> MatchActor | None:
@@ -184,9 +197,28 @@ class Hub:
                 "status": "finished" if state["result"] is not None else "live",
                 "result": state["result"], "seq": seq, "spectators": watching,
                 "label": meta["label"], "created_at": meta["created_at"],
-                "clock": meta["clock"], "spectator_settings": meta["spectators"],
+                "clock": meta["clock"], "spectator_settings": meta["spectators"], **seed_fields(meta),
             })
         return out
+
+    async def revealed(self, match_id: str) -> dict:
+        """What the replay of a finished match adds to its summary to re-run it: the seed,
+        the options and setup it started from, and every answer and timeout in order."""
+        actor = self.actors.get(match_id)
+        loaded = None if actor is not None else await self.store.load(match_id)
+        if actor is None and loaded is None:  # expired since its summary was read
+            return {}
+        meta = actor.core.meta if actor is not None else loaded.meta
+        _, entries = await self.store.load_from_start(match_id)
+        log = []
+        for entry in entries:
+            shown = {"seq": entry["seq"], "at": entry["at"], "prompt": entry["prompt"]}
+            if entry.get("timeout"):
+                shown["timeout"] = True
+            else:
+                shown.update(seat=entry["seat"], option=entry["option"], args=entry["args"])
+            log.append(shown)
+        return {"seed": meta["seed"], "options": meta["options"], "setup": meta["setup"], "log": log}
 
     def prometheus(self) -> str:
         m = self.metrics

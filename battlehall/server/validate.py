@@ -36,7 +36,7 @@ def create_request(body) -> dict:
     """The normalized create request; SetupError(path, message) on the first bad field."""
     if not isinstance(body, dict):
         raise SetupError("", "the body must be a JSON object")
-    known = {"ruleset", "seats", "seed", "options", "setup", "clock", "spectators", "label"}
+    known = {"ruleset", "seats", "seed", "seed_public", "options", "setup", "clock", "spectators", "label"}
     for name in sorted(body):
         if name not in known:
             raise SetupError(name, f"unknown field {name!r}")
@@ -54,6 +54,11 @@ def create_request(body) -> dict:
     seed = body.get("seed")
     if seed is not None:
         _int(seed, "seed", 0, MAX_SEED)
+    seed_public = body.get("seed_public", False)
+    if not isinstance(seed_public, bool):
+        raise SetupError("seed_public", "must be true or false")
+    if seed_public and seed is None:
+        raise SetupError("seed_public", "a public seed must be given in seed")
     options = body.get("options") or {}
     if not isinstance(options, dict):
         raise SetupError("options", "must be an object")
@@ -83,5 +88,5 @@ def create_request(body) -> dict:
     for name in sorted(label):
         if not isinstance(label[name], str) or len(name) > 64 or len(label[name]) > 256:
             raise SetupError(f"label.{name}", "label values are strings of at most 256 characters")
-    return {"ruleset": ruleset, "seats": seats, "seed": seed, "options": options, "setup": setup,
+    return {"ruleset": ruleset, "seats": seats, "seed": seed, "seed_public": seed_public, "options": options, "setup": setup,
             "clock": clock, "spectators": spectators, "label": label}

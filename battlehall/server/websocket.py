@@ -19,7 +19,7 @@ import logging
 import re
 import struct
 
-from websockets.frames import Frame, Opcode, apply_mask
+from websockets.frames import CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
@@ -305,6 +305,17 @@ class WebSocket(asyncio.Protocol):
     def _message(self, data: bytes, text: bool) -> None:
         session = self.session
         if session is not None and self.protocol.state is State.OPEN:
+            if text:
+                # websockets' sans-I/O parser leaves text payloads as bytes; RFC 6455
+                # (8.1) fails a text message that is not UTF-8 with 1007, whichever path
+                # read it and however it was fragmented.
+                try:
+                    data = data.decode()
+                except UnicodeDecodeError as exc:
+                    self.protocol.fail(CloseCode.INVALID_DATA, f"text message is not UTF-8 ({exc.reason})")
+                    self._send_data()
+                    self._expect_close()
+                    return
             session.receive(data, text)
 
     def _send_data(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 import httpx
+import msgpack
 import pytest
 import websockets
 
@@ -95,6 +96,31 @@ async def test_bad_messages(server):
     await expect_error(mp, "bad_message")
     assert summary(server, created["match"])["seq"] == welcome["seq"]
     await alice.close(), await mp.close()
+
+
+@pytest.mark.parametrize("args", [
+    {"x": 1, b"x": 2},  # string and bytes keys side by side
+    {b"x": 1},
+    {"x": {"deep": [{b"k": 1}]}},
+    {"x": b"bytes"},
+    {"x": msgpack.ExtType(5, b"z")},
+    {"x": float("nan")},
+    {"x": [float("inf")]},
+], ids=["mixed-keys", "bytes-key", "nested-bytes-key", "bytes-value", "ext", "nan", "inf"])
+async def test_msgpack_that_json_cannot_say_is_a_bad_message(server, args):
+    created = server.create(ruleset="duel", seed=9)
+    alice = await Raw.open(server.url, created["match"], MSGPACK)
+    welcome = await alice.hello(created["tokens"]["alice"])
+    prompt = welcome["prompts"][0]["id"]
+    before = summary(server, created["match"])
+    await alice.send({"t": "act", "id": 1, "prompt": prompt, "option": "strike", "args": args})
+    await expect_error(alice, "bad_message")
+    assert summary(server, created["match"]) == before
+    # The same socket plays on, on the same match.
+    await alice.send({"t": "act", "id": 2, "prompt": prompt, "option": "guard"})
+    ack = await alice.recv_until(lambda m: m["t"] == "ack")
+    assert ack["id"] == 2 and ack["seq"] > before["seq"]
+    await alice.close()
 
 
 async def test_unauthorized_closes_4001(server):

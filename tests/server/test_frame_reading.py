@@ -125,3 +125,30 @@ async def test_malformed_frames_after_common_ones_are_refused_by_websockets(clie
     assert 2 not in ids([msgpack.unpackb(f.data) for f in frames if f.opcode is Opcode.BINARY])
     closes = [f for f in frames if f.opcode is Opcode.CLOSE]
     assert closes and int.from_bytes(closes[0].data[:2], "big") == code
+
+
+BAD_UTF8 = b'{"t": "ping", "x": "\xc3\x28"}'  # 0xC3 must be followed by a continuation byte
+
+
+@pytest.mark.parametrize("frames", [
+    [frame(Opcode.TEXT, BAD_UTF8)],  # one whole frame: read by `_common_frames`
+    [frame(Opcode.PING, b"") + frame(Opcode.TEXT, BAD_UTF8)],  # after a ping: read by websockets
+    [frame(Opcode.TEXT, BAD_UTF8[:10], fin=False), frame(Opcode.CONT, BAD_UTF8[10:])],  # fragmented
+], ids=["whole", "after-ping", "fragmented"])
+async def test_text_that_is_not_utf8_closes_with_1007(client, frames):
+    await client.write(*frames, frame(Opcode.BINARY, act(2)), pause=0.05)
+    got = await client.frames(1.0)
+    closes = [f for f in got if f.opcode is Opcode.CLOSE]
+    assert closes and int.from_bytes(closes[0].data[:2], "big") == 1007
+    assert 2 not in ids([msgpack.unpackb(f.data) for f in got if f.opcode is Opcode.BINARY])
+
+
+async def test_utf8_split_across_fragments_is_one_valid_text_message(client):
+    text = '{"t": "ping", "x": "é"}'.encode()
+    cut = text.index(b"\xc3") + 1  # inside the two bytes of é
+    await client.write(frame(Opcode.TEXT, text[:cut], fin=False) + frame(Opcode.CONT, text[cut:]))
+    # Valid text: this MessagePack connection refuses it as a message, and stays open.
+    (error,) = await client.messages(1)
+    assert error["code"] == "bad_message"
+    await client.write(frame(Opcode.BINARY, act(3)))
+    assert ids(await client.messages(1)) == [3]

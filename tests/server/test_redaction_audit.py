@@ -31,8 +31,9 @@ from battlehall.server.fanout import event_message
 
 def hidden_from(state: dict, viewer: str | None) -> set:
     """What `viewer` must never be told, in this state."""
-    # The generator's state (a small number only while it is still the public seed).
-    secret = {state["rng"]} if state.get("rng", 0) > 2**32 else set()
+    # The generator's key (engine/rng.py); duel's generator is a small public number.
+    rng = state.get("rng")
+    secret = {rng["key"]} if isinstance(rng, dict) else set()
     players = state.get("players")
     if isinstance(players, dict):
         for seat in state["seats"]:
@@ -121,11 +122,14 @@ async def test_messages_over_real_sockets_leak_nothing(server):
         watcher = Client(server.url, created["match"], created["spectator_token"], on_message=recorder(None))
         await asyncio.wait_for(asyncio.gather(*(c.run() for c in bots + [watcher])), 120)
         replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
-        # Re-simulate the match from its seed and the bots' answers, to know what was
-        # hidden after each answer (each answer's events start with its prompt_closed).
+        # Re-simulate the match from the seed its replay reveals and the bots' answers, to
+        # know what was hidden after each answer (each answer's events start with its
+        # prompt_closed). The seed was told to nobody before.
+        assert "seed" not in created
         answers = {pid: (bot.seat, act["option"], act["args"]) for bot in bots for pid, act in bot.answers.items()}
-        state, _ = ruleset.start(seats, created["seed"])
-        secrets_at = {0: {v: hidden_from(state, v) for v in viewers(seats)}}
+        state, _ = ruleset.start(seats, int(replay["seed"]))
+        seed_secrets = {str(replay["seed"]), int(replay["seed"])}
+        secrets_at = {0: {v: hidden_from(state, v) | seed_secrets for v in viewers(seats)}}
         for event in replay["events"]:
             if event["kind"] != "prompt_closed" or event["data"]["reason"] == "cancelled":
                 continue
@@ -135,7 +139,7 @@ async def test_messages_over_real_sockets_leak_nothing(server):
                 ruleset.answer(state, seat, pid, option, args)
             else:
                 ruleset.expire(state, pid)
-            secrets_at[event["seq"]] = {v: hidden_from(state, v) for v in viewers(seats)}
+            secrets_at[event["seq"]] = {v: hidden_from(state, v) | seed_secrets for v in viewers(seats)}
         assert state["result"] == replay["result"]
         marks = sorted(secrets_at)
         checked = 0

@@ -2,7 +2,7 @@
 
 The state, beside the shared fields of ruleset.py::
 
-    rng            SplitMix64 state (used to shuffle the decks)
+    rng            the generator of rng.py (used to shuffle the decks)
     options        the resolved match options
     cards          instance id -> card id, for every physical card
     custom_cards   card id -> definition, for the inline cards of a setup
