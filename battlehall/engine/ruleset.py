@@ -78,6 +78,8 @@ class Ruleset:
         """The match options with defaults filled in; unknown names are a SetupError."""
         from .errors import SetupError
 
+        if options is not None and not isinstance(options, dict):
+            raise SetupError("options", "must be an object")
         options = dict(options or {})
         for key in sorted(options):
             if key not in self.options_doc:
