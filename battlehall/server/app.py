@@ -10,6 +10,7 @@ import time
 
 import orjson
 import uvicorn
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -194,9 +195,10 @@ def create_app(settings: Settings) -> Starlette:
                 return error_response(404, "not_found", "no such match")
         except MatchOver as exc:
             return error_response(409, exc.code, exc.message)
-        except StoreUnavailable as exc:
-            return error_response(503, "unavailable", f"match storage is unreachable, the match goes on: {exc}")
-        return ORJSONResponse((await hub.summaries([match_id]))[0])
+        except (StoreUnavailable, RedisError, OSError) as exc:
+            return error_response(503, "unavailable", f"match storage is unreachable, the abort is not recorded: {exc}")
+        found = await hub.summaries([match_id])
+        return ORJSONResponse(found[0]) if found else error_response(404, "not_found", "no such match")
 
     async def delete_match(request: Request) -> Response:
         if (refusal := refused(request, operator=True)) is not None:
@@ -206,7 +208,7 @@ def create_app(settings: Settings) -> Starlette:
                 return error_response(404, "not_found", "no such match")
         except MatchLive as exc:
             return error_response(409, "match_live", str(exc))
-        except StoreUnavailable as exc:
+        except (StoreUnavailable, RedisError, OSError) as exc:
             return error_response(503, "unavailable", f"match storage is unreachable, nothing was deleted: {exc}")
         return Response(status_code=204)
 

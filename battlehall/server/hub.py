@@ -210,7 +210,7 @@ class Hub:
         out = []
         for match_id in match_ids:
             actor = self.actors.get(match_id)
-            if actor is not None:
+            if actor is not None and not actor.stale:  # stale: memory is ahead of Redis
                 meta, state, seq = actor.core.meta, actor.core.state, actor.core.seq
                 watching = actor.spectators
             else:

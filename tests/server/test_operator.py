@@ -3,10 +3,13 @@ server, its real Redis and real sockets."""
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
-from conftest import ServerProcess
+from battlehall.server.embedded_redis import EmbeddedRedis
+from conftest import ServerProcess, free_port
 from wsutil import Raw
 
 KEY = "sesame"
@@ -124,3 +127,24 @@ def test_an_abort_is_final_after_a_restart(tmp_path):
         assert "battlehall_matches_recovered_total 1" in httpx.get(srv.url + "/metrics").text
     finally:
         srv.stop()
+
+
+def test_an_abort_redis_did_not_take_is_refused_and_changes_nothing(tmp_path):
+    redis = EmbeddedRedis(tmp_path / "redis", port=free_port()).start()
+    srv = ServerProcess(tmp_path, redis_url=redis.url, env={"BATTLEHALL_API_KEY": KEY}).start()
+    try:
+        match = create(srv)["match"]
+        redis.stop()
+        r = httpx.post(f"{srv.url}/matches/{match}/abort", headers=AUTH, timeout=30)
+        assert r.status_code == 503 and r.json()["error"]["code"] == "unavailable"
+        redis.start()
+        deadline = time.monotonic() + 20
+        while httpx.get(srv.url + "/readyz").status_code != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert httpx.get(f"{srv.url}/matches/{match}").json()["status"] == "live"
+        r = httpx.post(f"{srv.url}/matches/{match}/abort", headers=AUTH, timeout=30)
+        assert r.status_code == 200 and r.json()["result"]["reason"] == "aborted"
+    finally:
+        srv.stop()
+        redis.stop()
