@@ -137,6 +137,9 @@ def test_an_abort_redis_did_not_take_is_refused_and_changes_nothing(tmp_path):
         redis.stop()
         r = httpx.post(f"{srv.url}/matches/{match}/abort", headers=AUTH, timeout=30)
         assert r.status_code == 503 and r.json()["error"]["code"] == "unavailable"
+        # Whatever fails meanwhile answers in the error form, never in plain text.
+        r = httpx.get(f"{srv.url}/matches", timeout=30)
+        assert r.status_code >= 500 and r.json()["error"]["code"] and r.json()["error"]["message"]
         redis.start()
         deadline = time.monotonic() + 20
         while httpx.get(srv.url + "/readyz").status_code != 200:
