@@ -19,18 +19,25 @@ next one. After the warm-up, a window of `--seconds` is measured:
 Everything runs on one asyncio loop (uvloop when installed) in one process, so the
 numbers include this process' own overhead; `loadgen_cpu` in the report says how busy
 it was: near 1.0 means the load generator, not the server, was the limit.
+
+When it stops (the end of the run, Ctrl-C or SIGTERM), every match it created and did
+not see end is aborted (`POST /matches/{id}/abort`, with `--api-key`), so that none is
+left live for the server to recover and play on. A server without an API key refuses
+aborts: the report counts what was left live, and a warning says so.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
 import math
 import os
 import random
+import signal
 import sys
 import time
 from collections import Counter
@@ -66,6 +73,7 @@ class Config:
     drain_s: float = 5.0  # after the window: how long to wait for in-flight acks
     clock: dict | None = None  # the create request's clock; None: the server's default
     batch: bool = False  # ask for `batch` messages (docs/protocol-extensions.md)
+    api_key: str | None = None  # the server's API key: to create matches, and to abort them at the end
 
 
 async def messages(ws, wire: str):
@@ -209,6 +217,11 @@ class LoadTest:
         self.measuring = False
         self.match_seq = itertools.count()
         self.closing: set[asyncio.Task] = set()
+        self.auth = {"Authorization": f"Bearer {cfg.api_key}"} if cfg.api_key else {}
+        self.unfinished: set[str] = set()  # matches created and not seen to end
+        self.creates_pending = 0  # POST /matches in flight: each may yet make a match
+        self.aborted = 0
+        self.abort_errors: Counter[str] = Counter()  # why matches were left live
         # whole run
         self.created = 0
         self.acts_sent = self.acks = self.refused = 0
@@ -283,6 +296,7 @@ class LoadTest:
                         if "options" in message["data"]:  # only the prompted seat's copy has them
                             await answer(message["data"])
                     elif event == "match_ended":
+                        self.unfinished.discard(run.id)
                         if not run.over.is_set() and self.measuring:
                             self.finished += 1
                         run.over.set()
@@ -334,6 +348,7 @@ class LoadTest:
                 if kind == "event":
                     run.spectator_saw(message["seq"], at)  # samples only for acts sent in the window
                     if message["kind"] == "match_ended":
+                        self.unfinished.discard(run.id)
                         return
                 elif kind == "welcome":
                     ready.set()
@@ -356,18 +371,25 @@ class LoadTest:
         body = {"ruleset": self.cfg.ruleset, "seats": self.seat_names, "seed": seed, "seed_public": True}
         if self.cfg.clock is not None:
             body["clock"] = self.cfg.clock
+        self.creates_pending += 1
         try:
             async with self.creating:
-                resp = await http.post("/matches", json=body)
+                resp = await http.post("/matches", json=body, headers=self.auth)
+            if resp.status_code == 201:
+                self.unfinished.add(resp.json()["match"])
         except httpx.HTTPError as exc:
             self.errors[f"http_failed_{type(exc).__name__}"] += 1
             await asyncio.sleep(0.2)  # a server that is down must not make us spin
             return
+        finally:
+            self.creates_pending -= 1
         if resp.status_code != 201:
             self.errors[f"http_{resp.status_code}"] += 1
             await asyncio.sleep(0.2)
             return
         self.created += 1
+        if self.stopping:  # created as the run stopped: it is aborted with the rest
+            return
         run = MatchRun(self, resp.json(), seed)
         tasks = []
         try:
@@ -416,6 +438,32 @@ class LoadTest:
             if not self.cfg.quiet:
                 print("loadtest: GET /rulesets failed; playing with two seats", file=sys.stderr)
 
+    async def _end_unfinished(self, http: httpx.AsyncClient) -> None:
+        """Abort every match this run created and did not see end."""
+        deadline = time.perf_counter() + 35  # a create in flight may still make a match
+        while self.creates_pending and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+        await asyncio.gather(*(self._abort(http, match_id) for match_id in sorted(self.unfinished)))
+        if self.unfinished:
+            refused = ", ".join(f"{k} {v}" for k, v in sorted(self.abort_errors.items()))
+            print(f"loadtest: {len(self.unfinished)} matches it created are left live ({refused}); "
+                  "aborting needs the server's API key: start it with --api-key and pass the same "
+                  "--api-key here", file=sys.stderr, flush=True)
+
+    async def _abort(self, http: httpx.AsyncClient, match_id: str) -> None:
+        try:
+            async with self.creating:
+                resp = await http.post(f"/matches/{match_id}/abort", headers=self.auth)
+        except httpx.HTTPError as exc:
+            self.abort_errors[f"failed_{type(exc).__name__}"] += 1
+            return
+        if resp.status_code == 200:
+            self.aborted += 1
+        elif resp.status_code not in (404, 409):  # 409: it ended meanwhile; 404: it is gone
+            self.abort_errors[f"http_{resp.status_code}"] += 1
+            return
+        self.unfinished.discard(match_id)
+
     async def _progress(self) -> None:
         start = time.perf_counter()
         last_acks, last_at = 0, start
@@ -444,6 +492,10 @@ class LoadTest:
         limits = httpx.Limits(max_connections=CREATES_IN_FLIGHT, max_keepalive_connections=CREATES_IN_FLIGHT,
                               keepalive_expiry=2)
         self.creating = asyncio.Semaphore(CREATES_IN_FLIGHT)
+        # SIGTERM stops the run like Ctrl-C does: through the `finally` below.
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
         async with httpx.AsyncClient(base_url=cfg.url.rstrip("/"), timeout=30, limits=limits, trust_env=False) as http:
             await self._learn_seats(http)
             ramp = cfg.warmup / 2  # spread the first matches over half the warm-up: no thundering herd
@@ -473,6 +525,7 @@ class LoadTest:
                 drain_until = time.perf_counter() + cfg.drain_s
                 while self.in_flight > 0 and time.perf_counter() < drain_until:
                     await asyncio.sleep(0.05)
+                await self._end_unfinished(http)  # before the sockets close: they see the end
                 for task in [*slots, *self.closing]:
                     task.cancel()
                 await asyncio.wait([*slots, *self.closing], timeout=5)
@@ -497,9 +550,12 @@ class LoadTest:
             "ack_ms": {"n": len(ack), "p50": _r(percentile(ack, 50)), "p90": _r(percentile(ack, 90)),
                        "p99": _r(percentile(ack, 99)), "max": _r(ack[-1] if ack else None)},
             "errors": dict(sorted(self.errors.items())),
+            # what the aborts of unfinished matches at the end met, when some were left live
+            "abort_errors": dict(sorted(self.abort_errors.items())),
             # whole run, warm-up and drain included: every act is acked, refused or in flight
             "totals": {"matches_created": self.created, "acts_sent": self.acts_sent, "acks": self.acks,
-                       "refused": self.refused, "unacknowledged": self.in_flight},
+                       "refused": self.refused, "unacknowledged": self.in_flight,
+                       "matches_aborted": self.aborted, "matches_left_live": len(self.unfinished)},
             "loadgen_cpu": _r(self.loadgen_cpu),
             "machine_cpu": _r(self.machine_cpu),
             "nproc": os.cpu_count(),
@@ -542,6 +598,10 @@ def format_report(r: dict) -> str:
                  f"(whole machine busy: {r['machine_cpu']} of {r['nproc']} cores)")
     errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items()) or "none"
     lines.append(f"  errors                      {errors}")
+    totals = r["totals"]
+    why = ", ".join(f"{k} {v}" for k, v in r["abort_errors"].items())
+    lines.append(f"  unfinished matches          {totals['matches_aborted']} aborted at the end, "
+                 f"{totals['matches_left_live']} left live" + (f" ({why})" if why else ""))
     return "\n".join(lines)
 
 
@@ -565,6 +625,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also report the CPU time of this process and its children (e.g. redis) per answer")
     parser.add_argument("--match-timeout", type=float, default=60.0, help="give up on a match after this long")
     parser.add_argument("--max-matches", type=int, default=None, help="create at most this many matches; the run ends once they are played")
+    parser.add_argument("--api-key", default=os.environ.get("BATTLEHALL_API_KEY") or None,
+                        help="the server's API key (default: $BATTLEHALL_API_KEY): sent to create matches, and "
+                             "to abort those still live when the run stops")
     parser.add_argument("--clock", type=json.loads, default=None, metavar="JSON",
                         help='clock of the created matches, e.g. \'{"window_min_ms": 0}\' (default: the server\'s)')
 
@@ -574,7 +637,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
                   warmup=args.warmup, spectators=args.spectators, wire=JSON if args.json_wire else MSGPACK,
                   seed=args.seed, quiet=args.quiet, server_pid=args.server_pid,
                   match_timeout=args.match_timeout, max_matches=args.max_matches, clock=args.clock,
-                  batch=args.batch)
+                  batch=args.batch, api_key=args.api_key)
 
 
 def run_sync(cfg: Config) -> dict:
@@ -598,7 +661,11 @@ def run_from_args(args: argparse.Namespace) -> int:
     if cfg.matches < 1 or cfg.seconds <= 0 or cfg.warmup < 0 or cfg.spectators < 0:
         print("loadtest: --matches >= 1, --seconds > 0, --warmup >= 0, --spectators >= 0", file=sys.stderr)
         return 2
-    result = run_sync(cfg)
+    try:
+        result = run_sync(cfg)
+    except (KeyboardInterrupt, asyncio.CancelledError):  # its matches were aborted on the way out
+        print("loadtest: stopped before the end of the run; no report", file=sys.stderr)
+        return 130
     print(format_report(result))
     line = json.dumps(result)
     print(line, flush=True)

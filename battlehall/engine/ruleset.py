@@ -81,6 +81,8 @@ class Ruleset:
         """The match options with defaults filled in; unknown names are a SetupError."""
         from .errors import SetupError
 
+        if options is not None and not isinstance(options, dict):
+            raise SetupError("options", "must be an object")
         options = dict(options or {})
         for key in sorted(options):
             if key not in self.options_doc:
@@ -139,6 +141,17 @@ class Ruleset:
         events = self.apply(state, prompt, option, args)
         closed, opened = self._prompt_events(state, before, prompt_id, "timeout")
         return closed + events + opened
+
+    def abort(self, state: State) -> list[Event]:
+        """End the match now, without a winner (an operator's abort): every open prompt is
+        cancelled and the result's reason is ``aborted``."""
+        if state["result"] is not None:
+            raise MatchOver("the match is over")
+        before = list(state["prompts"])
+        state["prompts"] = []
+        state["result"] = {"winner": None, "reason": "aborted"}
+        closed, _ = self._prompt_events(state, before, None, None)
+        return closed + [{"kind": "match_ended", "data": state["result"]}]
 
     def redact(self, event: Event, viewer: str | None) -> dict:
         """The event as `viewer` may see it: public data plus that viewer's private part."""

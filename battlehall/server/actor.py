@@ -31,6 +31,10 @@ class ReplayMismatch(Exception):
     """Replaying the log did not give the seq it recorded: the log is not this match's."""
 
 
+class MatchLive(Exception):
+    """The match has not ended: it cannot be deleted (abort it first)."""
+
+
 class MatchCore:
     """A match's state, clock and act ids, advanced by log entries: shared by live play and recovery."""
 
@@ -62,6 +66,8 @@ class MatchCore:
         """Apply one answer or timeout; returns its stamped event records (seq, at)."""
         if entry.get("timeout"):
             events = self.ruleset.expire(self.state, entry["prompt"])
+        elif entry.get("abort"):
+            events = self.ruleset.abort(self.state)
         else:
             events = self.ruleset.answer(self.state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
         self.answers_since_snapshot += 1
@@ -149,6 +155,7 @@ class MatchActor:
         self.stale = False  # in-memory state may be ahead of Redis: rebuild before use
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
         self.window_min_ms = core.meta["clock"].get("window_min_ms", 0)
+        self.aborting: asyncio.Future | None = None  # an abort's write is in flight
 
     @property
     def spectators(self) -> int:
@@ -163,6 +170,7 @@ class MatchActor:
     async def stop(self) -> None:
         self.stopped = True
         self.timers.clear()
+        self._abort_done(StoreUnavailable("the match was unloaded before its abort was recorded"))
         for conn in self.conns + (self.feed.conns if self.feed else []):
             conn.close(1001)
         if self.feed:
@@ -177,7 +185,8 @@ class MatchActor:
     # -- the message loop ---------------------------------------------------------------
 
     def submit(self, message: tuple) -> None:
-        """("act", conn, msg), ("join", conn, resume, future), ("leave", conn) or ("expire", prompt id)."""
+        """("act", conn, msg), ("join", conn, resume, future), ("leave", conn), ("expire", prompt id),
+        or an operator's ("abort", future) or ("delete", future)."""
         if message[0] == "act" and len(message) == 3:  # when it came in, for the ack latency metric
             message = (*message, time.monotonic())
         self.pending.append(message)
@@ -199,6 +208,10 @@ class MatchActor:
             conn.send({"t": "error", "id": msg.get("id"), "code": "internal", "message": "internal error"})
         elif message[0] == "join" and not message[3].done():
             message[3].set_exception(RuntimeError("internal error"))
+        elif message[0] == "abort":
+            self._abort_done(RuntimeError("internal error"))
+        elif message[0] == "delete" and not message[1].done():
+            message[1].set_exception(RuntimeError("internal error"))
 
     def _in_background(self, coroutine, message: tuple) -> None:
         """Run a step that must wait for Redis; the actor is busy until it ends."""
@@ -233,6 +246,10 @@ class MatchActor:
             self._expire(message[1])
         elif kind == "join":
             self._join(message[1], message[2], message[3])
+        elif kind == "abort":
+            self._abort(message[1])
+        elif kind == "delete":
+            self._delete(message[1])
 
     async def _rebuild_then(self, message: tuple) -> None:
         """Rebuild from Redis, then handle the message; refuse it while Redis is away."""
@@ -246,6 +263,8 @@ class MatchActor:
                        "message": "match storage is unreachable; nothing was recorded, try again"})
         elif kind == "join":
             message[3].set_exception(StoreUnavailable("storage unreachable"))
+        elif kind in ("abort", "delete") and not message[1].done():
+            message[1].set_exception(StoreUnavailable("storage unreachable"))
         elif kind == "expire":
             self._retry_later(message)
 
@@ -326,6 +345,44 @@ class MatchActor:
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, prompt_id)
 
+    # -- an operator's abort and delete -------------------------------------------------
+
+    def _abort(self, done: asyncio.Future) -> None:
+        """End the match now. The abort is a log entry like an answer: ordered with the
+        answers, durable before it is reported, replayed by recovery and delayed spectators."""
+        if self.core.over:
+            if not done.done():
+                done.set_exception(MatchOver("the match has already ended"))
+            return
+        self.aborting = done
+        self._commit({"at": now_ms(), "abort": True}, None, 0.0)
+
+    def _abort_done(self, error: BaseException | None) -> None:
+        done, self.aborting = self.aborting, None
+        if done is not None and not done.done():
+            if error is None:
+                done.set_result(True)
+            else:
+                done.set_exception(error)
+
+    def _delete(self, done: asyncio.Future) -> None:
+        """Remove an ended match's keys; after its last write, since this runs in order."""
+        if not self.core.over:
+            if not done.done():
+                done.set_exception(MatchLive("the match is live: abort it first"))
+            return
+        self._in_background(self._delete_keys(done), ("delete", done))
+
+    async def _delete_keys(self, done: asyncio.Future) -> None:
+        try:
+            await self.store.delete(self.match_id)
+        except Exception as exc:
+            if not done.done():
+                done.set_exception(StoreUnavailable(str(exc)))
+            return
+        if not done.done():
+            done.set_result(True)
+
     def _commit(self, entry: dict, conn: Connection | None, received: float) -> None:
         """Apply, then record durably; `_committed` fans out once Redis has it.
 
@@ -351,7 +408,10 @@ class MatchActor:
         try:
             self._committed(entry, conn, records, received, error)
         except Exception:
-            self._failed(("act", conn, {"id": entry.get("act")}) if conn else ("expire", entry["prompt"]))
+            if conn is not None:
+                self._failed(("act", conn, {"id": entry.get("act")}))
+            else:
+                self._failed(("abort",) if entry.get("abort") else ("expire", entry["prompt"]))
         self._resume()
 
     def _committed(self, entry, conn, records, received: float, error: BaseException | None) -> None:
@@ -361,13 +421,15 @@ class MatchActor:
             if conn is not None:
                 conn.send({"t": "error", "id": entry["act"], "code": "unavailable",
                            "message": "match storage is unreachable; nothing was recorded, try again"})
+            elif entry.get("abort"):
+                self._abort_done(error)
             else:
                 self._retry_later(("expire", entry["prompt"]))
             return
         core.written()
         metrics = self.hub.metrics
         metrics.answers += 1
-        if conn is None:
+        if entry.get("timeout"):
             metrics.timeouts += 1
         self._fan_out(records)
         if self.feed is not None:
@@ -378,6 +440,8 @@ class MatchActor:
         if conn is not None:
             conn.send({"t": "ack", "id": entry["act"], "seq": core.seq})
             metrics.ack_seconds.observe(time.monotonic() - received)
+        elif entry.get("abort"):
+            self._abort_done(None)
 
     async def _rebuild(self) -> bool:
         """Reload the match from Redis after a failed write; False while Redis is away."""

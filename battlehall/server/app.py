@@ -5,20 +5,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import hmac
 import logging
 import time
 
 import orjson
 import uvicorn
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 
 from ..engine import get_ruleset, ruleset_names
-from ..engine.errors import SetupError
-from . import validate
+from ..engine.errors import MatchOver, SetupError
+from . import auth, validate
+from .actor import MatchLive
 from .config import Settings
 from .http_protocol import HttpProtocol
 from .hub import Hub
@@ -38,6 +40,33 @@ def error_response(status: int, code: str, message: str, path: str | None = None
     if path is not None:
         error["path"] = path
     return ORJSONResponse({"error": error}, status_code=status)
+
+
+# The `code` of an error answered by Starlette itself (no route, wrong method, ...).
+HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+
+
+async def http_error(request: Request, exc: HTTPException) -> Response:
+    """Starlette's own errors (404, 405, ...) in the `{"error": ...}` form of every other."""
+    headers = dict(exc.headers or {})
+    if exc.status_code == 404:
+        message = f"no route {request.url.path}"
+    elif exc.status_code == 405:
+        # Every method of every route of this path (each route has its own methods).
+        allowed = sorted({method for route in request.app.router.routes
+                          if route.matches(request.scope)[0] != Match.NONE for method in route.methods or ()})
+        headers["Allow"] = ", ".join(allowed)
+        message = f"{request.method} is not allowed on {request.url.path} (allowed: {', '.join(allowed)})"
+    else:
+        message = exc.detail
+    response = error_response(exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), message)
+    response.headers.update(headers)
+    return response
+
+
+async def internal_error(request: Request, exc: Exception) -> Response:
+    """A bug: logged by the server (the exception propagates), answered in the error form."""
+    return error_response(500, "internal", "internal error")
 
 
 async def recover(hub: Hub, attempts: int = 600) -> None:
@@ -93,11 +122,23 @@ def create_app(settings: Settings) -> Starlette:
     def hub_of(request) -> Hub:
         return request.app.state.hub
 
+    def refused(request: Request, operator: bool = False) -> Response | None:
+        """None when the request may go on, else why not. Operator routes (abort, delete)
+        are refused outright (403) when the server has no API key to check."""
+        if not settings.api_key:
+            if operator:
+                return error_response(403, "forbidden", "this needs the server to have an API key (--api-key or "
+                                                        "BATTLEHALL_API_KEY), and that key as a Bearer token")
+            return None
+        if auth.key_matches(settings.api_key, request.headers.get("authorization", "")):
+            return None
+        response = error_response(401, "unauthorized", "a valid API key is required (Authorization: Bearer <key>)")
+        response.headers["WWW-Authenticate"] = "Bearer"
+        return response
+
     async def create_match(request: Request) -> Response:
-        if settings.api_key:
-            given = request.headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {settings.api_key}".encode()):
-                return error_response(401, "unauthorized", "a valid API key is required")
+        if (refusal := refused(request)) is not None:
+            return refusal
         try:
             body = orjson.loads(await request.body())
         except orjson.JSONDecodeError as exc:
@@ -146,6 +187,33 @@ def create_app(settings: Settings) -> Starlette:
             events.append({"seq": record["seq"], "at": record["at"], "kind": shown["kind"], "data": shown["data"]})
         return ORJSONResponse({**found[0], **await hub.revealed(match_id), "events": events})
 
+    async def abort_match(request: Request) -> Response:
+        if (refusal := refused(request, operator=True)) is not None:
+            return refusal
+        hub = hub_of(request)
+        match_id = request.path_params["match_id"]
+        try:
+            if not await hub.abort(match_id):
+                return error_response(404, "not_found", "no such match")
+        except MatchOver as exc:
+            return error_response(409, exc.code, exc.message)
+        except (StoreUnavailable, RedisError, OSError) as exc:
+            return error_response(503, "unavailable", f"match storage is unreachable, the abort is not recorded: {exc}")
+        found = await hub.summaries([match_id])
+        return ORJSONResponse(found[0]) if found else error_response(404, "not_found", "no such match")
+
+    async def delete_match(request: Request) -> Response:
+        if (refusal := refused(request, operator=True)) is not None:
+            return refusal
+        try:
+            if not await hub_of(request).delete(request.path_params["match_id"]):
+                return error_response(404, "not_found", "no such match")
+        except MatchLive as exc:
+            return error_response(409, "match_live", str(exc))
+        except (StoreUnavailable, RedisError, OSError) as exc:
+            return error_response(503, "unavailable", f"match storage is unreachable, nothing was deleted: {exc}")
+        return Response(status_code=204)
+
     async def rulesets(request: Request) -> Response:
         described = []
         for name in ruleset_names():
@@ -170,13 +238,16 @@ def create_app(settings: Settings) -> Starlette:
         Route("/matches", create_match, methods=["POST"]),
         Route("/matches", list_matches, methods=["GET"]),
         Route("/matches/{match_id}", get_match, methods=["GET"]),
+        Route("/matches/{match_id}", delete_match, methods=["DELETE"]),
+        Route("/matches/{match_id}/abort", abort_match, methods=["POST"]),
         Route("/matches/{match_id}/replay", replay, methods=["GET"]),
         Route("/rulesets", rulesets, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan,
+                     exception_handlers={HTTPException: http_error, Exception: internal_error})
 
 
 # How long an idle HTTP connection is kept open. uvicorn's 5 s is about as long as

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from dataclasses import dataclass, field
 
 from ..engine import get_ruleset
-from .actor import MatchActor, MatchCore
+from ..engine.errors import MatchOver
+from .actor import MatchActor, MatchCore, MatchLive
 from .clock import Clock, now_ms
 from .config import Settings
 from . import connection, seeds
 from .deadlines import Deadlines
 from .metrics import ACK_BUCKETS, Histogram, LoopLag
 from .spectators import DelayedFeed, copy_core
-from .store import LoadedMatch, Store
+from .store import LoadedMatch, Store, StoreUnavailable
 
 RECOVERY_BATCH = 500  # matches loaded per pair of Redis round trips at startup
+OPERATOR_TIMEOUT_S = 30  # an abort or delete waits this long for the actor and Redis
 
 log = logging.getLogger("battlehall.hub")
 
@@ -127,6 +130,49 @@ class Hub:
         self.metrics.matches_recovered += 1
         return actor
 
+    # -- an operator's abort and delete ---------------------------------------------------
+
+    async def abort(self, match_id: str) -> bool:
+        """End a live match with reason "aborted", through its actor; False if there is no
+        such match. MatchOver if it had already ended; StoreUnavailable if Redis did not
+        take it (then nothing changed)."""
+        actor = self.actors.get(match_id)
+        if actor is None:
+            if not await self.store.is_live(match_id):  # never load an ended match for this
+                if await self.store.exists(match_id):
+                    raise MatchOver("the match has already ended")
+                return False
+            actor = await self.actor(match_id)
+            if actor is None:
+                return False
+        await self._through(actor, "abort")
+        return True
+
+    async def delete(self, match_id: str) -> bool:
+        """Remove an ended match from Redis and memory; False if there is no such match.
+        MatchLive if it has not ended (abort it first)."""
+        if match_id in self.loading:  # a load in progress: delete what it brings
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.loading[match_id])
+        actor = self.actors.get(match_id)
+        if actor is not None:
+            await self._through(actor, "delete")  # after the match's last write
+            await self.unload(match_id)  # its sockets are closed (1001)
+            return True
+        if await self.store.is_live(match_id):
+            raise MatchLive("the match is live: abort it first")
+        return await self.store.delete(match_id)
+
+    @staticmethod
+    async def _through(actor: MatchActor, kind: str) -> None:
+        """Submit an operator's message to the actor and wait until it has been handled."""
+        done = asyncio.get_running_loop().create_future()
+        actor.submit((kind, done))
+        try:
+            await asyncio.wait_for(done, OPERATOR_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            raise StoreUnavailable(f"the {kind} was not confirmed within {OPERATOR_TIMEOUT_S} s") from None
+
     async def recover_all(self) -> int:
         """Bring back every live match recorded in Redis (after a restart).
 
@@ -182,7 +228,7 @@ class Hub:
         out = []
         for match_id in match_ids:
             actor = self.actors.get(match_id)
-            if actor is not None:
+            if actor is not None and not actor.stale:  # stale: memory is ahead of Redis
                 meta, state, seq = actor.core.meta, actor.core.state, actor.core.seq
                 watching = actor.spectators
             else:

@@ -39,6 +39,8 @@ __all__ = ["LoadedMatch", "Store", "StoreUnavailable", "key"]
 LIVE = "bh:live"
 PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
 
+PARTS = ("meta", "log", "snap", "start")  # the keys of one match
+
 log = logging.getLogger("battlehall.store")
 
 pack = msgpack.Packer().pack  # one packer: packb builds a new one per call
@@ -160,7 +162,7 @@ class Store:
     @staticmethod
     def finish_commands(match_id: str, snapshot: dict, retention_s: int) -> list[tuple]:
         commands = Store.snapshot_commands(match_id, snapshot)
-        for part in ("meta", "log", "snap", "start"):
+        for part in PARTS:
             commands.append(("EXPIRE", key(match_id, part), retention_s))
         commands.append(("ZREM", LIVE, match_id))
         return commands
@@ -173,6 +175,18 @@ class Store:
         return int(raw) if raw else None
 
     # -- reads ----------------------------------------------------------------------
+
+    async def delete(self, match_id: str) -> bool:
+        """Remove every key of a match; False if it had none."""
+        removed = await self.redis.delete(*(key(match_id, part) for part in PARTS))
+        await self.redis.zrem(LIVE, match_id)
+        return removed > 0
+
+    async def is_live(self, match_id: str) -> bool:
+        return await self.redis.zscore(LIVE, match_id) is not None
+
+    async def exists(self, match_id: str) -> bool:
+        return bool(await self.redis.exists(key(match_id, "meta")))
 
     async def live_ids(self) -> list[str]:
         return [m.decode() for m in await self.redis.zrange(LIVE, 0, -1)]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from battlehall.client import Client
 from conftest import ServerProcess
+from create_bodies import any_bodies
 
 
 @pytest.mark.parametrize("body, path", [
@@ -27,6 +30,14 @@ from conftest import ServerProcess
     ({"ruleset": "duel", "seats": ["a", "b"], "colour": "red"}, "colour"),
     ({"ruleset": "duel", "seats": ["a", "b", "c"]}, "seats"),
     ({"ruleset": "duel", "seats": ["a", "b"], "setup": {"x": 1}}, "setup"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "options": []}, "options"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "clock": []}, "clock"),
+    ({"ruleset": "spellfire", "seats": ["a", "b"], "options": {"decks": [["embers"], "shadows"]}}, "options.decks[0]"),
+    ({"ruleset": "spellfire", "seats": ["a", "b"], "options": {"decks": ["embers", {}]}}, "options.decks[1]"),
+    ({"ruleset": "spellfire", "seats": ["a", "b"],
+      "setup": {"cards": [{"id": "x", "name": "X", "type": "event", "hook": ["lure"]}]}}, "setup.cards[0].hook"),
+    ({"ruleset": "spellfire", "seats": ["a", "b"],
+      "setup": {"cards": [{"id": "x", "name": "X", "type": "event", "hook": {"a": 1}}]}}, "setup.cards[0].hook"),
     ([1, 2], ""),
 ])
 def test_create_rejects_bad_fields_by_name(server, body, path):
@@ -36,6 +47,36 @@ def test_create_rejects_bad_fields_by_name(server, body, path):
     error = r.json()["error"]
     assert error["path"] == path and error["code"] and error["message"]
     assert httpx.get(server.url + "/matches").json()["matches"] == before  # nothing created
+
+
+@pytest.mark.parametrize("method, path, status, code", [
+    ("GET", "/nowhere", 404, "not_found"),
+    ("GET", "/matches/m_x/nowhere", 404, "not_found"),
+    ("PUT", "/matches", 405, "method_not_allowed"),
+    ("DELETE", "/rulesets", 405, "method_not_allowed"),
+    ("POST", "/healthz", 405, "method_not_allowed"),
+])
+def test_unknown_routes_and_methods_answer_in_the_error_form(server, method, path, status, code):
+    r = httpx.request(method, server.url + path)
+    assert r.status_code == status and r.headers["content-type"] == "application/json"
+    error = r.json()["error"]
+    assert error["code"] == code and error["message"]
+
+
+def test_405_lists_every_method_of_the_path(server):
+    r = httpx.request("PUT", server.url + "/matches")
+    assert set(r.headers["allow"].split(", ")) == {"GET", "HEAD", "POST"}
+    r = httpx.request("PUT", server.url + "/matches/m_x")
+    assert set(r.headers["allow"].split(", ")) == {"GET", "HEAD", "DELETE"}
+
+
+async def test_a_huge_seat_list_is_refused_at_once_and_holds_nobody_up(server):
+    """40,000 seat names once held the event loop 6.8 s (a quadratic duplicate check)."""
+    huge = {"ruleset": "duel", "seats": [f"s{i}" for i in range(40_000)]}
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+        refused, health = await asyncio.gather(http.post("/matches", json=huge), http.get("/healthz"))
+    assert refused.status_code == 400 and refused.json()["error"]["path"] == "seats"
+    assert health.status_code == 200
 
 
 def test_create_rejects_non_json(server):
@@ -79,6 +120,12 @@ def test_api_key_required_when_configured(tmp_path):
         assert httpx.post(srv.url + "/matches", json=body).status_code == 401
         assert httpx.post(srv.url + "/matches", json=body, headers={"Authorization": "Bearer nope"}).status_code == 401
         assert httpx.post(srv.url + "/matches", json=body, headers={"Authorization": "Bearer sesame"}).status_code == 201
+        # The scheme name is case-insensitive (RFC 7235); the key is not.
+        for scheme in ("bearer", "BEARER", "bEaReR"):
+            r = httpx.post(srv.url + "/matches", json=body, headers={"Authorization": f"{scheme} sesame"})
+            assert r.status_code == 201, (scheme, r.text)
+        r = httpx.post(srv.url + "/matches", json=body, headers={"Authorization": "Bearer SESAME"})
+        assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
     finally:
         srv.stop()
 
@@ -97,3 +144,30 @@ async def test_an_idle_keep_alive_connection_outlasts_the_clients_idle_timeout(s
         await reader.readexactly(length)
         await asyncio.sleep(pause)
     writer.close()
+
+
+@pytest.fixture(scope="module")
+def http(server):
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        yield client
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_bodies)
+def test_any_body_gets_201_or_a_400_naming_a_path_and_creates_nothing(http, case):
+    body, _ = case
+    before = matches_created(http)
+    r = http.post("/matches", json=body)
+    assert r.status_code in (201, 400), r.text
+    if r.status_code == 400:
+        error = r.json()["error"]
+        assert isinstance(error["path"], str) and error["code"] and error["message"]
+        assert matches_created(http) == before
+    else:
+        assert http.get(f"/matches/{r.json()['match']}").status_code == 200
+
+
+def matches_created(http: httpx.Client) -> int:
+    """Matches created so far, by the server's own count."""
+    text = http.get("/metrics").text
+    return int(re.search(r"^battlehall_matches_created_total (\d+)$", text, re.M).group(1))

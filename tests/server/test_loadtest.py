@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import httpx
 import pytest
+
+from conftest import ServerProcess
 
 
 def answers_total(url: str) -> int:
@@ -62,3 +67,65 @@ def test_loadtest_stops_once_max_matches_are_played(server, tmp_path):
     assert result["matches_finished"] == 3 and result["totals"]["matches_created"] == 3
     assert result["seconds"] < 30  # not the 120 asked: there was nothing left to play
     assert result["totals"]["acts_sent"] == result["totals"]["acks"] > 0
+
+
+# Reaction windows held a minute: the Spellfire matches are all live when the run stops.
+HELD = '{"window_min_ms": 60000}'
+
+
+def live_matches(url: str) -> list[str]:
+    return [m["match"] for m in httpx.get(url + "/matches", params={"status": "live"}).json()["matches"]]
+
+
+@pytest.fixture
+def keyed(tmp_path):
+    srv = ServerProcess(tmp_path, env={"BATTLEHALL_API_KEY": "sesame"}).start()
+    yield srv
+    srv.stop()
+
+
+def test_loadtest_leaves_no_live_match_behind(keyed, tmp_path):
+    """Matches it left live were recovered and played on by the server's next start."""
+    out = tmp_path / "result.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "battlehall", "loadtest", "--url", keyed.url, "--ruleset", "spellfire",
+         "--matches", "3", "--seconds", "1", "--warmup", "0", "--seed", "5", "--quiet", "--clock", HELD,
+         "--json-out", str(out), "--api-key", "sesame"],
+        capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    totals = json.loads(out.read_text().splitlines()[-1])["totals"]
+    assert totals["matches_created"] >= 3 and totals["matches_aborted"] >= 1
+    assert totals["matches_left_live"] == 0
+    assert live_matches(keyed.url) == []
+
+
+def test_an_interrupted_loadtest_leaves_no_live_match_behind(keyed, tmp_path):
+    env = {**os.environ, "BATTLEHALL_API_KEY": "sesame"}  # the key from the environment, as the server's
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "battlehall", "loadtest", "--url", keyed.url, "--ruleset", "spellfire",
+         "--matches", "3", "--seconds", "600", "--warmup", "0", "--quiet", "--clock", HELD],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while len(live_matches(keyed.url)) < 3:
+            assert time.monotonic() < deadline, "the load test's matches never all started"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert live_matches(keyed.url) == []
+
+
+def test_without_the_key_the_loadtest_says_what_it_left_live(server, tmp_path):
+    out = tmp_path / "result.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", "spellfire",
+         "--matches", "1", "--max-matches", "1", "--seconds", "1", "--warmup", "0", "--quiet",
+         "--clock", HELD, "--json-out", str(out)],
+        capture_output=True, text=True, timeout=90, env={k: v for k, v in os.environ.items() if k != "BATTLEHALL_API_KEY"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(out.read_text().splitlines()[-1])
+    assert result["totals"]["matches_left_live"] == 1 and result["abort_errors"] == {"http_403": 1}
+    assert "left live" in proc.stderr and "--api-key" in proc.stderr

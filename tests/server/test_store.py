@@ -12,7 +12,7 @@ from battlehall.server.actor import MatchCore
 from battlehall.server.clock import Clock
 from battlehall.server.config import Settings
 from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.store import Store
+from battlehall.server.store import LoadedMatch, Store
 
 
 @pytest.fixture(scope="module")
@@ -67,4 +67,24 @@ async def test_recovery_reads_the_snapshot_and_the_log_after_it(redis_url):
     assert len(loaded.log) == 3 and loaded.log[0]["seq"] == loaded.snapshot["seq"] + 1
     again = MatchCore.from_loaded(loaded)
     assert again.seq == core.seq and again.acts == core.acts and len(core.acts) == 13
+    await store.close()
+
+
+async def test_an_abort_is_one_log_entry_that_replays_and_delete_removes_every_key(redis_url):
+    store = Store(redis_url)
+    core, records = await play(store, "m_store_abort", "spellfire", 5, answers=7)
+    entry = {"at": 9_000, "abort": True}
+    new, commands = core.advance("m_store_abort", entry, Settings(snapshot_every=5, retention_s=60))
+    assert core.over and new[-1]["kind"] == "match_ended"
+    await store.write(commands)
+    assert "m_store_abort" not in await store.live_ids()
+    # Replayed from the start through the log, the abort entry gives the same ended match.
+    start, log_entries = await store.load_from_start("m_store_abort")
+    assert log_entries[-1] == {**entry, "seq": records[-1]["seq"] + 1, "last_seq": core.seq}
+    replayed = MatchCore.from_loaded(LoadedMatch(core.meta, start, log_entries))
+    assert replayed.state == core.state and replayed.seq == core.seq
+    assert await store.events("m_store_abort", 0) == records + new
+    assert await store.delete("m_store_abort") is True
+    assert await store.load("m_store_abort") is None and await store.events("m_store_abort", 0) == []
+    assert await store.delete("m_store_abort") is False
     await store.close()

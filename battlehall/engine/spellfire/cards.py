@@ -160,6 +160,8 @@ def parse_card(table: Any) -> dict:
         if key == "powers":
             card["powers"] = _powers(value, kind)
         elif key == "hook":
+            if not isinstance(value, str):
+                raise FieldError(key, f"hook must be a string, one of {', '.join(HOOKS)}")
             if value not in HOOKS:
                 raise FieldError(key, f"unknown power: hook {value!r} (known: {', '.join(HOOKS)})")
             if kind not in HOOKS[value]:

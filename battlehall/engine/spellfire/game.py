@@ -76,6 +76,8 @@ class Spellfire(Ruleset):
         if not isinstance(decks, list) or len(decks) != len(seats):
             raise SetupError("options.decks", "decks must be a list with one deck id per seat")
         for i, deck in enumerate(decks):
+            if not isinstance(deck, str):
+                raise SetupError(f"options.decks[{i}]", "a deck id is a string")
             if deck not in catalog.decks:
                 raise SetupError(f"options.decks[{i}]", f"unknown deck {deck!r}")
         state = base_state(seats)

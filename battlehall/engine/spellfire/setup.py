@@ -15,6 +15,10 @@ from . import turn as tn
 from . import zones as z
 from .cards import FieldError, UNIQUE, parse_card, shipped
 
+#: Entries of any one list of a setup (inline cards, a pool, a zone, attachments): far
+#: more than a deck holds, and few enough that no check of a setup is ever slow.
+MAX_ENTRIES = 200
+
 
 def instance(state: dict, cid: str) -> str:
     iid = f"c{len(state['cards']) + 1}"
@@ -157,6 +161,8 @@ def _dict(value: object, path: str, keys: tuple[str, ...]) -> dict:
 def _list(value: object, path: str) -> list:
     if not isinstance(value, list):
         raise SetupError(path, "must be a list")
+    if len(value) > MAX_ENTRIES:
+        raise SetupError(path, f"at most {MAX_ENTRIES} entries")
     return value
 
 
