@@ -39,7 +39,9 @@ def verify(replay: dict) -> list[str]:
             problems.append(f"log entry at seq {entry['seq']}, the re-run is at seq {len(produced) + 1}")
             break
         try:
-            if entry.get("timeout"):
+            if entry.get("abort"):
+                events = ruleset.abort(state)
+            elif entry.get("timeout"):
                 events = ruleset.expire(state, entry["prompt"])
             else:
                 events = ruleset.answer(state, entry["seat"], entry["prompt"], entry["option"], entry["args"])

@@ -258,10 +258,13 @@ class Hub:
         _, entries = await self.store.load_from_start(match_id)
         log = []
         for entry in entries:
-            shown = {"seq": entry["seq"], "at": entry["at"], "prompt": entry["prompt"]}
-            if entry.get("timeout"):
-                shown["timeout"] = True
+            shown = {"seq": entry["seq"], "at": entry["at"]}
+            if entry.get("abort"):  # an operator ended the match
+                shown["abort"] = True
+            elif entry.get("timeout"):
+                shown.update(prompt=entry["prompt"], timeout=True)
             else:
+                shown["prompt"] = entry["prompt"]
                 shown.update(seat=entry["seat"], option=entry["option"], args=entry["args"])
             log.append(shown)
         return {"seed": meta["seed"], "options": meta["options"], "setup": meta["setup"], "log": log}

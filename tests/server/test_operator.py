@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.verify import verify
 from conftest import ServerProcess, free_port
 from wsutil import Raw
 
@@ -65,6 +66,7 @@ async def test_abort_ends_the_match_for_its_sockets(keyed):
     assert match not in live_ids(keyed)
     replay = httpx.get(f"{keyed.url}/matches/{match}/replay").json()
     assert replay["events"][-1]["kind"] == "match_ended"
+    assert replay["log"][-1]["abort"] is True and verify(replay) == []  # the abort re-runs too
     again = httpx.post(f"{keyed.url}/matches/{match}/abort", headers=AUTH)
     assert again.status_code == 409 and again.json()["error"]["code"] == "match_over"
     await alice.ws.close()
