@@ -23,7 +23,7 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -q $(ARGS)
 
 fuzz: $(VENV)/.installed
-	BATTLEHALL_FUZZ_FRAMES=$(FUZZ_FRAMES) $(PY) -m pytest -q -p no:cacheprovider --timeout 0 tests/server/test_fuzz.py $(ARGS)
+	BATTLEHALL_FUZZ_FRAMES=$(FUZZ_FRAMES) $(PY) -m pytest -q --timeout 0 -s tests/server/test_fuzz.py $(ARGS)
 
 bench: $(VENV)/.installed
 	$(PY) bench/engine_throughput.py

@@ -141,6 +141,7 @@ class Sampler:
 
     async def run(self, interval: float, until: float) -> None:
         last = time.monotonic()
+        self.cpu, self.machine = loadtest.process_cpu(self.server_pid), loadtest.machine_busy()
         while time.monotonic() < until:
             await asyncio.sleep(min(interval, max(0.0, until - time.monotonic())))
             now = time.monotonic()
