@@ -2,13 +2,16 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# A longer run of the wire fuzz test than the suite's (tests/server/test_fuzz.py).
+FUZZ_FRAMES ?= 100000
 
-.PHONY: serve test bench install
+.PHONY: serve test fuzz bench install
 
-$(VENV)/.installed: pyproject.toml
+# constraints.txt pins the versions the suite was run with, so a fresh machine gets them.
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -18,6 +21,9 @@ serve: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q $(ARGS)
+
+fuzz: $(VENV)/.installed
+	BATTLEHALL_FUZZ_FRAMES=$(FUZZ_FRAMES) $(PY) -m pytest -q --timeout 0 -s tests/server/test_fuzz.py $(ARGS)
 
 bench: $(VENV)/.installed
 	$(PY) bench/engine_throughput.py

@@ -47,16 +47,26 @@ class Raw:
         await self.ws.close()
 
 
-async def silent_client(url: str, token: str):
-    """A socket that says hello and then answers nothing, not even pings: websockets'
-    sans-I/O client over a raw connection, so the test sees every frame, pings included."""
+async def raw_client(url: str, subprotocol: str | None = MSGPACK):
+    """websockets' sans-I/O client over a raw connection, past the 101 and nothing more:
+    the test writes bytes (frames of its own making included) and sees every frame."""
     host, port = url.removeprefix("ws://").split("/")[0].split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
-    client = ClientProtocol(parse_uri(url), subprotocols=["battlehall.v1.msgpack"])
+    client = ClientProtocol(parse_uri(url), subprotocols=[subprotocol] if subprotocol else None)
     client.send_request(client.connect())
     writer.write(b"".join(client.data_to_send()))
     while not client.events_received():  # the 101
-        client.receive_data(await reader.read(65536))
+        data = await reader.read(65536)
+        if not data:
+            raise ConnectionError("closed before the handshake ended")
+        client.receive_data(data)
+    return client, reader, writer
+
+
+async def silent_client(url: str, token: str):
+    """A socket that says hello and then answers nothing, not even pings: websockets'
+    sans-I/O client over a raw connection, so the test sees every frame, pings included."""
+    client, reader, writer = await raw_client(url)
     client.send_binary(msgpack.packb({"t": "hello", "token": token}))
     writer.write(b"".join(client.data_to_send()))
     return client, reader, writer

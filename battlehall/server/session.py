@@ -171,6 +171,9 @@ class Session:
             if args is not None and not isinstance(args, dict):
                 self.error("bad_args", "args must be a map of argument names to values", act_id)
                 return
+            if args and not all(type(name) is str for name in args):  # MessagePack allows bytes keys too
+                self.error("bad_message", "argument names must be strings", act_id)
+                return
             self.actor.submit(("act", self.conn, message))
         elif kind == "hello":
             self.error("bad_message", "already said hello")

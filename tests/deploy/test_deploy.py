@@ -1,0 +1,100 @@
+"""deploy/ as read by Docker and Compose (no container engine runs here), and the wheel's data.
+
+The Dockerfile and compose file are checked line by line: what runs as which user, how
+health is checked, how services restart, where the API key comes from, and what the
+build context leaves out.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def dockerfile() -> list[tuple[str, str]]:
+    """(instruction, arguments) of deploy/Dockerfile, continuation lines joined."""
+    text = re.sub(r"\\\n", " ", (ROOT / "deploy/Dockerfile").read_text())
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            out.append((word.upper(), rest.strip()))
+    return out
+
+
+def compose_service(name: str) -> str:
+    """The indented block of one service in deploy/compose.yaml."""
+    text = (ROOT / "deploy/compose.yaml").read_text()
+    found = re.search(rf"^  {name}:\n((?:    .*\n|\s*\n)+)", text, re.M)
+    assert found, f"no service {name}"
+    return found[1]
+
+
+def test_the_image_runs_as_a_non_root_user():
+    users = [args for word, args in dockerfile() if word == "USER"]
+    assert users and users[-1] not in ("root", "0", "0:0")
+    instructions = [word for word, _ in dockerfile()]
+    assert instructions.index("USER") < instructions.index("CMD")
+
+
+def test_the_image_checks_readiness():
+    checks = [args for word, args in dockerfile() if word == "HEALTHCHECK"]
+    assert len(checks) == 1 and "/readyz" in checks[0] and "CMD" in checks[0]
+
+
+def test_the_image_installs_the_tested_versions():
+    runs = " ".join(args for word, args in dockerfile() if word == "RUN")
+    assert "-c constraints.txt" in runs
+    copied = " ".join(args for word, args in dockerfile() if word == "COPY")
+    assert "constraints.txt" in copied
+    for word, args in dockerfile():  # everything copied exists
+        if word == "COPY":
+            for source in args.split()[:-1]:
+                assert (ROOT / source).exists(), source
+
+
+def test_compose_restarts_both_services():
+    for service in ("battlehall", "redis"):
+        assert re.search(r"^    restart: (always|unless-stopped|on-failure)\s*$", compose_service(service), re.M), service
+
+
+def test_compose_takes_the_api_key_from_the_environment_and_requires_it():
+    block = compose_service("battlehall")
+    found = re.search(r"^      BATTLEHALL_API_KEY: (.*)$", block, re.M)
+    assert found and found[1].startswith("${BATTLEHALL_API_KEY:?"), "the key must come from deploy/.env, required"
+    example = (ROOT / "deploy/.env.example").read_text()
+    assert re.search(r"^BATTLEHALL_API_KEY=replace-me", example, re.M), "only a placeholder is committed"
+    assert "deploy/.env" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_the_build_context_leaves_out_local_state():
+    ignored = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
+    for path in (".git", ".venv", "data", "battlehall/server/__pycache__", "deploy/.env", ".pytest_cache",
+                 ".hypothesis"):
+        assert any(fnmatch.fnmatch(path, pattern) or pattern == path for pattern in ignored), path
+    for needed in ("battlehall", "pyproject.toml", "README.md", "constraints.txt"):
+        assert not any(fnmatch.fnmatch(needed, pattern) for pattern in ignored), needed
+
+
+def test_every_package_data_glob_matches_files():
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for package, patterns in package_data.items():
+        folder = ROOT / package.replace(".", "/")
+        for pattern in patterns:
+            assert list(folder.glob(pattern)), f"{package}: {pattern} matches no file"
+
+
+def test_the_wheel_carries_the_card_data(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "-w", str(tmp_path), "--no-deps", "-q"], check=True, capture_output=True)
+    names = zipfile.ZipFile(next(tmp_path.glob("battlehall-*.whl"))).namelist()
+    shipped = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "battlehall/engine").glob("*/cards/*.toml"))
+    assert shipped and set(shipped) <= set(names)
