@@ -17,6 +17,7 @@ from .spectators import DelayedFeed, copy_core
 from .store import LoadedMatch, Store
 
 RECOVERY_BATCH = 500  # matches loaded per pair of Redis round trips at startup
+LINGER_S = 60  # a finished match stays in memory this long for its sockets (plus the spectator delay)
 
 log = logging.getLogger("battlehall.hub")
 
@@ -67,6 +68,13 @@ class Hub:
         return {"match": match_id, "ruleset": request["ruleset"], "seed": seed, "tokens": tokens,
                 "spectator_token": meta["spectator_token"], "ws": f"/ws/{match_id}"}
 
+    async def meta(self, match_id: str) -> dict | None:
+        """The match's settings and tokens (None: no such match), without loading it."""
+        actor = self.actors.get(match_id)
+        if actor is not None:
+            return actor.core.meta
+        return await self.store.meta(match_id)
+
     async def actor(self, match_id: str) -> MatchActor | None:
         """The match's actor, loading it from Redis if this process does not run it yet."""
         actor = self.actors.get(match_id)
@@ -107,6 +115,8 @@ class Hub:
             actor.feed.catch_up(log_entries)
         self.actors[match_id] = actor
         actor.start()
+        if core.over:  # loaded for a late viewer: let it go like a match that ended here
+            self.match_ended(actor)
         self.metrics.matches_recovered += 1
         return actor
 
@@ -144,10 +154,14 @@ class Hub:
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
         loop = asyncio.get_running_loop()
-        linger = 60 + actor.core.meta["spectators"]["delay_ms"] / 1000  # delayed spectators see the end too
-        loop.call_later(linger, lambda: loop.create_task(self.unload(actor.match_id)))
+        linger = LINGER_S + actor.core.meta["spectators"]["delay_ms"] / 1000  # delayed spectators see the end too
+        loop.call_later(linger, lambda: loop.create_task(self.unload(actor.match_id, actor)))
 
-    async def unload(self, match_id: str) -> None:
+    async def unload(self, match_id: str, actor: MatchActor | None = None) -> None:
+        """Stop the match's actor (only if it is still `actor`, when given: the match may
+        have been unloaded and loaded again since)."""
+        if actor is not None and self.actors.get(match_id) is not actor:
+            return
         actor = self.actors.pop(match_id, None)
         if actor is not None:
             await actor.stop()
