@@ -29,6 +29,7 @@ class Metrics:
     matches_created: int = 0
     matches_recovered: int = 0
     connections: int = 0
+    history_streams: int = 0  # resumed sockets still being sent their missed events
     recovery_seconds: float = 0.0
 
 
@@ -207,6 +208,7 @@ class Hub:
             "# TYPE battlehall_recovery_seconds gauge", f"battlehall_recovery_seconds {m.recovery_seconds:.6f}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
             "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
+            "# TYPE battlehall_history_streams gauge", f"battlehall_history_streams {m.history_streams}",
             "# TYPE battlehall_ws_frames_total counter", f"battlehall_ws_frames_total {connection.counters.frames_sent}",
             "# TYPE battlehall_ws_writes_total counter", f"battlehall_ws_writes_total {connection.counters.writes}",
             "# TYPE battlehall_redis_flushes_total counter", f"battlehall_redis_flushes_total {self.store.batcher.flushes}",

@@ -112,6 +112,8 @@ class Session:
             self.on_frame(frame, text)
         if joined is not True:  # a resume: the missed events, while the match goes on
             message, after, upto = joined
+            metrics = self.hub.metrics
+            metrics.history_streams += 1
             try:
                 await history.stream(self.hub.store, self.match_id, self.conn, message, after, upto)
             except (StoreUnavailable, RedisError, OSError):
@@ -119,6 +121,8 @@ class Session:
             except Exception:
                 log.exception("match %s: error sending the history", self.match_id)
                 self._refuse("internal", "internal error", 1011)
+            finally:
+                metrics.history_streams -= 1
 
     def _refuse(self, code: str, message: str, close_code: int) -> None:
         """An error, then the close; what was queued or held for the socket is dropped."""
