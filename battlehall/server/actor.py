@@ -127,7 +127,8 @@ class MatchActor:
 
     A message is handled at once when the actor is idle, in the caller's turn of the
     event loop (no queue hand-off, no task switch: that was a tenth of the CPU per
-    answer). While an answer's write is in flight, or a rebuild reads Redis, the actor is busy and later messages wait in `pending`.
+    answer). While an answer's write is in flight, or a rebuild reads Redis, the actor
+    is busy and later messages wait in `pending`.
     """
 
     def __init__(self, hub, match_id: str, core: MatchCore):

@@ -46,6 +46,7 @@ class Hub:
         self.metrics = Metrics()
         self.deadlines = Deadlines()  # every match's prompt deadlines, on one loop timer
         self.downtime_ms = 0
+        self.history_gate = asyncio.Semaphore(1)  # history pages are read one at a time (history.py)
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""

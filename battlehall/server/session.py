@@ -112,17 +112,17 @@ class Session:
             self.on_frame(frame, text)
         if joined is not True:  # a resume: the missed events, while the match goes on
             message, after, upto = joined
-            metrics = self.hub.metrics
-            metrics.history_streams += 1
+            hub = self.hub
+            hub.metrics.history_streams += 1
             try:
-                await history.stream(self.hub.store, self.match_id, self.conn, message, after, upto)
+                await history.stream(hub.store, hub.history_gate, self.match_id, self.conn, message, after, upto)
             except (StoreUnavailable, RedisError, OSError):
                 self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             except Exception:
                 log.exception("match %s: error sending the history", self.match_id)
                 self._refuse("internal", "internal error", 1011)
             finally:
-                metrics.history_streams -= 1
+                hub.metrics.history_streams -= 1
 
     def _refuse(self, code: str, message: str, close_code: int) -> None:
         """An error, then the close; what was queued or held for the socket is dropped."""
