@@ -12,9 +12,11 @@ storm, the histories completed and their events per second, and the same latency
 no storm (a first window of the same length) for comparison.
 
 `--code DIR` runs the server from another source tree (e.g. an older revision, extracted
-with `git archive <rev> | tar -x -C DIR`), to measure before and after on one machine in
-one run. Keep `--events` under 10,000 for code whose resume sends the whole history at
-once: its send queue holds 10,000 messages.
+with `git archive <rev> battlehall | tar -x -C DIR`), to measure before and after on the
+same machine minutes apart. `paged` in the output says which design served (whether
+/metrics has `battlehall_history_streams`). Code that sends a whole history at once
+closes a socket whose history is longer than its send queue (10,000 messages): its
+resumes then fail (`resume_failures`) and retry, which is what this measures for it.
 
     python bench/resume_storm.py [--long 4] [--events 9000] [--resumers 20] [--seconds 10]
 """
@@ -165,19 +167,20 @@ def main() -> None:
     parser.add_argument("--json-out")
     args = parser.parse_args()
     env = {"BATTLEHALL_RATE_PER_S": "100000"}
-    if args.code:
-        env["PYTHONPATH"] = os.path.abspath(args.code)
-    proc, base = start_server(env=env)
+    code = os.path.abspath(args.code or os.path.join(os.path.dirname(__file__), ".."))
+    env["PYTHONPATH"] = code
+    proc, base = start_server(env=env, cwd=code)
     try:
         wait_ready(base)
+        # Which design served: the paged one counts its history streams in /metrics.
+        paged = "battlehall_history_streams" in httpx.get(base + "/metrics").text
         results = asyncio.run(run(base, args))
     finally:
         stop_server(proc)
-    code = args.code or "."
     revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=os.path.dirname(__file__)).stdout.strip()
+                              cwd=code).stdout.strip() or None  # None: not a git checkout
     for r in results:
-        r.update(code=code, revision=revision if not args.code else None, long=args.long, events=args.events,
+        r.update(code=code, paged=paged, revision=revision, long=args.long, events=args.events,
                  other=args.other, seconds=args.seconds, python=platform.python_version())
         print(json.dumps(r))
         if args.json_out:
