@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 
 import msgpack
 import orjson
@@ -70,3 +71,28 @@ async def silent_client(url: str, token: str):
     client.send_binary(msgpack.packb({"t": "hello", "token": token}))
     writer.write(b"".join(client.data_to_send()))
     return client, reader, writer
+
+
+async def guard_turns(base: str, created: dict, answers: int) -> list[dict]:
+    """Play `answers` guards of a duel in turn, over one new socket per seat; returns the acks."""
+    conns = {}
+    for seat, token in created["tokens"].items():
+        conns[seat] = ws = await websockets.connect(ws_url(base, created["match"]), subprotocols=[MSGPACK])
+        await ws.send(msgpack.packb({"t": "hello", "token": token}))
+        welcome = msgpack.unpackb(await ws.recv())
+        if welcome["prompts"]:
+            prompt = welcome["prompts"][0]
+    acks, nonce = [], secrets.token_hex(4)  # act ids of its own, whatever was played before
+    for n in range(answers):
+        ws = conns[prompt["seat"]]
+        await ws.send(msgpack.packb({"t": "act", "id": f"{nonce}-{n}", "prompt": prompt["id"], "option": "guard"}))
+        while True:  # this seat's copy of the events, then its ack
+            message = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
+            if message["t"] == "event" and message["kind"] == "prompt":
+                prompt = message["data"]
+            elif message["t"] == "ack":
+                acks.append(message)
+                break
+    for ws in conns.values():
+        await ws.close()
+    return acks

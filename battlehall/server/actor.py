@@ -135,8 +135,8 @@ class MatchActor:
 
     A message is handled at once when the actor is idle, in the caller's turn of the
     event loop (no queue hand-off, no task switch: that was a tenth of the CPU per
-    answer). While an answer's write is in flight, or a rare Redis read (a resume, a
-    rebuild) runs, the actor is busy and later messages wait in `pending`.
+    answer). While an answer's write is in flight, or a rebuild reads Redis, the actor
+    is busy and later messages wait in `pending`.
     """
 
     def __init__(self, hub, match_id: str, core: MatchCore):
@@ -271,7 +271,12 @@ class MatchActor:
     # -- joining --------------------------------------------------------------------
 
     def _join(self, conn: Connection, resume: int | None, done: asyncio.Future) -> None:
-        """Welcome, then the missed events from `resume` on (0: the whole history), then live."""
+        """Welcome at the current seq S, and from now on the live events after S.
+
+        With a `resume` below S, `done` gets what the session needs to send the missed
+        events (history.py) while the connection holds the live ones behind them: the
+        actor never waits for a history read, however long the history.
+        """
         if conn.role == "spectator" and self.feed is not None:
             seq, message, conns = self.feed.replica.seq, self.feed.message, self.feed.conns
             conn.send(self.feed.welcome(self.match_id, conn))
@@ -284,22 +289,12 @@ class MatchActor:
 
             def message(record):
                 return event_message(core.ruleset, record, conn.audience)
+        catch_up = None
         if resume is not None and resume < seq:
-            self._in_background(self._replay_to(conn, message, conns, resume, seq, done), ("join", conn, resume, done))
-            return
+            conn.hold()
+            catch_up = (message, resume, seq)
         conns.append(conn)
-        done.set_result(True)
-
-    async def _replay_to(self, conn, message, conns: list, resume: int, seq: int, done: asyncio.Future) -> None:
-        try:
-            records = await self.store.events(self.match_id, max(0, resume), seq)
-        except Exception as exc:  # Redis away: the session says `unavailable`
-            done.set_exception(StoreUnavailable(str(exc)))
-            return
-        for record in records:
-            conn.send(message(record))
-        conns.append(conn)
-        done.set_result(True)
+        done.set_result(catch_up)
 
     # -- answers --------------------------------------------------------------------
 

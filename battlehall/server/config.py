@@ -61,6 +61,7 @@ class Settings:
             hello_timeout_s=_env_float("BATTLEHALL_HELLO_TIMEOUT_S", cls.hello_timeout_s),
             max_frame_bytes=_env_int("BATTLEHALL_MAX_FRAME_BYTES", cls.max_frame_bytes),
             rate_per_s=_env_float("BATTLEHALL_RATE_PER_S", cls.rate_per_s),
+            send_queue_limit=_env_int("BATTLEHALL_SEND_QUEUE_LIMIT", cls.send_queue_limit),
             persist=os.environ.get("BATTLEHALL_BENCH_NO_PERSIST", "") != "1",
         )
         for key, value in overrides.items():

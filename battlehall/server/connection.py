@@ -5,6 +5,10 @@ At the end of the event loop's turn one callback writes every outbox that has fr
 each in a single write (websocket.py), with no task per socket. While a socket cannot
 take more (the client reads too slowly), its frames wait for the transport to drain;
 one that falls too far behind is closed, so one slow client cannot stall a match.
+
+A resuming socket first gets its missed events from Redis, page by page at the pace it
+reads them (history.py); meanwhile whatever else it is sent (live events, acks) is held
+in order behind that history, counted against the same limit.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ class Connection:
         self.queue_limit = queue_limit
         self.closed = False
         self.close_code: int | None = None
+        self.held: list[bytes] | None = None  # while the history is sent: what must come after it
+        self.drain: asyncio.Future | None = None  # `drained`'s, until the socket can take more
 
     @property
     def audience(self) -> str | None:
@@ -72,6 +78,15 @@ class Connection:
     def send_frames(self, frames) -> None:
         if self.closed:
             return
+        held = self.held
+        if held is not None:  # catching up: after the history
+            if len(held) + len(frames) > self.queue_limit:
+                self.held = None
+                self.outbox = []
+                self.close(1008)
+                return
+            held += frames
+            return
         if len(self.outbox) + len(frames) > self.queue_limit:  # too slow to keep up; it can reconnect and resume
             self.outbox = []
             self.close(1008)
@@ -79,23 +94,65 @@ class Connection:
         self.outbox += frames
         self._schedule()
 
+    # -- catching up: the history first, then everything held meanwhile ---------------
+
+    def hold(self) -> None:
+        """From now on, hold what is sent until `caught_up`: the history goes first."""
+        self.held = []
+
+    def send_history(self, frames: list[bytes]) -> None:
+        """One page of the history, ahead of what is held (a page is bounded: no limit)."""
+        if not self.closed:
+            self.outbox += frames
+            self._schedule()
+
+    def caught_up(self) -> None:
+        """The history is sent: what was held follows it."""
+        held, self.held = self.held, None
+        if held and not self.closed:
+            self.outbox += held
+            self._schedule()
+
+    def drained(self) -> asyncio.Future:
+        """Done once everything queued is handed to the socket and it can take more
+        (its transport's buffer is under the low-water mark), or once it is closed."""
+        future = asyncio.get_running_loop().create_future()
+        if self.closed or (not self.outbox and not self.socket.paused):
+            future.set_result(None)
+        else:
+            self._wake()
+            self.drain = future
+        return future
+
+    def _wake(self) -> None:
+        drain, self.drain = self.drain, None
+        if drain is not None and not drain.done():
+            drain.set_result(None)
+
+    # -----------------------------------------------------------------------------------
+
     def close(self, code: int = 1000) -> None:
         """Close after what is already queued has been sent."""
         if not self.closed:
             self.closed = True
             self.close_code = code
             self._schedule()
+            self._wake()
 
     def gone(self) -> None:
         """The socket is closed: drop what is queued, there is nobody to send it to."""
         self.closed = True
         self.close_code = None
         self.outbox = []
+        self.held = None
+        self._wake()
 
     def writable(self) -> None:
         """The socket can take frames again."""
         if self.outbox or self.close_code is not None:
             self._schedule()
+        elif self.drain is not None:
+            self._wake()
 
     def _schedule(self) -> None:
         if not self.queued:
@@ -114,6 +171,8 @@ class Connection:
             counters.frames_sent += len(frames)
             counters.writes += 1
             socket.write_frames(frames, self.binary)
+            if self.drain is not None and not socket.paused:
+                self._wake()
         if self.close_code is not None:
             code, self.close_code = self.close_code, None
             socket.close(code)

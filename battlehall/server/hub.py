@@ -21,6 +21,7 @@ from .store import LoadedMatch, Store, StoreUnavailable
 
 RECOVERY_BATCH = 500  # matches loaded per pair of Redis round trips at startup
 OPERATOR_TIMEOUT_S = 30  # an abort or delete waits this long for the actor and Redis
+LINGER_S = 60  # a finished match stays in memory this long for its sockets (plus the spectator delay)
 
 log = logging.getLogger("battlehall.hub")
 
@@ -32,6 +33,7 @@ class Metrics:
     matches_created: int = 0
     matches_recovered: int = 0
     connections: int = 0
+    history_streams: int = 0  # resumed sockets still being sent their missed events
     recovery_seconds: float = 0.0
     timeouts: int = 0  # prompts answered by their default when their time ran out
     ack_seconds: Histogram = field(default_factory=lambda: Histogram(ACK_BUCKETS))  # act received -> ack sent
@@ -62,6 +64,7 @@ class Hub:
         self.deadlines = Deadlines()  # every match's prompt deadlines, on one loop timer
         self.loop_lag = LoopLag()  # started with the server (app.py)
         self.downtime_ms = 0
+        self.history_gate = asyncio.Semaphore(1)  # history pages are read one at a time (history.py)
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""
@@ -86,6 +89,13 @@ class Hub:
         self.metrics.matches_created += 1
         return {"match": match_id, "ruleset": request["ruleset"], **seed_fields(meta), "tokens": tokens,
                 "spectator_token": meta["spectator_token"], "ws": f"/ws/{match_id}"}
+
+    async def meta(self, match_id: str) -> dict | None:
+        """The match's settings and tokens (None: no such match), without loading it."""
+        actor = self.actors.get(match_id)
+        if actor is not None:
+            return actor.core.meta
+        return await self.store.meta(match_id)
 
     async def actor(self, match_id: str) -> MatchActor | None:
         """The match's actor, loading it from Redis if this process does not run it yet."""
@@ -127,6 +137,8 @@ class Hub:
             actor.feed.catch_up(log_entries)
         self.actors[match_id] = actor
         actor.start()
+        if core.over:  # loaded for a late viewer: let it go like a match that ended here
+            self.match_ended(actor)
         self.metrics.matches_recovered += 1
         return actor
 
@@ -207,10 +219,14 @@ class Hub:
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
         loop = asyncio.get_running_loop()
-        linger = 60 + actor.core.meta["spectators"]["delay_ms"] / 1000  # delayed spectators see the end too
-        loop.call_later(linger, lambda: loop.create_task(self.unload(actor.match_id)))
+        linger = LINGER_S + actor.core.meta["spectators"]["delay_ms"] / 1000  # delayed spectators see the end too
+        loop.call_later(linger, lambda: loop.create_task(self.unload(actor.match_id, actor)))
 
-    async def unload(self, match_id: str) -> None:
+    async def unload(self, match_id: str, actor: MatchActor | None = None) -> None:
+        """Stop the match's actor (only if it is still `actor`, when given: the match may
+        have been unloaded and loaded again since)."""
+        if actor is not None and self.actors.get(match_id) is not actor:
+            return
         actor = self.actors.pop(match_id, None)
         if actor is not None:
             await actor.stop()
@@ -279,6 +295,7 @@ class Hub:
             "# TYPE battlehall_recovery_seconds gauge", f"battlehall_recovery_seconds {m.recovery_seconds:.6f}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
             "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
+            "# TYPE battlehall_history_streams gauge", f"battlehall_history_streams {m.history_streams}",
             "# TYPE battlehall_ws_frames_total counter", f"battlehall_ws_frames_total {connection.counters.frames_sent}",
             "# TYPE battlehall_ws_writes_total counter", f"battlehall_ws_writes_total {connection.counters.writes}",
             "# TYPE battlehall_redis_flushes_total counter", f"battlehall_redis_flushes_total {self.store.batcher.flushes}",

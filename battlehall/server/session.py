@@ -6,7 +6,9 @@ import asyncio
 import hmac
 import logging
 
-from . import codec
+from redis.exceptions import RedisError
+
+from . import codec, history
 from .clock import now_ms
 from .connection import Connection, RateLimiter
 from .store import StoreUnavailable
@@ -14,6 +16,7 @@ from .store import StoreUnavailable
 log = logging.getLogger("battlehall.session")
 
 CLOSE_UNAUTHORIZED = 4001
+CLOSE_NOT_FOUND = 4004
 CLOSE_POLICY = 1008
 MAX_ACT_ID = 64
 FLOOD_STRIKES = 50  # refusals in a row before a flooding client is closed
@@ -95,7 +98,8 @@ class Session:
 
     async def _join(self, hello: dict) -> None:
         try:
-            if not await self.authenticate(hello):
+            joined = await self.authenticate(hello)
+            if not joined:
                 return
         except Exception:
             log.exception("match %s: error joining", self.match_id)
@@ -106,8 +110,35 @@ class Session:
         self.receive = self.on_frame
         for frame, text in early:
             self.on_frame(frame, text)
+        if joined is not True:  # a resume: the missed events, while the match goes on
+            message, after, upto = joined
+            hub = self.hub
+            hub.metrics.history_streams += 1
+            try:
+                await history.stream(hub.store, hub.history_gate, self.match_id, self.conn, message, after, upto)
+            except (StoreUnavailable, RedisError, OSError):
+                self._refuse("unavailable", "match storage is unreachable; try again", 1011)
+            except Exception:
+                log.exception("match %s: error sending the history", self.match_id)
+                self._refuse("internal", "internal error", 1011)
+            finally:
+                hub.metrics.history_streams -= 1
 
-    async def authenticate(self, hello: dict) -> bool:
+    def _refuse(self, code: str, message: str, close_code: int) -> None:
+        """An error, then the close; what was queued or held for the socket is dropped."""
+        self.conn.held = None
+        self.conn.outbox = []
+        self.error(code, message)
+        self.conn.close(close_code)
+
+    async def authenticate(self, hello: dict) -> bool | tuple:
+        """Check the hello; join the match if it may. True, or what `history.stream`
+        needs when the socket resumes from before the match's current seq; False when
+        refused (the socket has been told why and is closing).
+
+        The token is checked against the match's settings alone: a socket that is
+        refused never makes this process load a match.
+        """
         token, resume, batch = hello.get("token"), hello.get("resume"), hello.get("batch", False)
         if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 0):
             self.error("bad_message", "resume must be the last seq seen, a non-negative integer")
@@ -118,26 +149,38 @@ class Session:
             self.conn.close(CLOSE_POLICY)
             return False
         try:
-            actor = await self.hub.actor(self.match_id)
+            meta = await self.hub.meta(self.match_id)
         except StoreUnavailable:
-            actor = None
-        meta = actor.core.meta if actor else None
+            self._refuse("unavailable", "match storage is unreachable; try again", 1011)
+            return False
+        if meta is None:
+            # A match id is not a secret (it is in every link to a match): saying that
+            # there is no such match tells nothing about any token.
+            self._refuse("not_found", "no such match", CLOSE_NOT_FOUND)
+            return False
         seat, role = None, None
-        if meta and isinstance(token, str):
+        if isinstance(token, str):
             for name, secret in meta["tokens"].items():
                 if _same(token, secret):
                     seat, role = name, "player"
             if role is None and meta["spectators"]["allowed"] and _same(token, meta["spectator_token"]):
                 role = "spectator"
-        if meta and token is None and meta["spectators"]["allowed"] and meta["spectators"].get("public"):
+        if token is None and meta["spectators"]["allowed"] and meta["spectators"].get("public"):
             role = "spectator"  # a public match: anyone may watch
+        if role is None:
+            self._refuse("unauthorized", "bad token", CLOSE_UNAUTHORIZED)
+            return False
+        try:
+            actor = await self.hub.actor(self.match_id)
+        except (StoreUnavailable, RedisError, OSError):
+            self._refuse("unavailable", "match storage is unreachable; try again", 1011)
+            return False
+        if actor is None:  # gone since its settings were read (its retention ended)
+            self._refuse("not_found", "no such match", CLOSE_NOT_FOUND)
+            return False
         if role == "spectator" and actor.spectators >= meta["spectators"].get("max", 10_000):
             self.error("full", "this match has as many spectators as it allows")
             self.conn.close(CLOSE_POLICY)
-            return False
-        if role is None:
-            self.error("unauthorized", "no such match, or a bad token" if meta is None else "bad token")
-            self.conn.close(CLOSE_UNAUTHORIZED)
             return False
         self.conn.seat, self.conn.role = seat, role
         self.conn.batch = batch
@@ -145,12 +188,11 @@ class Session:
         joined = asyncio.get_running_loop().create_future()
         actor.submit(("join", self.conn, resume, joined))
         try:
-            await joined
+            catch_up = await joined
         except StoreUnavailable:
-            self.error("unavailable", "match storage is unreachable; try again")
-            self.conn.close(1011)
+            self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             return False
-        return True
+        return catch_up if catch_up is not None else True
 
     def dispatch(self, message: dict) -> None:
         kind = message["t"]

@@ -227,19 +227,38 @@ class Store:
         rows = await self.redis.xrange(key(match_id, "log"), "-", "+")
         return start, [unpack(fields[b"e"]) for _, fields in rows]
 
-    async def events(self, match_id: str, after_seq: int, upto_seq: int = -1) -> list[dict]:
-        """Stored event records with seq in (after_seq, upto_seq]; upto -1 means all."""
+    async def meta(self, match_id: str) -> dict | None:
+        """The match's settings and tokens, or None if there is no such match: what
+        checking a `hello` needs, without loading the match."""
+        try:
+            raw = await self.redis.get(key(match_id, "meta"))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return unpack(raw) if raw is not None else None
+
+    async def events(self, match_id: str, after_seq: int, upto_seq: int = -1,
+                     limit: int | None = None) -> list[dict]:
+        """Stored event records with seq in (after_seq, upto_seq]; upto -1 means all.
+
+        With `limit`, at most that many log entries are read (plus the start's events
+        when the range begins among them): one page of a long history. A page ends at
+        the end of an entry, so the next one starts after its last seq.
+        """
         upto = upto_seq if upto_seq >= 0 else float("inf")
-        raw = await self.redis.get(key(match_id, "start"))
-        if raw is None:
-            return []
-        wanted = [r for r in unpack(raw).get("events", []) if after_seq < r["seq"] <= upto]
         # The log entry holding seq after_seq + 1 starts at or before it: the last entry up
         # to that ID, then everything after it (up to the entry that starts at upto).
         log = key(match_id, "log")
         before = await self.redis.xrevrange(log, f"{after_seq + 1}-0", "-", count=1)
-        first = before[0][0] if before else "-"
+        wanted = []
+        if before:  # the start's events all come before this entry
+            first = before[0][0]
+        else:
+            raw = await self.redis.get(key(match_id, "start"))
+            if raw is None:
+                return []
+            wanted = [r for r in unpack(raw).get("events", []) if after_seq < r["seq"] <= upto]
+            first = "-"
         last = f"{upto_seq}-0" if upto_seq >= 0 else "+"
-        for _, fields in await self.redis.xrange(log, first, last):
+        for _, fields in await self.redis.xrange(log, first, last, count=limit):
             wanted += [r for r in unpack(fields[b"v"]) if after_seq < r["seq"] <= upto]
         return wanted

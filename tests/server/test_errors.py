@@ -123,16 +123,32 @@ async def test_msgpack_that_json_cannot_say_is_a_bad_message(server, args):
     await alice.close()
 
 
+async def refused(server, match_id, token) -> tuple[dict, int]:
+    """The error a hello gets, and the close code that follows it."""
+    conn = await Raw.open(server.url, match_id, JSON)
+    await conn.send({"t": "hello", "token": token})
+    error = await conn.recv()
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await conn.recv()
+    return error, closed.value.rcvd.code
+
+
 async def test_unauthorized_closes_4001(server):
     created = server.create(ruleset="duel", seed=1)
-    for match_id, token in ((created["match"], "wrong"), ("m_nonexistent", "x"), (created["match"], None)):
-        conn = await Raw.open(server.url, match_id, JSON)
-        await conn.send({"t": "hello", "token": token})
-        error = await conn.recv()
-        assert error == {"t": "error", "code": "unauthorized", "message": error["message"]}
-        with pytest.raises(websockets.ConnectionClosed) as closed:
-            await conn.recv()
-        assert closed.value.rcvd.code == 4001
+    for token in ("wrong", None, created["tokens"]["alice"][:-1], 7):
+        error, code = await refused(server, created["match"], token)
+        assert error == {"t": "error", "code": "unauthorized", "message": "bad token"}
+        assert code == 4001
+
+
+async def test_a_match_that_does_not_exist_is_not_found_4004(server):
+    created = server.create(ruleset="duel", seed=1)
+    # Whatever the token (even a real token of another match), the answer is the same:
+    # it says only that no match has this id, which is no secret.
+    for token in ("x", None, created["tokens"]["alice"], created["spectator_token"]):
+        error, code = await refused(server, "m_nonexistent", token)
+        assert error == {"t": "error", "code": "not_found", "message": "no such match"}
+        assert code == 4004
 
 
 async def test_hello_must_come_first_and_in_time(server):

@@ -18,6 +18,7 @@ import uvicorn
 import websockets
 from websockets.client import ClientProtocol
 
+from battlehall.server import hub as hub_module
 from battlehall.server.app import uvicorn_config
 from battlehall.server.config import Settings
 from battlehall.server.embedded_redis import EmbeddedRedis
@@ -25,7 +26,7 @@ from battlehall.server.session import Session
 from battlehall.server.websocket import WebSocket
 
 from conftest import free_port
-from wsutil import silent_client
+from wsutil import guard_turns, silent_client
 
 
 @pytest.fixture
@@ -280,3 +281,85 @@ async def test_a_socket_too_far_behind_is_closed_1008_and_the_match_goes_on(redi
             assert closed.value.rcvd.code == 1008
             await alice.send(msgpack.packb({"t": "ping"}))  # the match and its other sockets go on
             assert msgpack.unpackb(await alice.recv())["t"] == "pong"
+
+
+def hub_of(server: uvicorn.Server):
+    return server.config.app.state.hub
+
+
+async def test_a_history_read_that_takes_long_holds_up_nothing_of_the_match(redis_url, monkeypatch):
+    servers: list = []
+    async with serving(redis_url, servers) as base:
+        hub = hub_of(servers[0])
+        async with httpx.AsyncClient(base_url=base) as http:
+            created = (await http.post("/matches", json={"ruleset": "duel", "seats": ["alice", "bob"],
+                                                         "clock": {"prompt_ms": None}})).json()
+        played = await guard_turns(base, created, 20)
+        # Every read of the history now waits until the test lets it go.
+        gate, read = asyncio.Event(), hub.store.events
+
+        async def slow_events(*args, **kwargs):
+            await gate.wait()
+            return await read(*args, **kwargs)
+
+        monkeypatch.setattr(hub.store, "events", slow_events)
+        url = base.replace("http", "ws") + created["ws"]
+        async with websockets.connect(url, subprotocols=["battlehall.v1.msgpack"], compression=None) as late:
+            await late.send(msgpack.packb({"t": "hello", "token": created["spectator_token"], "resume": 0}))
+            welcome = msgpack.unpackb(await late.recv())
+            assert welcome["seq"] == played[-1]["seq"]
+            # While its history is being read, the match goes on: every answer is acked.
+            acks = await guard_turns(base, created, 10)
+            assert [a["seq"] for a in acks] == list(range(welcome["seq"] + 3, welcome["seq"] + 31, 3))
+            assert hub.metrics.history_streams == 1
+            gate.set()
+            seqs = []
+            while not seqs or seqs[-1] < acks[-1]["seq"]:
+                seqs.append(msgpack.unpackb(await asyncio.wait_for(late.recv(), 5))["seq"])
+            assert seqs == list(range(1, acks[-1]["seq"] + 1))  # the history, then what was held
+        assert hub.metrics.history_streams == 0
+
+
+async def test_refused_hellos_load_no_match_and_a_finished_match_is_let_go(redis_url, monkeypatch):
+    monkeypatch.setattr(hub_module, "LINGER_S", 0.3)
+    servers: list = []
+    async with serving(redis_url, servers) as base, httpx.AsyncClient(base_url=base) as http:
+        hub = hub_of(servers[0])
+
+        async def in_memory() -> int:
+            text = (await http.get("/metrics")).text
+            return int(next(line.split()[1] for line in text.splitlines()
+                            if line.startswith("battlehall_matches_in_memory ")))
+
+        body = {"ruleset": "duel", "seats": ["alice", "bob"], "options": {"hp": 1}}
+        finished, live = [(await http.post("/matches", json=body)).json() for _ in range(2)]
+        url = base.replace("http", "ws") + finished["ws"]
+        async with websockets.connect(url, subprotocols=["battlehall.v1.msgpack"], compression=None) as alice:
+            await alice.send(msgpack.packb({"t": "hello", "token": finished["tokens"]["alice"]}))
+            prompt = msgpack.unpackb(await alice.recv())["prompts"][0]
+            await alice.send(msgpack.packb({"t": "act", "id": 1, "prompt": prompt["id"], "option": "strike"}))
+            while msgpack.unpackb(await alice.recv()).get("kind") != "match_ended":
+                pass
+        while finished["match"] in hub.actors:  # unloaded after the linger
+            await asyncio.sleep(0.05)
+        await hub.unload(live["match"])  # live, but not in this process's memory
+        assert await in_memory() == 0
+        for created in (finished, live):
+            for token in ("wrong", None, created["tokens"]["alice"][:-1] + "0"):
+                async with websockets.connect(base.replace("http", "ws") + created["ws"],
+                                              subprotocols=["battlehall.v1.msgpack"]) as ws:
+                    await ws.send(msgpack.packb({"t": "hello", "token": token}))
+                    assert msgpack.unpackb(await ws.recv())["code"] == "unauthorized"
+                    with pytest.raises(websockets.ConnectionClosed):
+                        await ws.recv()
+        assert await in_memory() == 0
+        # A viewer of the finished match loads it; it is let go after the linger, as a
+        # match that ends in this process is, and its socket told so (1001).
+        async with websockets.connect(url, subprotocols=["battlehall.v1.msgpack"]) as viewer:
+            await viewer.send(msgpack.packb({"t": "hello", "token": finished["spectator_token"]}))
+            assert msgpack.unpackb(await viewer.recv())["view"]["result"] is not None
+            assert await in_memory() == 1
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(viewer.recv(), 5)
+            assert closed.value.rcvd.code == 1001
+        assert await in_memory() == 0

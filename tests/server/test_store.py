@@ -57,6 +57,16 @@ async def test_events_reads_back_any_range_of_the_history(redis_url):
         expected = [r for r in records if r["seq"] > after and (upto < 0 or r["seq"] <= upto)]
         assert await store.events("m_store_ranges", after, upto) == expected, (after, upto)
     assert await store.events("m_no_such_match", 0) == []
+    # Pages: at most `limit` log entries each (the start's events besides), ending at the
+    # end of an entry; read one after another, they are the history exactly once.
+    for after, limit in ((0, 1), (0, 7), (5, 3), (core.seq // 2, 4)):
+        pages, seq = [], after
+        while seq < core.seq:
+            page = await store.events("m_store_ranges", seq, core.seq, limit=limit)
+            assert page and page[0]["seq"] == seq + 1
+            pages += page
+            seq = page[-1]["seq"]
+        assert pages == [r for r in records if r["seq"] > after]
     await store.close()
 
 
