@@ -13,7 +13,8 @@ SUBPROTOCOLS = (JSON, MSGPACK)
 
 
 class DecodeError(ValueError):
-    pass
+    #: the act id of a message that decoded but holds what JSON cannot say, if it has one
+    id: str | int | None = None
 
 
 def choose_subprotocol(offered: list[str]) -> str | None:
@@ -56,7 +57,11 @@ def decode(codec: str, frame: bytes | str) -> dict:
             message = msgpack.unpackb(frame, strict_map_key=True, raw=False)
             problem = not_plain(message)
             if problem is not None:
-                raise DecodeError(problem)
+                error = DecodeError(problem)
+                act_id = message.get("id") if isinstance(message, dict) else None
+                if type(act_id) in (str, int):  # so a client knows which act was refused
+                    error.id = act_id
+                raise error
         else:
             message = orjson.loads(frame)
     except DecodeError:

@@ -53,7 +53,7 @@ class Session:
         try:
             return codec.decode(self.conn.codec, frame)
         except codec.DecodeError as exc:
-            self.error("bad_message", str(exc))
+            self.error("bad_message", str(exc), exc.id)
             return None
 
     def on_frame(self, frame: bytes | str, text: bool) -> None:
@@ -212,9 +212,6 @@ class Session:
                 return
             if args is not None and not isinstance(args, dict):
                 self.error("bad_args", "args must be a map of argument names to values", act_id)
-                return
-            if args and not all(type(name) is str for name in args):  # MessagePack allows bytes keys too
-                self.error("bad_message", "argument names must be strings", act_id)
                 return
             self.actor.submit(("act", self.conn, message))
         elif kind == "hello":
