@@ -168,6 +168,8 @@ class Client:
                 reason = "the server closed the connection"
             except _CallbackFailed as wrapped:
                 raise wrapped.__cause__ from None
+            except Refused:  # Unauthorized is also a PermissionError, an OSError: not one to retry
+                raise
             except websockets.ConnectionClosed as exc:
                 self._refused_by_close(exc)
                 reason = describe(exc)

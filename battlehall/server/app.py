@@ -8,6 +8,7 @@ import gc
 import hmac
 import logging
 import time
+from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 import uvicorn
@@ -40,11 +41,23 @@ def error_response(status: int, code: str, message: str, path: str | None = None
     return ORJSONResponse({"error": error}, status_code=status)
 
 
+def redacted(url: str) -> str:
+    """`url` without its password, for logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
+
+
 async def recover(hub: Hub, attempts: int = 600) -> None:
     """Wait for Redis (it may still be loading its data), then bring back the live matches."""
-    for _ in range(attempts):
+    for attempt in range(attempts):
         if await hub.store.ping():
+            if attempt:
+                log.info("Redis at %s answers", redacted(hub.store.url))
             break
+        if attempt == 0:  # the server does not listen until Redis answers: say why
+            log.warning("waiting for Redis at %s ...", redacted(hub.store.url))
         await asyncio.sleep(0.5)
     try:
         started = time.perf_counter()
