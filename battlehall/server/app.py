@@ -59,6 +59,10 @@ async def recover(hub: Hub, attempts: int = 600) -> None:
         if attempt == 0:  # the server does not listen until Redis answers: say why
             log.warning("waiting for Redis at %s ...", redacted(hub.store.url))
         await asyncio.sleep(0.5)
+    else:
+        log.error("Redis at %s does not answer; serving without it (/readyz answers 503, matches load "
+                  "on first use)", redacted(hub.store.url))
+        return
     try:
         started = time.perf_counter()
         recovered = await hub.recover_all()
