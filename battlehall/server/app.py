@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 import time
+from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 import uvicorn
@@ -69,12 +70,28 @@ async def internal_error(request: Request, exc: Exception) -> Response:
     return error_response(500, "internal", "internal error")
 
 
+def redacted(url: str) -> str:
+    """`url` without its password, for logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
+
+
 async def recover(hub: Hub, attempts: int = 600) -> None:
     """Wait for Redis (it may still be loading its data), then bring back the live matches."""
-    for _ in range(attempts):
+    for attempt in range(attempts):
         if await hub.store.ping():
+            if attempt:
+                log.info("Redis at %s answers", redacted(hub.store.url))
             break
+        if attempt == 0:  # the server does not listen until Redis answers: say why
+            log.warning("waiting for Redis at %s ...", redacted(hub.store.url))
         await asyncio.sleep(0.5)
+    else:
+        log.error("Redis at %s does not answer; serving without it (/readyz answers 503, matches load "
+                  "on first use)", redacted(hub.store.url))
+        return
     try:
         started = time.perf_counter()
         recovered = await hub.recover_all()

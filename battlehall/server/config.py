@@ -9,12 +9,18 @@ from dataclasses import dataclass, field
 
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
-    return int(value) if value else default
+    try:
+        return int(value) if value else default
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, not {value!r}") from None
 
 
 def _env_float(name: str, default: float) -> float:
     value = os.environ.get(name)
-    return float(value) if value else default
+    try:
+        return float(value) if value else default
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
 
 
 @dataclass

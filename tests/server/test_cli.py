@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 
 import httpx
+import pytest
+
+from conftest import free_port
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -41,4 +46,146 @@ def test_two_bots_finish_a_match(server):
 def test_bot_with_a_bad_token_says_so(server):
     created = server.create(ruleset="duel", seed=1)
     done = run("bot", "--url", server.url, "--match", created["match"], "--token", "nope")
-    assert done.returncode == 2 and "unauthorized" in done.stderr
+    assert done.returncode == 2 and done.stdout == ""
+    assert one_line(done) == "battlehall bot: bad token"
+
+
+# -- what goes wrong is one readable line -----------------------------------------------
+
+
+def one_line(done: subprocess.CompletedProcess) -> str:
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--ruleset", "chess"), "invalid choice: 'chess'"),
+    (("--ruleset", "duel", "--options", "{hp: 3}"), "--options is not JSON"),
+    (("--ruleset", "duel", "--options", "[3]"), "--options must be a JSON object"),
+    (("--ruleset", "duel", "--options", '{"hp": "many"}'), "options.hp"),
+    (("--ruleset", "duel", "--options", '{"lives": 3}'), "unknown option 'lives'"),
+    (("--ruleset", "spellfire", "--options", '{"decks": {"alice": [1]}}'), "options.decks"),
+    (("--ruleset", "duel", "--seats", "alice"), "exactly two seats"),
+    (("--ruleset", "duel", "--seats", "alice,alice"), "names a seat twice"),
+    (("--seed", "seven"), "invalid int value: 'seven'"),
+])
+def test_play_local_refuses_bad_arguments_in_one_line(args, says):
+    done = run("play-local", *args, timeout=30)
+    assert done.returncode == 2 and done.stdout == ""
+    line = one_line(done)
+    assert line.startswith("battlehall play-local: ") and says in line, line
+
+
+def test_serve_with_a_redis_host_that_does_not_resolve_stops_at_once(tmp_path):
+    done = run("serve", "--port", str(free_port()), "--data-dir", str(tmp_path),
+               "--redis", "redis://nonexistent.invalid:6379", timeout=30)
+    assert done.returncode == 1
+    assert "cannot resolve the Redis host 'nonexistent.invalid'" in one_line(done)
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:6379", "redis://127.0.0.1:port"])
+def test_serve_with_a_bad_redis_url_is_a_usage_error(tmp_path, url):
+    done = run("serve", "--port", str(free_port()), "--data-dir", str(tmp_path), "--redis", url, timeout=30)
+    assert done.returncode == 2 and f"bad Redis URL {url!r}" in one_line(done)
+
+
+def test_serve_with_a_bad_setting_in_the_environment_names_it(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "battlehall", "serve", "--data-dir", str(tmp_path)],
+                          env={**os.environ, "BATTLEHALL_RATE_PER_S": "fast"}, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 2 and "BATTLEHALL_RATE_PER_S must be a number, not 'fast'" in one_line(done)
+
+
+def test_serve_says_it_waits_for_a_redis_that_does_not_answer(tmp_path):
+    port = free_port()  # nothing listens there
+    proc = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(free_port()),
+                             "--data-dir", str(tmp_path), "--redis", f"redis://:secret@127.0.0.1:{port}/0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = proc.stdout.readline()
+        while line and "Redis" not in line:
+            line = proc.stdout.readline()
+        assert f"waiting for Redis at redis://:***@127.0.0.1:{port}/0 ..." in line, line
+        assert proc.poll() is None  # still waiting: Redis may be on its way
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_bot_with_no_server_says_so_at_once_and_gives_up(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}"
+    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "battlehall", "bot", "--url", url, "--match", "m_x",
+                             "--token", "t", "--give-up-s", "3"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()
+        assert proc.poll() is None  # said at the first failure, not when giving up
+        assert first.startswith("battlehall bot: cannot reach ws://127.0.0.1:") and "connection refused; retrying" in first
+        rest = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert time.monotonic() - started >= 3  # gave up after its bound, not before
+    assert proc.returncode == 1 and rest[0] == ""
+    assert rest[1].splitlines() == [first.strip().replace("retrying for up to 3 s", "gave up after 3 s")]
+
+
+def test_bot_with_a_bad_url_is_a_usage_error():
+    done = run("bot", "--url", "localhost:8000", "--match", "m_x", "--token", "t", timeout=30)
+    assert done.returncode == 2 and "not a server URL: 'localhost:8000'" in one_line(done)
+
+
+# -- watching ------------------------------------------------------------------------------
+
+
+def test_watch_prints_a_finished_match(server):
+    created = server.create(ruleset="duel", seed=3, options={"hp": 5})
+    bots = [subprocess.Popen([sys.executable, "-m", "battlehall", "bot", "--url", server.url, "--match",
+                              created["match"], "--token", token], stdout=subprocess.DEVNULL)
+            for token in created["tokens"].values()]
+    assert all(b.wait(60) == 0 for b in bots)
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    done = run("watch", "--url", server.url, "--match", created["match"], "--token", created["spectator_token"],
+               timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert one_line(done) == f"battlehall watch: watching match {created['match']} as spectator: {len(replay['events'])} events so far"
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(replay["events"])
+    for line, event in zip(lines, replay["events"]):
+        assert line.startswith(f"#{event['seq']} ") and f" {event['kind']} " in line
+    assert "match_started    seats=alice,bob hp=5" in lines[0]
+    assert "alice: move (p1, answer by " in lines[1]
+    winner = replay["result"]["winner"]
+    assert lines[-1].endswith(f"match_ended      winner={winner} reason=knockout")
+    assert "options" not in done.stdout and "Strike" not in done.stdout  # a spectator's copy: prompts hidden
+
+
+def test_watch_follows_a_live_public_match_to_its_end(server):
+    created = server.create(ruleset="duel", seed=4, options={"hp": 8}, spectators={"public": True})
+    watcher = subprocess.Popen([sys.executable, "-m", "battlehall", "watch", "--url", server.url, "--match",
+                                created["match"], "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "as spectator: 2 events so far" in watcher.stderr.readline()  # joined before play began
+        bots = [subprocess.Popen([sys.executable, "-m", "battlehall", "bot", "--url", server.url, "--match",
+                                  created["match"], "--token", token, "--think-ms", "20"], stdout=subprocess.DEVNULL)
+                for token in created["tokens"].values()]
+        assert all(b.wait(60) == 0 for b in bots)
+        out, err = watcher.communicate(timeout=30)
+    finally:
+        watcher.kill()
+    assert watcher.returncode == 0 and "Traceback" not in err
+    events = [json.loads(line) for line in out.splitlines()]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["kind"] == "match_ended" and len(events) > 10
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()["events"]
+    assert [(e["seq"], e["kind"]) for e in events] == [(e["seq"], e["kind"]) for e in replay]
+    assert [e for e in events if e["kind"] != "prompt"] == [
+        {k: e[k] for k in ("seq", "at", "kind", "data")} for e in replay if e["kind"] != "prompt"]
+
+
+def test_watch_of_a_match_that_does_not_exist_stops_with_one_line(server):
+    done = run("watch", "--url", server.url, "--match", "m_nosuchmatch", timeout=30)
+    assert done.returncode == 2 and done.stdout == ""
+    assert one_line(done) == "battlehall watch: no such match m_nosuchmatch"
