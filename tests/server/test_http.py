@@ -66,8 +66,12 @@ async def test_list_summary_and_replay(server):
     seqs = [e["seq"] for e in replay["events"]]
     assert seqs == list(range(1, len(seqs) + 1))
     assert replay["events"][-1]["kind"] == "match_ended"
-    # Revealed: the prompt events carry their options.
-    assert all("options" in e["data"] for e in replay["events"] if e["kind"] == "prompt")
+    # Revealed: each prompt event carries its options in its seat's private part, apart
+    # from the public data (two seats' fields of one name must not overwrite each other).
+    prompts = [e for e in replay["events"] if e["kind"] == "prompt"]
+    assert prompts and all("options" not in e["data"] for e in prompts)
+    assert all(list(e["private"]) == [e["data"]["seat"]] and "options" in e["private"][e["data"]["seat"]]
+               for e in prompts)
     listed = httpx.get(server.url + "/matches").json()["matches"]
     assert created["match"] not in [m["match"] for m in listed]
 
