@@ -118,7 +118,7 @@ def test_many_random_matches(name, n):
     rs = get_ruleset(name)
     seats = seat_names(n)
     reasons = {}
-    for seed in range(600 if n == 2 else 80):
+    for seed in range(600 if n == 2 else 60):
         state, log, answers = play(rs, seed, random.Random(seed), full=seed % 10 == 0, seats=seats)
         assert log[-1]["kind"] == "match_ended" and log[-1]["data"] == state["result"]
         reasons[state["result"]["reason"]] = reasons.get(state["result"]["reason"], 0) + 1
