@@ -106,7 +106,13 @@ class Ruleset:
         return {k: options.get(k, spec["default"]) for k, spec in self.options_doc.items()}
 
     def start(self, seats: list[str], seed: int, options: dict | None = None, setup: dict | None = None) -> tuple[State, list[Event]]:
-        """A new match: its state and the events that open it (prompt events included)."""
+        """A new match: its state and the events that open it (prompt events included).
+        A seat count outside min_seats..max_seats is a SetupError naming `seats`."""
+        from .errors import SetupError
+
+        if not self.min_seats <= len(seats) <= self.max_seats:
+            many = f"{self.min_seats}" if self.min_seats == self.max_seats else f"{self.min_seats} to {self.max_seats}"
+            raise SetupError("seats", f"{self.name} is played by {many} seats, not {len(seats)}")
         state, events = self.new_state(list(seats), seed, self.resolve_options(options), setup)
         closed, opened = self._prompt_events(state, [], None, None)
         return state, closed + events + opened

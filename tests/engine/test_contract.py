@@ -134,3 +134,28 @@ def test_reveal_keeps_each_seats_private_part_apart():
     assert shown == {"kind": "dealt", "data": {"count": 2},
                      "private": {"alice": {"cards": ["c1", "c2"]}, "bob": {"cards": ["c3", "c4"]}}}
     assert Ruleset().reveal({"kind": "k", "data": {"a": 1}}) == {"kind": "k", "data": {"a": 1}}
+
+
+@pytest.mark.parametrize("seats", [[], ["a", "b", "c", "d", "e"]])
+def test_seat_counts_outside_the_rulesets_range_are_refused(seats):
+    """The base class enforces min_seats..max_seats (1 to 4 for Market) for every ruleset."""
+    from battlehall.engine.errors import SetupError
+
+    with pytest.raises(SetupError) as err:
+        Market().start(seats, 1)
+    assert err.value.path == "seats"
+
+
+def test_any_non_negative_seed_however_large():
+    from battlehall.engine import get_ruleset
+    from battlehall.engine.rng import seed_state
+
+    assert seed_state(5) == 5 and seed_state(2**64 - 1) == 2**64 - 1  # small seeds: as before
+    big = [seed_state(s) for s in (2**64, 2**64 + 1, 2**65, 7 + 2**200, 7 + 2**201)]
+    assert len(set(big)) == len(big) and all(0 <= b < 2**64 for b in big)
+    rs = get_ruleset("spellfire")
+    first, _ = rs.start(["alice", "bob"], 3 + 2**70)
+    again, _ = rs.start(["alice", "bob"], 3 + 2**70)
+    other, _ = rs.start(["alice", "bob"], 3 + 2**71)
+    assert first == again
+    assert first["players"] != other["players"]  # the bits above 64 count
