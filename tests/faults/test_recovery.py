@@ -36,7 +36,7 @@ async def test_recovered_state_equals_the_state_before(redis_url, ruleset_name, 
     settings = Settings(snapshot_every=7, retention_s=60)
     ruleset = get_ruleset(ruleset_name)
     checks = 0
-    for seed in range(12):
+    for seed in range(12 if n == 2 else 4):  # matches of more seats are longer
         rng = random.Random(seed)
         match_id = f"m_recovery_{ruleset_name}_{n}_{seed}"
         seats = seat_names(n)
