@@ -207,8 +207,8 @@ def _play(state: dict, seat: str, iid: str, events: list, side: str | None = Non
     b = state["battle"]
     if seat in (b["attacker"], b["defender"]):
         side = _side_of(b, seat)
-    elif side is not None:
-        b["owners"][iid] = seat  # it goes back to its owner's discard pile
+    elif side is not None and z.card(state, iid)["bonus"]:
+        b["owners"][iid] = seat  # it stays with the side until the round ends, then goes back to its owner
     state["players"][seat]["hand"].remove(iid)
     outcome = pw.play(state, b, side, iid, events, seat)
     if outcome is not None:

@@ -45,7 +45,7 @@ _CHECKS = {
 
 class Spellfire(Ruleset):
     name = "spellfire"
-    summary = ("Spellfire: build a formation of six realms; attack the opponent's realms with champions "
+    summary = ("Spellfire: build a formation of six realms; attack other players' realms with champions "
                "and back them with allies, spells, items and events in rounds of combat.")
     min_seats = 2
     max_seats = 6

@@ -132,11 +132,9 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     effects: list[str] = []
     played = {"seat": seat, "side": side, **z.ref(state, iid)}
     events.append({"kind": "card_played", "data": played})  # its effects' events follow it
-    if s is None:
-        pass
-    elif c["type"] in ("magical_item", "artifact"):
+    if s is not None and c["type"] in ("magical_item", "artifact"):
         s["attached"].append(iid)  # stays with the champion if it wins
-    elif c["type"] != "event" or c["bonus"]:
+    elif s is not None and (c["type"] != "event" or c["bonus"]):
         s["played"].append(iid)    # allies, spells, ... and events that add a bonus: until the round ends
     powers = c["powers"]
     if "counter_spell" in powers and s is not None:
