@@ -174,3 +174,19 @@ def test_seat_counts_and_names_are_checked(seats):
     with pytest.raises(SetupError) as err:
         get_ruleset("spellfire").start(seats, 1)
     assert err.value.path == "seats"
+
+
+def test_an_outside_event_for_a_side_acts_against_the_other(match, S, ev):
+    """Glittering Hoard played by carol for the defender lures the attacking monster away."""
+    m = match(alice=S(pool=["gnarltooth-ogre"], hand=["hillfolk-skirmishers"]),
+              bob=S(formation=BOB, pool=["grey-warden-tamsin"], draw=["ravencrag"]),
+              carol=S(hand=["glittering-hoard"]), turn=ATTACK)
+    m.answer("ironbridge")
+    m.answer("gnarltooth-ogre")
+    m.answer("grey-warden-tamsin")
+    m.answer("hillfolk-skirmishers")
+    events = m.answer_as("carol", "glittering-hoard", side="defender")
+    played = ev.find(events, "card_played")[0]
+    assert (played["seat"], played["side"], played["outcome"]) == ("carol", "defender", "attacker_discarded")
+    assert "gnarltooth-ogre" in m.zone("alice", "discard") and m.zone("carol", "discard") == ["glittering-hoard"]
+    assert ev.find(events, "cards_drawn")[0]["seat"] == "bob"  # the defender's spoils
