@@ -47,7 +47,10 @@ def test_create_rejects_non_json(server):
 
 
 def test_rulesets_health_and_metrics(server):
-    names = [r["name"] for r in httpx.get(server.url + "/rulesets").json()["rulesets"]]
+    described = httpx.get(server.url + "/rulesets").json()["rulesets"]
+    names = [r["name"] for r in described]
+    seats = {r["name"]: r["seats"] for r in described}
+    assert seats["spellfire"] == {"min": 2, "max": 6} and seats["duel"] == {"min": 2, "max": 2}
     assert {"duel", "spellfire"} <= set(names)
     assert httpx.get(server.url + "/healthz").json() == {"ok": True}
     assert httpx.get(server.url + "/readyz").json() == {"ready": True}
