@@ -62,6 +62,7 @@ def viewers(seats):
     return list(seats) + [None]
 
 
+@pytest.mark.timeout(900)  # thousands of matches: minutes on a busy two-core machine
 @pytest.mark.parametrize(("name", "n"), cases(), ids=case_ids())
 def test_random_matches_leak_nothing(name, n):
     ruleset = get_ruleset(name)
