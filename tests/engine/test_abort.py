@@ -8,6 +8,9 @@ import pytest
 from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.engine.errors import MatchOver
 
+# Nobody won, nobody drew: every seat shares the one place.
+ABORTED = {"winners": [], "ranking": [["alice", "bob"]], "draw": False, "reason": "aborted", "winner": None}
+
 
 @pytest.mark.parametrize("name", ruleset_names())
 def test_abort_cancels_every_open_prompt_and_ends_without_a_winner(name):
@@ -19,7 +22,7 @@ def test_abort_cancels_every_open_prompt_and_ends_without_a_winner(name):
     assert [e["kind"] for e in events] == ["prompt_closed"] * len(open_prompts) + ["match_ended"]
     assert [e["data"]["id"] for e in events[:-1]] == open_prompts
     assert all(e["data"]["reason"] == "cancelled" for e in events[:-1])
-    assert events[-1]["data"] == state["result"] == {"winner": None, "reason": "aborted"}
+    assert events[-1]["data"] == state["result"] == ABORTED
     assert state["prompts"] == [] and ruleset.view(state, "alice")["result"] == state["result"]
     assert msgpack.unpackb(msgpack.packb(state), strict_map_key=False) == state  # still plain data
     with pytest.raises(MatchOver):

@@ -13,6 +13,9 @@ from battlehall.verify import verify
 from conftest import ServerProcess, free_port
 from wsutil import Raw
 
+# Nobody won, nobody drew: every seat shares the one place.
+ABORTED = {"winners": [], "ranking": [["alice", "bob"]], "draw": False, "reason": "aborted", "winner": None}
+
 KEY = "sesame"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 
@@ -50,12 +53,12 @@ async def test_abort_ends_the_match_for_its_sockets(keyed):
     # The scheme is case-insensitive (RFC 7235).
     r = httpx.post(f"{keyed.url}/matches/{match}/abort", headers={"Authorization": f"bearer {KEY}"})
     assert r.status_code == 200, r.text
-    assert r.json()["status"] == "finished" and r.json()["result"] == {"winner": None, "reason": "aborted"}
+    assert r.json()["status"] == "finished" and r.json()["result"] == ABORTED
 
     closed = await alice.recv_until(lambda m: m["t"] == "event")
     assert closed["kind"] == "prompt_closed" and closed["data"]["reason"] == "cancelled"
     ended = await alice.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended")
-    assert ended["data"] == {"winner": None, "reason": "aborted"}
+    assert ended["data"] == ABORTED
     # The delayed spectator sees the end too, its delay later.
     seen = await watcher.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended")
     assert seen["seq"] == ended["seq"]
