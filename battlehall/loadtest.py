@@ -2,7 +2,7 @@
 
 Each of N slots creates a match (POST /matches), connects its spectators, then one
 socket per seat; every seat answers each prompt the moment it arrives with a random
-legal option (any option, any listed value of each argument: PROTOCOL.md promises that
+legal option (any option, any listed value of each argument: docs/protocol.md promises that
 is always legal), so any ruleset can be driven. When a match ends its slot starts the
 next one. After the warm-up, a window of `--seconds` is measured:
 
@@ -72,7 +72,7 @@ class Config:
     max_matches: int | None = None  # stop creating matches after this many (a count bound)
     drain_s: float = 5.0  # after the window: how long to wait for in-flight acks
     clock: dict | None = None  # the create request's clock; None: the server's default
-    batch: bool = False  # ask for `batch` messages (docs/protocol-extensions.md)
+    batch: bool = False  # ask for `batch` messages (docs/protocol.md, Batches)
     api_key: str | None = None  # the server's API key: to create matches, and to abort them at the end
 
 
@@ -617,7 +617,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spectators", type=int, default=0, help="spectator sockets per match")
     parser.add_argument("--json-wire", action="store_true", help="speak JSON instead of MessagePack")
     parser.add_argument("--batch", action="store_true",
-                        help="ask for batch messages: one frame per server turn (docs/protocol-extensions.md)")
+                        help="ask for batch messages: one frame per server turn (docs/protocol.md, Batches)")
     parser.add_argument("--seed", type=int, default=None, help="base seed: match k gets seed+k")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument("--json-out", default=None, metavar="FILE", help="append the result as one JSON line")

@@ -27,7 +27,7 @@ When an option's arguments depend on each other, it also carries ``"combos"`` (m
 legal answers are, for some combo, one value of each argument from that combo. Its
 ``args`` then list every value each argument takes in some combo, the first combo's
 first values first (so the default is a legal answer for clients that read only
-``args``). docs/protocol-extensions.md describes it on the wire.
+``args``). docs/protocol.md (Prompts, Arguments) describes it on the wire.
 
 Only seats are prompted. Sides that are not seats (bandits, neutral monsters) decide
 inside the ruleset with the match's own generator; :meth:`Ruleset.new_prompt` refuses

@@ -1,4 +1,4 @@
-"""The HTTP routes of PROTOCOL.md as a Starlette app, and the uvicorn server for it and the sockets."""
+"""The HTTP routes of docs/protocol.md as a Starlette app, and the uvicorn server for it and the sockets."""
 
 from __future__ import annotations
 

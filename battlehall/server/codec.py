@@ -1,4 +1,4 @@
-"""The two wire encodings of PROTOCOL.md: JSON text frames and MessagePack binary frames."""
+"""The two wire encodings of docs/protocol.md: JSON text frames and MessagePack binary frames."""
 
 from __future__ import annotations
 

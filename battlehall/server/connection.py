@@ -52,7 +52,7 @@ class Connection:
         self.binary = wire == codec.MSGPACK
         self.seat: str | None = None
         self.role: str | None = None
-        self.batch = False  # the client asked for `batch` messages (docs/protocol-extensions.md)
+        self.batch = False  # the client asked for `batch` messages (docs/protocol.md, Batches)
         self.outbox: list[bytes] = []
         self.queued = False  # on the dirty list for this loop turn
         self.queue_limit = queue_limit

@@ -1,4 +1,4 @@
-"""One client's session: `hello`, then `act` and `ping` until it leaves (PROTOCOL.md, Session)."""
+"""One client's session: `hello`, then `act` and `ping` until it leaves (docs/protocol.md, Session)."""
 
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ class WebSockets:
 
     async def _keep_alive(self, interval: float = PING_INTERVAL_S) -> None:
         """Ping every socket each interval; drop one that sent nothing since its last ping
-        (PROTOCOL.md, Keep-alive). One sweep for all sockets, not a timer each, spread
+        (docs/protocol.md, Keep-alive). One sweep for all sockets, not a timer each, spread
         over the interval one slice at a time."""
         tick = 0
         while True:

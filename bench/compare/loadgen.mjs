@@ -293,7 +293,7 @@ async function loadBattlehall() {
   msgpack = await import("@msgpack/msgpack");
 }
 
-// With --batch, the hello asks for `batch` messages (docs/protocol-extensions.md): all
+// With --batch, the hello asks for `batch` messages (docs/protocol.md, Batches): all
 // the server has for a socket in one turn comes as one frame. `onMessages(fn)` calls fn
 // with each message in order, batches unpacked, the welcome excepted.
 const BH_BATCH = !!args.batch;

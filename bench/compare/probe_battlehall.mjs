@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Checks, on one or two `duel` matches, that a running Battlehall server speaks
-// /work/shared/PROTOCOL.md the way bench/compare/loadgen.mjs expects. Prints one
+// docs/protocol.md the way bench/compare/loadgen.mjs expects. Prints one
 // line per check (ok / DIFF) and a JSON summary; exits 0 even when it finds
 // differences (it is a report, not a gate), 2 if the server cannot be reached.
 //

@@ -7,7 +7,7 @@
 # Options: --matches "N1 N2 ..." (default "100 1000"), --seconds S (20), --warmup S (5),
 #          --only colyseus|battlehall, --no-probe, --repeat K (K rounds; the table shows,
 #          for each server and N, the round in which other processes used the least CPU),
-#          --bh-variants "plain batch" (default both: Battlehall as PROTOCOL.md has it, one
+#          --bh-variants "plain batch" (default both: Battlehall as docs/protocol.md has it, one
 #          frame per message, and with the `batch` hello option, one frame per server turn)
 # Environment: SERVER_CPUS (default 0) and LOADGEN_CPUS (default 1): taskset CPU lists
 #   for the server under test (its children, e.g. Battlehall's redis-server, inherit
@@ -171,7 +171,7 @@ bench_battlehall() { # N tag variant (plain|batch)
   echo "   battlehall pid $pid, children: $(for k in $kids; do printf '%s(%s) ' "$k" "$(cat /proc/$k/comm 2>/dev/null)"; done)"
   if [ "$PROBE" = 1 ] && [ "$PROBED" = 0 ]; then
     PROBED=1
-    echo "== protocol probe (PROTOCOL.md) against Battlehall"
+    echo "== protocol probe (docs/protocol.md) against Battlehall"
     timeout 90 node "$SCRATCH/probe_battlehall.mjs" --url "http://127.0.0.1:$BH_PORT" > "$LOGS/probe.txt" 2>&1 || true
     grep -E '^DIFF' "$LOGS/probe.txt" || echo "   all probe checks ok ($(grep -c '^ok' "$LOGS/probe.txt"))"
   fi

@@ -1,4 +1,4 @@
-"""Every error path of PROTOCOL.md over a real socket: a clear error, the match unchanged."""
+"""Every error path of docs/protocol.md over a real socket: a clear error, the match unchanged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The HTTP routes of PROTOCOL.md against the real server."""
+"""The HTTP routes of docs/protocol.md against the real server."""
 
 from __future__ import annotations
 
