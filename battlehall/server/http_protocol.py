@@ -21,7 +21,7 @@ import asyncio
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from .limits import Limits, Refused, TurnedAway
+from .limits import Closing, Limits, Refused
 from .websocket import WebSocket
 
 WS_PREFIX = b"GET /ws/"
@@ -49,8 +49,12 @@ class HttpProtocol(HttpToolsProtocol):
         limits = self.limits
         address = limits.address_of(transport)
         if address is not None:
-            if not limits.admit(address):
-                transport.set_protocol(TurnedAway(transport, limits.too_many))
+            already = limits.admit(address)
+            if already >= limits.max_per_address:
+                if already >= 2 * limits.max_per_address:
+                    transport.abort()  # not even worth an answer
+                else:
+                    transport.set_protocol(Closing(transport, limits.too_many, limits, address))
                 return
             self.address = address
         self.timer = self.loop.call_later(limits.request_timeout_s, self._timed_out)
@@ -156,11 +160,21 @@ class HttpProtocol(HttpToolsProtocol):
         self._refuse(self.limits.timeout)
 
     def _refuse(self, response: bytes) -> None:
-        """Answer a limit's error (unless a response is being written) and close."""
+        """Answer a limit's error and close (limits.Closing); only close if a response
+        is being written."""
         answering = self.answering
-        if answering is None or answering.response_complete:
-            self.transport.write(response)
-        self.transport.close()
+        if answering is not None and not answering.response_complete:
+            self.transport.close()  # connection_lost tells the app
+            return
+        # No app is running on this connection (the one that answered last is done, the
+        # request being read has not started one): nothing to tell it leaves.
+        address, self.address = self.address, None
+        self._release()
+        self._unset_keepalive_if_required()
+        self.connections.discard(self)
+        self.held = None
+        self.parser = None  # breaks the parser <-> protocol cycle, as uvicorn's connection_lost does
+        self.transport.set_protocol(Closing(self.transport, response, self.limits, address))
 
     def _release(self) -> None:
         """This protocol no longer owns the connection: stop its timer, give back its count."""

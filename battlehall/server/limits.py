@@ -37,26 +37,33 @@ class Refused(Exception):
         self.response = response
 
 
-# How long a connection over the cap may take to send its request, which is read before
-# it is closed: closing with the request unread would reset the connection, and the
-# client would most likely lose the answer.
-TURN_AWAY_S = 1.0
+# How long a refused connection is read (and what it sends dropped) after its answer.
+LINGER_S = 2.0
 
 
-class TurnedAway(asyncio.Protocol):
-    """A connection over the per-address cap: answered 429 at once, closed once its first
-    bytes are read (or after TURN_AWAY_S). It is not counted."""
+class Closing(asyncio.Protocol):
+    """A connection refused by a limit, once its error answer is written (with an end of
+    file after it): what the client still sends is read and dropped until it closes, or
+    for LINGER_S. Closing at once, with its bytes unread, would reset the connection,
+    and a client still sending (a large body, or its request after a 429 at accept) would
+    most likely lose the answer. It stays counted under its address until it closes."""
 
-    def __init__(self, transport: asyncio.Transport, response: bytes):
-        self.transport = transport
+    def __init__(self, transport: asyncio.Transport, response: bytes, limits: "Limits", address: str | None):
+        self.limits = limits
+        self.address = address
         transport.write(response)
-        self.timer = asyncio.get_running_loop().call_later(TURN_AWAY_S, transport.abort)
+        if transport.can_write_eof():
+            transport.write_eof()
+        self.timer = asyncio.get_running_loop().call_later(LINGER_S, transport.abort)
 
     def data_received(self, data: bytes) -> None:
-        self.transport.close()
+        pass
 
     def connection_lost(self, exc) -> None:
         self.timer.cancel()
+        if self.address is not None:
+            self.limits.release(self.address)
+            self.address = None
 
 
 class Limits:
@@ -87,13 +94,14 @@ class Limits:
         peer = transport.get_extra_info("peername")
         return peer[0] if isinstance(peer, tuple) else None  # a Unix socket's is a str
 
-    def admit(self, address: str) -> bool:
-        """Count a connection from `address` in; False, counting nothing, at the cap."""
+    def admit(self, address: str) -> int:
+        """Count a new connection from `address` in; returns how many were open from it.
+        From `max_per_address` on, it is to be turned away with a 429 (counted while it
+        lingers); from twice that, dropped at once, and not counted."""
         count = self.open.get(address, 0)
-        if count >= self.max_per_address:
-            return False
-        self.open[address] = count + 1
-        return True
+        if count < 2 * self.max_per_address:
+            self.open[address] = count + 1
+        return count
 
     def release(self, address: str) -> None:
         """Count a connection admitted under `address` out (it is closed)."""

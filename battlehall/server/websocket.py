@@ -26,7 +26,7 @@ from websockets.server import ServerProtocol
 
 from . import codec
 from .connection import Connection, RateLimiter
-from .limits import Limits
+from .limits import Closing, Limits
 from .session import Session
 
 WS_PATH = re.compile(r"/ws/([^/?]+)(?:\?.*)?")
@@ -294,9 +294,10 @@ class WebSocket(asyncio.Protocol):
             self._refuse(self.limits.timeout)
 
     def _refuse(self, response: bytes) -> None:
-        """Answer the upgrade request with a limit's error and close (limits.py)."""
-        self.transport.write(response)
-        self.transport.close()
+        """Answer the upgrade request with a limit's error and close (limits.Closing)."""
+        address, self.address = self.address, None  # counted on while it closes
+        self.connection_lost(None)  # let go of all this socket holds, as when it is closed
+        self.transport.set_protocol(Closing(self.transport, response, self.limits, address))
 
     def _handshake(self, request: Request) -> None:
         if self.upgrade_timer is not None:
