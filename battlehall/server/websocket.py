@@ -282,8 +282,8 @@ class WebSocket(asyncio.Protocol):
     # -- inside ----------------------------------------------------------------------------
 
     def await_upgrade(self) -> None:
-        """The upgrade request has not arrived in full with the first bytes: it has the
-        request timeout to do so (answered 408 otherwise)."""
+        """After the first bytes: an upgrade request not all in yet has the request
+        timeout to arrive (answered 408 otherwise)."""
         if self.protocol.state is State.CONNECTING and self.upgrade_timer is None:
             self.upgrade_timer = asyncio.get_running_loop().call_later(
                 self.limits.request_timeout_s, self._upgrade_timed_out)
