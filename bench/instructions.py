@@ -38,8 +38,7 @@ def run(src: str, matches: int) -> tuple[int, int]:
     """(server instructions, answers) for one run of `matches` matches."""
     with tempfile.TemporaryDirectory() as work:
         port = free_port()
-        env = {**os.environ, "PYTHONPATH": src, "BATTLEHALL_DATA_DIR": work,
-               "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"}  # the load comes from 127.0.0.1
+        env = {**os.environ, "PYTHONPATH": src, "BATTLEHALL_DATA_DIR": work}
         out = os.path.join(work, "callgrind.out")
         server = subprocess.Popen(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", PYTHON, "-m", "battlehall",
