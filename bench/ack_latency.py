@@ -82,6 +82,7 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "battlehall", "serve", "--port", str(self.port), "--data-dir",
              str(self.data), "--log-level", "warning"],
+            env={**os.environ, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"},  # thousands of sockets from 127.0.0.1
             cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=pinned(self.cpu), env={**os.environ, **({"BATTLEHALL_FSYNC": self.fsync} if self.fsync else {})})
         deadline = time.monotonic() + timeout

@@ -40,6 +40,10 @@ def wait_ready(url: str, timeout_s: float = 600) -> float:
     raise RuntimeError(f"{url} did not become ready")
 
 
+# The benchmarks open thousands of sockets from 127.0.0.1: no per-address connection cap.
+BENCH_ENV = {"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"}
+
+
 def start_server(port: int | None = None, data_dir: str | None = None, env: dict | None = None,
                  cwd: str | None = None) -> tuple[subprocess.Popen, str]:
     """`battlehall serve` with its private Redis, in its own process group; returns (process, url).
@@ -47,7 +51,7 @@ def start_server(port: int | None = None, data_dir: str | None = None, env: dict
     port = port or free_port()
     data_dir = data_dir or tempfile.mkdtemp(prefix="bh-bench-")
     proc = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(port), "--data-dir", data_dir,
-                             "--log-level", "warning"], env={**os.environ, **(env or {})}, start_new_session=True, cwd=cwd,
+                             "--log-level", "warning"], env={**os.environ, **BENCH_ENV, **(env or {})}, start_new_session=True, cwd=cwd,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, f"http://127.0.0.1:{port}"
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import free_port, wait_ready  # noqa: E402
+from benchlib import BENCH_ENV, free_port, wait_ready  # noqa: E402
 
 
 
@@ -43,7 +43,7 @@ class Server:
         t0 = time.perf_counter()
         self.proc = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(self.port),
                                       "--data-dir", str(self.data), "--log-level", "warning"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                                     env={**os.environ, **BENCH_ENV}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_ready(f"http://127.0.0.1:{self.port}")
         return time.perf_counter() - t0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 import time
@@ -25,6 +26,7 @@ from .actor import MatchLive
 from .config import Settings
 from .http_protocol import HttpProtocol
 from .hub import Hub
+from .limits import Limits
 from .store import Store, StoreUnavailable
 from .websocket import WebSockets
 
@@ -278,6 +280,7 @@ def uvicorn_config(settings: Settings, **options) -> uvicorn.Config:
     """uvicorn serving the app on `settings`' address, with `/ws/{match_id}` sockets
     handed to websocket.py; `options` are more of uvicorn.Config's (log_level, loop)."""
     options.setdefault("timeout_keep_alive", HTTP_KEEP_ALIVE_S)
-    return uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, http=HttpProtocol,
+    http = functools.partial(HttpProtocol, limits=Limits(settings))  # one Limits for the server's connections
+    return uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, http=http,
                           ws="websockets-sansio", ws_per_message_deflate=False, lifespan="on",
                           access_log=False, **options)

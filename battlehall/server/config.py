@@ -44,6 +44,15 @@ class Settings:
     rate_per_s: float = 50.0
     #: Outgoing messages queued for one socket before it is dropped as too slow.
     send_queue_limit: int = 10_000
+    # What one client may hold (limits.py): each refusal is an HTTP error, then a close.
+    #: Largest request body; a larger one is answered 413 `too_large`.
+    max_body_bytes: int = 1024 * 1024
+    #: Largest request line and headers (of HTTP requests and WebSocket upgrades): 431.
+    max_header_bytes: int = 16 * 1024
+    #: Seconds a request or a WebSocket upgrade may take to arrive in full: 408, then close.
+    request_timeout_s: float = 10.0
+    #: Open connections (HTTP and WebSocket) from one address; 0 for no cap. Beyond it: 429.
+    max_connections_per_ip: int = 256
     #: Benchmarks only: skip every Redis write, to measure what persistence costs.
     #: Nothing survives a restart in this mode; never run it for real play.
     persist: bool = True
@@ -68,6 +77,10 @@ class Settings:
             max_frame_bytes=_env_int("BATTLEHALL_MAX_FRAME_BYTES", cls.max_frame_bytes),
             rate_per_s=_env_float("BATTLEHALL_RATE_PER_S", cls.rate_per_s),
             send_queue_limit=_env_int("BATTLEHALL_SEND_QUEUE_LIMIT", cls.send_queue_limit),
+            max_body_bytes=_env_int("BATTLEHALL_MAX_BODY_BYTES", cls.max_body_bytes),
+            max_header_bytes=_env_int("BATTLEHALL_MAX_HEADER_BYTES", cls.max_header_bytes),
+            request_timeout_s=_env_float("BATTLEHALL_REQUEST_TIMEOUT_S", cls.request_timeout_s),
+            max_connections_per_ip=_env_int("BATTLEHALL_MAX_CONNECTIONS_PER_IP", cls.max_connections_per_ip),
             persist=os.environ.get("BATTLEHALL_BENCH_NO_PERSIST", "") != "1",
         )
         for key, value in overrides.items():

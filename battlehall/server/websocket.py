@@ -26,6 +26,7 @@ from websockets.server import ServerProtocol
 
 from . import codec
 from .connection import Connection, RateLimiter
+from .limits import Closing, Limits
 from .session import Session
 
 WS_PATH = re.compile(r"/ws/([^/?]+)(?:\?.*)?")
@@ -111,10 +112,14 @@ class WebSockets:
 
 
 class WebSocket(asyncio.Protocol):
-    def __init__(self, sockets: WebSockets, server_connections: set):
+    def __init__(self, sockets: WebSockets, server_connections: set, limits: Limits, address: str | None):
         self.sockets = sockets
         # uvicorn's set of open connections: it calls `shutdown` on each when it stops.
         self.server_connections = server_connections
+        self.limits = limits
+        self.address = address  # counted under it in `limits` (http_protocol.py) until closed
+        self.upgrade_timer: asyncio.TimerHandle | None = None  # while the upgrade request arrives
+        self.upgrade_bytes = 0  # received before the upgrade was answered
         self.max_size = sockets.settings.max_frame_bytes  # of a message
         self.protocol = ServerProtocol(max_size=self.max_size, logger=connection_log)
         self.transport: asyncio.Transport | None = None
@@ -144,6 +149,11 @@ class WebSocket(asyncio.Protocol):
             if not data:
                 return
         protocol = self.protocol
+        if self.conn is None and protocol.state is State.CONNECTING:
+            self.upgrade_bytes += len(data)
+            if self.upgrade_bytes > self.limits.max_header_bytes:
+                self._refuse(self.limits.header_too_large)
+                return
         protocol.receive_data(data)
         quiet = protocol.state is State.OPEN  # nothing for websockets to answer, as a rule
         for event in protocol.events_received():
@@ -210,6 +220,12 @@ class WebSocket(asyncio.Protocol):
         if self.close_timer is not None:
             self.close_timer.cancel()
             self.close_timer = None
+        if self.upgrade_timer is not None:
+            self.upgrade_timer.cancel()
+            self.upgrade_timer = None
+        if self.address is not None:
+            self.limits.release(self.address)
+            self.address = None
         session, self.session = self.session, None
         if session is not None:
             session.leave()
@@ -265,7 +281,28 @@ class WebSocket(asyncio.Protocol):
 
     # -- inside ----------------------------------------------------------------------------
 
+    def await_upgrade(self) -> None:
+        """After the first bytes: an upgrade request not all in yet has the request
+        timeout to arrive (answered 408 otherwise)."""
+        if self.protocol.state is State.CONNECTING and self.upgrade_timer is None:
+            self.upgrade_timer = asyncio.get_running_loop().call_later(
+                self.limits.request_timeout_s, self._upgrade_timed_out)
+
+    def _upgrade_timed_out(self) -> None:
+        self.upgrade_timer = None
+        if self.protocol.state is State.CONNECTING:
+            self._refuse(self.limits.timeout)
+
+    def _refuse(self, response: bytes) -> None:
+        """Answer the upgrade request with a limit's error and close (limits.Closing)."""
+        address, self.address = self.address, None  # counted on while it closes
+        self.connection_lost(None)  # let go of all this socket holds, as when it is closed
+        self.transport.set_protocol(Closing(self.transport, response, self.limits, address))
+
     def _handshake(self, request: Request) -> None:
+        if self.upgrade_timer is not None:
+            self.upgrade_timer.cancel()
+            self.upgrade_timer = None
         protocol = self.protocol
         found = WS_PATH.fullmatch(request.path)
         if found is None:

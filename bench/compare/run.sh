@@ -158,8 +158,9 @@ bench_battlehall() { # N tag variant (plain|batch)
   local n="$1" tag="$2-$3" variant="$3" pid kids
   local work="$SCRATCH/bh-run-$STAMP-$tag"
   mkdir -p "$work"
-  # fresh server (and so a fresh private Redis) per run, in its own scratch folder
-  ( cd "$work" && exec "${PIN_SERVER[@]}" \
+  # fresh server (and so a fresh private Redis) per run, in its own scratch folder; no
+  # per-address connection cap: the load generator's thousands of sockets come from 127.0.0.1
+  ( cd "$work" && export BATTLEHALL_MAX_CONNECTIONS_PER_IP=0 && exec "${PIN_SERVER[@]}" \
       $BATTLEHALL serve --port "$BH_PORT" ) > "$LOGS/battlehall-$tag.log" 2>&1 &
   pid=$!
   STARTED=("$pid")
