@@ -92,8 +92,8 @@ class Duel(Ruleset):
         fallen = [s for s in state["seats"] if state["hp"][s] <= 0]
         if fallen:
             standing = [s for s in state["seats"] if s not in fallen]
-            state["result"] = ({"winner": standing[0], "reason": "knockout"} if standing
-                               else {"winner": None, "reason": "double knockout"})
+            state["result"] = (make_result("knockout", [standing, fallen]) if standing
+                               else make_result("double knockout", [fallen]))  # both fell: a draw
             return events + [{"kind": "match_ended", "data": state["result"]}]
         self._prompt_round(state)
         return events

@@ -67,6 +67,11 @@ async def http_error(request: Request, exc: HTTPException) -> Response:
     return response
 
 
+async def storage_error(request: Request, exc: Exception) -> Response:
+    """Redis did not answer a read (a list, a summary, a replay): 503, as for writes."""
+    return error_response(503, "unavailable", f"match storage is unreachable: {exc}")
+
+
 async def internal_error(request: Request, exc: Exception) -> Response:
     """A bug: logged by the server (the exception propagates), answered in the error form."""
     return error_response(500, "internal", "internal error")
@@ -266,7 +271,9 @@ def create_app(settings: Settings) -> Starlette:
         Route("/metrics", metrics, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=lifespan,
-                     exception_handlers={HTTPException: http_error, Exception: internal_error})
+                     exception_handlers={HTTPException: http_error, StoreUnavailable: storage_error,
+                                         RedisError: storage_error, OSError: storage_error,
+                                         Exception: internal_error})
 
 
 # How long an idle HTTP connection is kept open. uvicorn's 5 s is about as long as

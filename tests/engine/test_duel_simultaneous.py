@@ -60,4 +60,5 @@ def test_double_knockout_is_a_draw():
     a, b = state["prompts"]
     duel.answer(state, "a", a["id"], "strike")
     duel.answer(state, "b", b["id"], "strike")
-    assert state["result"] == {"winner": None, "reason": "double knockout"}
+    assert state["result"] == {"winners": [], "ranking": [["a", "b"]], "draw": True,
+                               "reason": "double knockout", "winner": None}

@@ -166,3 +166,27 @@ async def test_resent_act_after_a_restart_gets_its_first_ack(tmp_path):
         await again.close()
     finally:
         server.stop()
+
+
+async def test_reads_answer_503_while_redis_is_down(tmp_path):
+    """A list, a summary or a replay that needs Redis answers 503 `unavailable` while it
+    is down, as a create does, not a 500; and the same reads work once it is back."""
+    port = free_port()
+    redis = EmbeddedRedis(tmp_path / "redis", port=port).start()
+    server = ServerProcess(tmp_path, redis_url=redis.url).start()
+    try:
+        created = server.create(ruleset="duel", seed=1)
+        redis.stop()
+        for path in ("/matches", "/matches/m_0000000000000000", "/matches/m_0000000000000000/replay"):
+            r = httpx.get(server.url + path, timeout=30)
+            assert r.status_code == 503 and r.json()["error"]["code"] == "unavailable", (path, r.text)
+        redis = EmbeddedRedis(tmp_path / "redis", port=port).start()
+        deadline = time.monotonic() + 20
+        while httpx.get(server.url + "/matches", timeout=30).status_code != 200:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.2)
+        listed = httpx.get(server.url + "/matches").json()["matches"]
+        assert [m["match"] for m in listed] == [created["match"]]
+    finally:
+        server.stop()
+        redis.stop()
