@@ -22,7 +22,7 @@ options come from the base class.
 from __future__ import annotations
 
 from .errors import SetupError
-from .ruleset import Event, Prompt, Ruleset, State, base_state
+from .ruleset import Event, Prompt, Ruleset, State, base_state, make_result
 
 START_HP = 20
 
@@ -114,7 +114,7 @@ class Duel(Ruleset):
             events = [{"kind": "strike", "data": {"seat": seat, "target": other, "roll": roll,
                                                   "damage": damage, "hp": state["hp"][other]}}]
             if state["hp"][other] <= 0:
-                state["result"] = {"winner": seat, "reason": "knockout"}
+                state["result"] = make_result("knockout", [[seat], [other]])
                 state["prompts"] = []
                 return events + [{"kind": "match_ended", "data": state["result"]}]
         state["turn"] = 1 - state["turn"]

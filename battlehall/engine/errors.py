@@ -33,6 +33,11 @@ class MatchOver(EngineError):
     code = "match_over"
 
 
+class NotASeat(ValueError):
+    """A ruleset tried to prompt a name that is not a seat: a bug in the ruleset, never
+    a player's error. Sides nobody plays decide with the match's generator instead."""
+
+
 class SetupError(EngineError):
     """An invalid `setup` or `options` in a create request; `path` names the field."""
 

@@ -9,7 +9,15 @@ _MASK = (1 << 64) - 1
 
 
 def seed_state(seed: int) -> int:
-    return seed & _MASK
+    """The generator's state for any non-negative seed, however large. A seed below
+    2**64 is the state itself; each further 64 bits are mixed in, so that seeds that
+    differ only above bit 64 still give different matches."""
+    state = seed & _MASK
+    rest = seed >> 64
+    while rest > 0:
+        state = next_u64({"rng": state ^ (rest & _MASK)})
+        rest >>= 64
+    return state
 
 
 def next_u64(state: dict, key: str = "rng") -> int:

@@ -21,13 +21,28 @@ match's ``prompt_ms``) and ``"bank": False`` (it expires at its deadline and nev
 spends the seat's time bank). Each option is ``{"id", "text"}`` and, when
 it takes arguments, ``"args": {name: [every legal value]}``. The default names an
 option; when that option takes arguments, the first listed value of each is used.
+
+When an option's arguments depend on each other, it also carries ``"combos"`` (made by
+:func:`with_combos`): a list of ``{name: [values]}``, each naming every argument; the
+legal answers are, for some combo, one value of each argument from that combo. Its
+``args`` then list every value each argument takes in some combo, the first combo's
+first values first (so the default is a legal answer for clients that read only
+``args``). docs/protocol-extensions.md describes it on the wire.
+
+Only seats are prompted. Sides that are not seats (bandits, neutral monsters) decide
+inside the ruleset with the match's own generator; :meth:`Ruleset.new_prompt` refuses
+any other name (:class:`~battlehall.engine.errors.NotASeat`).
+
+A *result* (``state["result"]``, made by :func:`make_result`) has the same shape in
+every ruleset: ``{"winners": [seats], "ranking": [[seats tied], ...], "draw": bool,
+"reason": str, "winner": seat | None}`` plus the ruleset's own fields.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .errors import BadArgs, IllegalOption, MatchOver, NotYourPrompt, UnknownPrompt
+from .errors import BadArgs, IllegalOption, MatchOver, NotASeat, NotYourPrompt, UnknownPrompt
 
 State = dict[str, Any]
 Event = dict[str, Any]
@@ -66,6 +81,12 @@ class Ruleset:
         """The card sets this ruleset ships (for GET /rulesets)."""
         return []
 
+    def secrets(self, state: State, viewer: str | None) -> list:
+        """Every value (string or integer) `viewer` must never receive in this state: the
+        redaction audit and the property tests check each message against it. A ruleset
+        with hidden information must override this; nothing is hidden by default."""
+        return []
+
     # -- the shared contract --------------------------------------------------------
 
     def describe(self) -> dict:
@@ -88,7 +109,13 @@ class Ruleset:
         return {k: options.get(k, spec["default"]) for k, spec in self.options_doc.items()}
 
     def start(self, seats: list[str], seed: int, options: dict | None = None, setup: dict | None = None) -> tuple[State, list[Event]]:
-        """A new match: its state and the events that open it (prompt events included)."""
+        """A new match: its state and the events that open it (prompt events included).
+        A seat count outside min_seats..max_seats is a SetupError naming `seats`."""
+        from .errors import SetupError
+
+        if not self.min_seats <= len(seats) <= self.max_seats:
+            many = f"{self.min_seats}" if self.min_seats == self.max_seats else f"{self.min_seats} to {self.max_seats}"
+            raise SetupError("seats", f"{self.name} is played by {many} seats, not {len(seats)}")
         state, events = self.new_state(list(seats), seed, self.resolve_options(options), setup)
         closed, opened = self._prompt_events(state, [], None, None)
         return state, closed + events + opened
@@ -121,6 +148,9 @@ class Ruleset:
         for name in sorted(wanted):
             if given[name] not in wanted[name]:
                 raise BadArgs(f"{given[name]!r} is not a legal value of {name!r}")
+        combos = choice.get("combos")
+        if combos is not None and not any(all(given[n] in combo[n] for n in combo) for combo in combos):
+            raise BadArgs(f"{given!r} is not a legal combination of the arguments of {option!r}")
         return prompt
 
     def answer(self, state: State, seat: str | None, prompt_id: str, option: str, args: dict | None = None) -> list[Event]:
@@ -148,11 +178,13 @@ class Ruleset:
         return {"kind": event["kind"], "data": {**event["data"], **private[viewer]}}
 
     def reveal(self, event: Event) -> dict:
-        """The event with nothing hidden, for replays of finished matches."""
-        data = dict(event["data"])
-        for seat in sorted(event.get("private") or {}):
-            data.update(event["private"][seat])
-        return {"kind": event["kind"], "data": data}
+        """The event with nothing hidden, for replays of finished matches: the public
+        `data`, and each seat's hidden part apart in `private` (two seats' fields of the
+        same name must not overwrite each other)."""
+        shown = {"kind": event["kind"], "data": event["data"]}
+        if event.get("private"):
+            shown["private"] = event["private"]
+        return shown
 
     # -- helpers for subclasses -----------------------------------------------------
 
@@ -162,6 +194,9 @@ class Ruleset:
         """A prompt for `seat`. `time_ms` gives it its own time instead of the match's
         `prompt_ms`; `bank=False` means it expires at its deadline without spending the
         seat's time bank (short reaction windows)."""
+        if seat not in state["seats"]:  # a bandit's decision is the engine's, never a prompt
+            raise NotASeat(f"{seat!r} is not a seat of this match ({', '.join(state['seats'])}): "
+                           "a side that is not a seat decides with the match's generator")
         state["next_prompt"] += 1
         prompt = {"id": f"p{state['next_prompt']}", "seat": seat, "kind": kind, "text": text,
                   "options": options, "default": default}
@@ -192,22 +227,73 @@ class Ruleset:
         return closed, opened
 
 
+def with_combos(option: dict, combos: list[dict]) -> dict:
+    """`option` with arguments that depend on each other: `combos` lists, for each group
+    of values that go together, ``{name: [values]}`` naming every argument (any value
+    of each list with any of the others in the same combo is legal). Also sets `args`
+    to every value of each argument, first combo first, for clients that read only args."""
+    if not combos:
+        raise ValueError(f"option {option['id']!r}: combos must not be empty")
+    names = sorted(combos[0])
+    args: dict[str, list] = {name: [] for name in names}
+    for combo in combos:
+        if sorted(combo) != names or not all(combo[n] for n in names):
+            raise ValueError(f"option {option['id']!r}: every combo names {names}, each with a value")
+        for name in names:
+            args[name] += [v for v in combo[name] if v not in args[name]]
+    return {**option, "args": args, "combos": combos}
+
+
 def default_answer(prompt: Prompt) -> tuple[str, dict]:
     """The option and arguments applied when a prompt times out."""
     for choice in prompt["options"]:
         if choice["id"] == prompt["default"]:
-            return choice["id"], {k: v[0] for k, v in sorted((choice.get("args") or {}).items())}
+            lists = (choice["combos"][0] if "combos" in choice else choice.get("args")) or {}
+            return choice["id"], {k: v[0] for k, v in sorted(lists.items())}
     raise ValueError(f"prompt {prompt['id']} has no option {prompt['default']!r}")
 
 
 def random_answer(rng, prompt: Prompt) -> tuple[str, dict]:
-    """Any option and any listed value of each argument: always a legal answer.
+    """Any option and any legal arguments of it: always a legal answer. With `combos`,
+    a combo is drawn in proportion to its number of answers, so every answer of the
+    option is equally likely.
 
     `rng` is the caller's own `random.Random` (bots, load tests, fuzzing), never the
     match's generator: the engine itself stays deterministic.
     """
     option = rng.choice(prompt["options"])
-    return option["id"], {name: rng.choice(values) for name, values in sorted((option.get("args") or {}).items())}
+    lists = option.get("args") or {}
+    if "combos" in option:
+        sizes = []
+        for combo in option["combos"]:
+            size = 1
+            for values in combo.values():
+                size *= len(values)
+            sizes.append(size)
+        lists = rng.choices(option["combos"], weights=sizes)[0]
+    return option["id"], {name: rng.choice(values) for name, values in sorted(lists.items())}
+
+
+def make_result(reason: str, ranking: list[list[str]], winners: list[str] | None = None, **extra) -> dict:
+    """The result of a match, the same shape in every ruleset.
+
+    `ranking` has every seat, best first, seats that finished equal in one group.
+    `winners` defaults to the first group when it is one seat, and to nobody (a draw)
+    when several seats share first place; give it for a shared victory (an alliance).
+    `winner` is the single winner or None, kept for clients of the two-seat rulesets.
+    """
+    if winners is None:
+        winners = list(ranking[0]) if len(ranking[0]) == 1 else []
+    return {"winners": list(winners), "ranking": [list(group) for group in ranking], "draw": not winners,
+            "reason": reason, "winner": winners[0] if len(winners) == 1 else None, **extra}
+
+
+def rank_by(seats: list[str], score: dict) -> list[list[str]]:
+    """Seats grouped by equal `score`, highest first, seat order within a group."""
+    groups: list[list[str]] = []
+    for value in sorted({score[s] for s in seats}, reverse=True):
+        groups.append([s for s in seats if score[s] == value])
+    return groups
 
 
 def base_state(seats: list[str]) -> State:

@@ -142,8 +142,8 @@ def create_app(settings: Settings) -> Starlette:
         ruleset = get_ruleset(found[0]["ruleset"])
         events = []
         for record in await hub.store.events(match_id, 0):
-            shown = ruleset.reveal(record)
-            events.append({"seq": record["seq"], "at": record["at"], "kind": shown["kind"], "data": shown["data"]})
+            shown = ruleset.reveal(record)  # hidden parts stay apart, per seat, in "private"
+            events.append({"seq": record["seq"], "at": record["at"], **shown})
         return ORJSONResponse({**found[0], "events": events})
 
     async def rulesets(request: Request) -> Response:

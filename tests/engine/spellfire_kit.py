@@ -81,6 +81,20 @@ class Match:
         self._check(events)
         return events
 
+    def window(self) -> dict[str, dict]:
+        """The open prompts by seat (a window has one per seat)."""
+        return {p["seat"]: p for p in self.state["prompts"]}
+
+    def answer_as(self, seat: str, name: str, **args) -> list[dict]:
+        """Answer `seat`'s open prompt with the option named by card id (or option id)."""
+        p = self.window()[seat]
+        cards = self.state["cards"]
+        o = next((o for o in p["options"] if o["id"] == name or cards.get(o["id"]) == name), None)
+        assert o is not None, f"{name!r} is not an option of {seat}'s {p['kind']}"
+        events = self.rs.answer(self.state, seat, p["id"], o["id"], args)
+        self._check(events)
+        return events
+
     def expire(self) -> list[dict]:
         events = self.rs.expire(self.state, self.prompt["id"])
         self._check(events)
@@ -89,7 +103,9 @@ class Match:
     def _check(self, events: list[dict]) -> None:
         self.log += events
         assert msgpack.unpackb(msgpack.packb(self.state)) == self.state
-        assert self.state["result"] is not None or len(self.state["prompts"]) == 1
+        prompts = self.state["prompts"]
+        assert self.state["result"] is not None or len(prompts) == 1 or (
+            len(prompts) > 1 and len({p.get("window") for p in prompts} - {None}) == 1), prompts
 
     def until(self, kind: str, answer: str = None) -> None:
         """Answer prompts with their default (or `answer`) until one of `kind` is open."""
@@ -122,16 +138,17 @@ def seat_setup(hand=(), draw=(), pool=(), formation=None, discard=()) -> dict:
 
 @pytest.fixture
 def match():
-    """match(alice={...}, bob={...}, turn={...}, options={...}, cards=[...]) -> Match"""
-    def make(alice=None, bob=None, turn=None, options=None, cards=None, seed=1):
-        setup = {"players": {"alice": alice or {}, "bob": bob or {}}}
+    """match(alice={...}, bob={...}, turn={...}, options={...}, cards=[...]) -> Match;
+    more seats by name after bob: match(alice=..., bob=..., carol={...}, dave={...})."""
+    def make(alice=None, bob=None, turn=None, options=None, cards=None, seed=1, **more):
+        setup = {"players": {"alice": alice or {}, "bob": bob or {}, **{k: v or {} for k, v in more.items()}}}
         if turn is not None:
             setup["turn"] = turn
         if cards is not None:
             setup["cards"] = cards
         opts = {"exhaustion": "continue"}
         opts.update(options or {})
-        return Match(setup, opts, seed=seed)
+        return Match(setup, opts, seed=seed, seats=("alice", "bob", *more))
     return make
 
 

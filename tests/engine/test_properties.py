@@ -7,9 +7,12 @@ argument, and sometimes lets the prompt time out instead. Whatever it does:
 - every open prompt's default is one of its options;
 - the state is plain data that round-trips through msgpack, at every step;
 - (spellfire) no card is created or lost: every instance is in exactly one zone;
-- no event, as redacted for another seat or a spectator, names a card hidden from them
-  (another seat's hand, any draw pile) or shows another seat's prompt options;
+- no event or view, as redacted for a viewer, holds anything the ruleset's `secrets`
+  says that viewer must not see, or shows another seat's prompt options;
 - the same seed and answers give the same events, byte for byte, and the same state.
+
+The generic tests run over every registered ruleset at every seat count it takes
+(tests/rulesets.py); the hypothesis tests add each ruleset's options.
 """
 
 from __future__ import annotations
@@ -20,70 +23,66 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pytest
+from rulesets import case_ids, cases, seats as seat_names
+
 from battlehall.engine import get_ruleset
 from battlehall.engine.spellfire.zones import all_card_ids
 
 SEATS = ["alice", "bob"]
-MAX_STEPS = {"duel": 3000, "spellfire": 20000}
+MAX_STEPS = 100_000  # answers: a match longer than this never ends
 
 
-def strings(obj, out):
-    """Every string inside a (redacted) event or view."""
-    if isinstance(obj, str):
-        out.add(obj)
-    elif isinstance(obj, dict):
+def atoms(obj, out):
+    """Every string and integer (keys too) inside a (redacted) event or view."""
+    if isinstance(obj, dict):
         for k, v in obj.items():
             out.add(k)
-            strings(v, out)
+            atoms(v, out)
     elif isinstance(obj, list):
         for v in obj:
-            strings(v, out)
+            atoms(v, out)
+    elif isinstance(obj, (str, int)) and not isinstance(obj, bool):
+        out.add(obj)
     return out
-
-
-def hidden_from(state, viewer):
-    """Instance ids `viewer` must not see: other seats' hands, every draw pile."""
-    hidden = set()
-    for seat in state["seats"]:
-        p = state["players"][seat]
-        hidden.update(p["draw"])
-        if seat != viewer:
-            hidden.update(p["hand"])
-    return hidden
 
 
 def check_step(rs, state, events, full=True):
     for p in state["prompts"]:
+        assert p["seat"] in state["seats"], p
         assert p["default"] in [o["id"] for o in p["options"]], p
         for o in p["options"]:
             for values in (o.get("args") or {}).values():
                 assert values, (p, o)  # an argument always has a legal value
     if state["result"] is None:
         assert state["prompts"], "a running match always waits for someone"
+    else:
+        result = state["result"]
+        assert sorted(s for group in result["ranking"] for s in group) == sorted(state["seats"]), result
+        assert result["draw"] == (not result["winners"]) and set(result["winners"]) <= set(state["seats"])
     if not full:
         return
     assert msgpack.unpackb(msgpack.packb(state)) == state
-    if rs.name != "spellfire":
-        return
-    assert sorted(all_card_ids(state)) == sorted(state["cards"]), "a card was created or lost"
-    for viewer in SEATS + [None]:
-        hidden = hidden_from(state, viewer)
+    if rs.name == "spellfire":
+        assert sorted(all_card_ids(state)) == sorted(state["cards"]), "a card was created or lost"
+    for viewer in state["seats"] + [None]:
+        hidden = set(rs.secrets(state, viewer))
         for event in events:
             seen = rs.redact(event, viewer)
-            assert not (strings(seen, set()) & hidden), (viewer, event)
+            assert not (atoms(seen, set()) & hidden), (viewer, event)
             if event["kind"] == "prompt" and event["data"]["seat"] != viewer:
                 assert "options" not in seen["data"] and "text" not in seen["data"]
         view = rs.view(state, viewer)
-        assert not (strings(view, set()) & hidden), viewer
+        assert not (atoms(view, set()) & hidden), viewer
         assert "rng" not in view
 
 
-def play(rs, seed, rnd, options=None, full=True):
+def play(rs, seed, rnd, options=None, full=True, seats=SEATS):
     """A random match; returns its state, its events and the answers given."""
-    state, events = rs.start(SEATS, seed, options)
+    state, events = rs.start(seats, seed, options)
     check_step(rs, state, events, full)
     log, answers = list(events), []
-    for _ in range(MAX_STEPS[rs.name]):
+    for _ in range(MAX_STEPS):
         if state["result"] is not None:
             return state, log, answers
         prompt = rnd.choice(state["prompts"])
@@ -97,11 +96,11 @@ def play(rs, seed, rnd, options=None, full=True):
             events = rs.answer(state, prompt["seat"], prompt["id"], option["id"], args)
         check_step(rs, state, events, full)
         log += events
-    raise AssertionError(f"{rs.name} seed {seed}: no end after {MAX_STEPS[rs.name]} answers")
+    raise AssertionError(f"{rs.name} seed {seed}: no end after {MAX_STEPS} answers")
 
 
-def replay(rs, seed, answers, options=None):
-    state, events = rs.start(SEATS, seed, options)
+def replay(rs, seed, answers, options=None, seats=SEATS):
+    state, events = rs.start(seats, seed, options)
     log = list(events)
     for prompt_id, option, args in answers:
         if option is None:
@@ -112,26 +111,22 @@ def replay(rs, seed, answers, options=None):
     return state, log
 
 
-def test_many_random_spellfire_matches():
-    """A plain loop over many seeds: the cheap checks at every step, all of them on every 10th."""
-    rs = get_ruleset("spellfire")
+@pytest.mark.parametrize(("name", "n"), cases(), ids=case_ids())
+def test_many_random_matches(name, n):
+    """Every ruleset at every seat count: many seeds, the cheap checks at every step and
+    all of them on every 10th match; every 25th is replayed from its answers."""
+    rs = get_ruleset(name)
+    seats = seat_names(n)
     reasons = {}
-    for seed in range(1000):
-        state, log, answers = play(rs, seed, random.Random(seed), full=seed % 10 == 0)
-        assert sorted(all_card_ids(state)) == sorted(state["cards"])
-        assert log[-1]["kind"] == "match_ended"
+    for seed in range(600 if n == 2 else 60):
+        state, log, answers = play(rs, seed, random.Random(seed), full=seed % 10 == 0, seats=seats)
+        assert log[-1]["kind"] == "match_ended" and log[-1]["data"] == state["result"]
         reasons[state["result"]["reason"]] = reasons.get(state["result"]["reason"], 0) + 1
-        if seed % 50 == 0:
-            again, relog = replay(rs, seed, answers)
+        if seed % 25 == 0:
+            again, relog = replay(rs, seed, answers, seats=seats)
             assert again == state and msgpack.packb(relog) == msgpack.packb(log)
-    assert reasons.get("realms", 0) > 0  # random play does reach the victory condition
-
-
-def test_many_random_duel_matches():
-    rs = get_ruleset("duel")
-    for seed in range(1000):
-        state, log, _ = play(rs, seed, random.Random(seed), full=seed % 10 == 0)
-        assert log[-1]["kind"] == "match_ended"
+    if name == "spellfire":
+        assert reasons.get("realms", 0) > 0  # random play does reach the victory condition
 
 
 SPELLFIRE_OPTIONS = st.fixed_dictionaries({}, optional={
@@ -143,16 +138,21 @@ SPELLFIRE_OPTIONS = st.fixed_dictionaries({}, optional={
     "turn_limit": st.integers(1, 60),
     "exhaustion": st.sampled_from(["end", "continue"]),
     "realms_to_win": st.integers(1, 6),
-    "decks": st.sampled_from([["embers", "shadows"], ["shadows", "embers"]]),
 })
+DECKS = ["embers", "shadows", "tides", "sands", "crowns", "barrows"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**64 - 1), rnd=st.randoms(use_true_random=False), options=SPELLFIRE_OPTIONS)
-def test_hypothesis_spellfire(seed, rnd, options):
+@given(seed=st.integers(0, 2**80), rnd=st.randoms(use_true_random=False), options=SPELLFIRE_OPTIONS,
+       n=st.integers(2, 6), data=st.data())
+def test_hypothesis_spellfire(seed, rnd, options, n, data):
+    """Any seed (beyond 64 bits too), options, seat count and deck of each seat."""
     rs = get_ruleset("spellfire")
-    state, log, answers = play(rs, seed, rnd, options)
-    again, relog = replay(rs, seed, answers, options)
+    if data.draw(st.booleans()):
+        options = {**options, "decks": data.draw(st.lists(st.sampled_from(DECKS), min_size=n, max_size=n))}
+    seats = seat_names(n)
+    state, log, answers = play(rs, seed, rnd, options, seats=seats)
+    again, relog = replay(rs, seed, answers, options, seats=seats)
     assert again == state and msgpack.packb(relog) == msgpack.packb(log)
 
 

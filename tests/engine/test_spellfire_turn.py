@@ -54,7 +54,9 @@ def test_registry_gives_spellfire():
     described = get_ruleset("spellfire").describe()
     assert set(described["options"]) >= {"turn_limit", "hand_limit", "same_world_bonus", "exhaustion"}
     assert described["card_sets"][0]["id"] == "starter"
-    assert [d["id"] for d in described["card_sets"][0]["decks"]] == ["embers", "shadows"]
+    assert [d["id"] for d in described["card_sets"][0]["decks"]] == ["embers", "shadows", "tides", "sands",
+                                                                    "crowns", "barrows"]
+    assert described["seats"] == {"min": 2, "max": 6}
 
 
 # -- phase 1 ------------------------------------------------------------------------------
@@ -194,7 +196,8 @@ def test_victory_six_unrazed_realms_at_end_of_turn(match, S, ev):
     m.answer("done")  # phase 3
     events = m.answer("end")
     assert ev.kinds(events)[-1] == "match_ended"
-    assert m.state["result"] == {"winner": "alice", "reason": "realms", "realms": {"alice": 6, "bob": 1}}
+    assert m.state["result"] == {"winners": ["alice"], "ranking": [["alice"], ["bob"]], "draw": False,
+                                "reason": "realms", "winner": "alice", "realms": {"alice": 6, "bob": 1}}
     assert m.state["prompts"] == []
 
 
@@ -211,20 +214,23 @@ def test_turn_limit_scores_by_realms(match, S):
     m = match(alice=S(formation={"A": "emberhold"}), bob=S(formation={"A": "ironbridge", "B": "hollowmere"}),
               turn={"seat": "alice", "phase": "attack", "number": 10}, options={"turn_limit": 10})
     m.answer("end")
-    assert m.state["result"] == {"winner": "bob", "reason": "turn_limit", "realms": {"alice": 1, "bob": 2}}
+    assert m.state["result"] == {"winners": ["bob"], "ranking": [["bob"], ["alice"]], "draw": False,
+                                "reason": "turn_limit", "winner": "bob", "realms": {"alice": 1, "bob": 2}}
 
 
 def test_turn_limit_draw(match, S):
     m = match(turn={"seat": "alice", "phase": "attack", "number": 3}, options={"turn_limit": 3})
     m.answer("end")
-    assert m.state["result"] == {"winner": None, "reason": "turn_limit", "realms": {"alice": 0, "bob": 0}}
+    assert m.state["result"] == {"winners": [], "ranking": [["alice", "bob"]], "draw": True,
+                                "reason": "turn_limit", "winner": None, "realms": {"alice": 0, "bob": 0}}
 
 
 def test_exhaustion_ends_the_match(match, S):
     m = match(alice=S(formation={"A": "emberhold"}), turn={"seat": "alice", "phase": "attack"},
               options={"exhaustion": "end"})
     m.answer("end")
-    assert m.state["result"] == {"winner": "alice", "reason": "exhausted", "realms": {"alice": 1, "bob": 0}}
+    assert m.state["result"] == {"winners": ["alice"], "ranking": [["alice"], ["bob"]], "draw": False,
+                                "reason": "exhausted", "winner": "alice", "realms": {"alice": 1, "bob": 0}}
 
 
 def test_exhaustion_continue_plays_on(match, S, ev):

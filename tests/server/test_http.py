@@ -15,6 +15,9 @@ from conftest import ServerProcess
     ({"ruleset": "chess", "seats": ["a", "b"]}, "ruleset"),
     ({"ruleset": "duel"}, "seats"),
     ({"ruleset": "duel", "seats": ["a", "a"]}, "seats[1]"),
+    ({"ruleset": "duel", "seats": ["a", "b", "c"]}, "seats"),
+    ({"ruleset": "spellfire", "seats": ["a"]}, "seats"),
+    ({"ruleset": "spellfire", "seats": ["a", "b", "c", "d", "e", "f", "g"]}, "seats"),
     ({"ruleset": "duel", "seats": ["a", "b c"]}, "seats[1]"),
     ({"ruleset": "duel", "seats": ["a", "b"], "seed": -1}, "seed"),
     ({"ruleset": "duel", "seats": ["a", "b"], "seed": "x"}, "seed"),
@@ -44,7 +47,10 @@ def test_create_rejects_non_json(server):
 
 
 def test_rulesets_health_and_metrics(server):
-    names = [r["name"] for r in httpx.get(server.url + "/rulesets").json()["rulesets"]]
+    described = httpx.get(server.url + "/rulesets").json()["rulesets"]
+    names = [r["name"] for r in described]
+    seats = {r["name"]: r["seats"] for r in described}
+    assert seats["spellfire"] == {"min": 2, "max": 6} and seats["duel"] == {"min": 2, "max": 2}
     assert {"duel", "spellfire"} <= set(names)
     assert httpx.get(server.url + "/healthz").json() == {"ok": True}
     assert httpx.get(server.url + "/readyz").json() == {"ready": True}
@@ -66,8 +72,12 @@ async def test_list_summary_and_replay(server):
     seqs = [e["seq"] for e in replay["events"]]
     assert seqs == list(range(1, len(seqs) + 1))
     assert replay["events"][-1]["kind"] == "match_ended"
-    # Revealed: the prompt events carry their options.
-    assert all("options" in e["data"] for e in replay["events"] if e["kind"] == "prompt")
+    # Revealed: each prompt event carries its options in its seat's private part, apart
+    # from the public data (two seats' fields of one name must not overwrite each other).
+    prompts = [e for e in replay["events"] if e["kind"] == "prompt"]
+    assert prompts and all("options" not in e["data"] for e in prompts)
+    assert all(list(e["private"]) == [e["data"]["seat"]] and "options" in e["private"][e["data"]["seat"]]
+               for e in prompts)
     listed = httpx.get(server.url + "/matches").json()["matches"]
     assert created["match"] not in [m["match"] for m in listed]
 

@@ -171,3 +171,35 @@ def test_a_websocket_upgrade_after_http_requests_on_the_same_connection(server):
         client.send_binary(msgpack.packb({"t": "hello", "token": created["tokens"]["alice"]}))
         welcome = msgpack.unpackb(exchange().data)
         assert welcome["t"] == "welcome" and welcome["seat"] == "alice"
+
+
+async def test_six_seat_spellfire_over_real_sockets(server):
+    """Six clients (JSON and MessagePack mixed) and a spectator play a whole 6-seat match;
+    windows put several prompts open at once, answered by seats outside the battle too."""
+    seats = ["alice", "bob", "carol", "dave", "erin", "frank"]
+    created = server.create(ruleset="spellfire", seed=21, seats=seats, clock={"window_min_ms": 0},
+                            options={"turn_limit": 60})
+    clients = [Client(server.url, created["match"], created["tokens"][s], wire=(JSON, MSGPACK)[i % 2], seed=i)
+               for i, s in enumerate(seats)]
+    watcher = Client(server.url, created["match"], created["spectator_token"], wire=MSGPACK)
+    results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients + [watcher])), 240)
+    assert all(r == results[0] for r in results) and sorted(sum(results[0]["ranking"], [])) == sorted(seats)
+    # a window prompt cancelled by another seat's card may still be answered: unknown_prompt, nothing else
+    assert all(e["code"] == "unknown_prompt" for c in clients for e in c.errors)
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    prompts = [e for e in replay["events"] if e["kind"] == "prompt"]
+    windows: dict = {}
+    for e in prompts:
+        if "window" in e["data"]:
+            windows.setdefault(e["data"]["window"], set()).add(e["data"]["seat"])
+    assert any(len(s) == 5 for s in windows.values())  # every seat but the card's player
+    # cards played in a battle by a seat that is neither its attacker nor its defender
+    battle, outside = None, 0
+    for e in replay["events"]:
+        if e["kind"] == "battle_started":
+            battle = (e["data"]["attacker"], e["data"]["defender"])
+        elif e["kind"] == "battle_ended":
+            battle = None
+        elif e["kind"] == "card_played" and battle and e["data"]["seat"] not in battle:
+            outside += 1
+    assert outside > 0 and replay["events"][-1]["kind"] == "match_ended"

@@ -6,7 +6,8 @@
      "round": n, "defeats": n,            # rounds fought; rounds the realm lost
      "step": "attacker" | "defender" | "play" | "respond",
      "razed": bool, "defender_spoils": bool,
-     "sides": {"attacker": side | None, "defender": side | None}}
+     "sides": {"attacker": side | None, "defender": side | None},
+     "owners": {card: seat}}              # cards played for a side by a seat outside the battle
 
 and a side is ``{"seat", "champion", "from": "hand" | "pool", "attached": [...], "played": [...]}``
 (attached: magical items and artifacts, which stay with a winning champion; played:
@@ -57,7 +58,7 @@ def start(state: dict, realm: str, events: list) -> None:
     attacker = state["turn"]["seat"]
     state["battle"] = {"attacker": attacker, "defender": owner, "realm": realm, "slot": slot,
                        "round": 0, "defeats": 0, "step": "attacker", "razed": False,
-                       "defender_spoils": False, "sides": {"attacker": None, "defender": None}}
+                       "defender_spoils": False, "sides": {"attacker": None, "defender": None}, "owners": {}}
     events.append({"kind": "battle_started", "data": {"attacker": attacker, "defender": owner,
                                                       **z.ref(state, realm), "slot": slot}})
     prompt_attacker(state)
@@ -167,27 +168,52 @@ def prompt_play(state: dict) -> None:
         f"You are behind ({t[side]} against {t[OTHER[side]]}): play a card, or stop", options, "stop")
 
 
-def _open_window(state: dict, side: str) -> None:
-    """After a card is played the other side may respond. The window opens whether or not
-    that seat holds a card it could play, so that its opening tells nothing."""
+def _open_window(state: dict, player: str) -> None:
+    """After a card is played every other player may respond: the two sides with events
+    and play-at-any-time cards their champion can use, the other players with events.
+    One prompt per seat, sharing a window id; each opens whether or not its seat holds a
+    card it could play, so that being asked tells nothing."""
     b = state["battle"]
     b["step"] = "respond"
-    seat = b["sides"][side]["seat"]
-    options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
-               for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, True)]
-    options.append({"id": "pass", "text": "Let it stand"})
-    ask(state, seat, "respond", "A card was played: respond with an event or a play-at-any-time card, or pass",
-        options, "pass", window=f"w{state['next_prompt'] + 1}")
+    window = f"w{state['next_prompt'] + 1}"
+    for seat in state["seats"]:
+        if seat == player:
+            continue
+        hand = state["players"][seat]["hand"]
+        if seat in (b["attacker"], b["defender"]):
+            side = _side_of(b, seat)
+            options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
+                       for iid in hand if pw.playable(state, b, side, iid, True)]
+            text = "A card was played: respond with an event or a play-at-any-time card, or pass"
+        else:
+            options = [_outside_option(state, iid) for iid in hand if z.card(state, iid)["type"] == "event"]
+            text = (f"A card was played in the battle of {b['attacker']} against {b['defender']}: "
+                    "play an event, or pass")
+        options.append({"id": "pass", "text": "Let it stand"})
+        ask(state, seat, "respond", text, options, "pass", window=window)
 
 
-def _play(state: dict, seat: str, iid: str, events: list) -> bool:
+def _outside_option(state: dict, iid: str) -> dict:
+    """An event played by a seat outside the battle: one that helps a side names it."""
+    c = z.card(state, iid)
+    if pw.takes_side(c):
+        return {"id": iid, "text": f"Play {c['name']} for a side", "args": {"side": ["attacker", "defender"]}}
+    return {"id": iid, "text": f"Play {c['name']}"}
+
+
+def _play(state: dict, seat: str, iid: str, events: list, side: str | None = None) -> bool:
+    """`seat` plays a card from its hand: for its own side if it is in the battle, else
+    for `side` (or for none: an event that helps no side)."""
     b = state["battle"]
-    side = _side_of(b, seat)
+    if seat in (b["attacker"], b["defender"]):
+        side = _side_of(b, seat)
+    elif side is not None and z.card(state, iid)["bonus"]:
+        b["owners"][iid] = seat  # it stays with the side until the round ends, then goes back to its owner
     state["players"][seat]["hand"].remove(iid)
-    outcome = pw.play(state, b, side, iid, events)
+    outcome = pw.play(state, b, side, iid, events, seat)
     if outcome is not None:
         return _outcome(state, outcome, events)
-    _open_window(state, OTHER[side])
+    _open_window(state, seat)
     return False
 
 
@@ -199,11 +225,16 @@ def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
     return _play(state, seat, option, events)
 
 
-def answer_respond(state: dict, seat: str, option: str, events: list) -> bool:
+def answer_respond(state: dict, prompt: dict, option: str, args: dict, events: list) -> bool:
+    """A pass closes that seat's prompt; when the whole window has passed, the side behind
+    plays on. A card played closes the rest of the window and opens the next one."""
     if option == "pass":
-        prompt_play(state)
+        state["prompts"] = [p for p in state["prompts"] if p["id"] != prompt["id"]]
+        if not state["prompts"]:
+            prompt_play(state)
         return False
-    return _play(state, seat, option, events)
+    state["prompts"] = []
+    return _play(state, prompt["seat"], option, events, args.get("side"))
 
 
 def _outcome(state: dict, outcome: str, events: list) -> bool:
@@ -238,9 +269,20 @@ def _close_round(state: dict, keep: dict, events: list) -> None:
             state["players"][seat]["pool"].append({"champion": s["champion"], "attached": s["attached"]})
             events.append({"kind": "champion_returned", "data": {"seat": seat, **z.ref(state, s["champion"]),
                                                                  "attached": z.refs(state, s["attached"])}})
-            z.discard(state, seat, s["played"], "round_over", events)
+            _discard_owned(state, seat, s["played"], "round_over", events)
         else:
-            z.discard(state, seat, [s["champion"]] + s["attached"] + s["played"], "defeated", events)
+            _discard_owned(state, seat, [s["champion"]] + s["attached"] + s["played"], "defeated", events)
+
+
+def _discard_owned(state: dict, seat: str, iids: list[str], reason: str, events: list) -> None:
+    """Discard a side's cards, each to its owner's pile: the side's seat, or the seat
+    outside the battle that played it for that side."""
+    owners = state["battle"]["owners"]
+    piles: dict[str, list[str]] = {seat: []}
+    for iid in iids:
+        piles.setdefault(owners.pop(iid, seat), []).append(iid)
+    for owner, cards in piles.items():  # insertion order: the side's seat first
+        z.discard(state, owner, cards, reason, events)
 
 
 def round_won(state: dict, winner: str, how: str, events: list) -> bool:

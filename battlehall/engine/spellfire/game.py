@@ -21,9 +21,10 @@ from . import battle as bt
 from . import setup as su
 from . import turn as tn
 from .cards import shipped
-from .view import view as _view
+from .view import secrets as _secrets, view as _view
 
-DEFAULT_DECKS = ("embers", "shadows")
+# The default deck of each seat, in seat order (cards/starter.toml).
+DEFAULT_DECKS = ("embers", "shadows", "tides", "sands", "crowns", "barrows")
 
 
 def _int_option(lo: int, hi: int):
@@ -44,13 +45,14 @@ _CHECKS = {
 
 class Spellfire(Ruleset):
     name = "spellfire"
-    summary = ("Spellfire: build a formation of six realms; attack the opponent's realms with champions "
+    summary = ("Spellfire: build a formation of six realms; attack other players' realms with champions "
                "and back them with allies, spells, items and events in rounds of combat.")
     min_seats = 2
-    max_seats = 2
+    max_seats = 6
     options_doc = {
-        "turn_limit": {"default": 150, "doc": "turns (of both seats together) after which the match ends: "
-                                              "most unrazed realms wins, equal counts are a draw"},
+        "turn_limit": {"default": 150, "doc": "turns (of all seats together) after which the match ends: "
+                                              "seats are ranked by unrazed realms; the most wins, "
+                                              "several with the most are a draw"},
         "starting_hand": {"default": 5, "doc": "cards each seat draws before the first turn"},
         "draw_per_turn": {"default": 3, "doc": "cards drawn in phase 1"},
         "hand_limit": {"default": 8, "doc": "hand size a seat discards down to in phase 5 (the pool does not count)"},
@@ -61,17 +63,19 @@ class Spellfire(Ruleset):
         "exhaustion": {"default": "end", "doc": "'end': when every draw pile is empty at the end of a turn the "
                                                 "match ends, scored as at the turn limit; 'continue': play on "
                                                 "without drawing"},
-        "decks": {"default": None, "doc": "deck ids in seat order (default: embers, shadows); "
-                                          "see card_sets; ignored with a setup"},
+        "decks": {"default": None, "doc": "deck ids in seat order (default: embers, shadows, tides, sands, "
+                                          "crowns, barrows, as many as there are seats); see card_sets; "
+                                          "ignored with a setup"},
     }
 
     def new_state(self, seats: list[str], seed: int, options: dict, setup: dict | None) -> tuple[State, list[Event]]:
-        if len(seats) != 2 or len(set(seats)) != 2:
-            raise SetupError("seats", "spellfire is played by exactly two seats with different names")
+        if not self.min_seats <= len(seats) <= self.max_seats or len(set(seats)) != len(seats):
+            raise SetupError("seats", f"spellfire is played by {self.min_seats} to {self.max_seats} seats "
+                                      "with different names")
         for key, (ok, what) in _CHECKS.items():
             if not ok(options[key]):
                 raise SetupError(f"options.{key}", f"{key} must be {what}")
-        decks = options["decks"] if options["decks"] is not None else list(DEFAULT_DECKS)
+        decks = options["decks"] if options["decks"] is not None else list(DEFAULT_DECKS[:len(seats)])
         catalog = shipped()
         if not isinstance(decks, list) or len(decks) != len(seats):
             raise SetupError("options.decks", "decks must be a list with one deck id per seat")
@@ -90,8 +94,12 @@ class Spellfire(Ruleset):
 
     def apply(self, state: State, prompt: Prompt, option: str, args: dict) -> list[Event]:
         events: list[Event] = []
-        state["prompts"] = []
         kind = prompt["kind"]
+        if kind == "respond":  # one of a window's prompts: the others may stay open
+            if bt.answer_respond(state, prompt, option, args, events):
+                tn.after_battle(state, events)
+            return events
+        state["prompts"] = []
         seat = prompt["seat"]
         battle_over = False
         if kind == "play_realm":
@@ -108,8 +116,6 @@ class Spellfire(Ruleset):
             battle_over = bt.answer_defender(state, option, events)
         elif kind == "battle_play":
             battle_over = bt.answer_play(state, seat, option, events)
-        elif kind == "respond":
-            battle_over = bt.answer_respond(state, seat, option, events)
         elif kind == "spoils":
             battle_over = bt.answer_spoils(state, option, args, events)
         else:  # pragma: no cover - every prompt kind is handled above
@@ -120,6 +126,9 @@ class Spellfire(Ruleset):
 
     def view(self, state: State, viewer: str | None) -> dict:
         return _view(state, viewer)
+
+    def secrets(self, state: State, viewer: str | None) -> list:
+        return _secrets(state, viewer)
 
     def card_sets(self) -> list[dict]:
         catalog = shipped()

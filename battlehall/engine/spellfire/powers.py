@@ -112,22 +112,32 @@ def playable(state: dict, battle: dict, side: str, iid: str, responding: bool) -
     return True
 
 
-def play(state: dict, battle: dict, side: str, iid: str, events: list) -> str | None:
-    """Resolve a card just played by `side` (already out of the hand); its outcome, if any."""
-    seat = battle["sides"][side]["seat"]
+SIDED_HOOKS = ("lure",)
+
+
+def takes_side(c: dict) -> bool:
+    """Does this card act for one side of the battle? Support cards, and events that add
+    a bonus, counter the opposing side's spell or act on the opposing champion. A seat
+    outside the battle names the side such an event is played for."""
+    return c["type"] != "event" or bool(c["bonus"]) or "counter_spell" in c["powers"] or c["hook"] in SIDED_HOOKS
+
+
+def play(state: dict, battle: dict, side: str | None, iid: str, events: list, seat: str) -> str | None:
+    """Resolve a card just played by `seat` (already out of its hand) for `side` (None: an
+    event of a seat outside the battle that helps no side); its outcome, if any."""
     c = z.card(state, iid)
-    s = battle["sides"][side]
-    other = OTHER[side]
+    s = battle["sides"][side] if side is not None else None
+    other = OTHER[side] if side is not None else None
     outcome = None
     effects: list[str] = []
     played = {"seat": seat, "side": side, **z.ref(state, iid)}
     events.append({"kind": "card_played", "data": played})  # its effects' events follow it
-    if c["type"] in ("magical_item", "artifact"):
+    if s is not None and c["type"] in ("magical_item", "artifact"):
         s["attached"].append(iid)  # stays with the champion if it wins
-    elif c["type"] != "event" or c["bonus"]:
+    elif s is not None and (c["type"] != "event" or c["bonus"]):
         s["played"].append(iid)    # allies, spells, ... and events that add a bonus: until the round ends
     powers = c["powers"]
-    if "counter_spell" in powers:
+    if "counter_spell" in powers and s is not None:
         target = battle["sides"][other]
         for spell in reversed(target["played"]):
             if z.card(state, spell)["type"] == "spell":
@@ -140,8 +150,8 @@ def play(state: dict, battle: dict, side: str, iid: str, events: list) -> str | 
         z.draw(state, seat, c["draw_cards"], "card", events)
     if c["hook"] in PLAY_HOOKS:
         effects.append(c["hook"])
-        outcome = PLAY_HOOKS[c["hook"]](state, battle, side, events)
-    target = battle["sides"][other]
+        outcome = PLAY_HOOKS[c["hook"]](state, battle, side, seat, events)
+    target = battle["sides"][other] if other is not None else None
     if outcome is None and target is not None and slays(c, z.card(state, target["champion"])):
         outcome = f"{other}_discarded"
         effects.append("slays")
@@ -178,8 +188,7 @@ def _turn_undead(state: dict, battle: dict, side: str) -> int:
     return 4 if opposing is not None and "undead" in opposing["powers"] else 0
 
 
-def _scavenge(state: dict, battle: dict, side: str, events: list) -> None:
-    seat = battle["sides"][side]["seat"]
+def _scavenge(state: dict, battle: dict, side: str | None, seat: str, events: list) -> None:
     pile = state["players"][seat]["discard"]
     for i in range(len(pile) - 1, -1, -1):
         if z.card(state, pile[i])["type"] != "event":  # never an event: no endless loops
@@ -191,7 +200,7 @@ def _scavenge(state: dict, battle: dict, side: str, events: list) -> None:
     return None
 
 
-def _lure(state: dict, battle: dict, side: str, events: list) -> str | None:
+def _lure(state: dict, battle: dict, side: str, seat: str, events: list) -> str | None:
     opposing = _opposing_champion(state, battle, side)
     if opposing is not None and opposing["class"] == "monster":
         return f"{OTHER[side]}_discarded"

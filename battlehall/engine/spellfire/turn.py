@@ -13,6 +13,7 @@ from . import battle as bt
 from . import formation as fm
 from . import plays
 from . import zones as z
+from ..ruleset import make_result, rank_by
 from .prompts import ask
 
 PHASES = ("draw", "realm", "pool", "attack", "discard")
@@ -180,12 +181,15 @@ def end_turn(state: dict, events: list) -> None:
 
 
 def end_match(state: dict, reason: str, events: list, winner: str | None = None) -> None:
-    """Ends the match; without a winner, the most unrazed realms wins, a tie is a draw."""
-    realms = {s: fm.unrazed(state["players"][s]["formation"]) for s in state["seats"]}
+    """Ends the match. A winner by realms comes first, the others follow by unrazed
+    realms; without one, every seat is ranked by unrazed realms, and several seats with
+    the most are a draw. Equal counts share a place (the ranking names no tie-break)."""
+    seats = state["seats"]
+    realms = {s: fm.unrazed(state["players"][s]["formation"]) for s in seats}
     if winner is None:
-        best = max(realms.values())
-        leaders = [s for s in state["seats"] if realms[s] == best]
-        winner = leaders[0] if len(leaders) == 1 else None
-    state["result"] = {"winner": winner, "reason": reason, "realms": realms}
+        ranking = rank_by(seats, realms)
+    else:
+        ranking = [[winner]] + rank_by([s for s in seats if s != winner], realms)
+    state["result"] = make_result(reason, ranking, realms=realms)
     state["prompts"] = []
     events.append({"kind": "match_ended", "data": state["result"]})

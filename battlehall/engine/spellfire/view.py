@@ -61,3 +61,16 @@ def _battle(state: dict) -> dict | None:
             "total": pw.total(state, b, side)}
     return {"attacker": b["attacker"], "defender": b["defender"], **z.ref(state, b["realm"]), "slot": b["slot"],
             "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides}
+
+
+def secrets(state: dict, viewer: str | None) -> list:
+    """What `viewer` must never be told: the cards in another seat's hand, every draw pile
+    (contents and order), and the generator's state (once it is more than a small
+    number, which a seed may legitimately be)."""
+    out: list = [state["rng"]] if state["rng"] > 2**32 else []
+    for seat in state["seats"]:
+        p = state["players"][seat]
+        out += p["draw"]
+        if seat != viewer:
+            out += p["hand"]
+    return out
