@@ -95,3 +95,16 @@ async def test_players_with_bandits_over_real_sockets(server, n):
                     assert message["data"]["card"].startswith(f"{who}#")
                 else:
                     assert message["data"]["card"] is None and "kind" not in message["data"]
+
+
+def test_rulesets_lists_hourglass_and_a_bad_setup_is_a_400_naming_its_field(server):
+    described = {r["name"]: r for r in httpx.get(server.url + "/rulesets").json()["rulesets"]}
+    hourglass = described["hourglass"]
+    assert hourglass["seats"] == {"min": 2, "max": 4}
+    assert hourglass["options"]["bandits"]["default"] == 2 and hourglass["card_sets"][0]["id"] == "default"
+    bad = {"ruleset": "hourglass", "seats": ["alice", "bob"],
+           "setup": {"battles": [{"tile": "ford", "knights": {"alice": 1, "bob": "many"}}]}}
+    r = httpx.post(server.url + "/matches", json=bad)
+    assert r.status_code == 400 and r.json()["error"]["path"] == "setup.battles[0].knights.bob"
+    r = httpx.post(server.url + "/matches", json={"ruleset": "hourglass", "seats": ["a", "b", "c", "d", "e"]})
+    assert r.status_code == 400 and r.json()["error"]["path"] == "seats"
