@@ -250,3 +250,16 @@ def test_a_seat_may_not_be_called_bandits():
     with pytest.raises(SetupError) as e:
         RS.start(["alice", "bandits"], 1)
     assert e.value.path == "seats[1]"
+
+
+def test_the_setup_example_of_the_docs_starts():
+    import json
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "setup.md").read_text()
+    example = json.loads(re.search(r"```json\n(.*?)```", text[text.index("## hourglass"):], re.S).group(1))
+    state, events = RS.start(["alice", "bob", "carol"], 1, None, example)
+    assert state["current"] == "ford" and state["turn"]["attacker"] == "alice"  # none on top, fewest cubes
+    assert [state["cards"][c] for c in state["discards"]["bob"]] == ["lunge", "sidestep"]
+    assert state["attributes"]["alice"]["delay2"] == 3 and state["priority"][0] == "bob"
