@@ -8,7 +8,7 @@ import pytest
 
 from battlehall.engine.errors import SetupError
 from battlehall.engine.hourglass import rules
-from hourglass_kit import RS, act, kinds, play_turn, position, prompt_of, start
+from hourglass_kit import RS, act, kinds, position, prompt_of, start
 
 THREE = ("alice", "bob", "carol")
 
@@ -204,6 +204,7 @@ def test_hidden_hands_discards_and_face_down_cards():
     ({"turn_order": ["bob", "bob"]}, "setup.turn_order"),
     ({"cards": [{"id": "x", "dodge": "high"}]}, "setup.cards[0].dodge"),
     ({"current": "nowhere"}, "setup.current"),
+    ({"battles": [{"tile": "ford", "knights": {"alice": [0, 5], "bob": 1}}]}, "setup.battles[0].knights.alice[1]"),
     ({"colour": "red"}, "setup.colour"),
 ])
 def test_setup_bad_field_names_its_path(change, path):

@@ -123,12 +123,13 @@ def _cards(state: State, owner: str, names, path: str) -> list[str]:
     return out
 
 
-def _count_or_wounds(value, path: str) -> list[int]:
-    """A number of Knights, or the Wounds of each."""
+def _count_or_wounds(value, path: str, health: int) -> list[int]:
+    """A number of Knights, or the Wounds of each: fewer than the owner's Health (a Knight
+    with as many is back in its owner's play area, not on the tile)."""
     if isinstance(value, list):
         if len(value) > 8:
             raise SetupError(path, "at most 8 Knights")
-        return [data.integer(w, f"{path}[{i}]", 0, 99) for i, w in enumerate(value)]
+        return [data.integer(w, f"{path}[{i}]", 0, health - 1) for i, w in enumerate(value)]
     return [0] * data.integer(value, path, 0, 8)
 
 
@@ -155,9 +156,11 @@ def _battles(state: State, battles, seats: list[str]) -> list:
             if seat not in seats:
                 raise SetupError(f"{path}.knights.{seat}", "is not a seat of this match")
         for seat in seats:  # seat order, whatever the order of the object
-            for n, wounds in enumerate(_count_or_wounds(table.get(seat, 0), f"{path}.knights.{seat}")):
+            for n, wounds in enumerate(_count_or_wounds(table.get(seat, 0), f"{path}.knights.{seat}",
+                                                        state["attributes"][seat]["health"])):
                 knights.append({"id": f"{seat}-{n + 1}@{tile}", "owner": seat, "wounds": wounds})
-        for n, wounds in enumerate(_count_or_wounds(raw.get("bandits", 0), f"{path}.bandits")):
+        for n, wounds in enumerate(_count_or_wounds(raw.get("bandits", 0), f"{path}.bandits",
+                                                    state["attributes"][BANDITS]["health"])):
             knights.append({"id": f"bandit-{n + 1}@{tile}", "owner": BANDITS, "wounds": wounds})
         battle = {"tile": tile, "knights": knights, "alliances": [], "top": {}, "bottom": {}, "turns": 0,
                   "started": False, "done": False}
