@@ -204,7 +204,7 @@ def test_hidden_hands_discards_and_face_down_cards():
     ({"turn_order": ["bob", "bob"]}, "setup.turn_order"),
     ({"cards": [{"id": "x", "dodge": "high"}]}, "setup.cards[0].dodge"),
     ({"current": "nowhere"}, "setup.current"),
-    ({"battles": [{"tile": "ford", "knights": {"alice": [0, 5], "bob": 1}}]}, "setup.battles[0].knights.alice[1]"),
+    ({"battles": [{"tile": "ford", "knights": {"alice": [0, 6], "bob": 1}}]}, "setup.battles[0].knights.alice[1]"),
     ({"colour": "red"}, "setup.colour"),
 ])
 def test_setup_bad_field_names_its_path(change, path):
@@ -241,10 +241,10 @@ def test_default_scenarios_with_and_without_bandits():
         state, _ = RS.start(seats, 1)
         crossroads = state["battles"][0]
         assert sum(k["owner"] == "bandits" for k in crossroads["knights"]) == 2
-        assert all(sum(k["owner"] == s for k in crossroads["knights"]) == 2 for s in seats)
-        quiet, _ = RS.start(seats, 1, {"bandits": 0, "knights": 3})
+        assert all(sum(k["owner"] == s for k in crossroads["knights"]) == 3 for s in seats)
+        quiet, _ = RS.start(seats, 1, {"bandits": 0, "knights": 1})
         assert not any(k["owner"] == "bandits" for b in quiet["battles"] for k in b["knights"])
-        assert sum(k["owner"] == "alice" for k in quiet["battles"][0]["knights"]) == 3
+        assert sum(k["owner"] == "alice" for k in quiet["battles"][0]["knights"]) == 1
 
 
 def test_a_seat_may_not_be_called_bandits():

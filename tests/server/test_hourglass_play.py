@@ -43,7 +43,7 @@ async def test_players_with_bandits_over_real_sockets(server, n):
     watcher = Client(server.url, created["match"], created["spectator_token"], wire=MSGPACK, on_message=recorder(None))
     results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in bots + [watcher])), 240)
     assert all(r == results[0] for r in results) and results[0]["reason"] == "battles_resolved"
-    assert sorted(results[0]["tiles"]) == ["crossroads", "old-mill", "watchtower"]
+    assert sorted(results[0]["tiles"]) == ["crossroads", "old-mill", "riverbank", "watchtower"]
     assert not any(c.errors for c in bots)
 
     replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()

@@ -20,7 +20,7 @@ class Hourglass(Ruleset):
     min_seats = 2
     max_seats = 4
     options_doc = {
-        "knights": {"default": 2, "doc": "Knights of each player on the crossroads, in the default scenario (1-4)"},
+        "knights": {"default": 3, "doc": "Knights of each player on the crossroads, in the default scenario (1-4)"},
         "bandits": {"default": 2, "doc": "Bandits on the crossroads in the default scenario (0-4; 0: no Bandits)"},
         "standard_deck": {"default": "standard", "doc": "the players' Battlecards: a deck of the shipped set"},
         "bandit_deck": {"default": "bandit", "doc": "the Bandits' Battlecards: a deck of the shipped set"},

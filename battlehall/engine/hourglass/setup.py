@@ -28,11 +28,13 @@ def check_options(options: dict, catalog: dict) -> None:
 
 def default_battles(seats: list[str], options: dict) -> list[dict]:
     """Every player on the crossroads with the Bandits; the first and last player also
-    meet at the old mill; with three or more, the second and third at the watchtower."""
+    meet at the old mill; with three or more, the second and third at the watchtower
+    (with a Bandit) and the first and second at the riverbank."""
     battles = [{"tile": "crossroads", "knights": {s: options["knights"] for s in seats}, "bandits": options["bandits"]},
                {"tile": "old-mill", "knights": {seats[0]: 1, seats[-1]: 1}, "bandits": 0}]
     if len(seats) >= 3:
         battles.append({"tile": "watchtower", "knights": {seats[1]: 1, seats[2]: 1}, "bandits": min(1, options["bandits"])})
+        battles.append({"tile": "riverbank", "knights": {seats[0]: 1, seats[1]: 1}, "bandits": 0})
     return battles
 
 
