@@ -102,6 +102,7 @@ def test_rulesets_lists_hourglass_and_a_bad_setup_is_a_400_naming_its_field(serv
     hourglass = described["hourglass"]
     assert hourglass["seats"] == {"min": 2, "max": 4}
     assert hourglass["options"]["bandits"]["default"] == 2 and hourglass["card_sets"][0]["id"] == "default"
+    assert [d["id"] for d in hourglass["card_sets"][0]["decks"]] == ["standard", "bandit"]
     bad = {"ruleset": "hourglass", "seats": ["alice", "bob"],
            "setup": {"battles": [{"tile": "ford", "knights": {"alice": 1, "bob": "many"}}]}}
     r = httpx.post(server.url + "/matches", json=bad)

@@ -93,12 +93,12 @@ def shipped() -> dict:
     decks = {d["id"]: {"name": d["name"], "cards": list(d["cards"])} for d in raw["deck"]}
     for deck in decks.values():
         assert all(c in kinds for c in deck["cards"]), deck
-    return {"set": raw["set"], "cards": kinds, "decks": decks,
+    return {"set": raw["set"], "cards": kinds, "decks": decks, "raw": raw,
             "attributes": {side: attributes(t, f"attributes.{side}") for side, t in raw["attributes"].items()}}
 
 
 def describe() -> list[dict]:
-    """The shipped set for GET /rulesets."""
-    data = shipped()
-    return [{"id": data["set"]["id"], "name": data["set"]["name"], "cards": len(data["cards"]),
-             "decks": sorted(data["decks"])}]
+    """The shipped set for GET /rulesets, in the card file's own terms (Delay as a number)."""
+    raw = shipped()["raw"]
+    return [{"id": raw["set"]["id"], "name": raw["set"]["name"], "attributes": raw["attributes"],
+             "cards": raw["card"], "decks": raw["deck"]}]
