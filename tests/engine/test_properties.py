@@ -91,7 +91,10 @@ def play(rs, seed, rnd, options=None, full=True, seats=SEATS):
             events = rs.expire(state, prompt["id"])
         else:
             option = rnd.choice(prompt["options"])
-            args = {k: rnd.choice(v) for k, v in sorted((option.get("args") or {}).items())}
+            lists = option.get("args") or {}
+            if "combos" in option:  # arguments that depend on each other: values of one combo
+                lists = rnd.choice(option["combos"])
+            args = {k: rnd.choice(v) for k, v in sorted(lists.items())}
             answers.append((prompt["id"], option["id"], args))
             events = rs.answer(state, prompt["seat"], prompt["id"], option["id"], args)
         check_step(rs, state, events, full)

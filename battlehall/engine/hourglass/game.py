@@ -1,0 +1,387 @@
+"""The battle phase as a state machine: which battle, alliances, and the Battle Turn's
+steps 1-8 and its end, one small function per step (each quotes its sentence).
+
+`advance` runs the rules until someone must decide (an open prompt) or the match ends.
+Bandit decisions are made here, with the match's own generator.
+"""
+
+from __future__ import annotations
+
+from ..rng import below, shuffle
+from ..ruleset import Ruleset, State, make_result, rank_by, with_combos
+from . import rules
+from .rules import BANDITS
+
+new_prompt = Ruleset.new_prompt
+
+
+def battle(state: State) -> dict:
+    return next(b for b in state["battles"] if b["tile"] == state["current"])
+
+
+def advance(state: State, events: list) -> None:
+    while not state["prompts"] and state["result"] is None:
+        if state["current"] is None:
+            next_battle(state, events)
+        else:
+            STEPS[state["phase"]](state, battle(state), events)
+
+
+# -- Battles: "In Player Turn Order, each player resolves the Battles they are still
+#    involved in, in the order of their choice." --------------------------------------
+
+def next_battle(state: State, events: list) -> None:
+    order = state["turn_order"]
+    while state["resolver"] < len(order):
+        seat = order[state["resolver"]]
+        mine = [b["tile"] for b in state["battles"] if not b["done"] and seat in rules.sides_in(b)]
+        if len(mine) > 1:
+            options = [{"id": "battle", "text": "Resolve this battle next", "args": {"tile": mine}}]
+            state["prompts"] = [new_prompt(state, seat, "choose_battle", "Choose the battle you resolve next",
+                                           options, "battle")]
+            return
+        if mine:
+            start_battle(state, mine[0], events)
+            return
+        state["resolver"] += 1
+    end_match(state, events)
+
+
+def start_battle(state: State, tile: str, events: list) -> None:
+    """"Battles start with participating players forming Alliances." """
+    state["current"] = tile
+    b = battle(state)
+    b["started"] = True
+    sides = rules.sides_in(b)
+    events.append({"kind": "battle_started", "data": {"tile": tile, "resolver": state["turn_order"][state["resolver"]],
+                                                      "sides": sides}})
+    players = [s for s in sides if s != BANDITS]  # "Bandit cannot be part of any Alliances."
+    if state["alliances_on"] and len(players) >= 2:
+        state["phase"] = "alliances"
+        state["offers"] = {}
+        state["prompts"] = [alliance_prompt(state, seat, players) for seat in players]
+    else:
+        place_cubes(state, b, events)
+
+
+def alliance_prompt(state: State, seat: str, players: list[str]) -> dict:
+    others = [p for p in players if p != seat]
+    options = [{"id": "alone", "text": "Fight alone"},
+               {"id": "ally", "text": "Offer an Alliance (it forms if that player offers one to you)",
+                "args": {"with": others}}]
+    return new_prompt(state, seat, "alliance", "Alliances: offer one to another player, or fight alone",
+                      options, "alone")
+
+
+def answer_alliance(state: State, seat: str, partner: str | None, events: list) -> None:
+    """By mutual agreement: each player's offer stays its own until every player has answered."""
+    state["offers"][seat] = partner
+    if state["prompts"]:
+        return
+    b = battle(state)
+    players = [s for s in rules.sides_in(b) if s != BANDITS]
+    b["alliances"] = rules.form_alliances(players, state["offers"])
+    state["offers"] = {}
+    events.append({"kind": "alliances_formed", "data": {"tile": b["tile"], "alliances": b["alliances"]}})
+    place_cubes(state, b, events)
+
+
+def place_cubes(state: State, b: dict, events: list) -> None:
+    """"At the start of a Battle, all involved players put a number of their Player Cubes
+    corresponding to the Delay Attribute of their Knight (rounded up) on the top part of
+    the Hourglass Board. If any Bandit are in the Battle, Bandit Cube are likewise added." """
+    for side in rules.sides_in(b):
+        b["top"][side] = rules.cubes_for(state["attributes"][side]["delay2"])
+        b["bottom"][side] = 0
+    events.append({"kind": "cubes_placed", "data": {"tile": b["tile"], "top": dict(b["top"])}})
+    state["phase"] = "turn_start"
+
+
+# -- Start of Battle Turn ------------------------------------------------------------
+
+def turn_start(state: State, b: dict, events: list) -> None:
+    if rules.battle_over(b):
+        end_battle(state, b, "decided", events)
+        return
+    if b["turns"] >= state["limit"]:  # the text is silent: a table calls the battle off
+        end_battle(state, b, "turn_limit", events)
+        return
+    attacker = rules.choose_attacker(state, b)
+    while attacker is None:  # step 1's restart rule
+        mover, moved = rules.turn_hourglass(state, b)
+        events.append({"kind": "hourglass_turned", "data": {"tile": b["tile"], "first": mover, "moved": moved,
+                                                            "top": dict(b["top"]), "bottom": dict(b["bottom"])}})
+        attacker = rules.choose_attacker(state, b)
+    b["turns"] += 1
+    state["turn"] = {"attacker": attacker, "targets": {}, "defenders": [], "placed": {}}
+    events.append({"kind": "battle_turn", "data": {"tile": b["tile"], "turn": b["turns"], "attacker": attacker}})
+    if attacker == BANDITS:
+        bandit_targets(state, b, events)
+    else:
+        state["phase"] = "targets"
+        state["prompts"] = [targets_prompt(state, b, attacker)]
+
+
+def targets_prompt(state: State, b: dict, attacker: str) -> dict:
+    """2. "The Attacker distributes the Knight they have in this Battle so they each target
+    at most one Bandit or one Knight of the other players." One argument per Knight."""
+    foes = [k["id"] for k in rules.enemies(b, attacker)] + ["none"]
+    mine = [k["id"] for k in b["knights"] if k["owner"] == attacker]
+    options = [{"id": "assign", "text": "Give each of your Knights a target (or none)",
+                "args": {knight: foes for knight in mine}}]
+    return new_prompt(state, attacker, "targets", "Choose the targets of your Knights", options, "assign")
+
+
+def bandit_targets(state: State, b: dict, events: list) -> None:
+    """The Bandits' step 2: each Bandit targets an enemy Knight drawn by the generator."""
+    foes = [k["id"] for k in rules.enemies(b, BANDITS)]
+    targets = {k["id"]: foes[below(state, len(foes))] for k in b["knights"] if k["owner"] == BANDITS}
+    set_targets(state, b, targets, events)
+
+
+def set_targets(state: State, b: dict, targets: dict, events: list) -> None:
+    """"The owners of these Knight or Bandit are considered to be the Defenders." """
+    turn = state["turn"]
+    turn["targets"] = targets
+    owner = {k["id"]: k["owner"] for k in b["knights"]}
+    turn["defenders"] = [s for s in rules.sides_in(b) if any(owner[t] == s for t in targets.values())]
+    events.append({"kind": "targets_assigned", "data": {"tile": b["tile"], "attacker": turn["attacker"],
+                                                        "targets": targets, "defenders": turn["defenders"]}})
+    defenders_place(state, b, events)
+
+
+# -- Battlecards ---------------------------------------------------------------------
+
+def refill(state: State, seat: str, events: list) -> None:
+    """"If a player needs to place a Battlecard from their Battle Hand when it is empty,
+    they draw all their discarded Battlecards beforehand." """
+    if not state["hands"][seat] and state["discards"][seat]:
+        state["hands"][seat], state["discards"][seat] = state["discards"][seat], []
+        events.append({"kind": "discards_drawn", "data": {"seat": seat, "cards": len(state["hands"][seat])}})
+
+
+def bandit_card(state: State) -> str | None:
+    """"Bandit Battle Hands and their Battlecards discard are the same deck, kept face
+    down. Whenever a Bandit must place a Battlecard, shuffle this deck and place the top
+    card." """
+    deck = state["bandit_deck"]
+    if not deck:
+        return None
+    shuffle(state, deck)
+    return deck.pop(0)
+
+
+def defenders_place(state: State, b: dict, events: list) -> None:
+    """3. "The Defenders place one Battlecard from their Battle Hand facedown for use in
+    this turn." All at once: one prompt per Defender, each seen by its Defender only."""
+    turn = state["turn"]
+    prompts = []
+    for side in turn["defenders"]:
+        if side == BANDITS:
+            card = bandit_card(state)
+            turn["placed"][side] = card
+            events.append({"kind": "card_placed", "data": {"tile": b["tile"], "side": side, "face": "down",
+                                                           "card": None, "shuffled": card is not None}})
+            continue
+        refill(state, side, events)
+        hand = state["hands"][side]
+        if not hand:
+            turn["placed"][side] = None
+            events.append({"kind": "no_card", "data": {"tile": b["tile"], "side": side}})
+            continue
+        options = [{"id": "place", "text": "Place this Battlecard face down", "args": {"card": list(hand)}}]
+        text = "Defend: place one Battlecard face down (" + ", ".join(
+            f"{c}: {state['kinds'][state['cards'][c]]['name']}" for c in hand) + ")"
+        prompts.append(new_prompt(state, side, "defend", text, options, "place"))
+    if prompts:
+        state["phase"] = "defend"
+        state["prompts"] = prompts
+    else:
+        attacker_places(state, b, events)
+
+
+def answer_defend(state: State, seat: str, card: str, events: list) -> None:
+    state["hands"][seat].remove(card)
+    state["turn"]["placed"][seat] = card
+    events.append({"kind": "card_placed", "data": {"tile": state["current"], "side": seat, "face": "down", "card": None},
+                   "private": {seat: {"card": card, "kind": state["cards"][card]}}})
+    if not state["prompts"]:
+        attacker_places(state, battle(state), events)
+
+
+def attacker_places(state: State, b: dict, events: list) -> None:
+    """4. "The Attacker places one Battlecard from their Battle Hand faceup for use in this
+    turn. They also discard another Battlecard from their Battle Hand, if able." """
+    attacker = state["turn"]["attacker"]
+    if attacker == BANDITS:  # the Bandits' hand and discard pile are one deck: nothing to discard
+        card = bandit_card(state)
+        state["turn"]["placed"][BANDITS] = card
+        events.append({"kind": "card_placed", "data": {"tile": b["tile"], "side": BANDITS, "face": "up",
+                                                       "card": state["cards"][card] if card else None,
+                                                       "shuffled": card is not None}})
+        resolve(state, b, events)
+        return
+    refill(state, attacker, events)
+    hand = state["hands"][attacker]
+    if not hand:
+        state["turn"]["placed"][attacker] = None
+        events.append({"kind": "no_card", "data": {"tile": b["tile"], "side": attacker}})
+        resolve(state, b, events)
+        return
+    names = ", ".join(f"{c}: {state['kinds'][state['cards'][c]]['name']}" for c in hand)
+    if len(hand) == 1:
+        option = {"id": "place", "text": "Place your last Battlecard face up", "args": {"card": list(hand)}}
+    else:
+        option = with_combos({"id": "place", "text": "Place one Battlecard face up and discard another"},
+                             [{"card": [c], "discard": [d for d in hand if d != c]} for c in hand])
+    state["phase"] = "attack_card"
+    state["prompts"] = [new_prompt(state, attacker, "attack_card", f"Attack: place a Battlecard face up ({names})",
+                                   [option], "place")]
+
+
+def answer_attack_card(state: State, seat: str, card: str, discard: str | None, events: list) -> None:
+    hand = state["hands"][seat]
+    hand.remove(card)
+    state["turn"]["placed"][seat] = card
+    events.append({"kind": "card_placed", "data": {"tile": state["current"], "side": seat, "face": "up",
+                                                   "card": state["cards"][card]}})
+    if discard is not None:  # which card: the Attacker's own to know
+        hand.remove(discard)
+        state["discards"][seat].append(discard)
+        events.append({"kind": "card_discarded", "data": {"tile": state["current"], "side": seat},
+                       "private": {seat: {"card": discard, "kind": state["cards"][discard]}}})
+    resolve(state, battle(state), events)
+
+
+# -- Steps 5 to 8 and the End of Battle Turn -------------------------------------------
+
+def modifiers(state: State, side: str) -> dict:
+    card = state["turn"]["placed"].get(side)
+    if card is None:
+        return {"damage": 0, "precision": 0, "delay2": 0, "defense": 0, "dodge": 0, "wound": 0}
+    return state["kinds"][state["cards"][card]]
+
+
+def resolve(state: State, b: dict, events: list) -> None:
+    turn = state["turn"]
+    attacker = turn["attacker"]
+    # 5. "All placed Battlecards are revealed."
+    shown = {side: (state["cards"][c] if c is not None else None) for side, c in turn["placed"].items()}
+    events.append({"kind": "cards_revealed", "data": {"tile": b["tile"], "cards": shown}})
+    defence = {side: defensive(state, side) for side in turn["defenders"]}
+    card_wounds_step(state, b, events)
+    offence = offensive(state, attacker)
+    # 8. "Each of the Attacker's Knight and Bandit performs one attack on their target."
+    for knight, target in list(turn["targets"].items()):
+        perform_attack(state, b, knight, target, offence, defence, events)
+    end_of_turn(state, b, offence, events)
+
+
+def defensive(state: State, side: str) -> dict:
+    """6. "During this Battle Turn, Defenders Knight and Bandit Attributes are considered to
+    be modified by the value on their respective Battlecards. Only the defensive
+    Attributes are considered, however: Defense, Dodge, and Wound." """
+    base, card = state["attributes"][side], modifiers(state, side)
+    return {"defense": base["defense"] + card["defense"], "dodge": base["dodge"] + card["dodge"],
+            "health": base["health"]}
+
+
+def card_wounds_step(state: State, b: dict, events: list) -> None:
+    """6. "The Wound attribute change is only considered as the amount of Wound to
+    immediately add or remove to each of the Defender's targeted Knight and Bandit." """
+    targeted = list(dict.fromkeys(state["turn"]["targets"].values()))
+    for knight in b["knights"]:
+        if knight["id"] in targeted:
+            change = modifiers(state, knight["owner"])["wound"]
+            if change:
+                knight["wounds"] = rules.card_wounds(knight["wounds"], change)
+                events.append({"kind": "wounds_changed", "data": {"tile": b["tile"], "knight": knight["id"],
+                                                                  "change": change, "wounds": knight["wounds"]}})
+
+
+def offensive(state: State, side: str) -> dict:
+    """7. "During this Battle Turn, the Attacker's Knight and Bandit Attributes are
+    considered to be modified by the Battlecard's values. Only the offensive attributes
+    are considered, however: Damage, Precision, and Delay." """
+    base, card = state["attributes"][side], modifiers(state, side)
+    return {"damage": base["damage"] + card["damage"], "precision": base["precision"] + card["precision"],
+            "delay2": base["delay2"] + card["delay2"]}
+
+
+def perform_attack(state: State, b: dict, knight_id: str, target_id: str, offence: dict, defence: dict,
+                   events: list) -> None:
+    attacker = state["turn"]["attacker"]
+    target = next((k for k in b["knights"] if k["id"] == target_id), None)
+    if target is None:  # sent back by an earlier attack of this turn: nothing left to hit
+        events.append({"kind": "attack", "data": {"tile": b["tile"], "knight": knight_id, "target": target_id,
+                                                  "outcome": "gone", "wounds": 0}})
+        return
+    d = defence[target["owner"]]
+    favoured = rules.attacker_wins_ties(state, b, attacker, target["owner"])
+    out = rules.attack(offence["precision"], d["dodge"], offence["damage"], d["defense"], favoured)
+    target["wounds"] += out["wounds"]
+    events.append({"kind": "attack", "data": {
+        "tile": b["tile"], "knight": knight_id, "target": target_id, "outcome": out["outcome"],
+        "precision": offence["precision"], "dodge": d["dodge"], "damage": out["damage"], "defense": d["defense"],
+        "tie": out["tie"], "tie_to": attacker if favoured else target["owner"],
+        "wounds_added": out["wounds"], "wounds": target["wounds"]}})
+    if rules.knocked_out(target["wounds"], d["health"]):
+        b["knights"].remove(target)
+        events.append({"kind": "knight_returned", "data": {"tile": b["tile"], "knight": target_id,
+                                                           "owner": target["owner"], "wounds": target["wounds"]}})
+
+
+def end_of_turn(state: State, b: dict, offence: dict, events: list) -> None:
+    turn = state["turn"]
+    attacker = turn["attacker"]
+    placed = rules.end_turn_cubes(b, attacker, offence["delay2"])
+    # 2. "All active Battlecards are put on their owner's Battlecard discard pile."
+    for side, card in turn["placed"].items():
+        if card is not None:
+            (state["bandit_deck"] if side == BANDITS else state["discards"][side]).append(card)
+    # Only sides involved in the battle are considered: one with no Knight left leaves it.
+    for side in list(b["top"]):
+        if side not in rules.sides_in(b):
+            del b["top"][side]
+            del b["bottom"][side]
+            events.append({"kind": "side_left", "data": {"tile": b["tile"], "side": side}})
+    events.append({"kind": "turn_ended", "data": {"tile": b["tile"], "attacker": attacker, "cubes": placed,
+                                                  "top": dict(b["top"]), "bottom": dict(b["bottom"])}})
+    # 3. "The Battle Turn is now over. If only one Alliance or player remains, the Battle
+    #    is also over." (checked at the start of the next step)
+    state["turn"] = None
+    state["phase"] = "turn_start"
+
+
+# -- End of Battle and of the battle phase ----------------------------------------------
+
+def end_battle(state: State, b: dict, reason: str, events: list) -> None:
+    """End of Battle: "1. All Wound are discarded. 2. The Hourglass Board is emptied."
+    and 3: the players with Knights left on the tile are recorded for the rewards phase."""
+    for knight in b["knights"]:
+        knight["wounds"] = 0
+    b["top"], b["bottom"] = {}, {}
+    b["done"] = True
+    state["current"], state["phase"], state["turn"] = None, None, None
+    events.append({"kind": "battle_ended", "data": {"tile": b["tile"], "reason": reason,
+                                                    "remaining": holders(state, b), "alliances": b["alliances"]}})
+
+
+def holders(state: State, b: dict) -> list[str]:
+    """The players with Knights remaining on the tile (Bandits are no player)."""
+    return [s for s in state["seats"] if any(k["owner"] == s for k in b["knights"])]
+
+
+def end_match(state: State, events: list) -> None:
+    tiles = {b["tile"]: holders(state, b) for b in state["battles"]}
+    knights = {s: sum(1 for b in state["battles"] for k in b["knights"] if k["owner"] == s) for s in state["seats"]}
+    held = {s: sum(1 for t in tiles.values() if s in t) for s in state["seats"]}
+    score = {s: held[s] * 1000 + knights[s] for s in state["seats"]}
+    bandits = {b["tile"]: sum(1 for k in b["knights"] if k["owner"] == BANDITS) for b in state["battles"]}
+    state["result"] = make_result("battles_resolved", rank_by(state["seats"], score), tiles=tiles,
+                                  knights=knights, bandits=bandits)
+    state["prompts"] = []
+    events.append({"kind": "match_ended", "data": state["result"]})
+
+
+STEPS = {"turn_start": turn_start}

@@ -1,0 +1,59 @@
+"""What each viewer may see, and what it must never see.
+
+Hidden: the Battlecards in another player's Battle Hand and discard pile (kept face
+down), a Defender's card until the reveal, the card the Attacker discarded, the Bandit
+deck, and the generator. Card instances (``alice#c3``) are never shown to anyone but
+their owner: public events name a revealed card by its kind (``parry``)."""
+
+from __future__ import annotations
+
+from ..ruleset import State
+
+
+def owner(card: str) -> str:
+    return card.rsplit("#", 1)[0]
+
+
+def secrets(state: State, viewer: str | None) -> list:
+    """Every card instance but the viewer's own, and the generator's state (once it is
+    more than a small number, which a seed may legitimately be)."""
+    hidden = [c for c in state["cards"] if owner(c) != viewer]
+    return hidden + ([state["rng"]] if state["rng"] > 2**32 else [])
+
+
+def _cards(state: State, ids: list[str]) -> list[dict]:
+    return [{"card": c, "kind": state["cards"][c]} for c in ids]
+
+
+def view(state: State, viewer: str | None) -> dict:
+    turn = None
+    if state["turn"] is not None:
+        t = state["turn"]
+        placed = {}
+        for side, card in t["placed"].items():
+            if card is None:
+                placed[side] = None
+            elif side == t["attacker"] or (side == viewer):
+                placed[side] = state["cards"][card]  # the Attacker's is face up; a Defender knows its own
+            else:
+                placed[side] = "face_down"
+        turn = {"attacker": t["attacker"], "targets": t["targets"], "defenders": t["defenders"], "placed": placed}
+    out = {
+        "tie_breaker": state["priority"], "turn_order": state["turn_order"],
+        "resolver": state["turn_order"][state["resolver"]] if state["resolver"] < len(state["turn_order"]) else None,
+        "current": state["current"], "turn": turn, "battle_turn_limit": state["limit"],
+        "attributes": state["attributes"], "cards": state["kinds"],
+        "battles": [{"tile": b["tile"], "knights": b["knights"], "alliances": b["alliances"], "top": b["top"],
+                     "bottom": b["bottom"], "turns": b["turns"], "started": b["started"], "done": b["done"]}
+                    for b in state["battles"]],
+        "hands": {s: len(h) for s, h in state["hands"].items()},
+        "discards": {s: len(d) for s, d in state["discards"].items()},
+        "bandit_deck": len(state["bandit_deck"]),
+        "result": state["result"],
+    }
+    if viewer is not None and viewer in state["hands"]:
+        out["my_hand"] = _cards(state, state["hands"][viewer])
+        out["my_discards"] = _cards(state, state["discards"][viewer])
+        if viewer in state["offers"]:
+            out["my_offer"] = state["offers"][viewer]
+    return out
