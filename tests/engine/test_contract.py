@@ -150,9 +150,10 @@ def test_any_non_negative_seed_however_large():
     from battlehall.engine import get_ruleset
     from battlehall.engine.rng import seed_state
 
-    assert seed_state(5) == 5 and seed_state(2**64 - 1) == 2**64 - 1  # small seeds: as before
-    big = [seed_state(s) for s in (2**64, 2**64 + 1, 2**65, 7 + 2**200, 7 + 2**201)]
-    assert len(set(big)) == len(big) and all(0 <= b < 2**64 for b in big)
+    states = [seed_state(s) for s in (0, 5, 2**64 - 1, 2**64, 2**64 + 1, 2**65, 7 + 2**200, 7 + 2**201)]
+    keys = [state["key"] for state in states]
+    assert len(set(keys)) == len(keys)  # every bit of the seed counts
+    assert all(len(k) == 64 and state["n"] == 0 for k, state in zip(keys, states))  # 256-bit keys, plain data
     rs = get_ruleset("spellfire")
     first, _ = rs.start(["alice", "bob"], 3 + 2**70)
     again, _ = rs.start(["alice", "bob"], 3 + 2**70)

@@ -67,7 +67,7 @@ def one_line(done: subprocess.CompletedProcess) -> str:
     (("--ruleset", "duel", "--options", '{"hp": "many"}'), "options.hp"),
     (("--ruleset", "duel", "--options", '{"lives": 3}'), "unknown option 'lives'"),
     (("--ruleset", "spellfire", "--options", '{"decks": {"alice": [1]}}'), "options.decks"),
-    (("--ruleset", "duel", "--seats", "alice"), "exactly two seats"),
+    (("--ruleset", "duel", "--seats", "alice"), "duel is played by 2 seats, not 1"),
     (("--ruleset", "duel", "--seats", "alice,alice"), "names a seat twice"),
     (("--seed", "seven"), "invalid int value: 'seven'"),
 ])
@@ -157,8 +157,9 @@ def test_watch_prints_a_finished_match(server):
         assert line.startswith(f"#{event['seq']} ") and f" {event['kind']} " in line
     assert "match_started    seats=alice,bob hp=5" in lines[0]
     assert "alice: move (p1, answer by " in lines[1]
-    winner = replay["result"]["winner"]
-    assert lines[-1].endswith(f"match_ended      winner={winner} reason=knockout")
+    winner, loser = replay["result"]["ranking"]
+    assert lines[-1].endswith(f"match_ended      winners={winner[0]} ranking={winner[0]},{loser[0]} draw=no "
+                              f"reason=knockout winner={winner[0]}")
     assert "options" not in done.stdout and "Strike" not in done.stdout  # a spectator's copy: prompts hidden
 
 
