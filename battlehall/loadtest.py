@@ -1,9 +1,10 @@
 """`battlehall loadtest`: keep N matches in play over real WebSockets and time the server.
 
 Each of N slots creates a match (POST /matches; `--seats` seats, by default the fewest
-the ruleset is played by), connects its spectators, then one socket per seat; every seat answers each prompt the moment it arrives with a random
-legal option (any option, any listed value of each argument: PROTOCOL.md promises that
-is always legal), so any ruleset can be driven. When a match ends its slot starts the
+the ruleset is played by), connects its spectators, then one socket per seat; every
+seat answers each prompt the moment it arrives with a random legal option (any option,
+any listed value of each argument: PROTOCOL.md promises that is always legal), so any
+ruleset can be driven. When a match ends its slot starts the
 next one. After the warm-up, a window of `--seconds` is measured:
 
 - answers: acts sent in the window and acknowledged (the ack may land just after it;
