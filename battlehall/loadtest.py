@@ -1,9 +1,10 @@
 """`battlehall loadtest`: keep N matches in play over real WebSockets and time the server.
 
-Each of N slots creates a match (POST /matches), connects its spectators, then one
-socket per seat; every seat answers each prompt the moment it arrives with a random
-legal option (any option, any listed value of each argument: docs/protocol.md promises that
-is always legal), so any ruleset can be driven. When a match ends its slot starts the
+Each of N slots creates a match (POST /matches; `--seats` seats, by default the fewest
+the ruleset is played by), connects its spectators, then one socket per seat; every
+seat answers each prompt the moment it arrives with a random legal option (any option,
+any listed value of each argument: docs/protocol.md promises that is always legal), so any
+ruleset can be driven. When a match ends its slot starts the
 next one. After the warm-up, a window of `--seconds` is measured:
 
 - answers: acts sent in the window and acknowledged (the ack may land just after it;
@@ -15,6 +16,9 @@ next one. After the warm-up, a window of `--seconds` is measured:
   sent again, same id), plus the client's own: http_<status>, http_failed_<exception>,
   connect_failed_<exception or status>, unauthorized, connection_lost, connection_closed
   (before match_ended), match_timeout. A failure ends that match; its slot starts another.
+- overtaken (in `totals`, not an error): acts refused with `unknown_prompt` because
+  another seat's answer closed their prompt first (its `prompt_closed` says `cancelled`),
+  as when several seats answer one window at once and one of them plays a card into it.
 
 Everything runs on one asyncio loop (uvloop when installed) in one process, so the
 numbers include this process' own overhead; `loadgen_cpu` in the report says how busy
@@ -60,6 +64,7 @@ CREATES_IN_FLIGHT = 16
 class Config:
     url: str = "http://127.0.0.1:8000"
     ruleset: str = "duel"
+    seats: int | None = None  # seats per match; None: the ruleset's minimum
     matches: int = 100
     seconds: float = 20.0
     warmup: float = 3.0
@@ -212,7 +217,7 @@ class LoadTest:
         self.cfg = cfg
         self.wire = cfg.wire
         self.base_seed = cfg.seed if cfg.seed is not None else random.randrange(2**31)
-        self.seat_names: list[str] = ["p1", "p2"]
+        self.seat_names: list[str] = [f"p{i + 1}" for i in range(cfg.seats or 2)]
         self.stopping = False
         self.measuring = False
         self.match_seq = itertools.count()
@@ -225,6 +230,7 @@ class LoadTest:
         # whole run
         self.created = 0
         self.acts_sent = self.acks = self.refused = 0
+        self.overtaken = 0  # refused because another seat's answer closed the prompt first
         self.in_flight = 0
         self.errors: Counter[str] = Counter()
         # measured window only
@@ -264,7 +270,8 @@ class LoadTest:
         rng = random.Random(run.seed * 64 + index)  # each match replays the same way from its seed
         wire = self.wire
         sent: dict[str, tuple[float, bool, object]] = {}  # act id -> (sent at, in window, frame)
-        answered: set[str] = set()
+        answered: dict[str, str] = {}  # prompt id -> the act that answered it
+        overtaken: set[str] = set()  # acts whose prompt another seat's answer closed first
         ended = False
         async with self._connect(run) as ws:
             await ws.send(encode(wire, self._hello(run.tokens[seat])))
@@ -272,9 +279,9 @@ class LoadTest:
             async def answer(prompt: dict) -> None:
                 if self.stopping or prompt["id"] in answered:
                     return
-                answered.add(prompt["id"])
                 option, args = random_answer(rng, prompt)
                 act_id = f"a{next(run.acts)}"
+                answered[prompt["id"]] = act_id
                 frame = encode(wire, {"t": "act", "id": act_id, "prompt": prompt["id"], "option": option, "args": args})
                 sent[act_id] = (time.perf_counter(), self.measuring, frame)
                 self.acts_sent += 1
@@ -295,6 +302,10 @@ class LoadTest:
                     if event == "prompt":
                         if "options" in message["data"]:  # only the prompted seat's copy has them
                             await answer(message["data"])
+                    elif event == "prompt_closed":
+                        data = message["data"]
+                        if data.get("reason") == "cancelled" and data.get("id") in answered:
+                            overtaken.add(answered[data["id"]])
                     elif event == "match_ended":
                         self.unfinished.discard(run.id)
                         if not run.over.is_set() and self.measuring:
@@ -322,7 +333,10 @@ class LoadTest:
                         await answer(prompt)
                 elif kind == "error":
                     code = message.get("code", "unknown")
-                    self.errors[code] += 1
+                    if code == "unknown_prompt" and message.get("id") in overtaken:
+                        self.overtaken += 1  # the server was right to refuse it: not an error
+                    else:
+                        self.errors[code] += 1
                     entry = sent.get(message.get("id"))
                     if entry is not None and code in ("rate_limited", "unavailable"):
                         # nothing was applied: send the same act (same id) again shortly
@@ -427,6 +441,8 @@ class LoadTest:
 
     async def _learn_seats(self, http: httpx.AsyncClient) -> None:
         """As many seats as the ruleset needs at least; two if /rulesets cannot say."""
+        if self.cfg.seats is not None:
+            return  # asked for: a count the ruleset does not take is the server's 400 to report
         try:
             # Connection: close, so this socket is never reused for a POST: uvicorn closes a
             # keep-alive connection after a 500, and the next request on it would fail.
@@ -540,7 +556,8 @@ class LoadTest:
         ack = sorted(self.ack_ms)
         spec = sorted(self.spec_ms)
         result = {
-            "url": cfg.url, "ruleset": cfg.ruleset, "matches": cfg.matches, "spectators": cfg.spectators,
+            "url": cfg.url, "ruleset": cfg.ruleset, "seats": len(self.seat_names), "matches": cfg.matches,
+            "spectators": cfg.spectators,
             "clock": cfg.clock,
             "wire": "json" if self.wire == JSON else "msgpack", "batch": self.cfg.batch, "seed": self.base_seed,
             "warmup_s": cfg.warmup, "seconds": _r(seconds),
@@ -554,7 +571,7 @@ class LoadTest:
             "abort_errors": dict(sorted(self.abort_errors.items())),
             # whole run, warm-up and drain included: every act is acked, refused or in flight
             "totals": {"matches_created": self.created, "acts_sent": self.acts_sent, "acks": self.acks,
-                       "refused": self.refused, "unacknowledged": self.in_flight,
+                       "refused": self.refused, "overtaken": self.overtaken, "unacknowledged": self.in_flight,
                        "matches_aborted": self.aborted, "matches_left_live": len(self.unfinished)},
             "loadgen_cpu": _r(self.loadgen_cpu),
             "machine_cpu": _r(self.machine_cpu),
@@ -580,7 +597,8 @@ def _fmt(x: float | None) -> str:
 def format_report(r: dict) -> str:
     ack = r["ack_ms"]
     lines = [
-        f"battlehall loadtest: {r['ruleset']}, {r['matches']} concurrent matches, {r['spectators']} spectators each, "
+        f"battlehall loadtest: {r['ruleset']} with {r['seats']} seats, {r['matches']} concurrent matches, "
+        f"{r['spectators']} spectators each, "
         f"{r['wire']}, {r['seconds']} s measured after {r['warmup_s']} s warm-up",
         f"  matches finished            {r['matches_finished']}",
         f"  answers                     {r['answers']}",
@@ -599,6 +617,8 @@ def format_report(r: dict) -> str:
     errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items()) or "none"
     lines.append(f"  errors                      {errors}")
     totals = r["totals"]
+    if totals["overtaken"]:
+        lines.append(f"  overtaken answers           {totals['overtaken']} (another seat's answer closed the prompt first)")
     why = ", ".join(f"{k} {v}" for k, v in r["abort_errors"].items())
     lines.append(f"  unfinished matches          {totals['matches_aborted']} aborted at the end, "
                  f"{totals['matches_left_live']} left live" + (f" ({why})" if why else ""))
@@ -611,6 +631,8 @@ def format_report(r: dict) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the server's base URL")
     parser.add_argument("--ruleset", default="duel")
+    parser.add_argument("--seats", type=int, default=None,
+                        help="seats per match (default: the fewest the ruleset is played by)")
     parser.add_argument("--matches", type=int, default=100, help="matches kept in play at once")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the measured window")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds of play before the window")
@@ -633,7 +655,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
-    return Config(url=args.url, ruleset=args.ruleset, matches=args.matches, seconds=args.seconds,
+    return Config(url=args.url, ruleset=args.ruleset, seats=args.seats, matches=args.matches, seconds=args.seconds,
                   warmup=args.warmup, spectators=args.spectators, wire=JSON if args.json_wire else MSGPACK,
                   seed=args.seed, quiet=args.quiet, server_pid=args.server_pid,
                   match_timeout=args.match_timeout, max_matches=args.max_matches, clock=args.clock,
@@ -658,8 +680,10 @@ def run_sync(cfg: Config) -> dict:
 
 def run_from_args(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
-    if cfg.matches < 1 or cfg.seconds <= 0 or cfg.warmup < 0 or cfg.spectators < 0:
-        print("loadtest: --matches >= 1, --seconds > 0, --warmup >= 0, --spectators >= 0", file=sys.stderr)
+    if (cfg.matches < 1 or cfg.seconds <= 0 or cfg.warmup < 0 or cfg.spectators < 0
+            or (cfg.seats is not None and cfg.seats < 1)):
+        print("loadtest: --matches >= 1, --seconds > 0, --warmup >= 0, --spectators >= 0, --seats >= 1",
+              file=sys.stderr)
         return 2
     try:
         result = run_sync(cfg)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Answer-to-ack latency and server CPU per answer of a real server under `battlehall loadtest`.
 
-For each configuration (ruleset x concurrent matches) it starts a fresh server
+For each configuration (ruleset x concurrent matches [x seats]) it starts a fresh server
 (`python -m battlehall serve` on a free port, its own private Redis in a temporary
 folder), runs `python -m battlehall loadtest` against it for a warm-up and a measured
 window, and records answers/s, answer-to-ack p50/p99, and the server's CPU time per
@@ -18,9 +18,15 @@ is stopped (process group SIGTERM, then SIGKILL) whatever happens.
     python bench/ack_latency.py                                  # duel 100, duel 1000, spellfire 100
     python bench/ack_latency.py --runs duel:100 --seconds 5 --warmup 2
     python bench/ack_latency.py --runs duel:100,duel:1000 --fsync always,everysec --rounds 3
+    python bench/ack_latency.py --runs spellfire:100:2,spellfire:100:6 --rounds 3 --clock '{"window_min_ms": 0}'
 
 With --fsync the private Redis runs with each `appendfsync` setting in turn, run after
 run (alternating, so drift in the machine's load hits both alike), `--rounds` times.
+A run is `ruleset:matches` or `ruleset:matches:seats` (seats: `battlehall loadtest
+--seats`, by default the fewest the ruleset takes); `--clock` is the created matches'
+clock (with `{"window_min_ms": 0}` Spellfire's windows are not held, so the server's own
+cost shows in the latency, not the 300 ms minimum hold). When several runs are given,
+the summary ends with each run's median over the rounds and its ratio to the first run.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import platform
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -155,7 +162,7 @@ def histogram_summary(metrics: str, name: str) -> dict | None:
     return {"count": count, "mean_ms": round(total / count * 1000, 3), "p50_le_ms": upto(0.5), "p99_le_ms": upto(0.99)}
 
 
-def run_one(ruleset: str, matches: int, args, fsync: str | None = None) -> dict:
+def run_one(ruleset: str, matches: int, args, fsync: str | None = None, seats: int | None = None) -> dict:
     server_cpu, loadgen_cpu = (0, 1) if args.pin else (None, None)
     server = Server(server_cpu, fsync)
     out = server.data / "result.jsonl"
@@ -165,7 +172,10 @@ def run_one(ruleset: str, matches: int, args, fsync: str | None = None) -> dict:
                "--matches", str(matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
                "--spectators", str(args.spectators), "--seed", "1", "--quiet", "--json-out", str(out),
                "--server-pid", str(server.proc.pid)]
-        print(f"== {ruleset} x {matches}{f' fsync {fsync}' if fsync else ''} ({args.warmup}s warm-up, {args.seconds}s measured)", flush=True)
+        cmd += ["--seats", str(seats)] if seats else []
+        cmd += ["--clock", args.clock] if args.clock else []
+        label = f"{ruleset}{f':{seats} seats' if seats else ''} x {matches}{f' fsync {fsync}' if fsync else ''}"
+        print(f"== {label} ({args.warmup}s warm-up, {args.seconds}s measured)", flush=True)
         # bounded: warm-up + window + drain + generous slack for start-up and shutdown
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, preexec_fn=pinned(loadgen_cpu),
                               timeout=args.warmup + args.seconds + 120)
@@ -182,9 +192,34 @@ def run_one(ruleset: str, matches: int, args, fsync: str | None = None) -> dict:
         server.stop()
 
 
+MEDIAN_FIGURES = [("answers/s", lambda r: r["answers_per_s"]), ("ack p50 ms", lambda r: r["ack_ms"]["p50"]),
+                  ("ack p90 ms", lambda r: r["ack_ms"]["p90"]), ("ack p99 ms", lambda r: r["ack_ms"]["p99"]),
+                  ("µs/answer", lambda r: (r.get("server_cpu") or {}).get("us_per_answer")),
+                  ("+redis", lambda r: (r.get("server_cpu") or {}).get("us_per_answer_with_redis"))]
+
+
+def print_medians(rows: list[dict]) -> None:
+    """Each run's (and fsync setting's) median over its rounds, and its ratio to the first one's."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["run"], r["fsync"]), []).append(r)
+    if len(groups) < 2:
+        return
+    medians = {}
+    for key, group in groups.items():
+        values = [[f(r) for r in group] for _, f in MEDIAN_FIGURES]
+        medians[key] = [statistics.median(v) if None not in v else None for v in values]
+    first = next(iter(medians.values()))
+    print(f"\nmedians over the rounds, and the ratio to the first run ({len(next(iter(groups.values())))} rounds)")
+    print(f"{'run':<18} {'fsync':>8} " + " ".join(f"{name:>16}" for name, _ in MEDIAN_FIGURES))
+    for (run, fsync), values in medians.items():
+        cells = [("-" if v is None else f"{v:g}" + (f" ({v / b:.2f}x)" if b else "")) for v, b in zip(values, first)]
+        print(f"{run:<18} {fsync or '-':>8} " + " ".join(f"{c:>16}" for c in cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--runs", default="duel:100,duel:1000,spellfire:100", help="ruleset:matches,...")
+    p.add_argument("--runs", default="duel:100,duel:1000,spellfire:100", help="ruleset:matches[:seats],...")
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--warmup", type=float, default=5)
     p.add_argument("--spectators", type=int, default=0)
@@ -192,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json-out", default=None, help="append one JSON line per run to this file")
     p.add_argument("--fsync", default=None, help="private Redis appendfsync settings to alternate: always,everysec")
     p.add_argument("--rounds", type=int, default=1, help="times to go through every run and setting")
+    p.add_argument("--clock", default=None, metavar="JSON",
+                   help='clock of the created matches, e.g. \'{"window_min_ms": 0}\' (default: the server\'s)')
     p.add_argument("--wait-quiet", type=float, default=120,
                    help="before each run, wait up to this many seconds for the machine to be nearly idle")
     args = p.parse_args(argv)
@@ -200,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     modes = args.fsync.split(",") if args.fsync else [None]
     for _ in range(args.rounds):
         for spec in args.runs.split(","):
-            ruleset, matches = spec.split(":")
+            ruleset, matches, *seats = spec.split(":")
+            seats = int(seats[0]) if seats else None
             try:
                 from battlehall.engine import get_ruleset
 
@@ -210,22 +248,25 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             for fsync in modes:
                 idle_before = wait_for_quiet(args.wait_quiet)
-                result = run_one(ruleset, int(matches), args, fsync)
+                result = run_one(ruleset, int(matches), args, fsync, seats)
                 result.update(bench="ack_latency", revision=revision(), python=platform.python_version(),
-                              pinned=args.pin, busy_before=round(idle_before, 2), fsync=fsync)
+                              pinned=args.pin, busy_before=round(idle_before, 2), fsync=fsync,
+                              load_average=os.getloadavg()[0], run=spec)
                 rows.append(result)
                 if args.json_out:
                     with open(args.json_out, "a") as f:
                         f.write(json.dumps(result) + "\n")
 
-    print(f"\n{'ruleset':<10} {'matches':>7} {'fsync':>8} {'answers/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
-          f"{'µs/answer':>10} {'+redis':>8} {'errors':>7} {'loadgen':>8} {'machine':>8} {'redis ms':>9}")
+    print(f"\n{'ruleset':<10} {'seats':>5} {'matches':>7} {'fsync':>8} {'answers/s':>10} {'p50 ms':>8} {'p90 ms':>8} "
+          f"{'p99 ms':>8} {'µs/answer':>10} {'+redis':>8} {'errors':>7} {'loadgen':>8} {'machine':>8} {'load':>5} "
+          f"{'redis ms':>9}")
     for r in rows:
         cpu = r.get("server_cpu") or {}
-        print(f"{r['ruleset']:<10} {r['matches']:>7} {r['fsync'] or '-':>8} {r['answers_per_s']:>10} {r['ack_ms']['p50']:>8} "
-              f"{r['ack_ms']['p99']:>8} {cpu.get('us_per_answer')!s:>10} {cpu.get('us_per_answer_with_redis')!s:>8} "
-              f"{sum(r['errors'].values()):>7} {r['loadgen_cpu']:>8} {r['machine_cpu']!s:>8} "
-              f"{(r.get('redis_write') or {}).get('mean_ms')!s:>9}")
+        print(f"{r['ruleset']:<10} {r.get('seats', '-')!s:>5} {r['matches']:>7} {r['fsync'] or '-':>8} {r['answers_per_s']:>10} "
+              f"{r['ack_ms']['p50']:>8} {r['ack_ms']['p90']:>8} {r['ack_ms']['p99']:>8} {cpu.get('us_per_answer')!s:>10} "
+              f"{cpu.get('us_per_answer_with_redis')!s:>8} {sum(r['errors'].values()):>7} {r['loadgen_cpu']:>8} "
+              f"{r['machine_cpu']!s:>8} {r['load_average']:>5.2f} {(r.get('redis_write') or {}).get('mean_ms')!s:>9}")
+    print_medians(rows)
     for r in rows:
         print(json.dumps(r))
     return 0

@@ -108,14 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     machine1 = machine_busy()
     # how many cores the whole machine kept busy meanwhile (this bench is one of them)
     busy = round((machine1[0] - machine0[0]) / (time.perf_counter() - t0), 2) if machine0 and machine1 else None
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # the last minute's, at the end
     print(f"engine random-play throughput, one core (cpu {cpu}), median of {args.repeats} repeats; "
-          f"machine busy {busy} of {os.cpu_count()} cores")
+          f"machine busy {busy} of {os.cpu_count()} cores, load average {load}")
     print(f"{'ruleset':<10} {'seats':>5} {'matches':>8} {'answers/match':>14} {'matches/s':>10} {'answers/s':>10} {'µs/answer':>10}")
     for r in results:
         print(f"{r['ruleset']:<10} {r['seats']:>5} {r['matches']:>8} {r['answers_per_match']:>14} {r['matches_per_s']:>10} "
               f"{r['answers_per_s']:>10} {r['us_per_answer']:>10}")
     line = json.dumps({"bench": "engine_throughput", "python": platform.python_version(), "cpu": cpu,
-                       "machine_cpu": busy, "results": results, "skipped": skipped})
+                       "machine_cpu": busy, "load_average": load, "results": results, "skipped": skipped})
     print(line)
     if args.json_out:
         with open(args.json_out, "a") as f:

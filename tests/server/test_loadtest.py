@@ -69,6 +69,41 @@ def test_loadtest_stops_once_max_matches_are_played(server, tmp_path):
     assert result["totals"]["acts_sent"] == result["totals"]["acks"] > 0
 
 
+def test_loadtest_plays_six_seat_spellfire_to_the_end(server, tmp_path):
+    """Six sockets per match; every card played in a battle opens a window to the five other seats."""
+    out = tmp_path / "result.jsonl"
+    before = answers_total(server.url)
+    proc = subprocess.run(
+        [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", "spellfire",
+         "--seats", "6", "--matches", "2", "--max-matches", "2", "--seconds", "120", "--warmup", "0",
+         "--seed", "13", "--quiet", "--clock", '{"window_min_ms": 0}', "--json-out", str(out)],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(out.read_text().splitlines()[-1])
+    assert result["seats"] == 6  # one socket per seat, each with the token the server made for it
+    assert result["matches_finished"] == 2  # match_ended seen
+    assert set(result["errors"]) <= {"rate_limited"}, result["errors"]
+    totals = result["totals"]
+    assert totals["matches_created"] == 2 and totals["matches_left_live"] == 0
+    # Every act was acknowledged, or refused because another seat's answer had closed its
+    # window prompt first (several seats answer one window at once): nothing else.
+    assert totals["refused"] == totals["overtaken"]
+    assert totals["acts_sent"] == totals["acks"] + totals["refused"] and totals["unacknowledged"] == 0
+    assert totals["acks"] > 2 * 100  # whole matches of six seats, not a few answers
+    assert answers_total(server.url) - before >= totals["acks"]
+
+
+def test_loadtest_reports_a_seat_count_the_ruleset_refuses(server, tmp_path):
+    out = tmp_path / "result.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", "duel", "--seats", "3",
+         "--matches", "1", "--seconds", "0.5", "--warmup", "0", "--quiet", "--json-out", str(out)],
+        capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # no answers: a failed run
+    result = json.loads(out.read_text().splitlines()[-1])
+    assert set(result["errors"]) == {"http_400"} and result["totals"]["matches_created"] == 0
+
+
 # Reaction windows held a minute: the Spellfire matches are all live when the run stops.
 HELD = '{"window_min_ms": 60000}'
 
