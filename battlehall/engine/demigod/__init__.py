@@ -27,7 +27,7 @@ class Demigod(Ruleset):
     max_seats = 4
     options_doc = {
         "map": {"default": "crossroads", "doc": "the battlefield: " + ", ".join(sorted(maps()))},
-        "turn_limit": {"default": 10, "doc": "rounds before the match ends on points (Health Points left), 1-100"},
+        "turn_limit": {"default": 15, "doc": "rounds before the match ends on points (Health Points left), 1-100"},
         "hand_size": {"default": 5, "doc": "cards each side draws before the first turn, 0-10"},
         "draw_per_turn": {"default": 1, "doc": "cards a side draws at the start of each of its turns, 0-5"},
         "hand_limit": {"default": 7, "doc": "no draw takes a hand past this many cards, 1-15"},
