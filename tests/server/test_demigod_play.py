@@ -63,3 +63,13 @@ async def test_reaction_windows_answered_and_timed_out(server):
     assert {"unit": "mor", "choice": "none"} in defences  # a window timed out: no defence, DV 0
     assert any(d["unit"] == "kael" and d["choice"] == "react" and d["name"] == "Parry" for d in defences)
     assert replay[-1]["kind"] == "match_ended"
+
+
+def test_rulesets_lists_demigod_and_a_bad_setup_is_a_400_naming_its_field(server):
+    described = {r["name"]: r for r in httpx.get(server.url + "/rulesets").json()["rulesets"]}
+    assert described["demigod"]["seats"] == {"min": 2, "max": 4}
+    assert "reaction_ms" in described["demigod"]["options"]
+    setup = {"units": [{"id": "a", "side": "alice", "kind": "demigod", "pos": [0, 0]},
+                       {"id": "b", "side": "bob", "kind": "demigod", "pos": [0, 0]}]}
+    r = httpx.post(server.url + "/matches", json={"ruleset": "demigod", "seats": ["alice", "bob"], "setup": setup})
+    assert r.status_code == 400 and r.json()["error"]["path"] == "setup.units[1].pos"
