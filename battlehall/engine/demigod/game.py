@@ -11,6 +11,7 @@ a time; then Steps 3-6 resolve.
 from __future__ import annotations
 
 from . import combat, grid
+from .effects import tick_down
 from .data import cards
 from ..ruleset import Ruleset, make_result, rank_by, with_combos
 
@@ -185,8 +186,7 @@ def react(state: dict, uid: str, card: dict, to: list | None) -> list[dict]:
 def fail(state: dict, reason: str) -> list[dict]:
     """'If out of range, the attack fails and the card is discarded.'"""
     pending = state.pop("pending")
-    seat = pending["card_seat"] if "card_seat" in pending else state["turn"]["seat"]
-    state["discard"][seat].append(pending["card"])
+    state["discard"][state["turn"]["seat"]].append(pending["card"])  # the attacker's side played it
     return [{"kind": "attack_failed", "data": {"unit": pending["attacker"], "card": pending["card"], "reason": reason}}] \
         + after_action(state)
 
@@ -281,8 +281,6 @@ def start_turn(state: dict) -> list[dict]:
 def next_turn(state: dict) -> list[dict]:
     """The turn passes to the next side still in, in seat order; after the last seat, a new
     round; after round `turn_limit`, the match ends."""
-    from .effects import tick_down
-
     seat = state["turn"]["seat"]
     events = [{"kind": "turn_ended", "data": {"seat": seat}}]
     for uid in side_units(state, seat):
