@@ -399,3 +399,12 @@ def test_bad_option_names_its_field():
     with pytest.raises(SetupError) as err:
         RS.start(["alice", "bob"], 1, {"reaction_ms": 5})
     assert err.value.path == "options.reaction_ms"
+
+
+def test_a_battle_cards_six_points_are_split_between_attack_and_defence():
+    """NOTES: 'A Battle Card's value is split between attack and defence (6 points in the
+    published game)'; played to attack it gives its AV, played to defend its DV."""
+    from battlehall.engine.demigod.data import cards
+
+    battle = [c for c in cards().values() if c["type"] == "battle"]
+    assert battle and all(c["av"] + c["dv"] == 6 for c in battle)

@@ -40,7 +40,8 @@ def targets_of(state: dict, uid: str, card: dict) -> list[list]:
     candidates = []  # squares whose area holds an enemy: only these can be aimed at
     for other in state["order"]:
         if state["units"][other]["side"] != unit["side"]:
-            for sq in grid.area(state, state["units"][other]["pos"], card["area"]):
+            pos = state["units"][other]["pos"]
+            for sq in grid.area(state, pos, card["area"]) if card["area"] else [pos]:
                 if sq not in candidates:
                     candidates.append(sq)
     out = [sq for sq in candidates if grid.in_range(state, card, unit["pos"], sq)]
@@ -65,13 +66,14 @@ def open_turn_prompt(state: dict) -> None:
             if to:
                 moves.append({"unit": [uid], "to": to})
         if not unit["attacked"]:
-            known: dict[str, list] = {}  # copies of a card share their targets
+            known: dict[str, list] = {}  # cards of the same range, reach and area share their targets
             for cid in hand:
                 card = card_of(state, cid)
                 if playable(unit, card):
-                    if card["name"] not in known:
-                        known[card["name"]] = targets_of(state, uid, card)
-                    targets = known[card["name"]]
+                    shape = f"{card['range']}/{card['reach']}/{card['area']}"
+                    if shape not in known:
+                        known[shape] = targets_of(state, uid, card)
+                    targets = known[shape]
                     if targets:
                         attacks.append({"unit": [uid], "card": [cid], "target": list(targets)})
     options = []
