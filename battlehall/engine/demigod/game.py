@@ -59,10 +59,11 @@ def open_turn_prompt(state: dict) -> None:
     seat = state["turn"]["seat"]
     moves, attacks = [], []
     hand = state["hands"][seat]
+    blocked = grid.blocked_squares(state)
     for uid in side_units(state, seat):
         unit = state["units"][uid]
         if not unit["moved"]:
-            to = grid.reachable(state, unit["pos"], unit["move"])
+            to = grid.reachable(state, unit["pos"], unit["move"], blocked)
             if to:
                 moves.append({"unit": [uid], "to": to})
         if not unit["attacked"]:

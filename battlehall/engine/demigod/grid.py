@@ -110,22 +110,29 @@ def area(state: dict, centre: list, radius: int) -> list[list]:
             for x in range(centre[0] - radius, centre[0] + radius + 1) if on_board(state, [x, y])]
 
 
-def reachable(state: dict, start: list, steps: int) -> list[list]:
+KING = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0)]
+
+
+def blocked_squares(state: dict) -> set:
+    """Squares holding terrain or a character, for membership tests only (never iterated)."""
+    return {tuple(sq) for sq in state["map"]["terrain"]} | {tuple(u["pos"]) for u in state["units"].values()}
+
+
+def reachable(state: dict, start: list, steps: int, blocked: set | None = None) -> list[list]:
     """Empty squares reachable in up to `steps` king moves through empty squares (a diagonal
     step between two blocked squares is allowed: corners do not block), board order."""
     w, h = state["map"]["width"], state["map"]["height"]
-    # Membership tests only (no set is iterated): the result's order is the sort below.
-    blocked = {tuple(sq) for sq in state["map"]["terrain"]} | {tuple(u["pos"]) for u in state["units"].values()}
+    if blocked is None:
+        blocked = blocked_squares(state)
     seen, frontier = {tuple(start)}, [tuple(start)]
     for _ in range(steps):
         nxt = []
         for x, y in frontier:
-            for dy in (-1, 0, 1):
-                for dx in (-1, 0, 1):
-                    to = (x + dx, y + dy)
-                    if to not in seen and 0 <= to[0] < w and 0 <= to[1] < h and to not in blocked:
-                        seen.add(to)
-                        nxt.append(to)
+            for dx, dy in KING:
+                to = (x + dx, y + dy)
+                if to not in seen and 0 <= to[0] < w and 0 <= to[1] < h and to not in blocked:
+                    seen.add(to)
+                    nxt.append(to)
         frontier = nxt
     seen.discard(tuple(start))
     return [[x, y] for y, x in sorted((sq[1], sq[0]) for sq in seen)]
