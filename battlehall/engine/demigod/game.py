@@ -88,7 +88,9 @@ def open_turn_prompt(state: dict) -> None:
 
 def open_defence_prompt(state: dict) -> None:
     """Step 2 for the next target: a reaction window to the targeted side, asked whatever its
-    hand holds (being asked reveals nothing), on its own short clock that spares the bank."""
+    hand holds (being asked reveals nothing), on its own short clock that spares the bank.
+    Reactions are offered here and nowhere else: 'Timing: Can only be played when the
+    specific trigger (e.g., "When targeted") occurs.'"""
     pending = state["pending"]
     uid = pending["targets"][len(pending["defences"])]
     unit = state["units"][uid]
