@@ -38,3 +38,14 @@ def test_same_seed_same_deal_other_seed_other_deal():
     b, _ = RS.start(["alice", "bob"], 3)
     c, _ = RS.start(["alice", "bob"], 4)
     assert a == b and a["decks"] != c["decks"]
+
+
+def test_every_shipped_map_starts_four_sides_on_free_squares():
+    from battlehall.engine.demigod.data import maps
+
+    for name in sorted(maps()):
+        state, _ = RS.start(["alice", "bob", "carol", "dave"], 1, {"map": name})
+        squares = [u["pos"] for u in state["units"].values()]
+        assert len(squares) == 12 and len({tuple(s) for s in squares}) == 12
+        assert not [s for s in squares if s in state["map"]["terrain"]]
+        assert all(0 <= x < state["map"]["width"] and 0 <= y < state["map"]["height"] for x, y in squares)
