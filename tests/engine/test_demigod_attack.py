@@ -408,3 +408,14 @@ def test_a_battle_cards_six_points_are_split_between_attack_and_defence():
 
     battle = [c for c in cards().values() if c["type"] == "battle"]
     assert battle and all(c["av"] + c["dv"] == 6 for c in battle)
+
+
+def test_aoe_a_character_that_blinks_out_of_the_area_is_not_caught():
+    """The reaction resolves first: out of the area when the spell lands, it has no Step 3."""
+    state, _ = start([unit("god", "alice", [1, 3], kind="demigod"), unit("a", "bob", [5, 3], hp=10),
+                      unit("b", "bob", [6, 3], hp=10)], hands={"alice": ["Fireball"], "bob": ["Blink"]})
+    attack(state, "god", "Fireball", [5, 3])
+    defend(state, "react_move", "Blink", to=[5, 5])  # a leaves the area around [5, 3]
+    events = defend(state)
+    assert [r["unit"] for r in kinds(events, "attack_result")] == ["b"]
+    assert state["units"]["a"]["hp"] == 10 and state["units"]["b"]["hp"] == 7
