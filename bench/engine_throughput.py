@@ -10,7 +10,7 @@ does with the rules alone: the ceiling the server's own overhead is measured aga
 Every repeat must play exactly the same answers (same seeds, same random choices): the
 script checks it, as a cheap determinism test of each ruleset.
 
-    python bench/engine_throughput.py                     # duel, spellfire with 2 and 6 seats, hourglass with 2 and 4
+    python bench/engine_throughput.py                     # duel, spellfire with 2 and 6 seats, hourglass and demigod with 2 and 4
     python bench/engine_throughput.py --matches 500 --repeats 7 --rulesets duel
     python bench/engine_throughput.py --rulesets spellfire:2,spellfire:4,spellfire:6
 """
@@ -29,7 +29,7 @@ import time
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 
-DEFAULT_MATCHES = {"duel": 2000, "spellfire": 200, "hourglass": 400}  # each repeat takes about a second or less
+DEFAULT_MATCHES = {"duel": 2000, "spellfire": 200, "hourglass": 400, "demigod": 200}  # each repeat takes about a second or less
 SEAT_NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
 
 
@@ -73,7 +73,7 @@ def bench(name: str, n: int, matches: int, repeats: int, max_answers: int) -> di
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rulesets", default="duel,spellfire:2,spellfire:6,hourglass:2,hourglass:4",
+    p.add_argument("--rulesets", default="duel,spellfire:2,spellfire:6,hourglass:2,hourglass:4,demigod:2,demigod:4",
                    help="ruleset[:seats], comma-separated (seats default: the ruleset's minimum)")
     p.add_argument("--matches", type=int, default=None, help="matches per repeat (default: per ruleset)")
     p.add_argument("--repeats", type=int, default=5)

@@ -8,6 +8,7 @@ from .ruleset import Ruleset
 
 # name -> "module:Class"; imported on first use so a server loads only what it runs.
 _RULESETS = {
+    "demigod": "battlehall.engine.demigod:Demigod",
     "duel": "battlehall.engine.duel:Duel",
     "hourglass": "battlehall.engine.hourglass:Hourglass",
     "spellfire": "battlehall.engine.spellfire:Spellfire",

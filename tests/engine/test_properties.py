@@ -27,6 +27,7 @@ import pytest
 from rulesets import case_ids, cases, seats as seat_names
 
 from battlehall.engine import get_ruleset
+from battlehall.engine.ruleset import random_answer
 from battlehall.engine.spellfire.zones import all_card_ids
 
 SEATS = ["alice", "bob"]
@@ -90,13 +91,9 @@ def play(rs, seed, rnd, options=None, full=True, seats=SEATS):
             answers.append((prompt["id"], None, None))
             events = rs.expire(state, prompt["id"])
         else:
-            option = rnd.choice(prompt["options"])
-            lists = option.get("args") or {}
-            if "combos" in option:  # arguments that depend on each other: values of one combo
-                lists = rnd.choice(option["combos"])
-            args = {k: rnd.choice(v) for k, v in sorted(lists.items())}
-            answers.append((prompt["id"], option["id"], args))
-            events = rs.answer(state, prompt["seat"], prompt["id"], option["id"], args)
+            option, args = random_answer(rnd, prompt)  # a legal combination when arguments depend on each other
+            answers.append((prompt["id"], option, args))
+            events = rs.answer(state, prompt["seat"], prompt["id"], option, args)
         check_step(rs, state, events, full)
         log += events
     raise AssertionError(f"{rs.name} seed {seed}: no end after {MAX_STEPS} answers")

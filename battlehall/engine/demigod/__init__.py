@@ -1,0 +1,114 @@
+"""`demigod`: Demayth's tactical grid combat (Chapter 4, Combat), with reactions.
+
+Two to four sides, each a Demigod and its Minions on a grid battlefield with terrain.
+Every attack follows the six steps of the rule text; the modules map its sentences to
+functions: grid.py (range), effects.py (stacking), combat.py (steps 3-6), game.py (turns,
+steps 1-2 and their prompts), setup.py (starting positions). docs/demigod.md has the rules
+as implemented and every ruling where the text is silent.
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+
+from ..errors import SetupError
+from ..rng import seed_state
+from ..ruleset import Event, Prompt, Ruleset, State, base_state
+from . import game
+from .data import cards, maps
+from .setup import default_start, explicit_start
+
+
+class Demigod(Ruleset):
+    name = "demigod"
+    summary = ("Demayth tactical grid combat for two to four sides: Demigods and Minions, range by melee, "
+               "line of sight and perception, six-step attacks, reactions on their own short clock.")
+    min_seats = 2
+    max_seats = 4
+    options_doc = {
+        "map": {"default": "crossroads", "doc": "the battlefield: " + ", ".join(sorted(maps()))},
+        "turn_limit": {"default": 15, "doc": "rounds before the match ends on points (Health Points left), 1-100"},
+        "hand_size": {"default": 5, "doc": "cards each side draws before the first turn, 0-10"},
+        "draw_per_turn": {"default": 1, "doc": "cards a side draws at the start of each of its turns, 0-5"},
+        "hand_limit": {"default": 7, "doc": "no draw takes a hand past this many cards, 1-15"},
+        "reaction_ms": {"default": 8000, "doc": "time of a reaction window (Step 2), never taken from the bank, 500-60000"},
+        "tick_growth": {"default": 1, "doc": "Poison and Disease ticks a character that has any gains at the start "
+                                            "of its side's turn, 0-5"},
+        "los": {"default": "lines", "doc": "\"lines\": line of sight along rows, columns and diagonals only (the text); "
+                                         "\"any\": at any angle, by the same crossing rule"},
+    }
+    BOUNDS = {"turn_limit": (1, 100), "hand_size": (0, 10), "draw_per_turn": (0, 5), "hand_limit": (1, 15),
+              "reaction_ms": (500, 60_000), "tick_growth": (0, 5)}
+
+    def card_sets(self) -> list[dict]:
+        return [{"name": "demayth", "cards": sorted(cards())}]
+
+    def check_options(self, options: dict) -> dict:
+        for key, (lo, hi) in self.BOUNDS.items():
+            v = options[key]
+            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+                raise SetupError(f"options.{key}", f"an integer from {lo} to {hi}")
+        if not isinstance(options["map"], str) or options["map"] not in maps():
+            raise SetupError("options.map", f"one of {', '.join(sorted(maps()))}")
+        if options["los"] not in ("lines", "any"):
+            raise SetupError("options.los", "\"lines\" or \"any\"")
+        return dict(options)
+
+    def new_state(self, seats: list[str], seed: int, options: dict, setup: dict | None) -> tuple[State, list[Event]]:
+        state = base_state(seats)
+        state.update(rng=seed_state(seed), opts=self.check_options(options), map={}, units={}, order=[], cards={},
+                     hands={s: [] for s in seats}, decks={s: [] for s in seats}, discard={s: [] for s in seats},
+                     out=[], window=0, turn={"seat": seats[0], "round": 1})
+        if setup is None:
+            if len(seats) > len(maps()[options["map"]]["starts"]):
+                raise SetupError("options.map", "this map has fewer starting places than seats")
+            default_start(state, seats)
+        else:
+            explicit_start(state, seats, setup)
+        # A copy: the event is kept while the state moves on.
+        events = [{"kind": "match_started", "data": deepcopy({"seats": seats, "map": state["map"], "units": state["units"],
+                                                              "turn": state["turn"]})}]
+        if setup is None:
+            for seat in seats:
+                events += game.combat.draw(state, seat, options["hand_size"])
+            events += game.start_turn(state)
+        else:
+            events.append({"kind": "hands", "data": {"counts": {s: len(state["hands"][s]) for s in seats}},
+                           "private": {s: {"cards": [{"id": c, "name": state["cards"][c]} for c in state["hands"][s]]}
+                                       for s in seats}})
+            game.open_turn_prompt(state)
+        return state, events
+
+    def apply(self, state: State, prompt: Prompt, option: str, args: dict) -> list[Event]:
+        if prompt["kind"] == "defend":
+            return game.defend(state, option, args)
+        if option == "move":
+            return game.move(state, args["unit"], args["to"])
+        if option == "attack":
+            return game.declare(state, args["unit"], args["card"], args["target"])
+        return game.next_turn(state)
+
+    def view(self, state: State, viewer: str | None) -> dict:
+        def shown(cid):
+            return {"id": cid, "name": state["cards"][cid]}
+
+        pending = state.get("pending")
+        return {
+            "map": state["map"], "units": state["units"], "turn": state["turn"], "out": state["out"],
+            "hand_counts": {s: len(state["hands"][s]) for s in state["seats"]},
+            "deck_counts": {s: len(state["decks"][s]) for s in state["seats"]},
+            "discard": {s: [shown(c) for c in state["discard"][s]] for s in state["seats"]},
+            "hand": [shown(c) for c in state["hands"][viewer]] if viewer in state["hands"] else None,
+            "attack": None if pending is None else {
+                "attacker": pending["attacker"], "card": pending["card"], "name": pending["name"],
+                "square": pending["square"], "targets": pending["targets"],
+                "answered": sorted(pending["defences"])},
+            "options": {k: v for k, v in sorted(state["opts"].items())},
+            "result": state["result"],
+        }
+
+    def secrets(self, state: State, viewer: str | None) -> list:
+        """Every card in a deck, every card in another side's hand, and the generator's key."""
+        hidden = [c for s in state["seats"] for c in state["decks"][s]]
+        hidden += [c for s in state["seats"] if s != viewer for c in state["hands"][s]]
+        return hidden + [state["rng"]["key"]]
