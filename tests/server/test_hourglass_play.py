@@ -63,7 +63,7 @@ async def test_players_with_bandits_over_real_sockets(server, n):
 
     # Re-simulate from the seed and the bots' answers, to know what was hidden at each seq.
     answers = {pid: (bot.seat, act["option"], act["args"]) for bot in bots for pid, act in bot.answers.items()}
-    state, _ = ruleset.start(seats, created["seed"], {"bandits": 3})
+    state, _ = ruleset.start(seats, int(replay["seed"]), {"bandits": 3})  # the seed, revealed at the end
     viewers = seats + [None]
     secrets_at = {0: {v: set(ruleset.secrets(state, v)) for v in viewers}}
     for event in replay["events"]:

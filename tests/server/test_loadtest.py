@@ -162,5 +162,5 @@ def test_without_the_key_the_loadtest_says_what_it_left_live(server, tmp_path):
         capture_output=True, text=True, timeout=90, env={k: v for k, v in os.environ.items() if k != "BATTLEHALL_API_KEY"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(out.read_text().splitlines()[-1])
-    assert result["totals"]["matches_left_live"] == 1 and result["abort_errors"] == {"http_403": 1}, (result, proc.stderr)
+    assert result["totals"]["matches_left_live"] == 1 and result["abort_errors"] == {"http_403": 1}, (json.dumps(result), proc.stderr)
     assert "left live" in proc.stderr and "--api-key" in proc.stderr

@@ -15,10 +15,9 @@ def owner(card: str) -> str:
 
 
 def secrets(state: State, viewer: str | None) -> list:
-    """Every card instance but the viewer's own, and the generator's state (once it is
-    more than a small number, which a seed may legitimately be)."""
+    """Every card instance but the viewer's own, and the generator's key (engine/rng.py)."""
     hidden = [c for c in state["cards"] if owner(c) != viewer]
-    return hidden + ([state["rng"]] if state["rng"] > 2**32 else [])
+    return hidden + [state["rng"]["key"]]
 
 
 def _cards(state: State, ids: list[str]) -> list[dict]:
