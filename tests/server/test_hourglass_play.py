@@ -11,19 +11,9 @@ import pytest
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import get_ruleset
+from leaks import atoms
 
 
-def atoms(value, out: list) -> list:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out.append(k)
-            atoms(v, out)
-    elif isinstance(value, list):
-        for v in value:
-            atoms(v, out)
-    elif isinstance(value, (str, int)) and not isinstance(value, bool):
-        out.append(value)
-    return out
 
 
 @pytest.mark.parametrize("n", [3, 4])

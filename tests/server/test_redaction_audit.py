@@ -30,6 +30,7 @@ from battlehall.server import codec
 from battlehall.server.actor import MatchCore
 from battlehall.server.clock import Clock
 from battlehall.server.fanout import event_message
+from leaks import atoms
 
 
 def hidden_from(state: dict, viewer: str | None, ruleset=None) -> set:
@@ -38,17 +39,6 @@ def hidden_from(state: dict, viewer: str | None, ruleset=None) -> set:
     return set(ruleset.secrets(state, viewer))
 
 
-def atoms(value, out: list) -> list:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out.append(k)
-            atoms(v, out)
-    elif isinstance(value, list):
-        for v in value:
-            atoms(v, out)
-    elif isinstance(value, (str, int)) and not isinstance(value, bool):
-        out.append(value)
-    return out
 
 
 def check(message: dict, secret: set, where: str, wires=(codec.JSON, codec.MSGPACK)) -> None:
