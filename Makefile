@@ -4,8 +4,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 # A longer run of the wire fuzz test than the suite's (tests/server/test_fuzz.py).
 FUZZ_FRAMES ?= 100000
+# A longer run of the redaction audit (tests/server/test_redaction_audit.py): two-seat matches per ruleset.
+AUDIT_MATCHES ?= 5000
 
-.PHONY: serve test fuzz bench install
+.PHONY: serve test fuzz audit bench install
 
 # constraints.txt pins the versions the suite was run with, so a fresh machine gets them.
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -24,6 +26,9 @@ test: $(VENV)/.installed
 
 fuzz: $(VENV)/.installed
 	BATTLEHALL_FUZZ_FRAMES=$(FUZZ_FRAMES) $(PY) -m pytest -q --timeout 0 -s tests/server/test_fuzz.py $(ARGS)
+
+audit: $(VENV)/.installed
+	BATTLEHALL_AUDIT_MATCHES=$(AUDIT_MATCHES) $(PY) -m pytest -q tests/server/test_redaction_audit.py -k random $(ARGS)
 
 bench: $(VENV)/.installed
 	$(PY) bench/engine_throughput.py

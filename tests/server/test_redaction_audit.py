@@ -16,6 +16,7 @@ seq, what was hidden.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 
 import httpx
@@ -52,11 +53,16 @@ def viewers(seats):
     return list(seats) + [None]
 
 
-@pytest.mark.timeout(900)  # thousands of matches: minutes on a busy two-core machine
+# Two-seat matches in the suite; `make audit` runs many more (BATTLEHALL_AUDIT_MATCHES).
+AUDIT_MATCHES = int(os.environ.get("BATTLEHALL_AUDIT_MATCHES", "500"))
+
+
+@pytest.mark.timeout(0 if "BATTLEHALL_AUDIT_MATCHES" in os.environ else 900)
 @pytest.mark.parametrize(("name", "n"), cases(), ids=case_ids())
 def test_random_matches_leak_nothing(name, n):
     ruleset = get_ruleset(name)
-    matches = 2000 if n == 2 else 40  # thousands of two-seat matches; fewer, much longer, with more
+    # Hundreds of two-seat matches; fewer, much longer, with more seats.
+    matches = AUDIT_MATCHES if n == 2 else max(10, AUDIT_MATCHES // 50)
     messages = 0
     seats = seat_names(n)
     for seed in range(matches):
@@ -87,7 +93,7 @@ def test_random_matches_leak_nothing(name, n):
                 option, args = random_answer(rng, prompt)
                 entry = {"at": at, "seat": prompt["seat"], "prompt": prompt["id"], "option": option, "args": args}
             records = core.apply(entry)
-    assert messages > 10_000
+    assert messages > 5_000
 
 
 async def test_messages_over_real_sockets_leak_nothing(server):
