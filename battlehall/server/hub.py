@@ -100,6 +100,7 @@ class Hub:
         # Leases (lease.py) whenever matches are written: with one node as with several.
         self.leased = store.persist
         self.draining = False  # a drain is under way: no match is taken, every one is handed on
+        self.orphans_seen: set[str] = set()  # live matches nobody held at the last scan
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""
@@ -303,9 +304,13 @@ class Hub:
 
     async def scan(self) -> int:
         """Take the live matches whose lease lapsed (their node died or was paused) or is
-        held under this node's name (a restart): the latter all, the former this node's
-        share (their number over the live nodes, at random), so that the surviving nodes
-        split a dead one's matches. Returns how many it took."""
+        held under this node's name (a restart).
+
+        The latter all; of the former, this node's share (their number over the live
+        nodes, picked at random) so that the surviving nodes split a dead one's matches,
+        and every one that was already without a lease at the previous scan. So a match
+        is held again at most two scans after its lease lapsed. Returns how many it took.
+        """
         node = self.settings.node
         ids = [m for m in await self.store.live_ids() if m not in self.actors and m not in self.loading]
         mine, orphans = [], []
@@ -316,11 +321,17 @@ class Hub:
                     orphans.append(match_id)
                 elif holder(lease) == node:
                     mine.append(match_id)
+        seen, self.orphans_seen = self.orphans_seen, set(orphans)
         if orphans:
+            # Nodes that renewed lately: a dead node's record outlives its last renewal.
+            fresh = now_ms() - self.settings.lease_ms // 2
             live = await nodes.live(self.store.redis)
-            others = sum(1 for n, r in live.items() if n != node and not r.get("draining"))
-            random.shuffle(orphans)
-            orphans = orphans[:math.ceil(len(orphans) / (others + 1))]
+            others = sum(1 for n, r in live.items()
+                         if n != node and not r.get("draining") and r.get("at", 0) >= fresh)
+            waited = [m for m in orphans if m in seen]
+            new = [m for m in orphans if m not in seen]
+            random.shuffle(new)
+            orphans = waited + new[:math.ceil(len(new) / (others + 1))]
         if not mine and not orphans:
             return 0
         started = time.perf_counter()
