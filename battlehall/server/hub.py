@@ -18,7 +18,7 @@ from .clock import Clock, now_ms
 from .config import Settings
 from . import connection, nodes, seeds
 from .deadlines import Deadlines
-from .lease import holder
+from .lease import NotHere, holder
 from .metrics import ACK_BUCKETS, Histogram, LoopLag
 from .spectators import DelayedFeed, copy_core
 from .store import LIVE, LoadedMatch, Store, StoreUnavailable
@@ -29,14 +29,6 @@ LINGER_S = 60  # a finished match stays in memory this long for its sockets (plu
 CLOSE_NOT_HERE = 4009  # after a `not_here` error: connect to its redirect (docs/protocol.md)
 OWNERS_BATCH = 1000  # lease reads per pipeline when scanning for matches nobody owns
 DRAIN_BATCH = 100  # matches handed over at once by a drain
-
-
-class NotHere(Exception):
-    """Another node runs this live match; `redirect` is its socket URL, when known."""
-
-    def __init__(self, redirect: str | None):
-        super().__init__(redirect or "the match is run by another node")
-        self.redirect = redirect
 
 
 def send_away(conn, redirect: str | None) -> None:
@@ -388,7 +380,8 @@ class Hub:
                 log.warning("scanning for matches to take over failed: %r", exc)
 
     def held_leases(self) -> list[tuple[str, str]]:
-        return [(m, a.lease) for m, a in self.actors.items() if a.lease is not None and not a.stopped]
+        # An ended match's lease went with its last write: nothing more to hold.
+        return [(m, a.lease) for m, a in self.actors.items() if a.lease is not None and not a.stopped and not a.core.over]
 
     async def renew(self) -> None:
         """Renew every lease this node holds, in one pipeline; let go of those it lost."""
