@@ -437,6 +437,7 @@ class MatchActor:
     def _committed(self, entry, conn, records, received: float, error: BaseException | None) -> None:
         core = self.core
         if isinstance(error, Fenced):  # another node holds the match now: nothing was recorded
+            self.hub.metrics.fenced_writes += 1
             self.stale = True
             self.stopped = True  # nothing more is handled here; the hub lets the match go
             if conn is not None:

@@ -54,6 +54,8 @@ class Metrics:
     recovery_seconds: float = 0.0
     matches_taken_over: int = 0  # live matches this node took because nobody held them (or at its restart)
     takeover_seconds: float = 0.0  # the last takeover: acquiring, loading and starting its matches
+    matches_lost: int = 0  # live matches let go because another node held their lease
+    fenced_writes: int = 0  # writes Redis refused: the match's lease was no longer this node's
     timeouts: int = 0  # prompts answered by their default when their time ran out
     ack_seconds: Histogram = field(default_factory=lambda: Histogram(ACK_BUCKETS))  # act received -> ack sent
 
@@ -389,7 +391,6 @@ class Hub:
         for (match_id, value), ok in zip(held, await self.store.renew_many(held, self.settings.lease_ms, now_ms())):
             actor = self.actors.get(match_id)
             if not ok and actor is not None and actor.lease == value:
-                log.warning("match %s: lease lost (this node was paused or cut off past it); letting it go", match_id)
                 self.lost(actor)
 
     def record(self) -> dict:
@@ -421,6 +422,9 @@ class Hub:
         """Another node holds the match now: let it go, sending its sockets there."""
         if self.actors.get(actor.match_id) is actor:
             del self.actors[actor.match_id]
+            self.metrics.matches_lost += 1
+            log.warning("match %s: its lease is no longer this node's (paused or cut off from Redis past it): "
+                        "letting it go", actor.match_id)
         actor.stopped = True
         asyncio.get_running_loop().create_task(self._send_away(actor, None))
 
@@ -555,6 +559,10 @@ class Hub:
             "# HELP battlehall_matches_taken_over_total Live matches taken because no node held their lease.",
             "# TYPE battlehall_matches_taken_over_total counter", f"battlehall_matches_taken_over_total {m.matches_taken_over}",
             "# TYPE battlehall_takeover_seconds gauge", f"battlehall_takeover_seconds {m.takeover_seconds:.6f}",
+            "# HELP battlehall_matches_lost_total Live matches let go because another node held their lease.",
+            "# TYPE battlehall_matches_lost_total counter", f"battlehall_matches_lost_total {m.matches_lost}",
+            "# HELP battlehall_fenced_writes_total Writes Redis refused because the match's lease was another's.",
+            "# TYPE battlehall_fenced_writes_total counter", f"battlehall_fenced_writes_total {m.fenced_writes}",
             "# TYPE battlehall_draining gauge", f"battlehall_draining {int(self.draining)}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
             "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
