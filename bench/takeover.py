@@ -112,7 +112,7 @@ def run(size: int, lease_ms: int, scan_ms: int) -> dict:
         a_url = nodes[0][1]
         t0 = time.perf_counter()
         asyncio.run(populate(a_url, size))
-        asyncio.run(play_some(a_url, 50, 40))
+        asyncio.run(play_some(a_url, 20, 20))
         created_s = time.perf_counter() - t0
         ids = r.zrange("bh:live", 0, -1)
         assert set(holders(r, ids)) == {"a"}, "node a should hold every match"
