@@ -12,6 +12,8 @@ import asyncio
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -282,3 +284,13 @@ async def test_not_here_redirects_to_the_owner_and_a_takeover_stops_the_clock(cl
     # Shifted by the time from the last renewal (at most a third of a lease before the
     # kill) to the takeover (at least a lease after it): the player loses none of it.
     assert LEASE_MS <= after - before <= (taken_at - killed_at) * 1000 + LEASE_MS / 3 + 300
+
+
+@pytest.mark.parametrize("name, value, said", [
+    ("BATTLEHALL_PLACEMENT", "nearest", "BATTLEHALL_PLACEMENT must be one of least-loaded, local, not 'nearest'"),
+    ("BATTLEHALL_NODE_URL", "http://10.0.0.1:8000", "BATTLEHALL_NODE_URL must be a ws:// or wss:// URL"),
+])
+def test_serve_names_a_bad_node_setting(tmp_path, name, value, said):
+    done = subprocess.run([sys.executable, "-m", "battlehall", "serve", "--data-dir", str(tmp_path)],
+                          env={**os.environ, name: value}, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
