@@ -171,14 +171,17 @@ class Session:
             self._refuse("unauthorized", "bad token", CLOSE_UNAUTHORIZED)
             return False
         try:
-            actor = await self.hub.actor(self.match_id)
+            if role == "spectator":  # on any node: a copy of the match if another node runs it
+                actor = await self.hub.spectated(self.match_id)
+            else:
+                actor = await self.hub.actor(self.match_id)
         except (StoreUnavailable, RedisError, OSError):
             self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             return False
         if actor is None:  # gone since its settings were read (its retention ended)
             self._refuse("not_found", "no such match", CLOSE_NOT_FOUND)
             return False
-        if role == "spectator" and actor.spectators >= meta["spectators"].get("max", 10_000):
+        if role == "spectator" and (await self.hub.audience.totals([self.match_id]))[0] >= meta["spectators"].get("max", 10_000):
             self.error("full", "this match has as many spectators as it allows")
             self.conn.close(CLOSE_POLICY)
             return False
@@ -189,9 +192,11 @@ class Session:
         actor.submit(("join", self.conn, resume, joined))
         try:
             catch_up = await joined
-        except StoreUnavailable:
+        except (StoreUnavailable, ConnectionResetError):  # ConnectionResetError: a mirror dropped meanwhile
             self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             return False
+        if role == "spectator":
+            self.hub.audience.changed(self.match_id)
         return catch_up if catch_up is not None else True
 
     def dispatch(self, message: dict) -> None:
@@ -226,5 +231,7 @@ class Session:
             self.joining.cancel()  # a join still in progress would add a closed socket
         if self.actor is not None:
             self.actor.submit(("leave", self.conn))
+            if self.conn.role == "spectator":
+                self.hub.audience.changed(self.match_id)
         self.conn.gone()
         self.receive = None  # a bound method of this session: a reference cycle until cleared

@@ -8,6 +8,11 @@ and its commands work unchanged on Redis Cluster:
   field ``e`` is the log entry (what was answered), ``v`` its event records
 - ``bh:{id}:snap``   the latest snapshot: engine state, clock and act ids at some seq
 - ``bh:{id}:start``  the snapshot the match started from, with the events of its start
+- ``bh:{id}:watching`` each node's count of the match's spectators (audience.py)
+
+The pub/sub channel ``bh:{id}:tail`` rings after each log entry of a match whose
+spectators are allowed: nodes that mirror it for their spectators read the log then
+(mirror.py).
 
 ``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
 
@@ -156,6 +161,11 @@ class Store:
         return commands
 
     @staticmethod
+    def doorbell_command(match_id: str, entry: dict) -> tuple:
+        """After an entry's write, in the same send: "the log has grown to this seq" (mirror.py)."""
+        return ("PUBLISH", key(match_id, "tail"), entry["last_seq"])
+
+    @staticmethod
     def snapshot_commands(match_id: str, snapshot: dict) -> list[tuple]:
         return [("SET", key(match_id, "snap"), pack(snapshot))]
 
@@ -181,6 +191,11 @@ class Store:
         removed = await self.redis.delete(*(key(match_id, part) for part in PARTS))
         await self.redis.zrem(LIVE, match_id)
         return removed > 0
+
+    async def owner(self, match_id: str) -> str | None:
+        """The node that holds the match's lease ("<token> <node>" in `bh:{id}:owner`), if any."""
+        value = await self.redis.get(key(match_id, "owner"))
+        return value.decode().split(" ", 1)[-1] if value else None
 
     async def is_live(self, match_id: str) -> bool:
         return await self.redis.zscore(LIVE, match_id) is not None
@@ -226,6 +241,11 @@ class Store:
         start = unpack(await self.redis.get(key(match_id, "start")))
         rows = await self.redis.xrange(key(match_id, "log"), "-", "+")
         return start, [unpack(fields[b"e"]) for _, fields in rows]
+
+    async def entries_after(self, match_id: str, seq: int) -> list[dict]:
+        """The log entries after `seq`, in order (a mirror catching up, mirror.py)."""
+        rows = await self.redis.xrange(key(match_id, "log"), f"{seq + 1}-0", "+")
+        return [unpack(fields[b"e"]) for _, fields in rows]
 
     async def meta(self, match_id: str) -> dict | None:
         """The match's settings and tokens, or None if there is no such match: what
