@@ -50,9 +50,8 @@ def redis_url_problem(url: str) -> tuple[str, int] | None:
 
 
 def cmd_serve(args) -> int:
-    import uvicorn
 
-    from .server.app import uvicorn_config
+    from .server.app import Server, uvicorn_config
     from .server.config import Settings
     from .server.embedded_redis import EmbeddedRedis
     from .server.websocket import connection_log
@@ -82,7 +81,7 @@ def cmd_serve(args) -> int:
         # After uvicorn's logging setup: every WebSocket opened and closed is logged at
         # --log-level debug only.
         connection_log.setLevel(logging.NOTSET if args.log_level in ("debug", "trace") else logging.WARNING)
-        uvicorn.Server(config).run()
+        Server(config).run()
     finally:
         if embedded:
             embedded.stop()
@@ -98,7 +97,7 @@ def play(command: str, client_args: dict, args) -> tuple[object | None, int]:
     from .client import Client, Refused, Unreachable
 
     try:
-        client = Client(args.url, args.match, args.token, give_up_s=args.give_up_s,
+        client = Client(args.url.split(","), args.match, args.token, give_up_s=args.give_up_s,
                         on_status=status_printer(command), **client_args)
     except ValueError as exc:  # --url is not a server URL
         return None, fail(command, str(exc), 2)
@@ -224,7 +223,8 @@ def cmd_loadtest(args) -> int:
 
 
 def add_client_arguments(p: argparse.ArgumentParser, token_help: str, required: bool) -> None:
-    p.add_argument("--url", default="http://127.0.0.1:8000", help="the server (default http://127.0.0.1:8000)")
+    p.add_argument("--url", default="http://127.0.0.1:8000",
+                   help="the server (default http://127.0.0.1:8000); several nodes comma-separated, tried in turn")
     p.add_argument("--match", required=True, help="the match id (m_...)")
     p.add_argument("--token", required=required, default=None, help=token_help)
     p.add_argument("--give-up-s", type=float, default=60.0,

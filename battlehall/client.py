@@ -10,7 +10,10 @@ exponential backoff. It never waits on an answer that will not come:
 - an `act` refused for good (`illegal_option`, `unknown_prompt`, ...) is dropped; if its
   prompt is still open it is answered afresh (a bounded number of times);
 - a refused `hello` (`unauthorized`, `not_found`) ends the run with `Refused`, and a
-  server that stays unreachable for `give_up_s` ends it with `Unreachable`.
+  server that stays unreachable for `give_up_s` ends it with `Unreachable`;
+- `not_here` (another node runs the match) is followed at once to its `redirect`; when
+  that node cannot be reached, or gave no redirect, the client goes back to the
+  address(es) it was given, trying each in turn (several nodes: docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -36,7 +39,10 @@ MSGPACK = "battlehall.v1.msgpack"
 
 CLOSE_UNAUTHORIZED = 4001
 CLOSE_NOT_FOUND = 4004
-RETRY_LATER = frozenset({"rate_limited", "unavailable"})  # not applied: the same act may be sent again
+CLOSE_NOT_HERE = 4009
+# Not applied: the same act may be sent again (`not_here`: to the node that runs the match now).
+RETRY_LATER = frozenset({"rate_limited", "unavailable", "not_here"})
+MAX_REDIRECTS = 5  # redirects in a row without a welcome before they wait like any reconnect
 MAX_FRESH_ANSWERS = 2  # new answers to one prompt after refusals, so a bad `choose` cannot loop
 
 log = logging.getLogger("battlehall.client")
@@ -56,6 +62,10 @@ class MatchNotFound(Refused):
 
 class Unreachable(Exception):
     """The server could not be reached for `give_up_s` seconds."""
+
+
+class _Redirected(Exception):
+    """The server said `not_here`: connect to `self.url` (already set) at once."""
 
 
 class _CallbackFailed(Exception):
@@ -110,13 +120,17 @@ class Pending:
 class Client:
     """Plays one seat (or watches) until the match ends; `choose(prompt)` picks answers."""
 
-    def __init__(self, base_url: str, match_id: str, token: str | None, *, wire: str = MSGPACK,
+    def __init__(self, base_url: str | list[str], match_id: str, token: str | None, *, wire: str = MSGPACK,
                  choose: Callable[[dict], tuple[str, dict]] | None = None, seed: int | None = None,
                  on_message: Callable[[dict], Awaitable[None] | None] | None = None,
                  on_status: Callable[[str], None] | None = None,
                  think_s: float = 0.0, max_backoff_s: float = 5.0, give_up_s: float = 120.0,
                  ack_timeout_s: float = 10.0, batch: bool = False, resume: int | None = None):
-        self.url = ws_url(base_url, match_id)
+        # The addresses given (one server, a load balancer, or several nodes), tried in turn.
+        self.bases = [ws_url(b, match_id) for b in ([base_url] if isinstance(base_url, str) else base_url)]
+        self.url = self.bases[0]  # where the next connection goes: a base, or a redirect
+        self.redirects = 0  # `not_here` redirects followed
+        self._redirect_run = 0  # redirects since the last welcome
         self.match_id = match_id
         self.batch = batch  # ask for `batch` messages: one frame per server turn
         self.token = token
@@ -166,6 +180,11 @@ class Client:
             try:
                 await self._session()
                 reason = "the server closed the connection"
+            except _Redirected:
+                self._redirect_run += 1
+                if self._redirect_run <= MAX_REDIRECTS:
+                    continue  # straight to the node that runs the match
+                reason = "redirected too many times"
             except _CallbackFailed as wrapped:
                 raise wrapped.__cause__ from None
             except Refused:  # Unauthorized is also a PermissionError, an OSError: not one to retry
@@ -173,13 +192,17 @@ class Client:
             except websockets.ConnectionClosed as exc:
                 self._refused_by_close(exc)
                 reason = describe(exc)
+                if exc.rcvd and exc.rcvd.code == CLOSE_NOT_HERE:
+                    self._next_base()  # sent away with no redirect: ask where the match is
             except websockets.InvalidStatus as exc:
                 status = exc.response.status_code
                 if 400 <= status < 500 and status not in (408, 429):
                     raise Refused(f"{self.url} answered HTTP {status}: is this a Battlehall server?") from exc
                 reason = describe(exc)
+                self._next_base()
             except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake) as exc:
                 reason = describe(exc)
+                self._next_base()
             if self.result is not None:
                 break
             now = loop.time()
@@ -196,6 +219,14 @@ class Client:
             await asyncio.sleep(min(delay, down_since + self.give_up_s - now))  # a last try at the bound
             backoff = min(self.max_backoff_s, backoff * 2)
         return self.result
+
+    def _next_base(self) -> None:
+        """After a failed connection: back to the given addresses from a redirect, or the
+        next of them."""
+        if self.url not in self.bases:
+            self.url = self.bases[0]
+        else:
+            self.url = self.bases[(self.bases.index(self.url) + 1) % len(self.bases)]
 
     def _refused_by_close(self, exc: websockets.ConnectionClosed) -> None:
         code = exc.rcvd.code if exc.rcvd else None
@@ -263,6 +294,7 @@ class Client:
 
     def _welcome(self, message: dict) -> None:
         self._welcomed = True
+        self._redirect_run = 0
         if self._outage:
             self._outage = False
             self.on_status(f"connected again to {self.url}")
@@ -289,6 +321,14 @@ class Client:
         """An `error`: a refused hello ends the run; a refused act is retried, dropped or re-answered."""
         code, act_id = error.get("code"), error.get("id")
         if act_id is None:
+            if code == "not_here":
+                redirect = error.get("redirect")
+                if isinstance(redirect, str) and redirect.startswith(("ws://", "wss://")):
+                    self.url = redirect
+                    self.redirects += 1
+                    raise _Redirected()
+                self._next_base()
+                raise _Redirected()
             if code == "unauthorized":
                 raise Unauthorized("bad token")
             if code == "not_found":

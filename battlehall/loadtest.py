@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import httpx
 import websockets
 
-from .client import JSON, MSGPACK, decode, encode, ws_url
+from .client import JSON, MAX_REDIRECTS, MSGPACK, decode, encode, ws_url
 from .engine.ruleset import random_answer
 
 RATE_LIMIT_RETRY_S = 0.05  # the server refills 50 tokens/s per socket: retry after about one
@@ -81,8 +81,11 @@ class Config:
     api_key: str | None = None  # the server's API key: to create matches, and to abort them at the end
 
 
-async def messages(ws, wire: str):
-    """Every message the server sends on `ws`, with `batch` messages unpacked."""
+async def messages(ws, wire: str, first: list[dict] = ()):
+    """Every message the server sends on `ws` (after `first`, already read), with `batch`
+    messages unpacked."""
+    for message in first:
+        yield message
     async for raw in ws:
         message = decode(wire, raw)
         if message["t"] == "batch":
@@ -176,6 +179,7 @@ class MatchRun:
         self.id = created["match"]
         self.tokens = created["tokens"]
         self.spectator_token = created["spectator_token"]
+        self.url = ws_url(lt.cfg.url, self.id)  # where its sockets go: the redirect of the last `not_here`
         self.seed = seed
         self.over = asyncio.Event()  # match_ended seen, or a socket of it failed
         self.failed: str | None = None
@@ -226,6 +230,7 @@ class LoadTest:
         self.unfinished: set[str] = set()  # matches created and not seen to end
         self.creates_pending = 0  # POST /matches in flight: each may yet make a match
         self.aborted = 0
+        self.redirects = 0  # `not_here` redirects followed (several nodes)
         self.abort_errors: Counter[str] = Counter()  # why matches were left live
         # whole run
         self.created = 0
@@ -245,12 +250,31 @@ class LoadTest:
 
     # -- sockets ----------------------------------------------------------------------
 
-    def _connect(self, run: MatchRun):
+    def _connect(self, url: str):
         return websockets.connect(
-            ws_url(self.cfg.url, run.id), subprotocols=[self.wire],
+            url, subprotocols=[self.wire],
             compression=None,  # the server does not deflate either: no CPU spent on it
             ping_interval=None,  # the server pings; thousands of client timers only add load
             proxy=None, open_timeout=10, close_timeout=2, max_size=2**22)
+
+    @contextlib.asynccontextmanager
+    async def _joined(self, run: MatchRun, token: str):
+        """A socket that said hello, following `not_here` redirects to the node that runs
+        the match (several nodes); yields it and the messages of its first frame."""
+        url = run.url
+        for _ in range(MAX_REDIRECTS + 1):
+            async with self._connect(url) as ws:
+                await ws.send(encode(self.wire, self._hello(token)))
+                raw = await ws.recv()
+                first = decode(self.wire, raw)
+                first = first["messages"] if first["t"] == "batch" else [first]
+                if first[0]["t"] == "error" and first[0].get("code") == "not_here":
+                    url = run.url = first[0].get("redirect") or ws_url(self.cfg.url, run.id)
+                    self.redirects += 1
+                    continue
+                yield ws, first
+                return
+        raise websockets.InvalidHandshake("redirected too many times")
 
     async def _guard(self, run: MatchRun, client, *args) -> None:
         """Run one socket's coroutine; its failure ends the match for this slot."""
@@ -273,8 +297,7 @@ class LoadTest:
         answered: dict[str, str] = {}  # prompt id -> the act that answered it
         overtaken: set[str] = set()  # acts whose prompt another seat's answer closed first
         ended = False
-        async with self._connect(run) as ws:
-            await ws.send(encode(wire, self._hello(run.tokens[seat])))
+        async with self._joined(run, run.tokens[seat]) as (ws, first):
 
             async def answer(prompt: dict) -> None:
                 if self.stopping or prompt["id"] in answered:
@@ -295,7 +318,7 @@ class LoadTest:
                 except websockets.ConnectionClosed:
                     pass  # the seat's own loop reports the lost connection
 
-            async for message in messages(ws, wire):
+            async for message in messages(ws, wire, first):
                 kind = message["t"]
                 if kind == "event":
                     event = message["kind"]
@@ -354,9 +377,8 @@ class LoadTest:
 
     async def _spectator(self, run: MatchRun, ready: asyncio.Event) -> None:
         wire = self.wire
-        async with self._connect(run) as ws:
-            await ws.send(encode(wire, self._hello(run.spectator_token)))
-            async for message in messages(ws, wire):
+        async with self._joined(run, run.spectator_token) as (ws, first):
+            async for message in messages(ws, wire, first):
                 at = time.perf_counter()
                 kind = message["t"]
                 if kind == "event":
@@ -572,7 +594,8 @@ class LoadTest:
             # whole run, warm-up and drain included: every act is acked, refused or in flight
             "totals": {"matches_created": self.created, "acts_sent": self.acts_sent, "acks": self.acks,
                        "refused": self.refused, "overtaken": self.overtaken, "unacknowledged": self.in_flight,
-                       "matches_aborted": self.aborted, "matches_left_live": len(self.unfinished)},
+                       "matches_aborted": self.aborted, "matches_left_live": len(self.unfinished),
+                       "redirects": self.redirects},
             "loadgen_cpu": _r(self.loadgen_cpu),
             "machine_cpu": _r(self.machine_cpu),
             "nproc": os.cpu_count(),

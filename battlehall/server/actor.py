@@ -20,6 +20,7 @@ from ..engine.errors import EngineError, MatchOver
 from .clock import Clock, now_ms
 from .fanout import event_message, fan_out
 from .store import LoadedMatch, Store, StoreUnavailable
+from .writer import Fenced
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -92,23 +93,27 @@ class MatchCore:
             records.append(record)
         return records
 
-    def advance(self, match_id: str, entry: dict, settings) -> tuple[list[dict], list[tuple]]:
+    def advance(self, match_id: str, entry: dict, settings, lease: str | None = None) -> tuple[list[dict], list[tuple]]:
         """Apply an entry; return its event records and the Redis commands that make it durable.
 
         The entry gets its seq range; every `snapshot_every` answers, and at the end,
-        the commands also save a snapshot.
+        the commands also save a snapshot. With `lease`, they are one fenced script that
+        Redis refuses if the lease is no longer that (lease.py); the end of the match then
+        leaves `bh:live` only once the write has landed (`Hub.finished`).
         """
         entry["seq"] = self.seq + 1
         records = self.apply(entry)  # raises EngineError before changing anything
         entry["last_seq"] = self.seq
-        if self.over:
-            self._snapshot_pending = True
-            return records, (Store.entry_commands(match_id, entry, records, None)
-                             + Store.finish_commands(match_id, self.snapshot(), settings.retention_s))
         snapshot = None
-        if self.answers_since_snapshot >= settings.snapshot_every:
+        if self.over or self.answers_since_snapshot >= settings.snapshot_every:
             snapshot = self.snapshot()
             self._snapshot_pending = True
+        if lease is not None:
+            retention = settings.retention_s if self.over else None
+            return records, [Store.fenced(match_id, lease, entry, records, snapshot, retention)]
+        if self.over:
+            return records, (Store.entry_commands(match_id, entry, records, None)
+                             + Store.finish_commands(match_id, snapshot, settings.retention_s))
         return records, Store.entry_commands(match_id, entry, records, snapshot)
 
     def written(self) -> None:
@@ -157,6 +162,7 @@ class MatchActor:
         self.window_min_ms = core.meta["clock"].get("window_min_ms", 0)
         self.aborting: asyncio.Future | None = None  # an abort's write is in flight
         self.doorbell = core.meta["spectators"]["allowed"]  # spectators may watch on other nodes (mirror.py)
+        self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
 
     @property
     def spectators(self) -> int:
@@ -183,11 +189,21 @@ class MatchActor:
             except (asyncio.CancelledError, Exception):
                 pass
 
+    def refuse_pending(self, error: Exception) -> None:
+        """The match left this node: whatever still waits for the actor is refused with `error`."""
+        pending, self.pending = self.pending, collections.deque()
+        for message in pending:
+            future = message[3] if message[0] == "join" else message[1] if message[0] in ("abort", "delete", "release") else None
+            if future is not None and not future.done():
+                future.set_exception(error)
+                future.exception()  # retrieved: whoever waits may be gone
+        self._abort_done(error)
+
     # -- the message loop ---------------------------------------------------------------
 
     def submit(self, message: tuple) -> None:
         """("act", conn, msg), ("join", conn, resume, future), ("leave", conn), ("expire", prompt id),
-        or an operator's ("abort", future) or ("delete", future)."""
+        an operator's ("abort", future) or ("delete", future), or a drain's ("release", future)."""
         if message[0] == "act" and len(message) == 3:  # when it came in, for the ack latency metric
             message = (*message, time.monotonic())
         self.pending.append(message)
@@ -239,6 +255,11 @@ class MatchActor:
             for conns in (self.conns, self.feed.conns if self.feed else []):
                 if message[1] in conns:
                     conns.remove(message[1])
+        elif kind == "release":  # a drain: nothing more is written here; the hub hands the match on
+            self.stopped = True
+            self.timers.clear()
+            if not message[1].done():
+                message[1].set_result(None)
         elif self.stale:
             self._in_background(self._rebuild_then(message), message)
         elif kind == "act":
@@ -386,7 +407,7 @@ class MatchActor:
         """
         core = self.core
         try:
-            records, commands = core.advance(self.match_id, entry, self.settings)
+            records, commands = core.advance(self.match_id, entry, self.settings, self.lease)
         except EngineError:
             raise
         except Exception:  # a ruleset bug may have half-changed the state: rebuild it
@@ -414,6 +435,16 @@ class MatchActor:
 
     def _committed(self, entry, conn, records, received: float, error: BaseException | None) -> None:
         core = self.core
+        if isinstance(error, Fenced):  # another node holds the match now: nothing was recorded
+            self.stale = True
+            self.stopped = True  # nothing more is handled here; the hub lets the match go
+            if conn is not None:
+                conn.send({"t": "error", "id": entry["act"], "code": "not_here",
+                           "message": "this node no longer runs the match; nothing was recorded"})
+            elif entry.get("abort"):
+                self._abort_done(error)
+            self.hub.lost(self)
+            return
         if error is not None:  # not recorded: the state in memory is ahead of Redis
             self.stale = True
             if conn is not None:
@@ -435,6 +466,8 @@ class MatchActor:
         self._arm_timers()
         if core.over:
             self.hub.match_ended(self)
+            if self.lease is not None:
+                self.hub.finished(self.match_id)
         if conn is not None:
             conn.send({"t": "ack", "id": entry["act"], "seq": core.seq})
             metrics.ack_seconds.observe(time.monotonic() - received)

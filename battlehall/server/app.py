@@ -10,6 +10,7 @@ import logging
 import time
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
 import orjson
 import uvicorn
 from redis.exceptions import RedisError
@@ -25,12 +26,16 @@ from . import auth, validate
 from .actor import MatchLive
 from .config import Settings
 from .http_protocol import HttpProtocol
-from .hub import Hub
+from .hub import Hub, NotHere
+from . import nodes
 from .limits import Limits
 from .store import Store, StoreUnavailable
 from .websocket import WebSockets
 
 log = logging.getLogger("battlehall.app")
+
+PLACED_HEADER = "x-battlehall-placed"  # a create forwarded by placement: make it here
+DRAIN_TIMEOUT_S = 60  # SIGTERM: how long the drain may take before the sockets are closed anyway
 
 
 class ORJSONResponse(JSONResponse):
@@ -134,12 +139,17 @@ def create_app(settings: Settings) -> Starlette:
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
         beat = asyncio.get_running_loop().create_task(hub.beat())
+        watch = asyncio.get_running_loop().create_task(hub.watch())
         hub.loop_lag.start()
         sockets = WebSockets(hub, settings)
         sockets.start()
         yield {"websockets": sockets}
         sockets.close()
         beat.cancel()
+        watch.cancel()
+        if hub.leased:
+            with contextlib.suppress(Exception):  # no longer a place for matches or redirects
+                await nodes.withdraw(store.redis, settings.node)
         await hub.close()
         await store.close()
 
@@ -169,12 +179,49 @@ def create_app(settings: Settings) -> Starlette:
             return error_response(400, "bad_request", f"the body is not JSON: {exc}", "")
         try:
             req = validate.create_request(body)
+            placed = await place(request, hub_of(request))
+            if placed is not None:
+                return placed
             created = await hub_of(request).create(req)
         except SetupError as exc:
             return error_response(400, exc.code, exc.message, exc.path)
         except StoreUnavailable as exc:
             return error_response(503, "unavailable", f"match storage is unreachable: {exc}")
         return ORJSONResponse(created, status_code=201)
+
+    async def place(request: Request, hub: Hub) -> Response | None:
+        """The answer of the node that placement chose, when it is another (nodes.py);
+        None to create the match here."""
+        if (settings.placement == "local" or not hub.leased or request.headers.get(PLACED_HEADER)):
+            return None
+        try:
+            found = nodes.least_loaded(await nodes.live(hub.store.redis))
+        except (RedisError, OSError):
+            return None
+        if found is None or found[0] == settings.node:
+            return None
+        if hub.draining is False and found[1].get("matches", 0) >= hub.record()["matches"]:
+            return None  # as loaded as this node: no need to go elsewhere
+        headers = {PLACED_HEADER: "1", "content-type": "application/json"}
+        if "authorization" in request.headers:
+            headers["authorization"] = request.headers["authorization"]
+        try:
+            answer = await nodes.forward(found[1]["url"], "POST", "/matches", await request.body(), headers)
+        except httpx.HTTPError as exc:
+            log.warning("placing a match on node %s failed (%r): creating it here", found[0], exc)
+            return None
+        if answer.status_code >= 500:
+            return None
+        return Response(answer.content, status_code=answer.status_code, media_type="application/json")
+
+    async def drain(request: Request) -> Response:
+        if (refusal := refused(request, operator=True)) is not None:
+            return refusal
+        hub = hub_of(request)
+        if not hub.leased:
+            return error_response(409, "not_leased", "this node runs without persistence: nothing to hand on")
+        moved = await hub.drain()
+        return ORJSONResponse({"node": settings.node, "draining": True, "moved": moved})
 
     async def list_matches(request: Request) -> Response:
         hub = hub_of(request)
@@ -219,6 +266,13 @@ def create_app(settings: Settings) -> Starlette:
         try:
             if not await hub.abort(match_id):
                 return error_response(404, "not_found", "no such match")
+        except NotHere as exc:  # the owner applies it, in order with the match's answers
+            if exc.redirect is None:
+                return error_response(503, "unavailable", "the node running this match does not answer; try again")
+            base = exc.redirect.rsplit("/ws/", 1)[0]
+            answer = await nodes.forward(base, "POST", f"/matches/{match_id}/abort", b"",
+                                         {"authorization": request.headers.get("authorization", "")})
+            return Response(answer.content, status_code=answer.status_code, media_type="application/json")
         except MatchOver as exc:
             return error_response(409, exc.code, exc.message)
         except (StoreUnavailable, RedisError, OSError) as exc:
@@ -265,6 +319,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/matches/{match_id}", delete_match, methods=["DELETE"]),
         Route("/matches/{match_id}/abort", abort_match, methods=["POST"]),
         Route("/matches/{match_id}/replay", replay, methods=["GET"]),
+        Route("/drain", drain, methods=["POST"]),
         Route("/rulesets", rulesets, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
@@ -291,3 +346,18 @@ def uvicorn_config(settings: Settings, **options) -> uvicorn.Config:
     return uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, http=http,
                           ws="websockets-sansio", ws_per_message_deflate=False, lifespan="on",
                           access_log=False, **options)
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, which first drains the node when told to stop (SIGTERM, SIGINT):
+    every live match is handed to another node and its sockets told where to go, before
+    the sockets left are closed (1012)."""
+
+    async def shutdown(self, sockets=None) -> None:
+        hub = getattr(self.config.app.state, "hub", None) if isinstance(self.config.app, Starlette) else None
+        if hub is not None and hub.leased and not hub.draining and not self.force_exit:
+            try:
+                await asyncio.wait_for(hub.drain(), DRAIN_TIMEOUT_S)
+            except Exception:
+                log.exception("the drain before stopping failed")
+        await super().shutdown(sockets)

@@ -23,6 +23,9 @@ def _env_float(name: str, default: float) -> float:
         raise ValueError(f"{name} must be a number, not {value!r}") from None
 
 
+PLACEMENTS = ("least-loaded", "local")
+
+
 @dataclass
 class Settings:
     host: str = "127.0.0.1"
@@ -56,12 +59,32 @@ class Settings:
     #: Benchmarks only: skip every Redis write, to measure what persistence costs.
     #: Nothing survives a restart in this mode; never run it for real play.
     persist: bool = True
-    #: This node's name in Redis; by default host:port, so a restarted node knows itself.
-    node_id: str | None = field(default_factory=lambda: os.environ.get("BATTLEHALL_NODE") or None)
+    #: This node's name in Redis; by default host:port, so a restarted node knows itself
+    #: (it takes back at once the matches its previous run held). Unique per node.
+    node_id: str | None = field(default_factory=lambda: os.environ.get("BATTLEHALL_NODE_ID")
+                                or os.environ.get("BATTLEHALL_NODE") or None)
+    #: Where clients reach this node (ws:// or wss://), given in `not_here` redirects and
+    #: create answers; by default ws://host:port.
+    node_url: str | None = None
+    #: How long a match's lease lasts without renewal (nodes.md: the time to take over a
+    #: dead node's matches is about this plus `scan_ms`).
+    lease_ms: int = 5000
+    #: How often a node looks for live matches whose lease lapsed, and takes some.
+    scan_ms: int = 1000
+    #: Where a new match is placed: "least-loaded" (the live node with the fewest live
+    #: matches) or "local" (the node that got the request).
+    placement: str = "least-loaded"
 
     @property
     def node(self) -> str:
         return self.node_id or f"{socket.gethostname()}:{self.port}"
+
+    @property
+    def advertised_url(self) -> str:
+        if self.node_url:
+            return self.node_url.rstrip("/")
+        host = self.host if self.host not in ("0.0.0.0", "::", "") else socket.gethostname()
+        return f"ws://{host}:{self.port}"
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":
@@ -82,7 +105,17 @@ class Settings:
             request_timeout_s=_env_float("BATTLEHALL_REQUEST_TIMEOUT_S", cls.request_timeout_s),
             max_connections_per_ip=_env_int("BATTLEHALL_MAX_CONNECTIONS_PER_IP", cls.max_connections_per_ip),
             persist=os.environ.get("BATTLEHALL_BENCH_NO_PERSIST", "") != "1",
+            node_url=os.environ.get("BATTLEHALL_NODE_URL") or None,
+            lease_ms=_env_int("BATTLEHALL_LEASE_MS", cls.lease_ms),
+            scan_ms=_env_int("BATTLEHALL_TAKEOVER_SCAN_MS", cls.scan_ms),
+            placement=os.environ.get("BATTLEHALL_PLACEMENT") or cls.placement,
         )
+        if s.placement not in PLACEMENTS:
+            raise ValueError(f"BATTLEHALL_PLACEMENT must be one of {', '.join(PLACEMENTS)}, not {s.placement!r}")
+        if s.node_url and not s.node_url.startswith(("ws://", "wss://")):
+            raise ValueError(f"BATTLEHALL_NODE_URL must be a ws:// or wss:// URL, not {s.node_url!r}")
+        if s.lease_ms < 300 or not 50 <= s.scan_ms:
+            raise ValueError("BATTLEHALL_LEASE_MS must be at least 300 and BATTLEHALL_TAKEOVER_SCAN_MS at least 50")
         for key, value in overrides.items():
             if value is not None:
                 setattr(s, key, value)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import random
 import secrets
+import time
 from dataclasses import dataclass, field
 
 from ..engine import get_ruleset
@@ -14,16 +17,38 @@ from .actor import MatchActor, MatchCore, MatchLive
 from .audience import Audience
 from .clock import Clock, now_ms
 from .config import Settings
-from . import connection, seeds
+from . import connection, nodes, seeds
 from .deadlines import Deadlines
+from .lease import holder
 from .metrics import ACK_BUCKETS, Histogram, LoopLag
 from .mirror import Doorbells, Mirror
 from .spectators import DelayedFeed, copy_core
-from .store import LoadedMatch, Store, StoreUnavailable
+from .store import LIVE, LoadedMatch, Store, StoreUnavailable
 
 RECOVERY_BATCH = 500  # matches loaded per pair of Redis round trips at startup
 OPERATOR_TIMEOUT_S = 30  # an abort or delete waits this long for the actor and Redis
 LINGER_S = 60  # a finished match stays in memory this long for its sockets (plus the spectator delay)
+CLOSE_NOT_HERE = 4009  # after a `not_here` error: connect to its redirect (docs/protocol.md)
+OWNERS_BATCH = 1000  # lease reads per pipeline when scanning for matches nobody owns
+DRAIN_BATCH = 100  # matches handed over at once by a drain
+
+
+class NotHere(Exception):
+    """Another node runs this live match; `redirect` is its socket URL, when known."""
+
+    def __init__(self, redirect: str | None):
+        super().__init__(redirect or "the match is run by another node")
+        self.redirect = redirect
+
+
+def send_away(conn, redirect: str | None) -> None:
+    """Tell a socket its match is run elsewhere (`not_here`), and close it with 4009."""
+    conn.held = None  # a history still being sent stops here: the socket resumes at the redirect
+    message = {"t": "error", "code": "not_here", "message": "this match is run by another node: connect there"}
+    if redirect:
+        message["redirect"] = redirect
+    conn.send(message)
+    conn.close(CLOSE_NOT_HERE)
 
 log = logging.getLogger("battlehall.hub")
 
@@ -37,8 +62,15 @@ class Metrics:
     connections: int = 0
     history_streams: int = 0  # resumed sockets still being sent their missed events
     recovery_seconds: float = 0.0
+    matches_taken_over: int = 0  # live matches this node took because nobody held them (or at its restart)
+    takeover_seconds: float = 0.0  # the last takeover: acquiring, loading and starting its matches
     timeouts: int = 0  # prompts answered by their default when their time ran out
     ack_seconds: Histogram = field(default_factory=lambda: Histogram(ACK_BUCKETS))  # act received -> ack sent
+
+
+def _logged(match_id: str, error: StoreUnavailable | None) -> None:
+    if error is not None:
+        log.warning("match %s: could not take it off the live list: %s", match_id, error)
 
 
 def new_match_id() -> str:
@@ -67,6 +99,9 @@ class Hub:
         self.loop_lag = LoopLag()  # started with the server (app.py)
         self.downtime_ms = 0
         self.history_gate = asyncio.Semaphore(1)  # history pages are read one at a time (history.py)
+        # Leases (lease.py) whenever matches are written: with one node as with several.
+        self.leased = store.persist
+        self.draining = False  # a drain is under way: no match is taken, every one is handed on
         # Spectators of matches that other nodes run (mirror.py), and the count over all nodes (audience.py).
         self.mirrors: dict[str, Mirror] = {}
         self.mirroring: dict[str, asyncio.Future] = {}
@@ -86,16 +121,24 @@ class Hub:
                 "tokens": tokens, "spectator_token": secrets.token_hex(16), "created_at": now_ms()}
         core = MatchCore(meta, state, Clock.new(request["clock"], request["seats"]), 0)
         records = core.stamp(events, meta["created_at"])
-        commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"])
+        lease = f"1 {self.settings.node}" if self.leased else None
+        commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"],
+                                              lease, self.settings.lease_ms)
         await self.store.write(commands)
         actor = MatchActor(self, match_id, core)
+        actor.lease = lease
         if request["spectators"]["delay_ms"]:
             actor.feed = DelayedFeed(copy_core(core), request["spectators"]["delay_ms"], self.metrics)
         self.actors[match_id] = actor
         actor.start()
         self.metrics.matches_created += 1
         return {"match": match_id, "ruleset": request["ruleset"], **seed_fields(meta), "tokens": tokens,
-                "spectator_token": meta["spectator_token"], "ws": f"/ws/{match_id}"}
+                "spectator_token": meta["spectator_token"], "ws": f"/ws/{match_id}",
+                "ws_url": self.socket_url(self.settings.advertised_url, match_id)}
+
+    @staticmethod
+    def socket_url(node_url: str, match_id: str) -> str:
+        return f"{node_url}/ws/{match_id}"
 
     async def meta(self, match_id: str) -> dict | None:
         """The match's settings and tokens (None: no such match), without loading it."""
@@ -105,37 +148,80 @@ class Hub:
         return await self.store.meta(match_id)
 
     async def actor(self, match_id: str) -> MatchActor | None:
-        """The match's actor, loading it from Redis if this process does not run it yet."""
-        actor = self.actors.get(match_id)
-        if actor is not None:
-            return actor
-        if match_id in self.loading:
-            return await asyncio.shield(self.loading[match_id])
-        future = asyncio.get_running_loop().create_future()
-        self.loading[match_id] = future
-        try:
-            actor = await self._load(match_id)
-            future.set_result(actor)
-            return actor
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved
-            raise
-        finally:
-            del self.loading[match_id]
+        """The match's actor, loading it from Redis if this process does not run it yet.
 
-    async def _load(self, match_id: str, loaded: LoadedMatch | None = None) -> MatchActor | None:
+        A live match is loaded only with its lease: NotHere if another node holds it (or
+        this node is draining).
+        """
+        for _ in range(3):  # a takeover scan that lost the lease leaves the claim to us
+            actor = self.actors.get(match_id)
+            if actor is not None:
+                return actor
+            if match_id in self.loading:
+                actor = await asyncio.shield(self.loading[match_id])
+                if actor is not None:
+                    return actor
+                continue
+            future = asyncio.get_running_loop().create_future()
+            self.loading[match_id] = future
+            try:
+                actor = await self._claim(match_id)
+                future.set_result(actor)
+                return actor
+            except BaseException as exc:
+                future.set_exception(exc)
+                future.exception()  # mark retrieved
+                raise
+            finally:
+                del self.loading[match_id]
+        return None
+
+    async def _claim(self, match_id: str) -> MatchActor | None:
+        """Load a match not in memory: a finished one as it is, a live one with its lease."""
+        if not self.leased or not await self.store.is_live(match_id):
+            return await self._load(match_id)
+        if self.draining:
+            raise NotHere(await self.redirect_for(match_id))
+        (won, value, held), = await self.store.acquire_many([match_id], self.settings.node,
+                                                             self.settings.lease_ms, now_ms())
+        if not won:
+            raise NotHere(await self.redirect_for(match_id, value))
+        return await self._load(match_id, None, value, held)
+
+    async def redirect_for(self, match_id: str, lease: str | None = None) -> str | None:
+        """Where a socket of this match should go: its owner's URL, or when nobody owns it
+        and this node is draining, the least loaded other node's; None if unknown."""
+        if lease is None:
+            lease = (await self.store.owners([match_id]))[0]
+        live = await nodes.live(self.store.redis)
+        owner = holder(lease)
+        if owner is not None and owner != self.settings.node:
+            record = live.get(owner)
+            return self.socket_url(record["url"], match_id) if record else None
+        found = nodes.least_loaded(live, exclude=(self.settings.node,))
+        return self.socket_url(found[1]["url"], match_id) if found else None
+
+    async def _load(self, match_id: str, loaded: LoadedMatch | None = None, lease: str | None = None,
+                    held: int | None = None) -> MatchActor | None:
         loaded = loaded or await self.store.load(match_id)
         if loaded is None:
             return None
         core = MatchCore.from_loaded(loaded)
-        if self.downtime_ms and not core.over:
-            # Give open prompts back the time they lost while no server ran, and record
-            # that in a snapshot, so that a later replay of the log sees the same clock.
-            core.clock.shift(self.downtime_ms)
-            await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
+        # Give open prompts back the time the match had no owner (or, for matches of a
+        # version before leases, no server ran), and record that in a snapshot, so that
+        # a later replay of the log sees the same clock.
+        shift = max(0, now_ms() - held) if held is not None else self.downtime_ms
+        if shift and not core.over:
+            core.clock.shift(shift)
+            if lease is not None:
+                await self.store.write([self.store.fenced(match_id, lease, snapshot=core.snapshot())])
+            else:
+                await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
             core.answers_since_snapshot = 0
         actor = MatchActor(self, match_id, core)
+        actor.lease = lease if not core.over else None
+        if core.over and lease is not None:  # ended, but its leaving `bh:live` was lost
+            self.finished(match_id)
         delay = loaded.meta["spectators"]["delay_ms"]
         if delay:
             start, log_entries = await self.store.load_from_start(match_id)
@@ -151,18 +237,18 @@ class Hub:
 
     # -- spectators of matches run by other nodes -----------------------------------------
 
-    async def owned_elsewhere(self, match_id: str) -> bool:
-        """Whether another node holds the live match's lease."""
-        if match_id in self.actors:
-            return False
-        return await self.store.owner(match_id) not in (None, self.settings.node)
-
     async def spectated(self, match_id: str):
         """What a spectator of the match joins here: its actor, or a mirror of it when
-        another node runs it (None: no such match)."""
-        if match_id in self.mirrors or await self.owned_elsewhere(match_id):
+        another node runs it (None: no such match). NotHere only while this node drains."""
+        mirror = self.mirrors.get(match_id)
+        if mirror is not None and not self.draining:
+            return mirror
+        try:
+            return await self.actor(match_id)
+        except NotHere:
+            if self.draining:
+                raise
             return await self.mirror(match_id)
-        return await self.actor(match_id)
 
     async def mirror(self, match_id: str) -> Mirror | None:
         """This node's read-only copy of a match another node runs, started on first use."""
@@ -249,35 +335,204 @@ class Hub:
             raise StoreUnavailable(f"the {kind} was not confirmed within {OPERATOR_TIMEOUT_S} s") from None
 
     async def recover_all(self) -> int:
-        """Bring back every live match recorded in Redis (after a restart).
+        """At start: bring back the live matches this node held before a restart, and its
+        share of those nobody holds (every one, when it is the only node).
 
-        The clocks of recovered matches are paused for the time no server ran them:
-        their open prompts get back the time they had when this node last beat.
+        Matches of a version before leases have no `held` time: their clocks are paused for
+        the time since this node last beat.
         """
         last_beat = await self.store.heartbeat(self.settings.node)
         self.downtime_ms = max(0, now_ms() - last_beat) if last_beat else 0
+        try:
+            if not self.leased:
+                return await self._load_all([m for m in await self.store.live_ids() if m not in self.actors])
+            return await self.scan()
+        finally:
+            self.downtime_ms = 0
+
+    async def _load_all(self, ids: list[str]) -> int:
         count = 0
-        ids = [m for m in await self.store.live_ids() if m not in self.actors]
         for i in range(0, len(ids), RECOVERY_BATCH):
             batch = ids[i:i + RECOVERY_BATCH]
             loads = [self._load(m, loaded) for m, loaded in zip(batch, await self.store.load_many(batch))]
-            # Together, so that their clock snapshots go to Redis in one pipeline.
             for match_id, result in zip(batch, await asyncio.gather(*loads, return_exceptions=True)):
                 if isinstance(result, Exception):
                     log.error("could not recover match %s: %r", match_id, result)
                 elif result is not None:
                     count += 1
-        self.downtime_ms = 0
         return count
 
+    # -- leases: keeping them, finding the matches nobody holds, handing them on ---------
+
+    async def scan(self) -> int:
+        """Take the live matches whose lease lapsed (their node died or was paused) or is
+        held under this node's name (a restart): the latter all, the former this node's
+        share (their number over the live nodes, at random), so that the surviving nodes
+        split a dead one's matches. Returns how many it took."""
+        node = self.settings.node
+        ids = [m for m in await self.store.live_ids() if m not in self.actors and m not in self.loading]
+        mine, orphans = [], []
+        for i in range(0, len(ids), OWNERS_BATCH):
+            chunk = ids[i:i + OWNERS_BATCH]
+            for match_id, lease in zip(chunk, await self.store.owners(chunk)):
+                if lease is None:
+                    orphans.append(match_id)
+                elif holder(lease) == node:
+                    mine.append(match_id)
+        if orphans:
+            live = await nodes.live(self.store.redis)
+            others = sum(1 for n, r in live.items() if n != node and not r.get("draining"))
+            random.shuffle(orphans)
+            orphans = orphans[:math.ceil(len(orphans) / (others + 1))]
+        if not mine and not orphans:
+            return 0
+        started = time.perf_counter()
+        taken = await self.take(mine + orphans)
+        if taken:
+            self.metrics.matches_taken_over += taken
+            self.metrics.takeover_seconds = time.perf_counter() - started
+            log.info("took over %d live matches in %.3f s", taken, self.metrics.takeover_seconds)
+        return taken
+
+    async def take(self, match_ids: list[str]) -> int:
+        """Acquire the leases of these matches and load those won, RECOVERY_BATCH at a
+        time (a pipeline of acquisitions, two round trips of loads, one of clock snapshots)."""
+        loop = asyncio.get_running_loop()
+        futures = {}
+        for match_id in match_ids:  # a hello for one of them meanwhile waits for this load
+            if match_id not in self.actors and match_id not in self.loading:
+                futures[match_id] = self.loading[match_id] = loop.create_future()
+        count = 0
+        try:
+            ids = list(futures)
+            for i in range(0, len(ids), RECOVERY_BATCH):
+                batch = ids[i:i + RECOVERY_BATCH]
+                got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms())
+                won = [(m, value, held) for m, (ok, value, held) in zip(batch, got) if ok]
+                if not won:
+                    continue
+                loaded = await self.store.load_many([m for m, _, _ in won])
+                loads = [self._load(m, data, value, held) for (m, value, held), data in zip(won, loaded)]
+                for (match_id, _, _), result in zip(won, await asyncio.gather(*loads, return_exceptions=True)):
+                    if isinstance(result, Exception):
+                        log.error("could not take over match %s: %r", match_id, result)
+                        futures[match_id].set_result(None)
+                    else:
+                        futures[match_id].set_result(result)
+                        count += result is not None
+        finally:
+            for match_id, future in futures.items():
+                if not future.done():
+                    future.set_result(None)
+                if self.loading.get(match_id) is future:
+                    del self.loading[match_id]
+        return count
+
+    async def watch(self) -> None:
+        """Every `scan_ms`, take this node's share of the live matches nobody holds."""
+        while True:
+            await asyncio.sleep(self.settings.scan_ms / 1000)
+            if self.draining or not self.leased:
+                continue
+            try:
+                await self.scan()
+            except Exception as exc:  # Redis away: readiness reports it; keep trying
+                log.warning("scanning for matches to take over failed: %r", exc)
+
+    def held_leases(self) -> list[tuple[str, str]]:
+        return [(m, a.lease) for m, a in self.actors.items() if a.lease is not None and not a.stopped]
+
+    async def renew(self) -> None:
+        """Renew every lease this node holds, in one pipeline; let go of those it lost."""
+        held = self.held_leases()
+        for (match_id, value), ok in zip(held, await self.store.renew_many(held, self.settings.lease_ms, now_ms())):
+            actor = self.actors.get(match_id)
+            if not ok and actor is not None and actor.lease == value:
+                log.warning("match %s: lease lost (this node was paused or cut off past it); letting it go", match_id)
+                self.lost(actor)
+
+    def record(self) -> dict:
+        live = sum(1 for a in self.actors.values() if a.lease is not None and not a.core.over)
+        return {"url": self.settings.advertised_url, "matches": live, "sockets": self.metrics.connections,
+                "draining": self.draining, "at": now_ms()}
+
+    async def publish(self) -> None:
+        await nodes.publish(self.store.redis, self.settings.node, self.record(), self.settings.lease_ms, now_ms())
+
     async def beat(self, every_s: float = 1.0) -> None:
-        """Record that this node is alive, for the clock pause of `recover_all`."""
+        """Renew this node's leases and its node record, every third of a lease; and
+        record that the node is alive, for the clock pause of older matches."""
+        every = min(every_s, self.settings.lease_ms / 3000)
+        last_beat = 0.0
         while True:
             try:
-                await self.store.beat(self.settings.node, now_ms())
-            except Exception:  # Redis away: readiness reports it; keep trying
-                pass
-            await asyncio.sleep(every_s)
+                if self.leased:
+                    await self.renew()
+                    await self.publish()
+                if time.monotonic() - last_beat >= every_s:
+                    await self.store.beat(self.settings.node, now_ms())
+                    last_beat = time.monotonic()
+            except Exception as exc:  # Redis away: readiness reports it; keep trying
+                log.debug("renewing leases failed: %r", exc)
+            await asyncio.sleep(every)
+
+    def lost(self, actor: MatchActor) -> None:
+        """Another node holds the match now: let it go, sending its sockets there."""
+        if self.actors.get(actor.match_id) is actor:
+            del self.actors[actor.match_id]
+        actor.stopped = True
+        asyncio.get_running_loop().create_task(self._send_away(actor, None))
+
+    async def _send_away(self, actor: MatchActor, redirect: str | None) -> None:
+        if redirect is None:
+            with contextlib.suppress(Exception):
+                redirect = await self.redirect_for(actor.match_id)
+        for conn in actor.conns + (actor.feed.conns if actor.feed else []):
+            send_away(conn, redirect)
+        actor.refuse_pending(NotHere(redirect))
+        await actor.stop()
+
+    def finished(self, match_id: str) -> None:
+        """A match's end has landed: it leaves `bh:live` (a key of no match's slot, so
+        not in the fenced write; if this is lost, the next scan finds the match ended)."""
+        self.store.batcher.submit([("ZREM", LIVE, match_id)], _logged, match_id)
+
+    async def drain(self) -> int:
+        """Stop taking matches and hand every live one to the other nodes: each actor,
+        after its last write, releases its lease and sends its sockets to the least loaded
+        other node, which takes the match when they arrive (or its scan does). Returns
+        how many matches were handed on."""
+        self.draining = True
+        with contextlib.suppress(Exception):
+            await self.publish()
+        live = await nodes.live(self.store.redis)
+        others = sorted((r.get("matches", 0), n) for n, r in live.items()
+                        if n != self.settings.node and not r.get("draining"))
+        if not others:  # nowhere to go: the matches stay, and come back with this node's next start
+            log.warning("drain: no other live node to hand matches to")
+            return 0
+        actors = [a for a in list(self.actors.values()) if a.lease is not None and not a.core.over and not a.stopped]
+        moved = 0
+        for i in range(0, len(actors), DRAIN_BATCH):
+            batch = actors[i:i + DRAIN_BATCH]
+            urls = [live[others[(i + j) % len(others)][1]]["url"] for j in range(len(batch))]
+            results = await asyncio.gather(*(self._hand_on(a, url) for a, url in zip(batch, urls)),
+                                           return_exceptions=True)
+            moved += sum(1 for r in results if r is True)
+        log.info("drained: %d live matches handed on to %d other nodes", moved, len(others))
+        return moved
+
+    async def _hand_on(self, actor: MatchActor, node_url: str | None) -> bool:
+        if actor.stopped:  # lost meanwhile
+            return False
+        done = asyncio.get_running_loop().create_future()
+        actor.submit(("release", done))  # in order: after the write in flight, if any
+        await asyncio.wait_for(done, OPERATOR_TIMEOUT_S)
+        if self.actors.get(actor.match_id) is actor:
+            del self.actors[actor.match_id]
+        released = await self.store.release(actor.match_id, actor.lease, now_ms())
+        await self._send_away(actor, self.socket_url(node_url, actor.match_id) if node_url else None)
+        return released
 
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
@@ -361,6 +616,10 @@ class Hub:
             "# TYPE battlehall_matches_created_total counter", f"battlehall_matches_created_total {m.matches_created}",
             "# TYPE battlehall_matches_recovered_total counter", f"battlehall_matches_recovered_total {m.matches_recovered}",
             "# TYPE battlehall_recovery_seconds gauge", f"battlehall_recovery_seconds {m.recovery_seconds:.6f}",
+            "# HELP battlehall_matches_taken_over_total Live matches taken because no node held their lease.",
+            "# TYPE battlehall_matches_taken_over_total counter", f"battlehall_matches_taken_over_total {m.matches_taken_over}",
+            "# TYPE battlehall_takeover_seconds gauge", f"battlehall_takeover_seconds {m.takeover_seconds:.6f}",
+            "# TYPE battlehall_draining gauge", f"battlehall_draining {int(self.draining)}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
             "# HELP battlehall_mirrors Matches run by other nodes, copied here for spectators connected to this node.",
             "# TYPE battlehall_mirrors gauge", f"battlehall_mirrors {len(self.mirrors)}",

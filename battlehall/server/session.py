@@ -11,6 +11,7 @@ from redis.exceptions import RedisError
 from . import codec, history
 from .clock import now_ms
 from .connection import Connection, RateLimiter
+from .hub import NotHere, send_away
 from .store import StoreUnavailable
 
 log = logging.getLogger("battlehall.session")
@@ -175,6 +176,9 @@ class Session:
                 actor = await self.hub.spectated(self.match_id)
             else:
                 actor = await self.hub.actor(self.match_id)
+        except NotHere as exc:  # another node runs the match: send the socket there
+            send_away(self.conn, exc.redirect)
+            return False
         except (StoreUnavailable, RedisError, OSError):
             self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             return False
@@ -192,6 +196,9 @@ class Session:
         actor.submit(("join", self.conn, resume, joined))
         try:
             catch_up = await joined
+        except NotHere as exc:  # the match left this node while the socket joined
+            send_away(self.conn, exc.redirect)
+            return False
         except (StoreUnavailable, ConnectionResetError):  # ConnectionResetError: a mirror dropped meanwhile
             self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             return False

@@ -8,6 +8,9 @@ and its commands work unchanged on Redis Cluster:
   field ``e`` is the log entry (what was answered), ``v`` its event records
 - ``bh:{id}:snap``   the latest snapshot: engine state, clock and act ids at some seq
 - ``bh:{id}:start``  the snapshot the match started from, with the events of its start
+
+- ``bh:{id}:owner`` the lease of the node that runs it, ``bh:{id}:epoch`` its last
+  fencing token, ``bh:{id}:held`` when it last had an owner (lease.py)
 - ``bh:{id}:watching`` each node's count of the match's spectators (audience.py)
 
 The pub/sub channel ``bh:{id}:tail`` rings after each log entry of a match whose
@@ -16,7 +19,8 @@ spectators are allowed: nodes that mirror it for their spectators read the log t
 
 ``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
 
-An answer is recorded by one command, an XADD: the entry and the events it produced
+An answer is recorded by one command, an XADD (inside the fencing script when leases
+are on, lease.py, with field ``o`` the lease that wrote it): the entry and the events it produced
 land together or not at all, so there is nothing derived to repair after a crash. The
 log is kept whole while the match lives (it is the event history for `resume` and the
 replay); the snapshot only makes recovery replay less of it.
@@ -37,6 +41,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
+from . import lease as leases
 from .writer import StoreUnavailable, WriteBatcher
 
 __all__ = ["LoadedMatch", "Store", "StoreUnavailable", "key"]
@@ -44,7 +49,8 @@ __all__ = ["LoadedMatch", "Store", "StoreUnavailable", "key"]
 LIVE = "bh:live"
 PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
 
-PARTS = ("meta", "log", "snap", "start")  # the keys of one match
+FENCED_KEYS = ("owner", "log", "snap", "meta", "start", "epoch", "held")  # lease.FENCED_WRITE's KEYS, in order
+PARTS = ("meta", "log", "snap", "start", "epoch", "held", "owner")  # the keys of one match
 
 log = logging.getLogger("battlehall.store")
 
@@ -72,7 +78,10 @@ class Store:
         self.persist = persist
         self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                        health_check_interval=0, retry_on_timeout=False)
-        self.batcher = WriteBatcher(url)
+        self.batcher = WriteBatcher(url, scripts=[leases.FENCED_WRITE])
+        self._acquire = self.redis.register_script(leases.ACQUIRE)
+        self._renew = self.redis.register_script(leases.RENEW)
+        self._release = self.redis.register_script(leases.RELEASE)
         # A connection of its own for readiness: a short timeout and no retries, so that a
         # stopped Redis is reported at once, and an abandoned PING spoils no other read.
         self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
@@ -139,14 +148,30 @@ class Store:
     # -- the commands of each write ------------------------------------------------
 
     @staticmethod
-    def create_commands(match_id: str, meta: dict, snapshot: dict, events: list[dict], created_at: int) -> list[tuple]:
-        """A new match: its settings, its first snapshot, and that snapshot with the start's events."""
-        return [
+    def create_commands(match_id: str, meta: dict, snapshot: dict, events: list[dict], created_at: int,
+                        lease: str | None = None, lease_ms: int = 0) -> list[tuple]:
+        """A new match: its settings, its first snapshot, and that snapshot with the start's
+        events; with `lease` ("1 <node>"), the creating node's lease on it, token 1."""
+        commands = [
             ("SET", key(match_id, "meta"), pack(meta)),
             ("SET", key(match_id, "snap"), pack(snapshot)),
             ("SET", key(match_id, "start"), pack({**snapshot, "events": events})),
-            ("ZADD", LIVE, created_at, match_id),
         ]
+        if lease is not None:
+            commands += [("SET", key(match_id, "epoch"), 1), ("SET", key(match_id, "held"), created_at),
+                         ("SET", key(match_id, "owner"), lease, "PX", lease_ms)]
+        return commands + [("ZADD", LIVE, created_at, match_id)]
+
+    @staticmethod
+    def fenced(match_id: str, lease: str, entry: dict | None = None, events: list[dict] | None = None,
+               snapshot: dict | None = None, retention_s: int | None = None) -> tuple:
+        """One EVALSHA of lease.FENCED_WRITE: the entry, the snapshot and the end of a match,
+        written only if `lease` still holds it (else a FENCED error reply)."""
+        return ("EVALSHA", leases.FENCED_WRITE_SHA, len(FENCED_KEYS),
+                *(key(match_id, part) for part in FENCED_KEYS), lease,
+                f"{entry['seq']}-0" if entry is not None else "", pack(entry) if entry is not None else "",
+                pack(events) if entry is not None else "", pack(snapshot) if snapshot is not None else "",
+                retention_s if retention_s is not None else "")
 
     @staticmethod
     def entry_commands(match_id: str, entry: dict, events: list[dict], snapshot: dict | None) -> list[tuple]:
@@ -177,6 +202,38 @@ class Store:
         commands.append(("ZREM", LIVE, match_id))
         return commands
 
+    # -- leases (lease.py) ----------------------------------------------------------
+
+    async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int,
+                           now: int) -> list[tuple[bool, str, int | None]]:
+        """Try to take each match's lease: (won, the lease value or the holder's, when the
+        match last had an owner if won and known), in one pipeline."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in match_ids:
+            await self._acquire(keys=[key(match_id, "owner"), key(match_id, "epoch"), key(match_id, "held")],
+                                args=[node, lease_ms, now], client=pipe)
+        out = []
+        for won, value, held in await pipe.execute():
+            out.append((bool(won), value.decode(), int(held) if won and held else None))
+        return out
+
+    async def renew_many(self, held: list[tuple[str, str]], lease_ms: int, now: int) -> list[bool]:
+        """Renew each (match id, lease value); False where the lease is no longer ours."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id, value in held:
+            await self._renew(keys=[key(match_id, "owner"), key(match_id, "held")], args=[value, lease_ms, now], client=pipe)
+        return [bool(r) for r in await pipe.execute()] if held else []
+
+    async def release(self, match_id: str, value: str, now: int) -> bool:
+        return bool(await self._release(keys=[key(match_id, "owner"), key(match_id, "held")], args=[value, now]))
+
+    async def owners(self, match_ids: list[str]) -> list[str | None]:
+        """The lease value of each match (None: nobody holds it)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.get(key(match_id, "owner"))
+        return [v.decode() if v is not None else None for v in await pipe.execute()] if match_ids else []
+
     async def beat(self, node: str, at: int) -> None:
         await self.redis.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
 
@@ -191,11 +248,6 @@ class Store:
         removed = await self.redis.delete(*(key(match_id, part) for part in PARTS))
         await self.redis.zrem(LIVE, match_id)
         return removed > 0
-
-    async def owner(self, match_id: str) -> str | None:
-        """The node that holds the match's lease ("<token> <node>" in `bh:{id}:owner`), if any."""
-        value = await self.redis.get(key(match_id, "owner"))
-        return value.decode().split(" ", 1)[-1] if value else None
 
     async def is_live(self, match_id: str) -> bool:
         return await self.redis.zscore(LIVE, match_id) is not None

@@ -36,11 +36,21 @@ class StoreUnavailable(Exception):
     """Redis could not be reached or refused a write; nothing was acknowledged."""
 
 
+class Fenced(StoreUnavailable):
+    """The match's lease is no longer this node's: its write was refused (lease.py)."""
+
+
+def _error(reply: hiredis.ReplyError) -> StoreUnavailable:
+    text = str(reply)
+    return Fenced(text) if text.startswith("FENCED") else StoreUnavailable(text)
+
+
 class WriteBatcher:
     """Send every write submitted in one loop turn at once; call back each in order."""
 
-    def __init__(self, url: str, timeout_s: float = 5.0):
+    def __init__(self, url: str, timeout_s: float = 5.0, scripts: list[str] = ()):
         self.url = url
+        self.scripts = list(scripts)  # loaded on each new connection, for EVALSHA
         self.timeout_s = timeout_s
         self.link: _Link | None = None  # the connection in use, once connected
         self.connecting: asyncio.Task | None = None
@@ -127,6 +137,7 @@ class WriteBatcher:
                          else ("AUTH", options["password"]))
         if options.get("db"):
             setup.append(("SELECT", options["db"]))
+        setup += [("SCRIPT", "LOAD", script) for script in self.scripts]
         if setup:
             self.queued.insert(0, (setup, _setup_done, (self,)))
         self._send()
@@ -153,12 +164,14 @@ class WriteBatcher:
                 write = in_flight[0]
                 if isinstance(reply, hiredis.ReplyError) and write[3] is None:
                     write[3] = reply
+                    if str(reply).startswith("NOSCRIPT"):  # Redis lost its scripts: load them again
+                        asyncio.get_running_loop().call_soon(self._drop, "Redis had lost its scripts")
                 write[0] -= 1
                 if write[0] == 0:
                     in_flight.popleft()
                     if write[5]:
                         self.latency.observe(time.monotonic() - write[4])
-                    error = None if write[3] is None else StoreUnavailable(str(write[3]))
+                    error = None if write[3] is None else _error(write[3])
                     _call(write[1], write[2], error)
                     if self.link is None:  # the callback gave the connection up (_setup_done)
                         return
@@ -234,5 +247,5 @@ def _settle(future: asyncio.Future, error: StoreUnavailable | None) -> None:
 
 def _setup_done(batcher: WriteBatcher, error: StoreUnavailable | None) -> None:
     if error is not None:
-        log.error("Redis refused AUTH or SELECT: %s", error)
-        batcher._drop(f"Redis refused AUTH or SELECT: {error}")
+        log.error("Redis refused AUTH, SELECT or SCRIPT LOAD: %s", error)
+        batcher._drop(f"Redis refused AUTH, SELECT or SCRIPT LOAD: {error}")

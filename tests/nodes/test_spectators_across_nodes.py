@@ -40,21 +40,13 @@ def owner_and_other(nodes: dict, redis_url: str, match_id: str) -> tuple[ServerP
     """The node that holds the match's lease, and the other one."""
     import redis as sync_redis
     value = sync_redis.Redis.from_url(redis_url).get(key(match_id, "owner"))
-    if value is None:  # PRE-MERGE: no leases yet; the creating node runs it
-        value = b"1 " + created_on[match_id].encode()
-        sync_redis.Redis.from_url(redis_url).set(key(match_id, "owner"), value)
     owner = value.decode().split(" ", 1)[1]
     other = next(n for n in nodes if n != owner)
     return nodes[owner], nodes[other]
 
 
-created_on = {}
-
-
 def create(node: ServerProcess, **body) -> dict:
-    created = node.create(**body)
-    created_on[created["match"]] = next(n for n in ("node-a", "node-b") if node.env["BATTLEHALL_NODE"] == n)
-    return created
+    return node.create(**body)
 
 
 def spectators(node: ServerProcess, match_id: str) -> int:

@@ -1,0 +1,77 @@
+"""The nodes sharing one Redis: who is alive, how loaded, where clients reach them.
+
+Each node keeps `bh:node:<id>` (JSON: its URL, live matches, sockets, whether it is
+draining) with a time to live of one lease, rewritten every renewal period, and its id
+in the sorted set `bh:nodes` (by when it last wrote), so the live ones are listed
+without a SCAN. A node whose record lapsed is dead to placement and redirects; its
+matches are taken over once their leases lapse too (hub.py).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+import orjson
+
+NODES = "bh:nodes"
+FORGET_MS = 24 * 3600 * 1000  # a node silent this long leaves `bh:nodes`
+FORWARD_TIMEOUT_S = 10
+
+log = logging.getLogger("battlehall.nodes")
+
+
+def node_key(node: str) -> str:
+    return f"bh:node:{node}"
+
+
+def http_url(ws_url: str) -> str:
+    """The HTTP base of a node from its advertised ws:// or wss:// URL."""
+    if ws_url.startswith("wss://"):
+        return "https://" + ws_url[6:]
+    if ws_url.startswith("ws://"):
+        return "http://" + ws_url[5:]
+    return ws_url
+
+
+async def publish(redis, node: str, record: dict, ttl_ms: int, now: int) -> None:
+    pipe = redis.pipeline(transaction=False)
+    pipe.set(node_key(node), orjson.dumps(record), px=ttl_ms)
+    pipe.zadd(NODES, {node: now})
+    pipe.zremrangebyscore(NODES, 0, now - FORGET_MS)
+    await pipe.execute()
+
+
+async def withdraw(redis, node: str) -> None:
+    """A node stopping for good: it is no longer a place for matches or redirects."""
+    pipe = redis.pipeline(transaction=False)
+    pipe.delete(node_key(node))
+    pipe.zrem(NODES, node)
+    await pipe.execute()
+
+
+async def live(redis) -> dict[str, dict]:
+    """Every node whose record has not lapsed: id -> record."""
+    ids = [n.decode() for n in await redis.zrange(NODES, 0, -1)]
+    if not ids:
+        return {}
+    pipe = redis.pipeline(transaction=False)
+    for node in ids:
+        pipe.get(node_key(node))
+    return {node: orjson.loads(raw) for node, raw in zip(ids, await pipe.execute()) if raw is not None}
+
+
+def least_loaded(nodes: dict[str, dict], exclude: tuple[str, ...] = ()) -> tuple[str, dict] | None:
+    """The live, not draining node with the fewest live matches (then sockets, then id)."""
+    fit = [(r.get("matches", 0), r.get("sockets", 0), n) for n, r in nodes.items()
+           if n not in exclude and not r.get("draining")]
+    if not fit:
+        return None
+    node = min(fit)[2]
+    return node, nodes[node]
+
+
+async def forward(base_ws_url: str, method: str, path: str, body: bytes, headers: dict) -> httpx.Response:
+    """Send an HTTP request on to another node (placement, an operator's abort)."""
+    async with httpx.AsyncClient(base_url=http_url(base_ws_url), timeout=FORWARD_TIMEOUT_S, trust_env=False) as http:
+        return await http.request(method, path, content=body, headers=headers)
