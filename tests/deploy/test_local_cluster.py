@@ -3,6 +3,7 @@ HAProxy in front, all on loopback; Ctrl-C stops them all."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -12,8 +13,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
+import websockets
 
+from battlehall.client import Client
+from battlehall.server.lease import holder
+from battlehall.server.store import key
 from test_manifests import haproxy_check
+from wsutil import Raw
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,6 +76,33 @@ def test_the_balancer_routes_the_api_and_pins_node_paths(cluster):
     # Every node writes to the one Redis.
     summary = httpx.get(f"{lb}/matches/{created.json()['match']}", timeout=5).json()
     assert summary["status"] == "live"
+
+
+async def test_a_socket_to_the_wrong_node_through_the_balancer_is_redirected_and_plays_on(cluster):
+    _, info = cluster
+    lb = info["lb"]
+    created = httpx.post(f"{lb}/matches", json={"ruleset": "duel", "seats": ["alice", "bob"]}, timeout=10).json()
+    match_id = created["match"]
+    owner = holder(redis.Redis.from_url(info["redis"]).get(key(match_id, "owner")))
+    other = next(n for n in info["nodes"] if n != owner)
+    answers_before = {n: metric(url, "battlehall_answers_total") for n, url in info["nodes"].items()}
+    # The node that does not run the match sends the player to the one that does, by its
+    # path through the same balancer.
+    wrong = await Raw.open(f"{lb}/node/{other}", match_id)
+    refused = await wrong.hello(created["tokens"]["alice"])
+    assert refused["code"] == "not_here"
+    assert refused["redirect"] == f"ws://{lb.removeprefix('http://')}/node/{owner}/ws/{match_id}"
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await wrong.recv()
+    assert closed.value.rcvd.code == 4009
+    # Clients follow it and play on: one starts at the wrong node, one at the hashed one.
+    alice = Client(f"{lb}/node/{other}", match_id, created["tokens"]["alice"], seed=1)
+    bob = Client(lb, match_id, created["tokens"]["bob"], seed=2)
+    results = await asyncio.wait_for(asyncio.gather(alice.run(), bob.run()), 60)
+    assert results[0] == results[1] and results[0]["reason"]
+    assert alice.redirects == 1 and [e["code"] for e in alice.errors] == ["not_here"]
+    answers = {n: metric(url, "battlehall_answers_total") - answers_before[n] for n, url in info["nodes"].items()}
+    assert answers[other] == 0 and answers[owner] >= len(alice.acked) + len(bob.acked) > 0  # (and any timeout)
 
 
 def test_ctrl_c_stops_every_process_and_redis_keeps_its_file(cluster):
