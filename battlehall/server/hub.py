@@ -106,7 +106,7 @@ class Hub:
         self.mirrors: dict[str, Mirror] = {}
         self.mirroring: dict[str, asyncio.Future] = {}
         self.doorbells = Doorbells(store.url)
-        self.audience = Audience(store.redis, settings.node, self.local_spectators)
+        self.audience = Audience(store.redis, store.url, settings.node, self.local_spectators)
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""

@@ -185,7 +185,7 @@ class Session:
         if actor is None:  # gone since its settings were read (its retention ended)
             self._refuse("not_found", "no such match", CLOSE_NOT_FOUND)
             return False
-        if role == "spectator" and (await self.hub.audience.totals([self.match_id]))[0] >= meta["spectators"].get("max", 10_000):
+        if role == "spectator" and self.hub.audience.count(self.match_id) >= meta["spectators"].get("max", 10_000):
             self.error("full", "this match has as many spectators as it allows")
             self.conn.close(CLOSE_POLICY)
             return False

@@ -29,7 +29,9 @@ def two_nodes(tmp_path_factory):
     for name in ("node-a", "node-b"):
         nodes[name] = ServerProcess(tmp_path_factory.mktemp(name), redis.url,
                                     env={"BATTLEHALL_NODE": name, "BATTLEHALL_NODE_ID": name,
-                                         "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"}).start()
+                                         "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
+                                         # A dead node's matches are taken within about a second.
+                                         "BATTLEHALL_LEASE_MS": "1000", "BATTLEHALL_TAKEOVER_SCAN_MS": "200"}).start()
     yield nodes, redis
     for node in nodes.values():
         node.stop()
@@ -87,6 +89,7 @@ async def test_a_spectator_on_another_node_sees_what_the_owners_see_and_nothing_
     bots = [Client(owner.url, match_id, created["tokens"][s], seed=11 + i) for i, s in enumerate(seats)]
     await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots), *watching), 120)
 
+    assert watchers["other"].redirects == 0  # served where it connected
     events = {where: [shown(m) for m in messages if m["t"] == "event"] for where, messages in seen.items()}
     assert events["owner"][-1]["kind"] == "match_ended"
     assert len(events["owner"]) > 100
@@ -152,3 +155,56 @@ async def test_the_stream_delay_holds_on_another_node(two_nodes):
     assert spectators(owner, match_id) == 3 == spectators(other, match_id)
     for conn in (alice, early, late, owners):
         await conn.close()
+
+
+async def test_the_spectator_cap_counts_every_node(two_nodes):
+    nodes, redis = two_nodes
+    created = create(nodes["node-a"], ruleset="duel", seed=2, spectators={"public": True, "max": 2})
+    match_id = created["match"]
+    owner, other = owner_and_other(nodes, redis.url, match_id)
+    first = await Raw.open(owner.url, match_id, JSON)
+    assert (await first.hello(None))["role"] == "spectator"
+    second = await Raw.open(other.url, match_id, JSON)
+    assert (await second.hello(None))["role"] == "spectator"
+    await asyncio.sleep(1.5)  # each node reads the other's count at least once a second
+    for node in (owner, other):
+        third = await Raw.open(node.url, match_id, JSON)
+        assert (await third.hello(None))["code"] == "full"
+    await second.close()
+    await asyncio.sleep(1.5)
+    third = await Raw.open(owner.url, match_id, JSON)
+    assert (await third.hello(None))["role"] == "spectator"
+    for conn in (first, third):
+        await conn.close()
+
+
+async def test_the_other_nodes_spectators_see_the_match_through_a_takeover(two_nodes):
+    """The owner is killed mid-match; the other node takes the match over from Redis, and
+    its spectator, fed from the log all along, misses nothing and sees nothing twice."""
+    nodes, redis = two_nodes
+    created = create(nodes["node-a"], ruleset="duel", seed=5, clock={"prompt_ms": 60_000})
+    match_id = created["match"]
+    owner, other = owner_and_other(nodes, redis.url, match_id)
+    seen: list[dict] = []
+    watcher = Client(other.url, match_id, created["spectator_token"], on_message=seen.append)
+    watching = asyncio.create_task(watcher.run())
+    # The players know both nodes: when the owner dies they try the other, which takes the
+    # match over (or sends them where it went).
+    bots = [Client([owner.url, other.url], match_id, created["tokens"][s], seed=i, think_s=0.1, max_backoff_s=0.5)
+            for i, s in enumerate(("alice", "bob"))]
+    playing = asyncio.gather(*(b.run() for b in bots))
+    deadline = time.monotonic() + 10
+    while sum(1 for m in seen if m["t"] == "event") < 8 and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    owner.kill()
+    try:
+        results = await asyncio.wait_for(playing, 60)
+        await asyncio.wait_for(watching, 30)
+    finally:
+        owner.start()
+    assert metric(other, "battlehall_matches_taken_over_total") >= 1
+    assert all(b.reconnects >= 1 for b in bots)  # the players did lose their node
+    seqs = [m["seq"] for m in seen if m["t"] == "event"]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # no gap, nothing twice
+    assert seen[-1]["kind"] == "match_ended" and seen[-1]["data"] == results[0] == results[1]
+    assert watcher.redirects == 0 and watcher.reconnects == 0  # the same socket throughout
