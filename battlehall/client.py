@@ -73,13 +73,14 @@ class _CallbackFailed(Exception):
 
 
 def ws_url(base: str, match_id: str) -> str:
-    """The socket URL of a match on the server at `base` (http, https, ws or wss);
+    """The socket URL of a match on the server at `base` (http, https, ws or wss, with
+    the path of a server behind a proxy if any, such as a load balancer's /node/<id>);
     ValueError for anything else."""
     parts = urlsplit(base)
     scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
     if scheme not in ("ws", "wss") or not parts.netloc:
         raise ValueError(f"not a server URL: {base!r} (expected e.g. http://127.0.0.1:8000)")
-    return f"{scheme}://{parts.netloc}/ws/{match_id}"
+    return f"{scheme}://{parts.netloc}{parts.path.rstrip('/')}/ws/{match_id}"
 
 
 def encode(wire: str, message: dict):

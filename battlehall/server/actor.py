@@ -162,6 +162,7 @@ class MatchActor:
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
         self.window_min_ms = core.meta["clock"].get("window_min_ms", 0)
         self.aborting: asyncio.Future | None = None  # an abort's write is in flight
+        self.doorbell = core.meta["spectators"]["allowed"]  # spectators may watch on other nodes (mirror.py)
         self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
 
     @property
@@ -419,6 +420,8 @@ class MatchActor:
         if not self.store.persist:
             self._committed(entry, conn, records, received, None)
             return
+        if self.doorbell:  # after the entry, in the same send: other nodes' spectators read it
+            commands.append(Store.doorbell_command(self.match_id, entry))
         self.busy = True
         self.store.batcher.submit(commands, self._after_write, entry, conn, records, received)
 

@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from ..engine import get_ruleset
 from ..engine.errors import MatchOver
 from .actor import MatchActor, MatchCore, MatchLive
+from .audience import Audience
 from .clock import Clock, now_ms
 from .config import Settings
 from . import connection, nodes, seeds
 from .deadlines import Deadlines
 from .lease import NotHere, holder
 from .metrics import ACK_BUCKETS, Histogram, LoopLag
+from .mirror import Doorbells, Mirror
 from .spectators import DelayedFeed, copy_core
 from .store import LIVE, LoadedMatch, Store, StoreUnavailable
 
@@ -95,6 +97,11 @@ class Hub:
         self.leased = store.persist
         self.draining = False  # a drain is under way: no match is taken, every one is handed on
         self.orphans_seen: set[str] = set()  # live matches nobody held at the last scan
+        # Spectators of matches that other nodes run (mirror.py), and the count over all nodes (audience.py).
+        self.mirrors: dict[str, Mirror] = {}
+        self.mirroring: dict[str, asyncio.Future] = {}
+        self.doorbells = Doorbells(store.url)
+        self.audience = Audience(store.redis, store.url, settings.node, self.local_spectators)
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""
@@ -222,6 +229,62 @@ class Hub:
             self.match_ended(actor)
         self.metrics.matches_recovered += 1
         return actor
+
+    # -- spectators of matches run by other nodes -----------------------------------------
+
+    async def spectated(self, match_id: str):
+        """What a spectator of the match joins here: its actor, or a mirror of it when
+        another node runs it (None: no such match). NotHere only while this node drains."""
+        mirror = self.mirrors.get(match_id)
+        if mirror is not None and not self.draining:
+            return mirror
+        try:
+            return await self.actor(match_id)
+        except NotHere:
+            if self.draining:
+                raise
+            return await self.mirror(match_id)
+
+    async def mirror(self, match_id: str) -> Mirror | None:
+        """This node's read-only copy of a match another node runs, started on first use."""
+        mirror = self.mirrors.get(match_id)
+        if mirror is not None:
+            return mirror
+        if match_id in self.mirroring:
+            return await asyncio.shield(self.mirroring[match_id])
+        future = asyncio.get_running_loop().create_future()
+        self.mirroring[match_id] = future
+        mirror = Mirror(self, match_id)
+        try:
+            await mirror.start()
+        except LookupError:  # gone since its settings were read
+            await mirror.stop()
+            mirror = None
+        except BaseException as exc:
+            await mirror.stop()
+            future.set_exception(exc)
+            future.exception()  # mark retrieved
+            raise
+        finally:
+            del self.mirroring[match_id]
+        if mirror is not None:
+            self.mirrors[match_id] = mirror
+        future.set_result(mirror)
+        return mirror
+
+    async def drop_mirror(self, match_id: str, mirror: Mirror) -> None:
+        if self.mirrors.get(match_id) is mirror:
+            del self.mirrors[match_id]
+        await mirror.stop()
+        self.audience.changed(match_id)
+
+    def local_spectators(self, match_id: str) -> int:
+        """This node's spectators of the match: of its actor and of its mirror."""
+        count = 0
+        for holder in (self.actors.get(match_id), self.mirrors.get(match_id)):
+            if holder is not None:
+                count += holder.spectators
+        return count
 
     # -- an operator's abort and delete ---------------------------------------------------
 
@@ -497,6 +560,10 @@ class Hub:
     async def close(self) -> None:
         for match_id in list(self.actors):
             await self.unload(match_id)
+        for match_id, mirror in list(self.mirrors.items()):
+            await self.drop_mirror(match_id, mirror)
+        await self.audience.close()
+        await self.doorbells.close()
         self.deadlines.close()
         self.loop_lag.stop()
 
@@ -509,21 +576,22 @@ class Hub:
             actor = self.actors.get(match_id)
             if actor is not None and not actor.stale:  # stale: memory is ahead of Redis
                 meta, state, seq = actor.core.meta, actor.core.state, actor.core.seq
-                watching = actor.spectators
             else:
                 loaded = await self.store.load(match_id)
                 if loaded is None:
                     continue
                 meta, state = loaded.meta, loaded.snapshot["state"]
                 seq = loaded.log[-1]["last_seq"] if loaded.log else loaded.snapshot["seq"]
-                watching = 0
             out.append({
                 "match": match_id, "ruleset": meta["ruleset"], "seats": meta["seats"],
                 "status": "finished" if state["result"] is not None else "live",
-                "result": state["result"], "seq": seq, "spectators": watching,
+                "result": state["result"], "seq": seq, "spectators": 0,
                 "label": meta["label"], "created_at": meta["created_at"],
                 "clock": meta["clock"], "spectator_settings": meta["spectators"], **seed_fields(meta),
             })
+        # Spectators on every node (audience.py), in one round trip for the lot.
+        for summary, total in zip(out, await self.audience.totals([s["match"] for s in out])):
+            summary["spectators"] = total
         return out
 
     async def revealed(self, match_id: str) -> dict:
@@ -565,6 +633,8 @@ class Hub:
             "# TYPE battlehall_fenced_writes_total counter", f"battlehall_fenced_writes_total {m.fenced_writes}",
             "# TYPE battlehall_draining gauge", f"battlehall_draining {int(self.draining)}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
+            "# HELP battlehall_mirrors Matches run by other nodes, copied here for spectators connected to this node.",
+            "# TYPE battlehall_mirrors gauge", f"battlehall_mirrors {len(self.mirrors)}",
             "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
             "# TYPE battlehall_history_streams gauge", f"battlehall_history_streams {m.history_streams}",
             "# TYPE battlehall_ws_frames_total counter", f"battlehall_ws_frames_total {connection.counters.frames_sent}",

@@ -172,7 +172,10 @@ class Session:
             self._refuse("unauthorized", "bad token", CLOSE_UNAUTHORIZED)
             return False
         try:
-            actor = await self.hub.actor(self.match_id)
+            if role == "spectator":  # on any node: a copy of the match if another node runs it
+                actor = await self.hub.spectated(self.match_id)
+            else:
+                actor = await self.hub.actor(self.match_id)
         except NotHere as exc:  # another node runs the match: send the socket there
             send_away(self.conn, exc.redirect)
             return False
@@ -182,7 +185,7 @@ class Session:
         if actor is None:  # gone since its settings were read (its retention ended)
             self._refuse("not_found", "no such match", CLOSE_NOT_FOUND)
             return False
-        if role == "spectator" and actor.spectators >= meta["spectators"].get("max", 10_000):
+        if role == "spectator" and self.hub.audience.count(self.match_id) >= meta["spectators"].get("max", 10_000):
             self.error("full", "this match has as many spectators as it allows")
             self.conn.close(CLOSE_POLICY)
             return False
@@ -196,9 +199,11 @@ class Session:
         except NotHere as exc:  # the match left this node while the socket joined
             send_away(self.conn, exc.redirect)
             return False
-        except StoreUnavailable:
+        except (StoreUnavailable, ConnectionResetError):  # ConnectionResetError: a mirror dropped meanwhile
             self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             return False
+        if role == "spectator":
+            self.hub.audience.changed(self.match_id)
         return catch_up if catch_up is not None else True
 
     def dispatch(self, message: dict) -> None:
@@ -233,5 +238,7 @@ class Session:
             self.joining.cancel()  # a join still in progress would add a closed socket
         if self.actor is not None:
             self.actor.submit(("leave", self.conn))
+            if self.conn.role == "spectator":
+                self.hub.audience.changed(self.match_id)
         self.conn.gone()
         self.receive = None  # a bound method of this session: a reference cycle until cleared

@@ -34,6 +34,7 @@ class DelayedFeed:
         self.conns: list = []
         self.pending: collections.deque[dict] = collections.deque()
         self.timer: asyncio.TimerHandle | None = None
+        self.on_applied = None  # called after entries were shown (a mirror watches for the end)
 
     def push(self, entry: dict) -> None:
         """A committed log entry: show it to spectators once its delay has passed."""
@@ -53,6 +54,8 @@ class DelayedFeed:
             self.metrics.deliveries += fan_out(self.replica.ruleset, records, self.conns, self.delay_ms)
         if self.pending:
             self._schedule()
+        if self.on_applied is not None:
+            self.on_applied()
 
     def catch_up(self, entries: list[dict]) -> None:
         """After a recovery: apply what is already old enough, queue the rest."""

@@ -11,6 +11,11 @@ and its commands work unchanged on Redis Cluster:
 
 - ``bh:{id}:owner`` the lease of the node that runs it, ``bh:{id}:epoch`` its last
   fencing token, ``bh:{id}:held`` when it last had an owner (lease.py)
+- ``bh:{id}:watching`` each node's count of the match's spectators (audience.py)
+
+The pub/sub channel ``bh:{id}:tail`` rings after each log entry of a match whose
+spectators are allowed: nodes that mirror it for their spectators read the log then
+(mirror.py).
 
 ``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
 
@@ -187,6 +192,11 @@ class Store:
         return commands
 
     @staticmethod
+    def doorbell_command(match_id: str, entry: dict) -> tuple:
+        """After an entry's write, in the same send: "the log has grown to this seq" (mirror.py)."""
+        return ("PUBLISH", key(match_id, "tail"), entry["last_seq"])
+
+    @staticmethod
     def snapshot_commands(match_id: str, snapshot: dict) -> list[tuple]:
         return [("SET", key(match_id, "snap"), pack(snapshot))]
 
@@ -289,6 +299,11 @@ class Store:
         start = unpack(await self.redis.get(key(match_id, "start")))
         rows = await self.redis.xrange(key(match_id, "log"), "-", "+")
         return start, [unpack(fields[b"e"]) for _, fields in rows]
+
+    async def entries_after(self, match_id: str, seq: int) -> list[dict]:
+        """The log entries after `seq`, in order (a mirror catching up, mirror.py)."""
+        rows = await self.redis.xrange(key(match_id, "log"), f"{seq + 1}-0", "+")
+        return [unpack(fields[b"e"]) for _, fields in rows]
 
     async def meta(self, match_id: str) -> dict | None:
         """The match's settings and tokens, or None if there is no such match: what

@@ -1,8 +1,8 @@
 """deploy/ as read by Docker and Compose (no container engine runs here), and the wheel's data.
 
-The Dockerfile and compose file are checked line by line: what runs as which user, how
-health is checked, how services restart, where the API key comes from, and what the
-build context leaves out.
+The Dockerfile is checked line by line: what runs as which user, how health is checked,
+and what the build context leaves out. compose.yaml and the Kubernetes manifests are
+checked in tests/deploy/test_manifests.py.
 """
 
 from __future__ import annotations
@@ -30,14 +30,6 @@ def dockerfile() -> list[tuple[str, str]]:
     return out
 
 
-def compose_service(name: str) -> str:
-    """The indented block of one service in deploy/compose.yaml."""
-    text = (ROOT / "deploy/compose.yaml").read_text()
-    found = re.search(rf"^  {name}:\n((?:    .*\n|\s*\n)+)", text, re.M)
-    assert found, f"no service {name}"
-    return found[1]
-
-
 def test_the_image_runs_as_a_non_root_user():
     users = [args for word, args in dockerfile() if word == "USER"]
     assert users and users[-1] not in ("root", "0", "0:0")
@@ -59,20 +51,6 @@ def test_the_image_installs_the_tested_versions():
         if word == "COPY":
             for source in args.split()[:-1]:
                 assert (ROOT / source).exists(), source
-
-
-def test_compose_restarts_both_services():
-    for service in ("battlehall", "redis"):
-        assert re.search(r"^    restart: (always|unless-stopped|on-failure)\s*$", compose_service(service), re.M), service
-
-
-def test_compose_takes_the_api_key_from_the_environment_and_requires_it():
-    block = compose_service("battlehall")
-    found = re.search(r"^      BATTLEHALL_API_KEY: (.*)$", block, re.M)
-    assert found and found[1].startswith("${BATTLEHALL_API_KEY:?"), "the key must come from deploy/.env, required"
-    example = (ROOT / "deploy/.env.example").read_text()
-    assert re.search(r"^BATTLEHALL_API_KEY=replace-me", example, re.M), "only a placeholder is committed"
-    assert "deploy/.env" in (ROOT / ".gitignore").read_text().split()
 
 
 def test_the_build_context_leaves_out_local_state():

@@ -1,0 +1,159 @@
+"""How many spectators watch a match, over every node.
+
+Spectators of one match may be on several nodes (mirror.py). Each node keeps one field
+of the hash `bh:{id}:watching`: "<count> <ms>", its own spectators of the match and when
+it wrote that. It writes the field soon after its count changes (changes within
+FLUSH_S go out together) and again every REFRESH_S while the count is not zero; it
+removes the field when the count falls to zero. A field older than STALE_MS belongs to
+a node that died with spectators: it is not counted. The global count is the sum of
+the fresh fields, with this node's own count taken from memory, so a node's own changes
+show at once.
+
+A spectator's `hello` reads nothing from Redis for this (a socket joining a match in
+memory makes no Redis round trip): the `spectators.max` check adds this node's count
+to the other nodes' as last read. A node reads them for every match it has spectators
+of at least every READ_S (one pipeline for all), so the cap holds over all nodes to
+within about a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Callable
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .clock import now_ms
+from .store import key
+
+FLUSH_S = 0.2
+READ_S = 1.0
+REFRESH_S = 10.0
+STALE_MS = 30_000
+TTL_S = 60  # the hash goes when no node has refreshed it for this long
+
+log = logging.getLogger("battlehall.audience")
+
+
+def hash_key(match_id: str) -> str:
+    return key(match_id, "watching")
+
+
+class Audience:
+    def __init__(self, redis, url: str, node: str, local: Callable[[str], int]):
+        self.redis = redis  # reads, shared with the node's other reads
+        # Writes on a client of their own: its connections are made by the writer task, never
+        # inside a socket's join (where a new connection's setup would tie garbage to it).
+        self.writes = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=0)
+        self.node = node
+        self.local = local  # match id -> this node's spectators of it, now
+        self.dirty: set[str] = set()
+        self.tracked: set[str] = set()  # matches whose field this node keeps
+        self.others: dict[str, int] = {}  # tracked match -> the other nodes' spectators, as last read
+        self.wake = asyncio.Event()
+        self.writer: asyncio.Task | None = None  # one task for the node's life, started on first use
+
+    def changed(self, match_id: str) -> None:
+        """This node's spectators of the match changed: write its count soon."""
+        self.dirty.add(match_id)
+        self.wake.set()
+        if self.writer is None:
+            self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        """Write what changed, FLUSH_S after the first change, and every REFRESH_S all of it
+        again; read the other nodes' counts at least every READ_S."""
+        refreshed = time.monotonic()
+        while True:
+            try:
+                await asyncio.wait_for(self.wake.wait(), READ_S)
+                await asyncio.sleep(FLUSH_S)  # changes close together go out together
+            except asyncio.TimeoutError:
+                pass
+            self.wake.clear()
+            if time.monotonic() - refreshed >= REFRESH_S:
+                refreshed = time.monotonic()
+                self.dirty |= self.tracked
+            await self.flush()
+
+    def count(self, match_id: str) -> int:
+        """The match's spectators on every node, without a Redis read (as of the last one)."""
+        return self.local(match_id) + self.others.get(match_id, 0)
+
+    async def flush(self) -> None:
+        """Write this node's count of each changed match; read the other nodes' counts of
+        every match this node has spectators of."""
+        ids, self.dirty = list(self.dirty), set()
+        now = now_ms()
+        pipe = self.writes.pipeline(transaction=False)
+        for match_id in ids:
+            count = self.local(match_id)
+            if count:
+                pipe.hset(hash_key(match_id), self.node, f"{count} {now}")
+                pipe.expire(hash_key(match_id), TTL_S)
+                self.tracked.add(match_id)
+            else:
+                pipe.hdel(hash_key(match_id), self.node)
+                self.tracked.discard(match_id)
+                self.others.pop(match_id, None)
+        reads = list(self.tracked)
+        for match_id in reads:
+            pipe.hgetall(hash_key(match_id))
+        if not len(pipe):
+            return
+        try:
+            replies = await pipe.execute()
+        except (RedisError, OSError) as exc:  # Redis away: the next round writes them
+            log.debug("writing spectator counts failed: %r", exc)
+            self.dirty |= set(ids)
+            return
+        for match_id, fields in zip(reads, replies[len(replies) - len(reads):]):
+            if match_id in self.tracked:
+                self.others[match_id] = self._others(fields, now)
+
+    def _others(self, fields: dict, now: int) -> int:
+        """The other nodes' fresh counts in one match's hash."""
+        total = 0
+        for node, value in fields.items():
+            if node.decode() == self.node:
+                continue
+            count, _, at = value.decode().partition(" ")
+            if int(at) >= now - STALE_MS:
+                total += int(count)
+        return total
+
+    async def totals(self, match_ids: list[str]) -> list[int]:
+        """Each match's spectators on every node; this node's own count alone if Redis does not answer."""
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            for match_id in match_ids:
+                pipe.hgetall(hash_key(match_id))
+            rows = await pipe.execute() if match_ids else []
+        except (RedisError, OSError):
+            return [self.local(m) for m in match_ids]
+        now = now_ms()
+        out = []
+        for match_id, fields in zip(match_ids, rows):
+            others = self._others(fields, now)
+            if match_id in self.tracked:
+                self.others[match_id] = others
+            out.append(self.local(match_id) + others)
+        return out
+
+    async def close(self) -> None:
+        """Remove this node's fields: its spectators are gone with it."""
+        if self.writer is not None:
+            self.writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.writer
+        with contextlib.suppress(RedisError, OSError):
+            pipe = self.writes.pipeline(transaction=False)
+            for match_id in self.tracked:
+                pipe.hdel(hash_key(match_id), self.node)
+            if self.tracked:
+                await pipe.execute()
+        await self.writes.aclose()

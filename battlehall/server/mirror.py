@@ -1,0 +1,242 @@
+"""Spectators of a match that another node runs: a read-only copy of it, fed from Redis.
+
+A spectator may connect to any node. The node that owns the match publishes a doorbell
+on `bh:{id}:tail` (the seq of each log entry it wrote, store.py) after the entry's
+write; a node with spectators of a match it does not own keeps a `Mirror`: a replica
+loaded from Redis (the latest snapshot and the log after it, or the start and the whole
+log when the match has a stream delay), advanced by the entries it reads from the log
+each time the doorbell rings. The log is the truth, the doorbell only says when to read:
+a lost or duplicated doorbell, a write the owner's lease refused, or an owner that
+changes (a takeover, a drain) costs nothing but a read, and a slow poll catches what a
+lost pub/sub connection missed. Since the engine is deterministic the replica produces
+the owner's events exactly; they go to the spectators through the same `DelayedFeed`
+as the owner's delayed stream, so the delay is honoured and everything is redacted for
+spectators as on the owner.
+
+A mirror never writes to Redis (but the spectator count, audience.py): it holds no
+lease, opens no prompt deadline, and is dropped a while after its last spectator left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .actor import MatchCore
+from .clock import Clock, now_ms
+from .spectators import DelayedFeed
+from .store import key
+
+log = logging.getLogger("battlehall.mirror")
+
+POLL_S = 2.0  # a read of the log even without a doorbell: a lost pub/sub message costs this much delay at most
+IDLE_S = 30.0  # a mirror without spectators is dropped after this long
+LINGER_S = 60.0  # after the end (as seen by spectators), like a finished match on its owner
+
+
+def channel(match_id: str) -> str:
+    """The doorbell of a match's log: in the match's hash tag, like its keys."""
+    return key(match_id, "tail")
+
+
+class Mirror:
+    """A match run by another node, as its spectators here see it."""
+
+    def __init__(self, hub, match_id: str):
+        self.hub = hub
+        self.match_id = match_id
+        self.feed: DelayedFeed | None = None
+        self.meta: dict | None = None
+        self.last_seq = 0  # the last seq read from the log (applied, or waiting for the delay)
+        self.reading: asyncio.Task | None = None
+        self.again = False  # the doorbell rang during a read: read once more
+        self.stopped = False
+        self.idle: asyncio.TimerHandle | None = None
+        self.ending: asyncio.TimerHandle | None = None
+        self.poller: asyncio.Task | None = None
+
+    @property
+    def conns(self) -> list:
+        return self.feed.conns if self.feed else []
+
+    @property
+    def spectators(self) -> int:
+        return len(self.conns)
+
+    async def start(self) -> None:
+        """Load the replica; the doorbell is listened to first, so no entry is missed."""
+        store = self.hub.store
+        await self.hub.doorbells.add(self.match_id, self)
+        loaded = await store.load(self.match_id)
+        if loaded is None:
+            raise LookupError(self.match_id)
+        self.meta = loaded.meta
+        delay = loaded.meta["spectators"]["delay_ms"]
+        if delay:  # spectators are shown the past: replay from the start
+            start, entries = await store.load_from_start(self.match_id)
+            replica = MatchCore(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
+            self.feed = DelayedFeed(replica, delay, self.hub.metrics)
+            self.last_seq = entries[-1]["last_seq"] if entries else start["seq"]
+            self.feed.catch_up(entries)
+        else:
+            replica = MatchCore.from_loaded(loaded)
+            self.feed = DelayedFeed(replica, 0, self.hub.metrics)
+            self.last_seq = replica.seq
+        self.feed.on_applied = self._applied
+        self._applied()
+        self.ring()  # whatever was written while the replica loaded
+        self.poller = asyncio.get_running_loop().create_task(self._poll())
+
+    # -- reading the log --------------------------------------------------------------
+
+    def ring(self) -> None:
+        """The doorbell: the owner wrote an entry (or a poll asks): read what is new."""
+        if self.stopped or self.feed is None:
+            return
+        if self.reading is not None:
+            self.again = True
+            return
+        self.reading = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                self.again = False
+                try:
+                    entries = await self.hub.store.entries_after(self.match_id, self.last_seq)
+                except (RedisError, OSError) as exc:  # Redis away: the poll tries again
+                    log.debug("match %s: reading the log failed: %r", self.match_id, exc)
+                    return
+                for entry in entries:
+                    if entry["seq"] == self.last_seq + 1:  # in order, each once
+                        self.feed.push(entry)
+                        self.last_seq = entry["last_seq"]
+                if not self.again or self.stopped:
+                    return
+        finally:
+            self.reading = None
+
+    async def _poll(self) -> None:
+        while not self.stopped:
+            await asyncio.sleep(POLL_S)
+            self.ring()
+
+    def _applied(self) -> None:
+        """The spectators have been shown up to the replica's seq: at the end, linger, then go."""
+        if self.feed.replica.over and self.ending is None and not self.stopped:
+            self.ending = asyncio.get_running_loop().call_later(LINGER_S, self._drop)
+
+    # -- what a session does with it (as with an actor) -------------------------------
+
+    def submit(self, message: tuple) -> None:
+        """("join", conn, resume, future) or ("leave", conn); spectators send nothing else."""
+        kind = message[0]
+        if kind == "join":
+            self._join(*message[1:])
+        elif kind == "leave":
+            if message[1] in self.conns:
+                self.conns.remove(message[1])
+            if not self.conns and not self.stopped:
+                self._arm_idle()
+
+    def _join(self, conn, resume: int | None, done: asyncio.Future) -> None:
+        if self.stopped:  # dropped while the socket joined: it reconnects and gets a new mirror
+            done.set_exception(ConnectionResetError("the mirror was dropped"))
+            return
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
+        feed = self.feed
+        r = feed.replica
+        welcome = {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": None, "seq": r.seq,
+                   "view": r.ruleset.view(r.state, None), "prompts": [], "now": now_ms()}
+        if feed.delay_ms:
+            welcome["delay_ms"] = feed.delay_ms
+        conn.send(welcome)
+        catch_up = None
+        if resume is not None and resume < r.seq:
+            conn.hold()
+            catch_up = (feed.message, resume, r.seq)
+        feed.conns.append(conn)
+        done.set_result(catch_up)
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    def _arm_idle(self) -> None:
+        if self.idle is None:
+            self.idle = asyncio.get_running_loop().call_later(IDLE_S, self._drop_if_idle)
+
+    def _drop_if_idle(self) -> None:
+        self.idle = None
+        if not self.conns:
+            self._drop()
+
+    def _drop(self) -> None:
+        asyncio.get_running_loop().create_task(self.hub.drop_mirror(self.match_id, self))
+
+    async def stop(self) -> None:
+        self.stopped = True
+        for handle in (self.idle, self.ending):
+            if handle is not None:
+                handle.cancel()
+        for conn in list(self.conns):
+            conn.close(1001)
+        if self.feed is not None:
+            self.feed.stop()
+        for task in (self.poller, self.reading):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+        await self.hub.doorbells.remove(self.match_id, self)
+
+
+class Doorbells:
+    """One pub/sub connection per node, for the doorbells of every match it mirrors."""
+
+    def __init__(self, url: str):
+        self.redis = aioredis.from_url(url, socket_connect_timeout=2, health_check_interval=0)
+        self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        self.mirrors: dict[str, Mirror] = {}  # channel -> mirror
+        self.task: asyncio.Task | None = None
+
+    async def add(self, match_id: str, mirror: Mirror) -> None:
+        self.mirrors[channel(match_id)] = mirror
+        await self.pubsub.subscribe(channel(match_id))
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._listen())
+
+    async def remove(self, match_id: str, mirror: Mirror) -> None:
+        if self.mirrors.get(channel(match_id)) is mirror:
+            del self.mirrors[channel(match_id)]
+            with contextlib.suppress(RedisError, OSError):
+                await self.pubsub.unsubscribe(channel(match_id))
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                message = await self.pubsub.get_message(timeout=1.0)
+            except (RedisError, OSError) as exc:
+                # redis-py reconnects and subscribes again on the next read; what was
+                # published meanwhile is read from the logs (and the polls catch it anyway).
+                log.warning("doorbells: the pub/sub connection failed (%r); reconnecting", exc)
+                await asyncio.sleep(0.5)
+                for mirror in list(self.mirrors.values()):
+                    mirror.ring()
+                continue
+            if message is not None and message["type"] == "message":
+                name = message["channel"]
+                mirror = self.mirrors.get(name.decode() if isinstance(name, bytes) else name)
+                if mirror is not None:
+                    mirror.ring()
+
+    async def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()
+        await self.redis.aclose()
