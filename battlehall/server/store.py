@@ -18,6 +18,10 @@ replay); the snapshot only makes recovery replay less of it.
 
 Writes from all matches are coalesced: whatever the actors submit during one turn of
 the event loop goes to Redis in one send (`WriteBatcher`, writer.py).
+
+On a Redis Cluster (`cluster=True`) the reads go through redis-py's `RedisCluster`, which
+follows the slots and their MOVED / ASK redirections, and the writes through
+`ClusterWriteBatcher` (cluster_writer.py): one send per master per loop turn.
 """
 
 from __future__ import annotations
@@ -28,10 +32,12 @@ from dataclasses import dataclass
 
 import msgpack
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
+from .cluster_writer import ClusterWriteBatcher
 from .writer import StoreUnavailable, WriteBatcher
 
 __all__ = ["LoadedMatch", "Store", "StoreUnavailable", "key"]
@@ -50,6 +56,14 @@ def unpack(data: bytes):
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
+# Weakest first, to report a cluster's weakest master (unknown values rank below all).
+_STRENGTH = {"no": 0, "yes": 3, "everysec": 1, "always": 2}
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def key(match_id: str, part: str) -> str:
     return f"bh:{{{match_id}}}:{part}"
 
@@ -62,9 +76,16 @@ class LoadedMatch:
 
 
 class Store:
-    def __init__(self, url: str, persist: bool = True):
+    def __init__(self, url: str, persist: bool = True, cluster: bool = False):
         self.url = url
         self.persist = persist
+        self.cluster = cluster
+        if cluster:
+            self.redis = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+            self.batcher = ClusterWriteBatcher(url, self._slot_map)
+            self.pinger = RedisCluster.from_url(url, socket_timeout=PING_TIMEOUT_S,
+                                                socket_connect_timeout=PING_TIMEOUT_S, retry=Retry(NoBackoff(), 0))
+            return
         self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                        health_check_interval=0, retry_on_timeout=False)
         self.batcher = WriteBatcher(url)
@@ -72,6 +93,11 @@ class Store:
         # stopped Redis is reported at once, and an abandoned PING spoils no other read.
         self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
                                         health_check_interval=0, retry=Retry(NoBackoff(), 0))
+
+    async def _slot_map(self) -> dict[tuple[int, int], str]:
+        """The cluster's slot ranges and the address of each one's master (CLUSTER SLOTS)."""
+        found = await self.redis.cluster_slots()
+        return {slots: f"{node['primary'][0]}:{node['primary'][1]}" for slots, node in found.items()}
 
     async def close(self) -> None:
         await self.redis.aclose()
@@ -82,6 +108,8 @@ class Store:
         """Whether Redis answers within about PING_TIMEOUT_S (connecting may take as long again)."""
         try:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
+                if self.cluster:  # every master: each holds the writes of some matches
+                    return bool(await self.pinger.ping(target_nodes=RedisCluster.PRIMARIES))
                 return bool(await self.pinger.ping())
         except (RedisError, OSError, TimeoutError):
             return False
@@ -95,11 +123,15 @@ class Store:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
                 found = {}
                 for name in ("appendonly", "appendfsync"):  # one each: Redis 6 takes one pattern
-                    found.update(await self.pinger.config_get(name))
+                    if self.cluster:  # the weakest master's setting is what an answer survives
+                        each = await self.pinger.config_get(name, target_nodes=RedisCluster.PRIMARIES)
+                        found[name] = min((_text(v.get(name, v.get(name.encode()))) for v in each.values()),
+                                          key=lambda v: _STRENGTH.get(v, -1))
+                    else:
+                        found.update(await self.pinger.config_get(name))
         except ResponseError:  # CONFIG renamed or denied (managed services, ACLs)
             return None
-        return {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v
-                for k, v in found.items()}
+        return {_text(k): _text(v) for k, v in found.items()}
 
     async def report_durability(self) -> None:
         """Log what an acknowledged answer survives with the Redis this server writes to."""

@@ -55,6 +55,7 @@ class WriteBatcher:
         self.flushes = 0  # sends, for /metrics
         self.commands = 0
         self.latency = Histogram(REDIS_BUCKETS)  # a send to the reply of its last write
+        self.redirections = collections.Counter()  # a Redis Cluster's (cluster_writer.py); none here
 
     # -- what the store calls ------------------------------------------------------------
 
@@ -104,15 +105,9 @@ class WriteBatcher:
 
     async def _connect(self) -> None:
         options = parse_url(self.url)
-        loop = asyncio.get_running_loop()
         link = _Link(self)
         try:
-            async with asyncio.timeout(self.timeout_s):
-                if "path" in options:
-                    await loop.create_unix_connection(lambda: link, options["path"])
-                else:
-                    await loop.create_connection(lambda: link, options.get("host", "localhost"),
-                                                 options.get("port", 6379), ssl=_tls(self.url, options))
+            await open_link(self.url, options, link, self.timeout_s)
         except (OSError, TimeoutError) as exc:
             self.connecting = None
             self._fail_all(f"cannot connect to Redis: {exc!r}")
@@ -121,12 +116,7 @@ class WriteBatcher:
         self.link = link
         # AUTH and SELECT go first, as a write of their own: a refusal fails the writes
         # queued behind them, since they went out on the same connection.
-        setup = []
-        if options.get("password"):
-            setup.append(("AUTH", options["username"], options["password"]) if options.get("username")
-                         else ("AUTH", options["password"]))
-        if options.get("db"):
-            setup.append(("SELECT", options["db"]))
+        setup = setup_commands(options)
         if setup:
             self.queued.insert(0, (setup, _setup_done, (self,)))
         self._send()
@@ -203,6 +193,30 @@ class _Link(asyncio.Protocol):
     def connection_lost(self, exc) -> None:
         if self.batcher.link is self:
             self.batcher._drop(f"connection to Redis lost: {exc!r}" if exc else "connection to Redis closed")
+
+
+async def open_link(url: str, options: dict, protocol: asyncio.Protocol, timeout_s: float,
+                    host: str | None = None, port: int | None = None) -> None:
+    """Connect `protocol` to the Redis of `url` (parsed as `options`), or to `host`:`port`
+    with the URL's TLS settings (a node of a cluster)."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(timeout_s):
+        if host is None and "path" in options:
+            await loop.create_unix_connection(lambda: protocol, options["path"])
+        else:
+            await loop.create_connection(lambda: protocol, host or options.get("host", "localhost"),
+                                         port or options.get("port", 6379), ssl=_tls(url, options))
+
+
+def setup_commands(options: dict) -> list[tuple]:
+    """AUTH and SELECT as the URL asks, to send first on a new connection."""
+    setup = []
+    if options.get("password"):
+        setup.append(("AUTH", options["username"], options["password"]) if options.get("username")
+                     else ("AUTH", options["password"]))
+    if options.get("db"):
+        setup.append(("SELECT", options["db"]))
+    return setup
 
 
 def _tls(url: str, options: dict) -> ssl.SSLContext | None:
