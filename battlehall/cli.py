@@ -53,6 +53,28 @@ def redis_url_problem(url: str, cluster: bool = False) -> tuple[str, int] | None
     return None
 
 
+def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
+    """A Redis Cluster node given without --redis-cluster, or the other way round (exit 2).
+
+    A Redis that does not answer yet, or refuses INFO, passes: the server waits for it.
+    """
+    import redis
+
+    from .server.app import redacted
+
+    try:
+        with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as r:
+            enabled = bool(r.info("cluster").get("cluster_enabled"))
+    except (redis.RedisError, OSError):
+        return None
+    if cluster and not enabled:
+        return f"the Redis at {redacted(url)} is not a node of a Redis Cluster: leave out --redis-cluster", 2
+    if enabled and not cluster:
+        return (f"the Redis at {redacted(url)} is a node of a Redis Cluster: add --redis-cluster "
+                "(or BATTLEHALL_REDIS_CLUSTER=1)"), 2
+    return None
+
+
 def cmd_serve(args) -> int:
     import uvicorn
 
@@ -70,7 +92,8 @@ def cmd_serve(args) -> int:
         return fail("serve", "--redis-cluster (BATTLEHALL_REDIS_CLUSTER) needs --redis (REDIS_URL): "
                              "the URL of a node of the cluster", 2)
     if settings.redis_url:
-        problem = redis_url_problem(settings.redis_url, settings.redis_cluster)
+        problem = (redis_url_problem(settings.redis_url, settings.redis_cluster)
+                   or redis_mode_problem(settings.redis_url, settings.redis_cluster))
         if problem:
             return fail("serve", *problem)
     embedded = None
