@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hashlib
 import logging
 import ssl
 import time
@@ -56,6 +57,7 @@ class WriteBatcher:
         self.commands = 0
         self.latency = Histogram(REDIS_BUCKETS)  # a send to the reply of its last write
         self.redirections = collections.Counter()  # a Redis Cluster's (cluster_writer.py); none here
+        self.scripts: dict[str, bytes] = {}  # sha1 -> body: loaded on every new connection
 
     # -- what the store calls ------------------------------------------------------------
 
@@ -71,6 +73,15 @@ class WriteBatcher:
         done = asyncio.get_running_loop().create_future()
         self.submit(commands, _settle, done)
         await done
+
+    def register_script(self, body: str | bytes) -> str:
+        """The SHA1 to EVALSHA `body` by: loaded now, and again on every new connection
+        (a restarted Redis has lost it), ahead of the writes that use it."""
+        body = body.encode() if isinstance(body, str) else body
+        sha = hashlib.sha1(body).hexdigest()
+        self.scripts[sha] = body
+        self.submit([("SCRIPT", "LOAD", body)], _script_loaded)
+        return sha
 
     async def close(self) -> None:
         self.closed = True
@@ -114,9 +125,9 @@ class WriteBatcher:
             return
         self.connecting = None
         self.link = link
-        # AUTH and SELECT go first, as a write of their own: a refusal fails the writes
-        # queued behind them, since they went out on the same connection.
-        setup = setup_commands(options)
+        # AUTH, SELECT and the scripts go first, as a write of their own: a refusal fails
+        # the writes queued behind them, since they went out on the same connection.
+        setup = setup_commands(options) + [("SCRIPT", "LOAD", body) for body in self.scripts.values()]
         if setup:
             self.queued.insert(0, (setup, _setup_done, (self,)))
         self._send()
@@ -248,5 +259,10 @@ def _settle(future: asyncio.Future, error: StoreUnavailable | None) -> None:
 
 def _setup_done(batcher: WriteBatcher, error: StoreUnavailable | None) -> None:
     if error is not None:
-        log.error("Redis refused AUTH or SELECT: %s", error)
-        batcher._drop(f"Redis refused AUTH or SELECT: {error}")
+        log.error("Redis refused AUTH, SELECT or SCRIPT LOAD: %s", error)
+        batcher._drop(f"Redis refused AUTH, SELECT or SCRIPT LOAD: {error}")
+
+
+def _script_loaded(error: StoreUnavailable | None) -> None:
+    if error is not None:  # Redis away: the next connection loads it
+        log.warning("could not load a script into Redis yet: %s", error)

@@ -66,6 +66,8 @@ async def test_matches_spread_over_every_master_finish_and_replay(tmp_path, clus
                 assert c.ttl(key(match_id, "meta")) > 0
         assert sorted(homes) == sorted(cluster.ports), homes
         assert httpx.get(server.url + "/readyz").json() == {"ready": True}
+        log = (tmp_path / f"server-{server.port}.log").read_text()
+        assert "appendfsync everysec" in log  # read on the masters: what an ack survives
     finally:
         server.stop()
 
