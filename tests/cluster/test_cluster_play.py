@@ -15,7 +15,7 @@ from redis.crc import key_slot
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.server.store import key
 from conftest import ServerProcess
-from faults.test_kill import check_match, start_bots
+from faults.test_kill import check_match
 from redis_cluster import LocalCluster
 
 
@@ -35,12 +35,15 @@ def home(cluster: LocalCluster, match_id: str) -> int:
     return cluster.port_of_slot(key_slot(key(match_id, "log").encode()))
 
 
-async def long_duels(server: ServerProcess, count: int, think_s: float):
-    """Bots playing `count` duels long enough to move a slot under them."""
-    games = []
-    for i in range(count):
-        created = server.create(ruleset="duel", seed=i, options={"hp": 150})
-        games.append([Client(server.url, created["match"], token, wire=(JSON, MSGPACK)[j], seed=i * 2 + j,
+async def duels(server: ServerProcess, cluster: LocalCluster, hp: int, think_s: float, at_least: int = 1,
+                 every_master: bool = True):
+    """Bots playing duels: at least `at_least`, and more until every master holds one."""
+    games, homes = [], set()
+    while len(games) < at_least or (every_master and len(homes) < len(cluster.ports)):
+        assert len(games) < 40, "match ids do not spread over the masters"
+        created = server.create(ruleset="duel", seed=len(games), options={"hp": hp})
+        homes.add(home(cluster, created["match"]))
+        games.append([Client(server.url, created["match"], token, wire=(JSON, MSGPACK)[j], seed=len(games) * 2 + j,
                              think_s=think_s, give_up_s=60) for j, token in enumerate(created["tokens"].values())])
     return games, [asyncio.ensure_future(asyncio.gather(*(c.run() for c in g))) for g in games]
 
@@ -53,7 +56,7 @@ def redirections(server: ServerProcess) -> dict[str, int]:
 async def test_matches_spread_over_every_master_finish_and_replay(tmp_path, cluster):
     server = serve(tmp_path, cluster)
     try:
-        games, tasks = await start_bots(server, 9, think_s=0)
+        games, tasks = await duels(server, cluster, hp=30, think_s=0)
         results = await asyncio.wait_for(asyncio.gather(*tasks), 60)
         assert all(r[0] == r[1] for r in results)
         homes = {}
@@ -75,7 +78,7 @@ async def test_matches_spread_over_every_master_finish_and_replay(tmp_path, clus
 async def test_a_restarted_server_recovers_its_matches_from_the_cluster(tmp_path, cluster):
     server = serve(tmp_path, cluster)
     try:
-        games, tasks = await start_bots(server, 6, think_s=0.01)
+        games, tasks = await duels(server, cluster, hp=60, think_s=0.01, at_least=4)
         await asyncio.sleep(0.8)
         server.kill()
         assert sum(len(c.acked) for g in games for c in g) > 10
@@ -84,9 +87,8 @@ async def test_a_restarted_server_recovers_its_matches_from_the_cluster(tmp_path
         assert all(r[0] == r[1] for r in results)
         for g in games:
             check_match(server, g)
-        assert "battlehall_matches_recovered_total 6" in httpx.get(server.url + "/metrics").text
-        ids = {g[0].url.rsplit("/", 1)[1] for g in games}
-        assert len({home(cluster, m) for m in ids}) >= 2  # the recovery read more than one master
+        # Recovered from every master (they all hold one), by one pipeline across them.
+        assert f"battlehall_matches_recovered_total {len(games)}" in httpx.get(server.url + "/metrics").text
     finally:
         server.stop()
 
@@ -94,7 +96,7 @@ async def test_a_restarted_server_recovers_its_matches_from_the_cluster(tmp_path
 async def test_a_slot_moved_during_play_loses_and_doubles_nothing(tmp_path, cluster):
     server = serve(tmp_path, cluster)
     try:
-        games, tasks = await long_duels(server, 4, think_s=0.03)
+        games, tasks = await duels(server, cluster, hp=150, think_s=0.03, at_least=2, every_master=False)
         moved = games[0][0].url.rsplit("/", 1)[1]
         slot = key_slot(key(moved, "log").encode())
         source = home(cluster, moved)
@@ -116,7 +118,7 @@ async def test_a_slot_moved_during_play_loses_and_doubles_nothing(tmp_path, clus
         cluster.end_migration(slot, target)
         await played_on(answers() + 5)  # the source now answers MOVED; the map learns the target
         seen = redirections(server)
-        assert seen.get("ASK", 0) >= 5 and seen.get("MOVED", 0) >= 1, seen
+        assert seen.get("ASK", 0) >= 3 and seen.get("MOVED", 0) >= 1, seen
         for c in (c for g in games for c in g):
             c.think_s = 0  # the rest at full speed
         assert not [e for g in games for c in g for e in c.errors], "a write failed during the migration"

@@ -123,11 +123,12 @@ async def test_tryagain_while_a_scripts_keys_are_split_waits_for_the_migration(c
     cluster.move_keys(source, target, [a])  # one key of the script at each end: neither can run it
 
     async def finish():
-        await asyncio.sleep(0.1)
+        while not writer.redirections["TRYAGAIN"]:  # the script was refused at both ends
+            await asyncio.sleep(0.005)
         cluster.move_keys(source, target, [b])
         cluster.end_migration(slot, target)
 
-    finishing = asyncio.ensure_future(finish())
+    finishing = asyncio.ensure_future(asyncio.wait_for(finish(), 5))
     await writer.write([("EVALSHA", sha, 2, a, b, "both")])
     await finishing
     assert writer.redirections["TRYAGAIN"] >= 1 and writer.redirections["MOVED"] == 1
@@ -160,8 +161,13 @@ async def test_a_write_across_masters_fails_once_when_one_does_not_answer(cluste
     calls = []
     with on(cluster, slow) as c:
         c.execute_command("CLIENT", "PAUSE", 700, "WRITE")
+    loop = asyncio.get_running_loop()
+    paused_at = loop.time()
     writer.submit([("SET", key(m_fast, "meta"), 1), ("SET", key(m_slow, "meta"), 1)], lambda e: calls.append(e))
-    await asyncio.sleep(1.0)  # the timeout, then the pause ends and the slow master's reply comes
+    while not calls:
+        assert loop.time() - paused_at < 5
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(max(0.0, paused_at + 0.9 - loop.time()))  # the pause over: the slow reply came late
     assert len(calls) == 1 and isinstance(calls[0], StoreUnavailable) and "did not answer" in str(calls[0])
     await writer.write([("SET", key(m_slow, "meta"), 2)])  # a new connection
     with on(cluster, slow) as c:
@@ -174,3 +180,26 @@ async def test_a_node_refusing_the_password_fails_the_writes(cluster, store):
     with pytest.raises(StoreUnavailable, match="AUTH"):
         await writer.write([("SET", "bh:{m_auth}:meta", 1)])
     await writer.close()
+
+
+async def test_the_store_reads_deletes_and_reports_across_the_masters(cluster, store):
+    ids = [match_on(cluster, port)[0] for port in cluster.ports]
+    for i, match_id in enumerate(ids):
+        snapshot = {"seq": 0, "state": i}
+        await store.write(Store.create_commands(match_id, {"seats": ["a", "b"]}, snapshot, [], 1000 + i))
+        await store.write(Store.entry_commands(match_id, {"seq": 1, "act": f"a{i}"}, [], None))
+    loaded = await store.load_many(ids + ["m_missing"])  # one pipeline over three masters
+    assert [m.snapshot["state"] for m in loaded[:3]] == [0, 1, 2] and loaded[3] is None
+    assert [m.log for m in loaded[:3]] == [[{"seq": 1, "act": f"a{i}"}] for i in range(3)]
+    assert set(ids) <= set(await store.live_ids())
+    assert await store.delete(ids[1]) and not await store.exists(ids[1])
+    assert ids[1] not in await store.live_ids()
+    assert await store.ping()
+    with on(cluster, cluster.ports[2]) as c:
+        c.config_set("appendfsync", "no")
+    try:
+        assert await store.durability() == {"appendonly": "yes", "appendfsync": "no"}  # the weakest master
+    finally:
+        with on(cluster, cluster.ports[2]) as c:
+            c.config_set("appendfsync", "everysec")
+    assert await store.durability() == {"appendonly": "yes", "appendfsync": "everysec"}
