@@ -80,7 +80,8 @@ class WriteBatcher:
         body = body.encode() if isinstance(body, str) else body
         sha = hashlib.sha1(body).hexdigest()
         self.scripts[sha] = body
-        self.submit([("SCRIPT", "LOAD", body)], _script_loaded)
+        if self.link is not None:  # else the connection, once made, loads it first
+            self.submit([("SCRIPT", "LOAD", body)], _script_loaded)
         return sha
 
     async def close(self) -> None:

@@ -161,7 +161,7 @@ def test_tls_is_set_up_from_the_url_as_redis_py_does():
     assert lax.verify_mode == ssl.CERT_NONE and not lax.check_hostname
 
 
-async def test_a_registered_script_is_loaded_at_once_and_again_on_every_new_connection(tmp_path):
+async def test_a_registered_script_is_loaded_before_any_write_that_follows_and_on_every_new_connection(tmp_path):
     redis = EmbeddedRedis(tmp_path).start()
     writer = WriteBatcher(redis.url)
     try:
@@ -173,6 +173,9 @@ async def test_a_registered_script_is_loaded_at_once_and_again_on_every_new_conn
         await asyncio.sleep(0.1)  # the connection is seen closed
         await writer.write([("EVALSHA", sha, 1, "w:script")])
         assert await check.get("w:script") == b"2"
+        later = writer.register_script("return redis.call('DECR', KEYS[1])")  # on a live connection
+        await writer.write([("EVALSHA", later, 1, "w:script")])
+        assert await check.get("w:script") == b"1"
         await check.aclose()
     finally:
         await writer.close()
