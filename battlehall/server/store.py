@@ -27,6 +27,10 @@ replay); the snapshot only makes recovery replay less of it.
 
 Writes from all matches are coalesced: whatever the actors submit during one turn of
 the event loop goes to Redis in one send (`WriteBatcher`, writer.py).
+
+On a Redis Cluster (`cluster=True`) the reads go through redis-py's `RedisCluster`, which
+follows the slots and their MOVED / ASK redirections, and the writes through
+`ClusterWriteBatcher` (cluster_writer.py): one send per master per loop turn.
 """
 
 from __future__ import annotations
@@ -38,10 +42,12 @@ from dataclasses import dataclass
 
 import msgpack
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
+from .cluster_writer import ClusterWriteBatcher
 from . import lease as leases
 from .writer import StoreUnavailable, WriteBatcher
 
@@ -62,6 +68,14 @@ def unpack(data: bytes):
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
+# Weakest first, to report a cluster's weakest master (unknown values rank below all).
+_STRENGTH = {"no": 0, "yes": 3, "everysec": 1, "always": 2}
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def key(match_id: str, part: str) -> str:
     return f"bh:{{{match_id}}}:{part}"
 
@@ -80,19 +94,32 @@ class LoadedMatch:
 
 
 class Store:
-    def __init__(self, url: str, persist: bool = True):
+    def __init__(self, url: str, persist: bool = True, cluster: bool = False):
         self.url = url
         self.persist = persist
-        self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
-                                       health_check_interval=0, retry_on_timeout=False)
-        self.batcher = WriteBatcher(url, scripts=[leases.FENCED_WRITE])
+        self.cluster = cluster
+        if cluster:
+            self.redis = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+            self.batcher = ClusterWriteBatcher(url, self._slot_map)
+            self.pinger = RedisCluster.from_url(url, socket_timeout=PING_TIMEOUT_S,
+                                                socket_connect_timeout=PING_TIMEOUT_S, retry=Retry(NoBackoff(), 0))
+        else:
+            self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
+                                           health_check_interval=0, retry_on_timeout=False)
+            self.batcher = WriteBatcher(url)
+            # A connection of its own for readiness: a short timeout and no retries, so that a
+            # stopped Redis is reported at once, and an abandoned PING spoils no other read.
+            self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
+                                            health_check_interval=0, retry=Retry(NoBackoff(), 0))
+        assert self.batcher.register_script(leases.FENCED_WRITE) == leases.FENCED_WRITE_SHA
         self._acquire = self.redis.register_script(leases.ACQUIRE)
         self._renew = self.redis.register_script(leases.RENEW)
         self._release = self.redis.register_script(leases.RELEASE)
-        # A connection of its own for readiness: a short timeout and no retries, so that a
-        # stopped Redis is reported at once, and an abandoned PING spoils no other read.
-        self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
-                                        health_check_interval=0, retry=Retry(NoBackoff(), 0))
+
+    async def _slot_map(self) -> dict[tuple[int, int], str]:
+        """The cluster's slot ranges and the address of each one's master (CLUSTER SLOTS)."""
+        found = await self.redis.cluster_slots()
+        return {slots: f"{node['primary'][0]}:{node['primary'][1]}" for slots, node in found.items()}
 
     async def close(self) -> None:
         await self.redis.aclose()
@@ -103,6 +130,8 @@ class Store:
         """Whether Redis answers within about PING_TIMEOUT_S (connecting may take as long again)."""
         try:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
+                if self.cluster:  # every master: each holds the writes of some matches
+                    return bool(await self.pinger.ping(target_nodes=RedisCluster.PRIMARIES))
                 return bool(await self.pinger.ping())
         except (RedisError, OSError, TimeoutError):
             return False
@@ -116,11 +145,15 @@ class Store:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
                 found = {}
                 for name in ("appendonly", "appendfsync"):  # one each: Redis 6 takes one pattern
-                    found.update(await self.pinger.config_get(name))
+                    if self.cluster:  # the weakest master's setting is what an answer survives
+                        each = await self.pinger.config_get(name, target_nodes=RedisCluster.PRIMARIES)
+                        found[name] = min((_text(v.get(name, v.get(name.encode()))) for v in each.values()),
+                                          key=lambda v: _STRENGTH.get(v, -1))
+                    else:
+                        found.update(await self.pinger.config_get(name))
         except ResponseError:  # CONFIG renamed or denied (managed services, ACLs)
             return None
-        return {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v
-                for k, v in found.items()}
+        return {_text(k): _text(v) for k, v in found.items()}
 
     async def report_durability(self) -> None:
         """Log what an acknowledged answer survives with the Redis this server writes to."""
@@ -214,21 +247,32 @@ class Store:
                            now: int) -> list[tuple[bool, str, int | None]]:
         """Try to take each match's lease: (won, the lease value or the holder's, when the
         match last had an owner if won and known), in one pipeline."""
-        pipe = self.redis.pipeline(transaction=False)
-        for match_id in match_ids:
-            await self._acquire(keys=[key(match_id, "owner"), key(match_id, "epoch"), key(match_id, "held")],
-                                args=[node, lease_ms, now], client=pipe)
+        calls = [([key(m, "owner"), key(m, "epoch"), key(m, "held")], [node, lease_ms, now]) for m in match_ids]
         out = []
-        for won, value, held in await pipe.execute():
+        for won, value, held in await self._run_script(self._acquire, calls):
             out.append((bool(won), value.decode(), int(held) if won and held else None))
         return out
 
     async def renew_many(self, held: list[tuple[str, str]], lease_ms: int, now: int) -> list[bool]:
         """Renew each (match id, lease value); False where the lease is no longer ours."""
-        pipe = self.redis.pipeline(transaction=False)
-        for match_id, value in held:
-            await self._renew(keys=[key(match_id, "owner"), key(match_id, "held")], args=[value, lease_ms, now], client=pipe)
-        return [bool(r) for r in await pipe.execute()] if held else []
+        calls = [([key(m, "owner"), key(m, "held")], [value, lease_ms, now]) for m, value in held]
+        return [bool(r) for r in await self._run_script(self._renew, calls)]
+
+    async def _run_script(self, script, calls: list[tuple[list, list]]) -> list:
+        """Run `script` once per (keys, args): in one pipeline on a single Redis. redis-py's
+        cluster pipelines refuse scripts, so on a cluster the calls go concurrently, a
+        chunk at a time, each to the master of its match."""
+        if not calls:
+            return []
+        if not self.cluster:
+            pipe = self.redis.pipeline(transaction=False)
+            for keys, args in calls:
+                await script(keys=keys, args=args, client=pipe)
+            return await pipe.execute()
+        out = []
+        for i in range(0, len(calls), 500):
+            out += await asyncio.gather(*(script(keys=keys, args=args) for keys, args in calls[i:i + 500]))
+        return out
 
     async def release(self, match_id: str, value: str, now: int) -> bool:
         return bool(await self._release(keys=[key(match_id, "owner"), key(match_id, "held")], args=[value, now]))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hashlib
 import logging
 import ssl
 import time
@@ -48,9 +49,8 @@ def _error(reply: hiredis.ReplyError) -> StoreUnavailable:
 class WriteBatcher:
     """Send every write submitted in one loop turn at once; call back each in order."""
 
-    def __init__(self, url: str, timeout_s: float = 5.0, scripts: list[str] = ()):
+    def __init__(self, url: str, timeout_s: float = 5.0):
         self.url = url
-        self.scripts = list(scripts)  # loaded on each new connection, for EVALSHA
         self.timeout_s = timeout_s
         self.link: _Link | None = None  # the connection in use, once connected
         self.connecting: asyncio.Task | None = None
@@ -65,6 +65,8 @@ class WriteBatcher:
         self.flushes = 0  # sends, for /metrics
         self.commands = 0
         self.latency = Histogram(REDIS_BUCKETS)  # a send to the reply of its last write
+        self.redirections = collections.Counter()  # a Redis Cluster's (cluster_writer.py); none here
+        self.scripts: dict[str, bytes] = {}  # sha1 -> body: loaded on every new connection
 
     # -- what the store calls ------------------------------------------------------------
 
@@ -80,6 +82,16 @@ class WriteBatcher:
         done = asyncio.get_running_loop().create_future()
         self.submit(commands, _settle, done)
         await done
+
+    def register_script(self, body: str | bytes) -> str:
+        """The SHA1 to EVALSHA `body` by: loaded now, and again on every new connection
+        (a restarted Redis has lost it), ahead of the writes that use it."""
+        body = body.encode() if isinstance(body, str) else body
+        sha = hashlib.sha1(body).hexdigest()
+        self.scripts[sha] = body
+        if self.link is not None:  # else the connection, once made, loads it first
+            self.submit([("SCRIPT", "LOAD", body)], _script_loaded)
+        return sha
 
     async def close(self) -> None:
         self.closed = True
@@ -114,30 +126,18 @@ class WriteBatcher:
 
     async def _connect(self) -> None:
         options = parse_url(self.url)
-        loop = asyncio.get_running_loop()
         link = _Link(self)
         try:
-            async with asyncio.timeout(self.timeout_s):
-                if "path" in options:
-                    await loop.create_unix_connection(lambda: link, options["path"])
-                else:
-                    await loop.create_connection(lambda: link, options.get("host", "localhost"),
-                                                 options.get("port", 6379), ssl=_tls(self.url, options))
+            await open_link(self.url, options, link, self.timeout_s)
         except (OSError, TimeoutError) as exc:
             self.connecting = None
             self._fail_all(f"cannot connect to Redis: {exc!r}")
             return
         self.connecting = None
         self.link = link
-        # AUTH and SELECT go first, as a write of their own: a refusal fails the writes
-        # queued behind them, since they went out on the same connection.
-        setup = []
-        if options.get("password"):
-            setup.append(("AUTH", options["username"], options["password"]) if options.get("username")
-                         else ("AUTH", options["password"]))
-        if options.get("db"):
-            setup.append(("SELECT", options["db"]))
-        setup += [("SCRIPT", "LOAD", script) for script in self.scripts]
+        # AUTH, SELECT and the scripts go first, as a write of their own: a refusal fails
+        # the writes queued behind them, since they went out on the same connection.
+        setup = setup_commands(options) + [("SCRIPT", "LOAD", body) for body in self.scripts.values()]
         if setup:
             self.queued.insert(0, (setup, _setup_done, (self,)))
         self._send()
@@ -218,6 +218,30 @@ class _Link(asyncio.Protocol):
             self.batcher._drop(f"connection to Redis lost: {exc!r}" if exc else "connection to Redis closed")
 
 
+async def open_link(url: str, options: dict, protocol: asyncio.Protocol, timeout_s: float,
+                    host: str | None = None, port: int | None = None) -> None:
+    """Connect `protocol` to the Redis of `url` (parsed as `options`), or to `host`:`port`
+    with the URL's TLS settings (a node of a cluster)."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(timeout_s):
+        if host is None and "path" in options:
+            await loop.create_unix_connection(lambda: protocol, options["path"])
+        else:
+            await loop.create_connection(lambda: protocol, host or options.get("host", "localhost"),
+                                         port or options.get("port", 6379), ssl=_tls(url, options))
+
+
+def setup_commands(options: dict) -> list[tuple]:
+    """AUTH and SELECT as the URL asks, to send first on a new connection."""
+    setup = []
+    if options.get("password"):
+        setup.append(("AUTH", options["username"], options["password"]) if options.get("username")
+                     else ("AUTH", options["password"]))
+    if options.get("db"):
+        setup.append(("SELECT", options["db"]))
+    return setup
+
+
 def _tls(url: str, options: dict) -> ssl.SSLContext | None:
     """For `rediss://`: TLS as redis-py sets it up from the same URL's options."""
     if not url.startswith("rediss://"):
@@ -249,3 +273,8 @@ def _setup_done(batcher: WriteBatcher, error: StoreUnavailable | None) -> None:
     if error is not None:
         log.error("Redis refused AUTH, SELECT or SCRIPT LOAD: %s", error)
         batcher._drop(f"Redis refused AUTH, SELECT or SCRIPT LOAD: {error}")
+
+
+def _script_loaded(error: StoreUnavailable | None) -> None:
+    if error is not None:  # Redis away: the next connection loads it
+        log.warning("could not load a script into Redis yet: %s", error)

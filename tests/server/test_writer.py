@@ -159,3 +159,24 @@ def test_tls_is_set_up_from_the_url_as_redis_py_does():
     url = "rediss://h:6379/0?ssl_cert_reqs=none"
     lax = _tls(url, parse_url(url))
     assert lax.verify_mode == ssl.CERT_NONE and not lax.check_hostname
+
+
+async def test_a_registered_script_is_loaded_before_any_write_that_follows_and_on_every_new_connection(tmp_path):
+    redis = EmbeddedRedis(tmp_path).start()
+    writer = WriteBatcher(redis.url)
+    try:
+        sha = writer.register_script("return redis.call('INCR', KEYS[1])")
+        await writer.write([("EVALSHA", sha, 1, "w:script")])  # in the same turn as the load
+        check = aioredis.from_url(redis.url)
+        await check.script_flush()  # as a restarted Redis without the script in its files
+        await check.client_kill_filter(_type="normal", skipme=True)  # the writer's connection
+        await asyncio.sleep(0.1)  # the connection is seen closed
+        await writer.write([("EVALSHA", sha, 1, "w:script")])
+        assert await check.get("w:script") == b"2"
+        later = writer.register_script("return redis.call('DECR', KEYS[1])")  # on a live connection
+        await writer.write([("EVALSHA", later, 1, "w:script")])
+        assert await check.get("w:script") == b"1"
+        await check.aclose()
+    finally:
+        await writer.close()
+        redis.stop()

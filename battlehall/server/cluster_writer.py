@@ -1,0 +1,387 @@
+"""Writes to a Redis Cluster: writer.py's batcher, with one connection per master.
+
+Each command goes to the master serving the hash slot of its first key (for EVAL and
+EVALSHA, the first key after numkeys); a match's keys share its hash tag, so all of a
+match's commands go to one master. What the actors submit in one loop turn still goes
+out as one send per master, and replies are still matched in order, per connection. A
+write's callback runs once, when every one of its commands has its final reply, on
+whichever masters they went to.
+
+The slot map comes from `CLUSTER SLOTS` (read through redis-py) and follows the cluster:
+
+- `MOVED <slot> <node>`: the slot now lives on that node. The map learns it at once, a
+  full refresh is started, and the command is sent to the new node.
+- `ASK <slot> <node>`: the slot is migrating and this key has already left: `ASKING` and
+  the command go to the named node, for this command only.
+- `TRYAGAIN` (a command with several keys, some migrated, some not): sent again after a
+  short wait, doubled each time.
+- `NOSCRIPT` for an `EVALSHA` of a script registered with `register_script`:
+  `SCRIPT LOAD` on that node, then the `EVALSHA` again.
+
+Each of these replies means the command did not run, so sending it again can never
+apply it twice. Nothing else is ever sent again: a lost connection or a node that does
+not answer within `timeout_s` fails every write with a command in flight there
+(`StoreUnavailable`, nothing acknowledged), and no command of a failed write is
+redirected afterwards. Such a write may still have landed; the actor then rebuilds
+from Redis and finds it (as on a single Redis), and an answer's `XADD` carries its seq
+as explicit ID, so even a stray second copy would be refused by Redis ("equal or
+smaller than the target stream top item"), never appended twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import logging
+import time
+from typing import Awaitable, Callable
+
+import hiredis
+from redis.connection import parse_url
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
+from .metrics import REDIS_BUCKETS, Histogram
+from .writer import StoreUnavailable, _call, _error, _settle, open_link, setup_commands
+
+log = logging.getLogger("battlehall.store")
+
+MAX_REDIRECTS = 8  # per command: a slot that keeps moving fails the write
+TRYAGAIN_DELAY_S = 0.02  # doubled on each redirection: TRYAGAINs alone wait ~5 s in all
+_SETUP = object()  # the "write" of AUTH on a new connection: a refusal drops it
+
+SlotMap = Callable[[], Awaitable[dict[tuple[int, int], str]]]  # (first, last) slot -> "host:port"
+
+
+class _Write:
+    """One submitted write: its commands may be answered by several masters."""
+
+    __slots__ = ("callback", "args", "due", "error", "done")
+
+    def __init__(self, callback: Callable, args: tuple, due: int):
+        self.callback = callback
+        self.args = args
+        self.due = due  # commands without their final reply yet
+        self.error = None  # the first error reply
+        self.done = False  # called back (or failed): never again
+
+
+class _Node:
+    """A master and the connection to it."""
+
+    def __init__(self, addr: str):
+        self.addr = addr
+        host, port = addr.rsplit(":", 1)
+        self.host, self.port = host.strip("[]"), int(port)
+        self.link: _Link | None = None
+        self.connecting: asyncio.Task | None = None
+        # Routed, not yet sent: (write, command, redirects); write None: ignore the reply.
+        self.outbox: list[tuple] = []
+        # Sent, oldest first: [write, command, redirects, sent at, last of its send].
+        self.in_flight: collections.deque[list] = collections.deque()
+        self.watchdog: asyncio.TimerHandle | None = None
+
+
+class ClusterWriteBatcher:
+    """WriteBatcher's interface (submit, write, close, the counters) for a Redis Cluster."""
+
+    def __init__(self, url: str, slot_map: SlotMap, timeout_s: float = 5.0):
+        self.url = url
+        self.options = parse_url(url)
+        self.slot_map = slot_map
+        self.timeout_s = timeout_s
+        self.slots: list[str | None] | None = None  # the master of each slot, once known
+        self.nodes: dict[str, _Node] = {}
+        self.refreshing: asyncio.Task | None = None
+        self.queued: list[tuple[list[tuple], _Write]] = []  # submitted before the map is known
+        self.dirty: dict[_Node, None] = {}  # nodes with something to send, in order
+        self.send_scheduled = False
+        self.scripts: dict[str, bytes] = {}  # sha1 -> body, for NOSCRIPT
+        self.closed = False
+        self.flushes = 0  # sends (one per master per loop turn), for /metrics
+        self.commands = 0
+        self.latency = Histogram(REDIS_BUCKETS)
+        self.redirections = collections.Counter()  # MOVED, ASK, TRYAGAIN, NOSCRIPT followed
+
+    # -- what the store calls ------------------------------------------------------------
+
+    def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
+        """Write `commands`; then `callback(*args, error)`, error None or StoreUnavailable."""
+        self.queued.append((commands, _Write(callback, args, len(commands))))
+        self._schedule()
+
+    async def write(self, commands: list[tuple]) -> None:
+        done = asyncio.get_running_loop().create_future()
+        self.submit(commands, _settle, done)
+        await done
+
+    def register_script(self, body: str | bytes) -> str:
+        """The SHA1 to EVALSHA `body` by; a node that answers NOSCRIPT is sent the script."""
+        body = body.encode() if isinstance(body, str) else body
+        sha = hashlib.sha1(body).hexdigest()
+        self.scripts[sha] = body
+        return sha
+
+    async def close(self) -> None:
+        self.closed = True
+        if self.refreshing is not None:
+            self.refreshing.cancel()
+        for node in list(self.nodes.values()):
+            if node.connecting is not None:
+                node.connecting.cancel()
+            self._drop(node, "the server is stopping", refresh=False)
+        self._fail_queued("the server is stopping")
+
+    # -- routing -------------------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        if not self.send_scheduled:
+            self.send_scheduled = True
+            asyncio.get_running_loop().call_soon(self._send)
+
+    def _send(self) -> None:
+        self.send_scheduled = False
+        if self.queued:
+            if self.closed:
+                self._fail_queued("the server is stopping")
+            elif self.slots is None:
+                self._refresh()  # sent once the map is known
+            else:
+                batch, self.queued = self.queued, []
+                for commands, write in batch:
+                    for command in commands:
+                        self._route(write, command, 0)
+        dirty, self.dirty = self.dirty, {}
+        for node in dirty:
+            self._flush(node)
+
+    def _route(self, write: _Write, command: tuple, redirects: int, addr: str | None = None,
+               asking: bool = False) -> None:
+        """Put `command` in the outbox of the master of its slot (or of `addr`)."""
+        if addr is None:
+            key = _first_key(command)
+            slot = 0 if key is None else key_slot(key.encode() if isinstance(key, str) else key)
+            addr = self.slots[slot]
+            if addr is None:
+                self._answered(write, f"CLUSTERDOWN no Redis node serves hash slot {slot}")
+                return
+        node = self.nodes.get(addr)
+        if node is None:
+            node = self.nodes[addr] = _Node(addr)
+        if asking:
+            node.outbox.append((None, ("ASKING",), 0))
+        node.outbox.append((write, command, redirects))
+        self.dirty[node] = None
+
+    def _flush(self, node: _Node) -> None:
+        if not node.outbox:
+            return
+        if node.link is None:
+            if node.connecting is None:
+                node.connecting = asyncio.get_running_loop().create_task(self._connect(node))
+            return  # sent once connected
+        entries, node.outbox = node.outbox, []
+        sent_at = time.monotonic()
+        for write, command, redirects in entries:
+            node.in_flight.append([write, command, redirects, sent_at, False])
+        node.in_flight[-1][4] = True
+        self.flushes += 1
+        self.commands += len(entries)
+        node.link.transport.write(b"".join([hiredis.pack_command(e[1]) for e in entries]))
+        if node.watchdog is None:
+            node.watchdog = asyncio.get_running_loop().call_later(self.timeout_s, self._check_timeout, node)
+
+    async def _connect(self, node: _Node) -> None:
+        link = _Link(self, node)
+        try:
+            await open_link(self.url, self.options, link, self.timeout_s, node.host, node.port)
+        except (OSError, TimeoutError) as exc:
+            node.connecting = None
+            self._drop(node, f"cannot connect to Redis node {node.addr}: {exc!r}")
+            return
+        node.connecting = None
+        if self.closed:
+            link.transport.abort()
+            return
+        node.link = link
+        # AUTH first; the registered scripts are loaded ahead of the writes that use them.
+        first = [(_SETUP, command, 0) for command in setup_commands(self.options) if command[0] == "AUTH"]
+        first += [(None, ("SCRIPT", "LOAD", body), 0) for body in self.scripts.values()]
+        node.outbox[:0] = first
+        self._flush(node)
+
+    # -- the slot map --------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        """Read the slot map again, unless that is under way."""
+        if self.refreshing is None and not self.closed:
+            self.refreshing = asyncio.get_running_loop().create_task(self._read_slots())
+
+    async def _read_slots(self) -> None:
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                found = await self.slot_map()
+        except Exception as exc:
+            self.refreshing = None
+            log.warning("could not read the Redis Cluster's slots: %r", exc)
+            if self.slots is None:
+                self._fail_queued(f"cannot read the Redis Cluster's slots: {exc!r}")
+            return
+        slots: list[str | None] = [None] * REDIS_CLUSTER_HASH_SLOTS
+        for (first, last), addr in found.items():
+            slots[first:last + 1] = [addr] * (last - first + 1)
+        self.slots = slots
+        self.refreshing = None
+        masters = set(found.values())
+        for addr in [a for a, n in self.nodes.items()
+                     if a not in masters and not n.in_flight and not n.outbox and n.connecting is None]:
+            self._drop(self.nodes.pop(addr), "no longer a master", refresh=False)  # idle: nothing fails
+        if self.queued:
+            self._schedule()
+
+    # -- replies -------------------------------------------------------------------------
+
+    def _replies(self, node: _Node, reader: hiredis.Reader, data: bytes) -> None:
+        in_flight = node.in_flight
+        reader.feed(data)
+        try:
+            while (reply := reader.gets()) is not False:
+                write, command, redirects, sent_at, last = in_flight.popleft()
+                if last:
+                    self.latency.observe(time.monotonic() - sent_at)
+                if write is None:  # ASKING or SCRIPT LOAD: what follows tells
+                    continue
+                if write is _SETUP:
+                    if isinstance(reply, hiredis.ReplyError):
+                        log.error("Redis node %s refused AUTH: %s", node.addr, reply)
+                        self._drop(node, f"Redis node {node.addr} refused AUTH: {reply}")
+                        return
+                    continue
+                if isinstance(reply, hiredis.ReplyError):
+                    if self._redirect(node, write, command, redirects, str(reply)):
+                        continue
+                    self._answered(write, reply)
+                else:
+                    self._answered(write, None)
+                if node.link is None:  # a callback gave the connection up
+                    return
+        except (hiredis.ProtocolError, IndexError) as exc:
+            log.error("unexpected data from Redis node %s: %r; dropping the connection", node.addr, exc)
+            self._drop(node, "unexpected data from Redis")
+            return
+        if not in_flight and node.watchdog is not None:
+            node.watchdog.cancel()
+            node.watchdog = None
+
+    def _answered(self, write: _Write, error) -> None:
+        """One command of `write` has its final reply; the last one calls the write back."""
+        if error is not None and write.error is None:
+            write.error = error
+        write.due -= 1
+        if write.due == 0 and not write.done:
+            write.done = True
+            _call(write.callback, write.args, None if write.error is None else _error(write.error))
+
+    def _redirect(self, node: _Node, write: _Write, command: tuple, redirects: int, message: str) -> bool:
+        """Send a command the cluster did not run where it says; False: it is an error."""
+        kind = message.split(" ", 1)[0]
+        if write.done or self.closed or redirects >= MAX_REDIRECTS:
+            return False
+        if kind in ("MOVED", "ASK"):
+            _, slot, addr = message.split(" ")
+            if addr.startswith(":"):  # the node did not announce its host: the one we asked
+                addr = node.host + addr
+            if kind == "MOVED":
+                self.slots[int(slot)] = addr
+                self._refresh()  # other slots may have moved too
+            self._route(write, command, redirects + 1, addr, asking=kind == "ASK")
+        elif kind == "TRYAGAIN":
+            asyncio.get_running_loop().call_later(TRYAGAIN_DELAY_S * 2 ** redirects, self._again, write, command,
+                                                  redirects + 1)
+        elif kind == "NOSCRIPT" and str(command[0]).upper() == "EVALSHA" and command[1] in self.scripts:
+            node.outbox.append((None, ("SCRIPT", "LOAD", self.scripts[command[1]]), 0))
+            self._route(write, command, redirects + 1, node.addr)
+        else:
+            return False
+        self.redirections[kind] += 1
+        self._schedule()
+        return True
+
+    def _again(self, write: _Write, command: tuple, redirects: int) -> None:
+        if write.done:
+            return
+        if self.closed:
+            self._answered(write, "the server is stopping")
+            return
+        self._route(write, command, redirects)
+        self._schedule()
+
+    # -- failures ------------------------------------------------------------------------
+
+    def _check_timeout(self, node: _Node) -> None:
+        node.watchdog = None
+        if not node.in_flight:
+            return
+        waited = time.monotonic() - node.in_flight[0][3]
+        if waited >= self.timeout_s:
+            log.warning("Redis node %s did not answer for %.1f s: dropping the connection", node.addr, waited)
+            self._drop(node, f"Redis node {node.addr} did not answer within {self.timeout_s:g} s")
+        else:
+            node.watchdog = asyncio.get_running_loop().call_later(self.timeout_s - waited, self._check_timeout, node)
+
+    def _drop(self, node: _Node, reason: str, refresh: bool = True) -> None:
+        """Give the connection up: fail every write with a command in flight or queued there."""
+        link, node.link = node.link, None
+        if node.watchdog is not None:
+            node.watchdog.cancel()
+            node.watchdog = None
+        if link is not None:
+            link.transport.abort()
+        failed = [e[0] for e in node.in_flight] + [e[0] for e in node.outbox]
+        node.in_flight.clear()
+        node.outbox = []
+        self._fail(failed, reason)
+        if refresh:
+            self._refresh()  # a master that went away may have a successor
+
+    def _fail_queued(self, reason: str) -> None:
+        failed = [write for _, write in self.queued]
+        self.queued = []
+        self._fail(failed, reason)
+
+    @staticmethod
+    def _fail(writes: list, reason: str) -> None:
+        for write in writes:
+            if isinstance(write, _Write) and not write.done:
+                write.done = True
+                _call(write.callback, write.args, StoreUnavailable(reason))
+
+
+class _Link(asyncio.Protocol):
+    """One connection to one master. Once dropped, what it still receives is ignored."""
+
+    def __init__(self, batcher: ClusterWriteBatcher, node: _Node):
+        self.batcher = batcher
+        self.node = node
+        self.transport: asyncio.Transport | None = None
+        self.reader = hiredis.Reader()
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self.node.link is self:
+            self.batcher._replies(self.node, self.reader, data)
+
+    def connection_lost(self, exc) -> None:
+        if self.node.link is self:
+            self.batcher._drop(self.node, f"connection to Redis node {self.node.addr} lost: {exc!r}" if exc
+                               else f"connection to Redis node {self.node.addr} closed")
+
+
+def _first_key(command: tuple):
+    """The key a command is routed by: the first argument, or EVAL's first key."""
+    name = command[0]
+    if name in ("EVALSHA", "EVAL", "evalsha", "eval"):
+        return command[3] if int(command[2]) > 0 else None
+    return command[1] if len(command) > 1 else None
