@@ -99,3 +99,10 @@ def start_server(server, tmp_path_factory):
 def keyed_server(start_server):
     """A server with an API key, for the operator page (the suite's server has none)."""
     return start_server("keyed", env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"}, args=("--api-key", API_KEY))
+
+
+@pytest.fixture
+def shoot():
+    """`await shoot(page, name)`: `screenshot` as a fixture (test modules cannot import
+    from this conftest by name)."""
+    return screenshot
