@@ -159,3 +159,28 @@ async def test_operator_page_lists_and_aborts(keyed_server, page, shoot):
     # The key stays for this tab: a reload opens the console at once.
     await op.reload()
     await op.wait_for_selector("main[data-status=open]")
+
+
+async def test_spectator_page_reconnects_by_itself_after_a_server_restart(start_server, page, shoot):
+    """The server dies mid-match: the page says so, keeps trying, and once the server is
+    back it resumes where it was: no event lost, none twice."""
+    srv = start_server("restarted", env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"})
+    created = srv.create(ruleset="duel", seed=2, options={"hp": 12}, clock={"prompt_ms": None},
+                         spectators={"public": True})
+    watch = await page(f"{srv.url}/watch/{created['match']}", wait_for="main[data-status=open]")
+    playing = asyncio.ensure_future(play_out(srv.url, created, think_s=0.05))
+    await watch.wait_for_selector("#log li[data-seq='6']")
+    srv.kill()
+    await watch.wait_for_selector("main[data-status=reconnecting]")
+    banner = watch.locator("#banner")
+    await expect(banner).to_contain_text("reconnecting")
+    await shoot(watch, "watch-reconnecting", full_page=False)
+    await asyncio.get_running_loop().run_in_executor(None, srv.start)
+    await watch.wait_for_selector("main[data-status=open]", timeout=20_000)
+    await playing
+    final = httpx.get(f"{srv.url}/matches/{created['match']}").json()
+    await watch.wait_for_selector("[data-result]", timeout=15_000)
+    await expect(watch.locator("main")).to_have_attribute("data-seq", str(final["seq"]))
+    seqs = await watch.eval_on_selector_all("#log li", "items => items.map(li => Number(li.dataset.seq))")
+    assert seqs == list(range(1, final["seq"] + 1))
+    assert await banner.is_hidden()

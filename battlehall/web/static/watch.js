@@ -36,6 +36,8 @@ function addLog(event) {
 }
 
 function showResult(result) {
+  statusPill.textContent = "ended";
+  statusPill.className = "pill finished";
   const box = document.getElementById("result");
   box.textContent = resultText(result);
   box.dataset.result = JSON.stringify(result);
@@ -73,10 +75,11 @@ async function start() {
   let liveFrom = Infinity;
   client.on("status", (status, detail) => {
     main.dataset.status = status;
+    if (client.result) return; // the pill says "ended" from now on
     statusPill.textContent = status === "open" ? "live" : status;
     statusPill.className = `pill ${status === "open" ? "live" : "warn"}`;
     if (status === "open") note.clear();
-    else if (status === "reconnecting" || status === "closed") note.show(status === "closed" ? "error" : "warn", statusText(status, detail));
+    else if (status === "reconnecting" || (status === "closed" && detail.code)) note.show(status === "closed" ? "error" : "warn", statusText(status, detail));
   });
   client.on("welcome", (w) => {
     liveFrom = w.seq;
