@@ -44,6 +44,8 @@ def test_every_file_a_page_loads_is_served_with_its_type(server):
         assert r.headers["content-type"] == expected, path
         assert "content-security-policy" in r.headers
     assert httpx.get(server.url + "/static/battlehall.d.ts").headers["content-type"] == "text/plain; charset=utf-8"
+    # A game served from elsewhere may import the library as a module (a CORS request).
+    assert httpx.get(server.url + "/static/battlehall.js").headers["access-control-allow-origin"] == "*"
 
 
 def test_content_types_do_not_depend_on_the_machine():

@@ -174,6 +174,8 @@ export class BattlehallClient {
     this._viewInFlight = false;
     this._viewRefusals = 0;
     this._connectPromise = null;
+    this._closing = null; // close() asked while acts were pending: the reason, until they settle
+    this._closingTimer = null;
     this._lastHeard = 0;
     this._redirects = [];
     this._endedEmitted = false;
@@ -220,8 +222,21 @@ export class BattlehallClient {
     return this._connectPromise;
   }
 
-  /** Stop: close the socket, reconnect no more; unanswered acts are rejected. */
+  /** Stop: close the socket, reconnect no more. Acts already sent get their answer first
+   * (for up to 2 s: the last answer of a match is acknowledged after its match_ended);
+   * any still unanswered then are rejected. */
   close(reason = "closed") {
+    if (this._pending.size && this._welcomed && this._ws && !this._closing) {
+      this._closing = reason;
+      this._closingTimer = setTimeout(() => this._closeNow(reason), 2000);
+      return;
+    }
+    this._closeNow(reason);
+  }
+
+  _closeNow(reason) {
+    clearTimeout(this._closingTimer);
+    this._closing = null;
     this._closedByUser = true;
     this._clearTimers();
     this._stopKeepAlive();
@@ -234,9 +249,24 @@ export class BattlehallClient {
       p.reject(new BattlehallError("closed", explain("closed"), { id }));
     }
     this._pending.clear();
+    this._settleViews();
     this._setStatus("closed", { reason });
     if (this._connectReject) this._connectReject(new BattlehallError("closed", explain("closed")));
     this._connectResolve = this._connectReject = null;
+  }
+
+  // Closed with view requests unanswered: they get the last view this client had.
+  _settleViews() {
+    const waiting = [...this._viewWaiters, ...this._viewNext];
+    this._viewWaiters = [];
+    this._viewNext = [];
+    this._viewInFlight = false;
+    const last = { t: "view", seq: this.viewSeq, view: this.view, prompts: [...this.prompts.values()], now: this.serverNow() };
+    for (const resolve of waiting) resolve(last);
+  }
+
+  _settled() {
+    if (this._closing && !this._pending.size) this._closeNow(this._closing);
   }
 
   /**
@@ -264,7 +294,8 @@ export class BattlehallClient {
 
   /**
    * Ask for a fresh view (`{"t": "view"}`). At most one request is in flight: calls made
-   * meanwhile share the next answer. Resolves with the `view` message.
+   * meanwhile share the next answer. Resolves with the `view` message (or, if the client
+   * is closed first, with the last view it had).
    * @returns {Promise<ViewMessage>}
    */
   requestView() {
@@ -354,6 +385,7 @@ export class BattlehallClient {
   _closed(ws, code, reason) {
     this._ws = null;
     this._stopKeepAlive();
+    if (this._closing) this._closeNow(this._closing);
     if (this._closedByUser) return;
     const final = FINAL_CLOSES[code];
     if (final) {
@@ -378,6 +410,7 @@ export class BattlehallClient {
       p.reject(error);
     }
     this._pending.clear();
+    this._settleViews();
     this._emit("error", error);
     this._setStatus("closed", { reason: error.message, code: error.code });
     if (this._connectReject) this._connectReject(error);
@@ -437,10 +470,12 @@ export class BattlehallClient {
     if (this.seq === null || this.resume === false) this.seq = m.seq;
     this.view = m.view;
     this.viewSeq = m.seq;
+    const known = this.prompts;
     this.prompts = new Map((m.prompts || []).map((p) => [p.id, p]));
     this._setStatus("open", { url: this.url });
     this._startKeepAlive();
     this._emit("welcome", m);
+    for (const p of this.prompts.values()) if (!known.has(p.id)) this._emit("prompt", p); // open when we came
     // A view request lost with the old socket: the welcome is as fresh as its answer.
     if (this._viewInFlight) this._onView({ t: "view", seq: m.seq, view: m.view, prompts: m.prompts, now: m.now, delay_ms: m.delay_ms });
     for (const p of this._pending.values()) this._sendAct(p); // same ids: applied once
@@ -525,6 +560,7 @@ export class BattlehallClient {
       p.resolve(m);
     }
     this._emit("ack", m);
+    this._settled();
   }
 
   _onError(m) {
@@ -547,6 +583,7 @@ export class BattlehallClient {
         p.reject(error);
       }
       this._emit("error", error);
+      this._settled();
       return undefined;
     }
     if (this._viewInFlight && RETRY_LATER.has(m.code) && this._welcomed) {
