@@ -166,7 +166,10 @@ export class BattlehallError extends Error {
 
 export class BattlehallClient {
   constructor(options: ClientOptions);
+  /** Where the next connection goes (a `not_here` redirect changes it). */
   url: string;
+  /** The address started from: used again when a redirect's node cannot be reached. */
+  homeUrl: string;
   token: string | null;
   /** Last event seq handled; null before the first welcome. */
   seq: number | null;
