@@ -87,11 +87,14 @@ async def test_spectator_page_follows_a_match_and_counts_its_audience(server, pa
     await shoot(second, "watch-duel-phone")
 
 
-async def test_watch_page_explains_a_missing_match(server, page):
+async def test_watch_page_explains_a_missing_match_and_a_bad_link(server, page):
     watch = await page(f"{server.url}/watch/m_0000000000000000")
     alert = watch.locator("#banner")
     await alert.wait_for()
     assert "no such match" in (await alert.inner_text()).lower()
+    created = server.create(ruleset="duel")
+    watch = await page(f"{server.url}/watch/{created['match']}#token=not-the-token", wait_for="main[data-status=closed]")
+    await expect(watch.locator("#banner[role=alert]")).to_contain_text("key is not valid")
 
 
 async def test_replay_page_steps_through_a_finished_match(server, page, shoot):

@@ -86,3 +86,20 @@ async def test_replay_steps_re_run_every_answer(server):
     assert steps[-1]["views"] == {seat: ruleset.view(state, seat) for seat in ("alice", "bob")}
     assert steps[-1]["views"]["alice"]["result"] == body["result"] == replay["result"]
     assert steps[0]["prompts"][replay["log"][0]["seat"]][0]["options"]  # who was asked what, in full
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_colours_are_readable():
+    """Every text colour of app.css on every background colour: at least 7:1 (WCAG AAA)."""
+    css = (WEB / "static" / "app.css").read_text()
+    colours = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6});", css))
+    for text in ("text", "muted", "accent", "good", "warn", "bad"):
+        for background in ("bg", "panel", "panel-2"):
+            lighter, darker = sorted((_luminance(colours[text]), _luminance(colours[background])), reverse=True)
+            ratio = (lighter + 0.05) / (darker + 0.05)
+            assert ratio >= 7, f"--{text} on --{background}: {ratio:.1f}:1"
