@@ -26,7 +26,11 @@ function render(view, seq) {
   main.dataset.seq = String(seq);
 }
 
+let handled = 0;
+
 function addLog(event) {
+  handled += 1;
+  main.dataset.events = String(handled); // events handled: each once, none missed (the log may skip some)
   const text = describeEvent(drawing, event, model(client.view));
   if (text === null || text === undefined) return;
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
