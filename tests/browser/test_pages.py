@@ -97,6 +97,11 @@ async def test_watch_page_explains_a_missing_match_and_a_bad_link(server, page):
     created = server.create(ruleset="duel")
     watch = await page(f"{server.url}/watch/{created['match']}#token=not-the-token", wait_for="main[data-status=closed]")
     await expect(watch.locator("#banner[role=alert]")).to_contain_text("key is not valid")
+    # A seat's link on the spectator page would put that seat's hand on a stream: refused.
+    seat = await page(f"{server.url}/watch/{created['match']}#token={created['tokens']['alice']}",
+                      wait_for="main[data-status=refused]")
+    await expect(seat.locator("#banner[role=alert]")).to_contain_text("player's link")
+    assert await seat.locator("#board *").count() == 0
 
 
 async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
