@@ -10,7 +10,9 @@ export function el(spec, attrs, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
     else if (key === "dataset") Object.assign(node.dataset, value);
-    else if (key === "style" && typeof value === "object") Object.assign(node.style, value);
+    else if (key === "style" && typeof value === "object") {
+      for (const [prop, v] of Object.entries(value)) node.style.setProperty(prop.replace(/[A-Z]/g, c => "-" + c.toLowerCase()), v);
+    }
     else node.setAttribute(key, value === true ? "" : String(value));
   }
   append(node, children);
