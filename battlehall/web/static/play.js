@@ -276,8 +276,8 @@ function showResult(result) {
   resultEl.dataset.result = result.reason || "ended";
   resultEl.className = "result-banner" + (mine ? " won" : "");
   resultEl.replaceChildren(
-    el("strong", {}, mine ? "You won! " : (result.winners || []).length ? "Match over. " : "Match over. "),
-    resultText(result, model), " ",
+    el("strong", {}, mine ? "You won! " : "Match over. "),
+    mine ? `(${words(result.reason || "")}) ` : resultText(result, model) + " ",
     el("a", {href: `/replay/${encodeURIComponent(matchId)}`}, "Watch the replay"));
 }
 
