@@ -185,8 +185,8 @@ class MatchActor:
     # -- the message loop ---------------------------------------------------------------
 
     def submit(self, message: tuple) -> None:
-        """("act", conn, msg), ("join", conn, resume, future), ("leave", conn), ("expire", prompt id),
-        or an operator's ("abort", future) or ("delete", future)."""
+        """("act", conn, msg), ("join", conn, resume, future), ("view", conn), ("leave", conn),
+        ("expire", prompt id), or an operator's ("abort", future) or ("delete", future)."""
         if message[0] == "act" and len(message) == 3:  # when it came in, for the ack latency metric
             message = (*message, time.monotonic())
         self.pending.append(message)
@@ -246,6 +246,8 @@ class MatchActor:
             self._expire(message[1])
         elif kind == "join":
             self._join(message[1], message[2], message[3])
+        elif kind == "view":
+            self._view(message[1])
         elif kind == "abort":
             self._abort(message[1])
         elif kind == "delete":
@@ -263,6 +265,9 @@ class MatchActor:
                        "message": "match storage is unreachable; nothing was recorded, try again"})
         elif kind == "join":
             message[3].set_exception(StoreUnavailable("storage unreachable"))
+        elif kind == "view":
+            message[1].send({"t": "error", "code": "unavailable",
+                             "message": "match storage is unreachable; ask for the view again later"})
         elif kind in ("abort", "delete") and not message[1].done():
             message[1].set_exception(StoreUnavailable("storage unreachable"))
         elif kind == "expire":
@@ -295,6 +300,20 @@ class MatchActor:
             catch_up = (message, resume, seq)
         conns.append(conn)
         done.set_result(catch_up)
+
+    def _view(self, conn: Connection) -> None:
+        """The viewer's current view, as of the last event it was sent: the welcome's
+        `view`, `seq` and `prompts` again, without reconnecting (a delayed spectator's
+        is as of its delay)."""
+        if conn.role == "spectator" and self.feed is not None:
+            welcome = self.feed.welcome(self.match_id, conn)
+            message = {"t": "view", "seq": welcome["seq"], "view": welcome["view"], "prompts": [],
+                       "now": welcome["now"], "delay_ms": welcome["delay_ms"]}
+        else:
+            core = self.core
+            message = {"t": "view", "seq": core.seq, "view": core.ruleset.view(core.state, conn.audience),
+                       "prompts": core.prompts_for(conn.audience), "now": now_ms()}
+        conn.send(message)
 
     # -- answers --------------------------------------------------------------------
 

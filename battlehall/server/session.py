@@ -214,6 +214,8 @@ class Session:
                 self.error("bad_args", "args must be a map of argument names to values", act_id)
                 return
             self.actor.submit(("act", self.conn, message))
+        elif kind == "view":  # in order with the match's events, so its seq is exact
+            self.actor.submit(("view", self.conn))
         elif kind == "hello":
             self.error("bad_message", "already said hello")
         else:

@@ -1,0 +1,213 @@
+// Types of battlehall.js, the Battlehall client library (docs/protocol.md is the wire contract).
+
+export const JSON_SUBPROTOCOL: "battlehall.v1.json";
+
+/** Any wire message: a map with its type in `t`. */
+export interface Message {
+  t: string;
+  [field: string]: any;
+}
+
+export interface PromptOption {
+  id: string;
+  text: string;
+  /** Every value each argument may take. */
+  args?: Record<string, any[]>;
+  /** When arguments depend on each other: the combinations that go together. */
+  combos?: Record<string, any[]>[];
+}
+
+/** A prompt as its own seat sees it; others see only id, seat, kind, window, time_ms, bank, deadline, bank_ms. */
+export interface Prompt {
+  id: string;
+  seat: string;
+  kind: string;
+  text?: string;
+  options?: PromptOption[];
+  default?: string;
+  window?: string;
+  time_ms?: number;
+  bank?: boolean;
+  /** Server clock, epoch ms (compare with client.serverNow()). */
+  deadline?: number;
+  bank_ms?: number;
+}
+
+export interface MatchEvent {
+  t: "event";
+  seq: number;
+  at: number;
+  kind: string;
+  data: any;
+}
+
+export interface Result {
+  winners: string[];
+  ranking: string[][];
+  draw: boolean;
+  reason: string;
+  winner: string | null;
+  [field: string]: any;
+}
+
+export interface Welcome {
+  t: "welcome";
+  match: string;
+  role: "player" | "spectator";
+  seat: string | null;
+  seq: number;
+  view: any;
+  prompts: Prompt[];
+  now: number;
+  delay_ms?: number;
+}
+
+export interface ViewMessage {
+  t: "view";
+  seq: number;
+  view: any;
+  prompts: Prompt[];
+  now: number;
+  delay_ms?: number;
+}
+
+export interface Ack {
+  t: "ack";
+  id: string;
+  seq: number;
+}
+
+export interface PromptClosed {
+  id: string;
+  seat: string;
+  reason: "answered" | "timeout" | "cancelled";
+}
+
+export type Status = "connecting" | "open" | "reconnecting" | "closed";
+
+export interface StatusDetail {
+  reason?: string;
+  code?: number | string;
+  /** When reconnecting: the pause before the next attempt. */
+  retryInMs?: number;
+  url?: string;
+}
+
+/** How messages are put in frames. jsonCodec is built in; MessagePack can be plugged in. */
+export interface Codec {
+  subprotocol: string;
+  binary: boolean;
+  encode(message: Message): string | Uint8Array;
+  decode(data: string | ArrayBuffer | Uint8Array): Message;
+}
+
+export const jsonCodec: Codec;
+
+export interface ClientOptions {
+  /** ws(s)://host/ws/<match>, or an http(s)/ws(s) server address with `match`. */
+  url: string;
+  match?: string;
+  /** A seat token or the spectator token; null or absent to watch a public match. */
+  token?: string | null;
+  codec?: "json" | Codec;
+  /** true (default): resume from the last seq after a reconnect; a number: also on the first hello (0: whole history); false: never. */
+  resume?: boolean | number;
+  /** Ask for `batch` messages (handled either way). */
+  batch?: boolean;
+  /** Reconnect after a drop (default true). */
+  reconnect?: boolean;
+  /** Reconnect pause: doubles from min to max, with jitter. Defaults 50 and 5000. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** An act with no answer this long is sent again, same id. Default 10000. */
+  ackTimeoutMs?: number;
+  /** A socket with no welcome this long after opening is dropped and retried. Default 10000. */
+  helloTimeoutMs?: number;
+  /** Send a ping this often; a socket silent through two of them is dropped and retried. Default 15000, 0 = off. */
+  keepAliveMs?: number;
+  /** Stop retrying (status "closed", code "network") after being unable to reconnect this long. Default Infinity. */
+  giveUpMs?: number;
+  /** A WebSocket constructor, where there is no global one. */
+  WebSocket?: any;
+}
+
+export interface ClientEvents {
+  welcome: (welcome: Welcome) => void;
+  event: (event: MatchEvent) => void;
+  view: (view: ViewMessage) => void;
+  /** A prompt for this seat opened (the full object, options included). */
+  prompt: (prompt: Prompt) => void;
+  /** One of this seat's prompts closed. */
+  prompt_closed: (closed: PromptClosed) => void;
+  ack: (ack: Ack) => void;
+  error: (error: BattlehallError) => void;
+  status: (status: Status, detail: StatusDetail) => void;
+  ended: (result: Result) => void;
+  /** Every message received, before it is handled. */
+  message: (message: Message) => void;
+}
+
+export class BattlehallError extends Error {
+  constructor(code: string, message?: string, extra?: Record<string, any>);
+  /** The wire or HTTP error code (`unauthorized`, `not_found`, ...), or `network`, `closed`. */
+  code: string;
+  /** The act id the error answers, when it answers one. */
+  id?: string;
+  /** HTTP status, for errors of request(). */
+  status?: number;
+  /** The request field at fault (HTTP 400). */
+  path?: string;
+  /** For `not_here`: where the match is served. */
+  redirect?: string;
+  /** The close code that ended the session, if one did. */
+  closeCode?: number;
+}
+
+export class BattlehallClient {
+  constructor(options: ClientOptions);
+  url: string;
+  token: string | null;
+  /** Last event seq handled; null before the first welcome. */
+  seq: number | null;
+  seat: string | null;
+  role: "player" | "spectator" | null;
+  match: string | null;
+  /** This seat's open prompts, by id. */
+  prompts: Map<string, Prompt>;
+  /** The latest view (from the welcome or a view answer) and its seq. */
+  view: any;
+  viewSeq: number | null;
+  result: Result | null;
+  delayMs: number | null;
+  status: Status;
+  clockOffsetMs: number;
+  reconnects: number;
+  /** Acts sent more than once (same id). */
+  resent: number;
+  readonly pendingActs: Message[];
+
+  on<K extends keyof ClientEvents>(name: K, fn: ClientEvents[K]): () => void;
+  off<K extends keyof ClientEvents>(name: K, fn: ClientEvents[K]): void;
+  /** Resolves with the first welcome; rejects when refused for good or after giveUpMs. */
+  connect(): Promise<Welcome>;
+  /** Answer a prompt; resolves with its ack, rejects when refused for good. */
+  act(promptId: string, optionId: string, args?: Record<string, any>): Promise<Ack>;
+  /** A fresh view; at most one request in flight, calls meanwhile share the next answer. */
+  requestView(): Promise<ViewMessage>;
+  /** The server's clock, epoch ms. */
+  serverNow(): number;
+  close(reason?: string): void;
+}
+
+/** A sentence a person understands for an error code. */
+export function explain(code: string, fallback?: string): string;
+
+/** The socket URL of a match on a server. */
+export function wsUrl(base: string, matchId: string): string;
+
+/** An HTTP API call: the JSON body, or throws BattlehallError (code, message, status, path). */
+export function request(base: string, path: string,
+                        options?: { method?: string; body?: any; apiKey?: string; signal?: AbortSignal }): Promise<any>;
+
+/** A legal answer from a prompt's options: the option (default: the first), first combo, first values. */
+export function firstAnswer(prompt: Prompt, optionId?: string): { option: string; args: Record<string, any> };

@@ -1,0 +1,88 @@
+"""`{"t": "view"}`: a fresh view for the asking viewer, in order with the events it was sent,
+redacted as its events are, and as of the stream delay for a delayed spectator."""
+
+from __future__ import annotations
+
+from battlehall.client import JSON, MSGPACK
+from battlehall.engine import get_ruleset
+from leaks import atoms
+from wsutil import Raw
+
+
+async def ask_view(conn: Raw) -> dict:
+    await conn.send({"t": "view"})
+    return await conn.recv_until(lambda m: m["t"] in ("view", "error"))
+
+
+async def test_view_is_each_viewers_own_and_current(server):
+    """Over real sockets, a Spellfire match with a public seed: the same deal re-run here
+    gives the state, so each view must equal the engine's view for that viewer, exactly,
+    and hold none of that viewer's secrets."""
+    created = server.create(ruleset="spellfire", seed=11, seed_public=True)
+    ruleset = get_ruleset("spellfire")
+    state, _ = ruleset.start(["alice", "bob"], 11)
+    conns = {}
+    for seat, wire in (("alice", JSON), ("bob", MSGPACK)):
+        conns[seat] = await Raw.open(server.url, created["match"], wire)
+        welcome = await conns[seat].hello(created["tokens"][seat])
+        assert welcome["t"] == "welcome"
+    watcher = await Raw.open(server.url, created["match"], JSON)
+    assert (await watcher.hello(created["spectator_token"]))["role"] == "spectator"
+    seq = welcome["seq"]
+    for turn in range(6):
+        for viewer, conn in (*conns.items(), (None, watcher)):
+            view = await ask_view(conn)
+            assert view["t"] == "view" and view["seq"] == seq
+            assert view["view"] == ruleset.view(state, viewer)
+            leaked = [a for a in atoms(view, []) if a in set(ruleset.secrets(state, viewer))]
+            assert not leaked, (viewer, leaked)
+            mine = [p for p in ruleset.prompts(state) if p["seat"] == viewer]
+            assert [p["id"] for p in view["prompts"]] == [p["id"] for p in mine]
+            assert all(p["options"] for p in view["prompts"])  # the seat's own prompts, options and all
+        # Answer the first open prompt with its default, on the seat's socket and here.
+        prompt = ruleset.prompts(state)[0]
+        conn = conns[prompt["seat"]]
+        await conn.send({"t": "act", "id": f"v{turn}", "prompt": prompt["id"], "option": prompt["default"]})
+        ack = await conn.recv_until(lambda m: m["t"] in ("ack", "error"))
+        assert ack["t"] == "ack", ack
+        option = next(o for o in prompt["options"] if o["id"] == prompt["default"])
+        args = {name: values[0] for name, values in option.get("args", {}).items()}
+        seq += len(ruleset.answer(state, prompt["seat"], prompt["id"], prompt["default"], args))
+        assert ack["seq"] == seq
+        # Everyone's stream reaches this seq before their next view answer.
+        for other in (*conns.values(), watcher):
+            if other is not conn:
+                await other.recv_until(lambda m: m.get("seq") == seq and m["t"] == "event")
+    for conn in (*conns.values(), watcher):
+        await conn.close()
+
+
+async def test_delayed_spectator_view_is_as_of_the_delay(server):
+    created = server.create(ruleset="duel", seed=3, spectators={"delay_ms": 1200})
+    alice = await Raw.open(server.url, created["match"], JSON)
+    welcome = await alice.hello(created["tokens"]["alice"])
+    watcher = await Raw.open(server.url, created["match"], JSON)
+    before = await watcher.hello(created["spectator_token"])
+    await alice.send({"t": "act", "id": "g", "prompt": welcome["prompts"][0]["id"], "option": "guard"})
+    ack = await alice.recv_until(lambda m: m["t"] == "ack")
+    now = await ask_view(watcher)  # within the delay: still the past
+    assert now["seq"] == before["seq"] < ack["seq"] and now["delay_ms"] == 1200
+    assert now["view"]["guarding"]["alice"] is False and now["prompts"] == []
+    await watcher.recv_until(lambda m: m["t"] == "event" and m["seq"] == ack["seq"], timeout=5)
+    later = await ask_view(watcher)
+    assert later["seq"] == ack["seq"] and later["view"]["guarding"]["alice"] is True
+    assert (await ask_view(alice))["view"]["guarding"]["alice"] is True
+    await alice.close()
+    await watcher.close()
+
+
+async def test_view_sent_before_the_welcome_is_answered_after_it(server):
+    created = server.create(ruleset="duel", seed=3, spectators={"public": True})
+    conn = await Raw.open(server.url, created["match"], JSON)
+    await conn.send({"t": "hello"})
+    await conn.send({"t": "view"})  # sent before the welcome: answered after it
+    welcome = await conn.recv()
+    view = await conn.recv()
+    assert welcome["t"] == "welcome" and view["t"] == "view" and view["seq"] == welcome["seq"]
+    assert view["view"] == welcome["view"]
+    await conn.close()
