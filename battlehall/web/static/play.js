@@ -354,10 +354,11 @@ async function start() {
   }
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   client = new BattlehallClient({url: `${scheme}//${location.host}/ws/${encodeURIComponent(matchId)}`, token,
-                                 codec: "json", resume: true});
-  client.on("status", s => {
+                                 codec: "json", resume: 0});  // 0: the whole history, for the log
+  client.on("status", (s, detail) => {
     const status = typeof s === "string" ? s : s.status;
-    setStatus(status, typeof s === "object" ? s.reason : undefined);
+    const why = (detail && detail.reason) || (typeof s === "object" ? s.reason : undefined);
+    setStatus(status, why);
     if (status === "open") notice("");
   });
   client.on("welcome", msg => {

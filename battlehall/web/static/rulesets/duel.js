@@ -22,7 +22,7 @@ export function render(root, model, controls) {
       el("div.duel-hp", {role: "meter", "aria-valuemin": 0, "aria-valuemax": start, "aria-valuenow": left,
                          "aria-label": `${seat} hit points`},
         el("div.duel-hp-fill", {style: {width: `${(100 * left) / start}%`}}), el("span", {}, `${hp[seat] ?? "?"} HP`)),
-      el("p.duel-state", {}, (view.guarding || {})[seat] ? "🛡 guarding" : "open",
+      el("p.duel-state", {}, (view.guarding || {})[seat] ? "guarding" : "open",
         toAct.includes(seat) ? " · to act" : "",
         mine && view.my_move ? ` · you chose ${view.my_move}` : ""),
       moves.length ? el("div.duel-moves", {}, moves) : null);
