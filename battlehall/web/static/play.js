@@ -57,6 +57,7 @@ let lastSeq = 0;              // the last event seen
 let loggedSeq = 0;
 let clockOffset = 0;          // server clock minus ours
 const pending = new Set();    // prompts answered and waiting for their ack
+const othersOpen = new Map(); // id -> the public part of another seat's open prompt (who is deciding)
 const selections = new Map(); // "prompt/option" -> {arg: value} chosen in the prompt bar
 let viewAsked = false, viewAgain = false;
 let promptsKey = "";
@@ -111,7 +112,8 @@ function drawBoard() {
   const key = boardEl.contains(document.activeElement) ? focusKey(document.activeElement) : null;
   model.prompts = [...prompts.values()].filter(p => !pending.has(p.id));
   try {
-    rules.render(boardEl, model, model.view && !model.view.result ? controls : null);
+    const playing = model.role === "player" && model.view && !model.view.result;
+    rules.render(boardEl, model, playing ? controls : null);
   } catch (err) {
     console.error("the ruleset's drawing failed; showing the plain view", err);
     generic.render(boardEl, model, controls);
@@ -124,6 +126,14 @@ function argOrder(option) {
   const hint = rules.argOrder || ["unit", "tile", "card", "champion", "place", "slot", "side", "with", "discard", "to", "target"];
   return names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   function rank(n) { const i = hint.indexOf(n); return i < 0 ? hint.length : i; }
+}
+
+function argName(name) {
+  try {
+    const text = rules.argName && rules.argName(name, model);
+    if (text) return text;
+  } catch (err) { /* the plain name */ }
+  return words(name);
 }
 
 function argLabel(name, value) {
@@ -194,14 +204,20 @@ setInterval(tickClocks, 250);
 
 function drawPrompts(force = false) {
   const open = [...prompts.values()];
-  const key = open.map(p => p.id + (pending.has(p.id) ? "*" : "")).join(",");
+  const key = open.map(p => p.id + (pending.has(p.id) ? "*" : "")).join(",") + "|" + [...othersOpen.keys()].join(",");
   if (!force && key === promptsKey) return;
   promptsKey = key;
   const focus = promptsEl.contains(document.activeElement) ? focusKey(document.activeElement) : null;
   const parts = [];
   if (!open.length) {
     const ended = model.view && model.view.result;
-    parts.push(el("p.waiting", {}, ended ? "The match is over." : "Nothing to decide now: waiting for the other players."));
+    parts.push(el("p.waiting", {}, ended ? "The match is over." : "Nothing to decide now."));
+  }
+  const others = [...othersOpen.values()];
+  if (others.length && !(model.view && model.view.result)) {
+    parts.push(el("ul.others", {"aria-label": "Who else is deciding"}, others.map(p => el("li", {class: p.window ? "window" : ""},
+      p.window ? el("span.window-badge", {}, "Reaction window") : null,
+      ` ${p.seat} ${p.window ? "may respond" : "is deciding"} (${words(p.kind || "")}) `, clockEl(p)))));
   }
   for (const prompt of open) parts.push(promptBox(prompt));
   promptsEl.replaceChildren(...parts);
@@ -240,7 +256,7 @@ function optionRow(prompt, option, busy) {
         drawPrompts(true);
         drawBoard();
       });
-      row.push(el("label.arg", {}, el("span", {}, words(name)), select));
+      row.push(el("label.arg", {}, el("span", {}, argName(name)), select));
     });
   }
   const button = el("button.choice", {type: "button", disabled: busy,
@@ -304,6 +320,12 @@ function onEvent(ev) {
   if (ev.seq > lastSeq) lastSeq = ev.seq;
   root.dataset.seq = String(lastSeq);
   logEvent(ev);
+  // Who else is deciding: every seat's prompts are public in part (seat, kind, window, clock).
+  const pd = ev.data || {};
+  if (ev.kind === "prompt" && pd.seat !== model.seat) othersOpen.set(pd.id, pd);
+  else if (ev.kind === "prompt_closed") othersOpen.delete(pd.id);
+  else if (ev.kind === "match_ended") othersOpen.clear();
+  if (ev.kind === "prompt" || ev.kind === "prompt_closed") drawPrompts();
   if (ev.seq <= viewSeq) return;  // history older than the view in hand
   const d = ev.data || {};
   if (ev.kind === "prompt" && d.seat === model.seat && d.options) {

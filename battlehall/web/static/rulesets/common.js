@@ -76,6 +76,11 @@ export function who(seat, model) {
   return model && seat === model.seat ? "you" : String(seat);
 }
 
+/** "your" for the viewer's own seat, else "bob's". */
+export function whose(seat, model) {
+  return model && seat === model.seat ? "your" : `${seat}'s`;
+}
+
 export function plural(n, word, many = word + "s") {
   return `${n} ${n === 1 ? word : many}`;
 }

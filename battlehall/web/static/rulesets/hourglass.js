@@ -46,6 +46,10 @@ function cardTitle(kind, model) {
   return `${c.name}: ${stats.join(", ") || "no modifiers"}. ${c.text || ""}`;
 }
 
+export function argName(name, model) {
+  return name.includes("@") ? knightName(name, model) : null;
+}
+
 export function argLabel(name, value, model) {
   if (value === "none") return "no target";
   if (typeof value !== "string") return null;
@@ -96,7 +100,7 @@ function tileEl(b, view, model, controls) {
     : null;
   const state = b.done ? "over" : b.started ? "in progress" : "not started";
   return el("section", {class: "hg-tile" + (b.done ? " done" : ""), dataset: {tile: b.tile}},
-    el("h3", {}, words(b.tile), el("span.hg-muted", {}, ` · ${state}`)), head,
+    el("h3", {}, el("span.hg-tilename", {}, words(b.tile)), el("span.hg-muted", {}, ` · ${state}`)), head,
     el("div.hg-knights", {}, (b.knights || []).map(k => knightEl(k, view, model, null, null))));
 }
 
@@ -105,7 +109,7 @@ function currentBattle(b, view, model, controls, tp) {
   const sides = [...new Set([...Object.keys(b.top || {}), ...Object.keys(b.bottom || {}), ...(b.knights || []).map(k => k.owner)])];
   const myTargets = tp && controls ? tp : null;
   return el("section.hg-current", {dataset: {tile: b.tile}},
-    el("h3", {}, `Battle at ${words(b.tile)}`, el("span.hg-muted", {}, ` · battle turn ${b.turns}`),
+    el("h3", {}, "Battle at ", el("span.hg-tilename", {}, words(b.tile)), el("span.hg-muted", {}, ` · battle turn ${b.turns}`),
       turn.attacker ? el("span", {}, " · attacker: ", el("strong", {style: {color: colour(turn.attacker, model)}}, who(turn.attacker, model))) : null),
     (b.alliances || []).length ? el("p.hg-muted", {}, "Alliances: ", b.alliances.map(a => a.map(s => who(s, model)).join(" + ")).join("; ")) : null,
     allianceEl(model, controls),

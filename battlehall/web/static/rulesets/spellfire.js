@@ -4,7 +4,7 @@
 // attack it, the card to play it. Fields and zones this drawing does not know are listed
 // plainly rather than dropped.
 
-import {el, useCss, rulesetInfo, who, words, plural, describeCommon, optionsOf, legal, same} from "./common.js";
+import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, optionsOf, legal, same} from "./common.js";
 
 useCss(new URL("./spellfire.css", import.meta.url).href);
 
@@ -293,7 +293,7 @@ function battleEl(view, model, controls) {
     s && s.played && s.played.length ? el("div.sf-cards", {}, "played ", s.played.map(c => cardEl(c, model, controls))) : null);
   return el("section.sf-battle", {"aria-label": "the battle"},
     el("h3", {}, `Battle for `, cardEl(b, model, controls, {cls: "sf-realm", actions: false}),
-      ` (${who(b.defender, model)}'s ${b.slot || ""}) · round ${b.round ?? 1}`, b.defeats ? ` · defeats ${b.defeats}` : ""),
+      ` (${whose(b.defender, model)} ${b.slot || ""}) · round ${b.round ?? 1}`, b.defeats ? ` · defeats ${b.defeats}` : ""),
     ahead ? el("p.sf-ahead", {}, ahead) : null,
     el("div.sf-sides", {}, sideEl("attacker", a), el("div.sf-vs", {}, "vs"), sideEl("defender", d)));
 }
@@ -308,13 +308,13 @@ export function describe(event, model) {
     case "match_started": return `The match begins: ${(d.seats || []).join(", ")}` + (d.decks ? ` (${Object.entries(d.decks).map(([k, v]) => `${k}: ${v}`).join(", ")})` : "") + ".";
     case "turn_started": return `Turn ${d.number}: ${s(d.seat)}.`;
     case "phase": return null;
-    case "cards_drawn": return `${s(d.seat)} drew ${plural(d.count, "card")}` + (d.cards ? `: ${cards(d.cards)}` : "") + (d.count < d.wanted ? ` (wanted ${d.wanted})` : "") + ".";
+    case "cards_drawn": return `${s(d.seat)} drew ${plural(d.count, "card")}` + (d.cards && d.cards.length ? `: ${cards(d.cards)}` : "") + (d.count < d.wanted ? ` (wanted ${d.wanted})` : "") + ".";
     case "realm_played": return `${s(d.seat)} played the realm ${n(d)} in slot ${d.slot}.`;
     case "holding_played": return `${s(d.seat)} put the holding ${n(d)} on slot ${d.slot}.`;
     case "champion_to_pool": return `${s(d.seat)} put ${n(d)} into the pool.`;
     case "card_attached": return `${s(d.seat)} attached ${n(d)} to ${n(findRef(d.champion, model) || {card: d.champion})}.`;
     case "cards_discarded": return `${s(d.seat)} discarded ${cards(d.cards)} (${words(d.reason || "")}).`;
-    case "battle_started": return `${s(d.attacker)} attacked ${s(d.defender)}'s ${n(d)} (${d.slot}).`;
+    case "battle_started": return `${s(d.attacker)} attacked ${whose(d.defender, model)} ${n(d)} (${d.slot}).`;
     case "champion_chosen": return `${s(d.seat)} sent ${n(d)} to ${d.side === "attacker" ? "attack" : "defend"}` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") + ".";
     case "defense_declined": return `${s(d.seat)} did not defend.`;
     case "powers_activated": return `Powers activated: ` + (d.order || []).map(o => `${n(o)}${o.bonus ? ` +${o.bonus}` : ""}`).join(", ") +
@@ -323,9 +323,9 @@ export function describe(event, model) {
       (d.totals ? ` · attacker ${d.totals.attacker}, defender ${d.totals.defender}` : "") + ".";
     case "card_returned": return `${s(d.seat)} took ${plural(d.count, "card")} back from the ${words(d.from || "discard")}` + (d.cards ? `: ${cards(d.cards)}` : "") + ".";
     case "round_ended": return `Round ${d.round} ${d.winner ? `won by the ${d.winner}` : "ended"} (${words(d.how || "")}).`;
-    case "champion_returned": return `${n(d)} returned to ${s(d.seat)}'s pool.`;
+    case "champion_returned": return `${n(d)} returned to ${whose(d.seat, model)} pool.`;
     case "realm_holds": return `${n(d)} holds (${plural(d.defeats, "defeat")}).`;
-    case "realm_razed": return `${s(d.seat)}'s ${n(d)} (${d.slot}) was razed.`;
+    case "realm_razed": return `${whose(d.seat, model)} ${n(d)} (${d.slot}) was razed.`;
     case "battle_ended": return `The battle for ${n(d)} ended: ${d.razed ? "razed" : "the realm stands"} after ${plural(d.rounds, "round")}.`;
     case "spoils_kept": return `${s(d.seat)} kept the spoils.`;
     case "turn_ended": return null;
