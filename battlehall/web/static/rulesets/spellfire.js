@@ -334,11 +334,11 @@ export function describe(event, model) {
       const common = describeCommon(event, model);
       if (common !== undefined) return common;
       // A kind this drawing does not know yet: its seat and card, if it names them.
-      const bits = [words(event.kind)];
+      const bits = [];
       if (d.seat) bits.push(s(d.seat));
       if (d.card || d.def) bits.push(n(d));
-      if (d.zone) bits.push(`to ${words(d.zone)}`);
-      return bits.join(": ");
+      if (d.zone) bits.push(`zone: ${words(d.zone)}`);
+      return words(event.kind) + (bits.length ? " — " + bits.join(", ") : "");
     }
   }
 }

@@ -1,0 +1,103 @@
+"""The ruleset drawings on views they were not written for: fields, zones and event kinds
+a newer engine adds are shown plainly, and a partial or empty view never breaks a page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+RULESETS = ["duel", "spellfire", "hourglass", "demigod", "generic"]
+
+# A Spellfire view with what a newer engine may add: zones (limbo, abyss, void), a rule
+# card, a card definition nobody knows, and options that name the card, owner, slot, zone.
+SPELLFIRE_VIEW = {
+    "seats": ["alice", "bob"],
+    "turn": {"seat": "alice", "number": 3, "phase": "pool", "used": []},
+    "players": {
+        "alice": {"hand": [{"card": "c1", "def": "no-such-card"}, {"card": "c2", "def": "emberhold"}],
+                  "hand_size": 2, "draw_size": 10, "unrazed": 1,
+                  "formation": {"A": {"card": "c3", "def": "amberfield", "razed": False, "holding": None},
+                                "B": None, "C": None, "D": None, "E": None, "F": None},
+                  "pool": [], "discard": [],
+                  "limbo": [{"card": "c7", "def": "torvald-ironhand"}], "abyss": [], "void": [{"card": "c8", "def": "?"}]},
+        "bob": {"hand": None, "hand_size": 4, "draw_size": 9, "unrazed": 0, "formation": {}, "pool": [], "discard": [],
+                "dungeon": {"card": "c9", "def": "deep-halls"}},
+    },
+    "rule_card": {"card": "c10", "def": "the-burning-rule"},
+    "battle": None, "spoils": None, "options": {}, "custom_cards": [], "result": None,
+}
+SPELLFIRE_PROMPT = {"id": "p4", "seat": "alice", "kind": "play_pool", "text": "Phase 3", "default": "done",
+                    "options": [{"id": "c1", "text": "Play the new card", "card": "c1", "def": "no-such-card",
+                                 "owner": "alice", "zone": "hand"},
+                                {"id": "done", "text": "End phase 3"}]}
+
+DRAW = """async ([name, model, events]) => {
+  const mod = await import(`/static/rulesets/${name}.js`);
+  const root = document.createElement("div");
+  document.body.append(root);
+  const chosen = [];
+  mod.render(root, model, {choose: (...a) => chosen.push(a)});
+  const lines = events.map(e => mod.describe(e, model));
+  return {text: root.innerText, lines, buttons: root.querySelectorAll("[data-prompt][data-option]").length,
+          html: root.innerHTML.length, chosen};
+}"""
+
+
+@pytest.fixture(scope="module")
+def blank(server, browser):
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server.url}/healthz")  # any page of the server: the modules load from its origin
+    yield page, errors
+    page.close()
+
+
+@pytest.mark.parametrize("name", RULESETS)
+@pytest.mark.parametrize("view", [None, {}, {"result": None, "unexpected": [1, {"x": None}]}])
+def test_a_drawing_survives_partial_views(blank, name, view):
+    page, errors = blank
+    model = {"ruleset": name, "view": view, "seat": "alice", "role": "player", "prompts": [], "seats": ["alice", "bob"]}
+    events = [{"seq": 1, "kind": "something_new", "data": {"seat": "bob", "card": "c1", "zone": "limbo"}, "at": 0},
+              {"seq": 2, "kind": "match_ended", "data": {"winners": ["bob"], "ranking": [["bob"], ["alice"]],
+                                                         "draw": False, "reason": "knockout", "winner": "bob"}, "at": 0},
+              {"seq": 3, "kind": "prompt_closed", "data": {}, "at": 0}]
+    out = page.evaluate(DRAW, [name, model, events])
+    assert out["html"] > 0
+    assert "bob won" in out["lines"][1]
+    assert errors == []
+
+
+def test_spellfire_shows_zones_and_fields_it_does_not_know(blank):
+    page, errors = blank
+    model = {"ruleset": "spellfire", "view": SPELLFIRE_VIEW, "seat": "alice", "role": "player",
+             "prompts": [SPELLFIRE_PROMPT], "seats": ["alice", "bob"]}
+    events = [{"seq": 5, "kind": "card_to_limbo", "data": {"seat": "alice", "card": "c7", "def": "torvald-ironhand",
+                                                           "zone": "limbo"}, "at": 0}]
+    out = page.evaluate(DRAW, ["spellfire", model, events])
+    text = out["text"].lower()
+    for zone in ("limbo", "abyss", "void", "dungeon"):
+        assert zone in text
+    assert "torvald ironhand" in text  # a known card in a new zone is named
+    assert "no-such-card" in text      # an unknown card is shown by its id
+    assert out["buttons"] == 1         # the unknown card still answers its option
+    assert out["lines"] == ["card to limbo — you, Torvald Ironhand, zone: limbo"]
+    assert errors == []
+
+
+def test_spellfire_card_answers_its_option(blank):
+    page, _ = blank
+    model = {"ruleset": "spellfire", "view": SPELLFIRE_VIEW, "seat": "alice", "role": "player",
+             "prompts": [SPELLFIRE_PROMPT], "seats": ["alice", "bob"]}
+    chosen = page.evaluate("""async (model) => {
+      const mod = await import("/static/rulesets/spellfire.js");
+      const root = document.createElement("div");
+      document.body.append(root);
+      const chosen = [];
+      mod.render(root, model, {choose: (...a) => chosen.push(a)});
+      root.querySelector('[data-option="c1"]').click();
+      return chosen;
+    }""", model)
+    assert chosen == [["p4", "c1", {}]]
+    assert json.dumps(chosen)
