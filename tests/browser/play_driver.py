@@ -5,73 +5,80 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "test-artifacts" / "screenshots"
-SHOTS.mkdir(parents=True, exist_ok=True)
-
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 ENABLED = ":not([disabled])"
 
 
-def prompt_key(page) -> str:
+async def prompt_key(page) -> str:
     """The ids of the prompts open on the page now ("" when none)."""
-    return ",".join(page.eval_on_selector_all(".prompt-bar [data-prompt-box]", "els => els.map(e => e.dataset.promptBox)"))
+    ids = await page.eval_on_selector_all(".prompt-bar [data-prompt-box]", "els => els.map(e => e.dataset.promptBox)")
+    return ",".join(ids)
 
 
-def click_first(page, selector: str) -> bool:
+async def click_first(page, selector: str) -> bool:
     found = page.locator(selector)
-    if found.count() == 0:
+    if await found.count() == 0:
         return False
-    found.first.click(timeout=2_000)
+    await found.first.click(timeout=2_000)
     return True
 
 
-def bar_move(page) -> bool:
+async def bar_move(page) -> bool:
     """Answer the first open prompt from the prompt bar: its default option when it has one."""
-    return (click_first(page, f".prompt-bar .prompt:not(.busy) button.choice.is-default{ENABLED}")
-            or click_first(page, f".prompt-bar .prompt:not(.busy) button.choice{ENABLED}"))
+    return (await click_first(page, f".prompt-bar .prompt:not(.busy) button.choice.is-default{ENABLED}")
+            or await click_first(page, f".prompt-bar .prompt:not(.busy) button.choice{ENABLED}"))
 
 
-def board_move(page, ruleset: str) -> bool:
+async def board_move(page, ruleset: str) -> bool:
     """One click on the board that plays (or prepares) an answer; False when the board has
     nothing to offer for the open prompts."""
-    return BOARD[ruleset](page)
+    return await BOARD[ruleset](page)
 
 
-def _duel(page) -> bool:
-    return click_first(page, f".board .duel-move.is-default{ENABLED}") or click_first(page, f".board .duel-move{ENABLED}")
+async def _duel(page) -> bool:
+    return (await click_first(page, f".board .duel-move.is-default{ENABLED}")
+            or await click_first(page, f".board .duel-move{ENABLED}"))
 
 
-def _spellfire(page) -> bool:
+async def _spellfire(page) -> bool:
     # A card chosen earlier waits for its place (a slot, a champion, a side): give it one.
-    return (click_first(page, f".board .sf-target[data-prompt]{ENABLED}")
-            or click_first(page, f".board .sf-playable[data-prompt]:not(.armed){ENABLED}"))
+    return (await click_first(page, f".board .sf-target[data-prompt]{ENABLED}")
+            or await click_first(page, f".board .sf-playable[data-prompt]:not(.armed){ENABLED}"))
 
 
-def _hourglass(page) -> bool:
-    if click_first(page, f".board .hg-choose{ENABLED}") or click_first(page, f".board .hg-alliance button{ENABLED}"):
+async def _hourglass(page) -> bool:
+    if await click_first(page, f".board .hg-choose{ENABLED}") or await click_first(page, f".board .hg-alliance button{ENABLED}"):
         return True
-    if page.locator(".board .hg-go").count():
-        # Aim each Knight by clicking it and then its target, then attack.
-        if page.locator(".board .hg-knight.aimable").count():
-            return click_first(page, ".board .hg-knight.aimable")
-        aimed = page.evaluate("() => document.body.dataset.aimed || ''")
-        if page.locator(".board .hg-knight.selectable").count() and aimed != prompt_key(page):
-            page.evaluate("k => document.body.dataset.aimed = k", prompt_key(page))
-            return click_first(page, ".board .hg-knight.selectable")
-        return click_first(page, f".board .hg-go{ENABLED}")
-    return click_first(page, f".board .hg-card.playable{ENABLED}")
+    if await page.locator(".board .hg-go").count():
+        # Aim a Knight by clicking it and then its target, then attack.
+        if await page.locator(".board .hg-knight.aimable").count():
+            return await click_first(page, ".board .hg-knight.aimable")
+        key = await prompt_key(page)
+        aimed = await page.evaluate("() => document.body.dataset.aimed || ''")
+        if await page.locator(".board .hg-knight.selectable").count() and aimed != key:
+            await page.evaluate("k => { document.body.dataset.aimed = k; }", key)
+            return await click_first(page, ".board .hg-knight.selectable")
+        return await click_first(page, f".board .hg-go{ENABLED}")
+    return await click_first(page, f".board .hg-card.playable{ENABLED}")
 
 
-def _demigod(page) -> bool:
+async def _demigod(page) -> bool:
     # Aim at a target when a card is chosen; else choose a card to attack or defend with;
-    # else pick a character that has not attacked yet.
-    if click_first(page, f".board .dg-cell.mark-target{ENABLED}"):
+    # else pick one of your characters.
+    if await click_first(page, f".board .dg-cell.mark-target{ENABLED}"):
         return True
-    if page.locator(".board .dg-card.playable.selected").count() == 0 and click_first(page, f".board .dg-card.playable{ENABLED}"):
+    if (await page.locator(".board .dg-card.playable.selected").count() == 0
+            and await click_first(page, f".board .dg-card.playable{ENABLED}")):
         return True
-    if page.locator(".board .dg-cell.selected").count() == 0:
-        return click_first(page, f".board .dg-cell.selectable{ENABLED}")
+    if await page.locator(".board .dg-cell.selected").count() == 0:
+        return await click_first(page, f".board .dg-cell.selectable{ENABLED}")
     return False
 
 
 BOARD = {"duel": _duel, "spellfire": _spellfire, "hourglass": _hourglass, "demigod": _demigod}
+
+
+async def shot(page, name: str, full_page: bool = True) -> None:
+    """A PNG in test-artifacts/screenshots/ (for people to look at; nothing compares them)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)

