@@ -36,6 +36,9 @@ MATCHES = {
     "demigod": {"ruleset": "demigod", "options": {"turn_limit": 1, "reaction_ms": 5000}, "setup": DEMIGOD_SETUP},
 }
 OPEN = "#play[data-status=open]"
+# What a screenshot of the middle of a match waits for: a battle, cards face down, a target to aim at.
+MIDGAME = {"duel": ".duel-fighter.acting .duel-move", "spellfire": ".sf-battle",
+           "hourglass": ".hg-current .hg-card.back", "demigod": ".dg-cell.mark-target"}
 
 
 async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int]:
@@ -44,7 +47,7 @@ async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int]:
     Alice's page is reloaded after the third click. Returns the board and bar clicks."""
     tries: dict = {}
     board = bar = 0
-    reloaded = False
+    reloaded = shot_taken = False
     deadline = time.monotonic() + 30
     while not all([await p.locator("[data-result]").count() for p in players.values()]):
         if time.monotonic() > deadline:
@@ -65,8 +68,12 @@ async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int]:
                 continue
             moved = True
             await page.wait_for_timeout(40)
-        if board == 2:
-            await shot(players["alice"], f"{ruleset}-player-midgame", full_page=False)
+        if not shot_taken:
+            for seat, page in players.items():
+                if await page.locator(MIDGAME[ruleset]).count():
+                    await shot(page, f"{ruleset}-player-midgame", full_page=False)
+                    shot_taken = True
+                    break
         if not reloaded and board + bar >= 3:
             # A reload in the middle: the page resumes where it was, with its log from the start.
             page = players["alice"]

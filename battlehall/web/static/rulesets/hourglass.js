@@ -139,7 +139,7 @@ function knightEl(k, view, model, controls, tp) {
   const pips = Array.from({length: Math.max(health, k.wounds || 0)}, (_, i) => el("span", {class: "hg-pip" + (i < (k.wounds || 0) ? " hurt" : "")}));
   const body = [el("span.hg-kname", {}, knightName(k.id, model)),
     el("span.hg-wounds", {title: `${k.wounds || 0} wounds of ${health} health`}, pips),
-    target.length ? el("span.hg-targeted", {title: "targeted by " + target.map(t => knightName(t, model)).join(", ")}, "🎯") : null];
+    target.length ? el("span.hg-targeted", {title: "targeted by " + target.map(t => knightName(t, model)).join(", ")}, "targeted") : null];
   const attrs = {class: "hg-knight" + (mine ? " mine" : ""), style: {"--side": colour(k.owner, model)}, dataset: {knight: k.id}};
   if (tp && controls) {
     const opt = tp.options[0];
