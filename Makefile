@@ -14,12 +14,16 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed /usr/bin/chromium
+
+# The browser tests drive the distribution's Chromium (tests/browser/), never a downloaded one.
+/usr/bin/chromium:
+	apt-get update -qq && apt-get install -y -qq chromium
 
 serve: $(VENV)/.installed
 	$(VENV)/bin/battlehall serve $(ARGS)
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed /usr/bin/chromium
 	$(PY) -m pytest -q $(ARGS)
 
 fuzz: $(VENV)/.installed

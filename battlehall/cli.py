@@ -77,6 +77,9 @@ def cmd_serve(args) -> int:
         settings.redis_url = embedded.url
         print(f"battlehall: private Redis at {embedded.url} (data in {embedded.data_dir}, "
               f"appendfsync {embedded.fsync})", flush=True)
+    host = settings.host if settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+    print(f"battlehall: open http://{host if ':' not in host else f'[{host}]'}:{settings.port}/ in a browser "
+          f"to create, play and watch matches", flush=True)
     try:
         config = uvicorn_config(settings, loop=args.loop, log_level=args.log_level)
         # After uvicorn's logging setup: every WebSocket opened and closed is logged at

@@ -19,10 +19,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Match, Route
 
+from .. import steps
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import MatchOver, SetupError
-from . import auth, validate
+from . import auth, validate, web
 from .actor import MatchLive
+from .clock import now_ms
 from .config import Settings
 from .http_protocol import HttpProtocol
 from .hub import Hub
@@ -211,6 +213,33 @@ def create_app(settings: Settings) -> Starlette:
             events.append({"seq": record["seq"], "at": record["at"], **shown})
         return ORJSONResponse({**found[0], **await hub.revealed(match_id), "events": events})
 
+    async def replay_steps(request: Request) -> Response:
+        """Each step's views, re-run from the replay (steps.py), off the event loop: a long
+        match takes a fraction of a second to re-run."""
+        hub = hub_of(request)
+        match_id = request.path_params["match_id"]
+        found = await hub.summaries([match_id])
+        if not found:
+            return error_response(404, "not_found", "no such match")
+        if found[0]["status"] != "finished":
+            return error_response(409, "match_live", "the replay opens when the match has ended")
+        replay = {**found[0], **await hub.revealed(match_id)}
+        if "log" not in replay:
+            return error_response(404, "not_found", "this match has no log to re-run")
+        all_steps = await asyncio.to_thread(steps.steps, replay)
+        return ORJSONResponse({"match": match_id, "ruleset": replay["ruleset"], "seats": replay["seats"],
+                               "result": replay["result"], "steps": all_steps})
+
+    async def operator_matches(request: Request) -> Response:
+        """Live matches, and finished ones this server still keeps, with their sockets and clocks."""
+        if (refusal := refused(request, operator=True)) is not None:
+            return refusal
+        hub = hub_of(request)
+        ids = list(dict.fromkeys([*await hub.store.live_ids(), *hub.in_memory()]))
+        out = [{**summary, **hub.operator_details(summary["match"])} for summary in await hub.summaries(ids)]
+        out.sort(key=lambda m: (m["status"] != "live", -m["created_at"]))
+        return ORJSONResponse({"matches": out, "now": now_ms()})
+
     async def abort_match(request: Request) -> Response:
         if (refusal := refused(request, operator=True)) is not None:
             return refusal
@@ -264,11 +293,14 @@ def create_app(settings: Settings) -> Starlette:
         Route("/matches/{match_id}", get_match, methods=["GET"]),
         Route("/matches/{match_id}", delete_match, methods=["DELETE"]),
         Route("/matches/{match_id}/abort", abort_match, methods=["POST"]),
+        Route("/operator/matches", operator_matches, methods=["GET"]),
         Route("/matches/{match_id}/replay", replay, methods=["GET"]),
+        Route("/matches/{match_id}/replay/steps", replay_steps, methods=["GET"]),
         Route("/rulesets", rulesets, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
+        *web.routes(),
     ]
     return Starlette(routes=routes, lifespan=lifespan,
                      exception_handlers={HTTPException: http_error, StoreUnavailable: storage_error,

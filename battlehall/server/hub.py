@@ -263,6 +263,27 @@ class Hub:
             })
         return out
 
+    def in_memory(self) -> list[str]:
+        """The matches this server runs now: live ones, and finished ones still kept for their sockets."""
+        return list(self.actors)
+
+    def operator_details(self, match_id: str) -> dict:
+        """What an operator sees of a match this server runs: sockets per seat, spectators,
+        and each open prompt's seat, kind and clock (nothing hidden: no options, no cards).
+        `{"in_memory": false}` for a match it does not run."""
+        actor = self.actors.get(match_id)
+        if actor is None:
+            return {"in_memory": False}
+        core = actor.core
+        sockets = {seat: 0 for seat in core.meta["seats"]}
+        for conn in actor.conns:
+            if conn.role == "player" and conn.seat in sockets:
+                sockets[conn.seat] += 1
+        prompts = [{"id": p["id"], "seat": p["seat"], "kind": p["kind"], **core.clock.info(p["id"])}
+                   for p in core.ruleset.prompts(core.state)]
+        return {"in_memory": True, "sockets": sockets, "spectators": actor.spectators, "prompts": prompts,
+                "banks_ms": dict(core.clock.data.get("banks", {})) if core.clock.timed else None}
+
     async def revealed(self, match_id: str) -> dict:
         """What the replay of a finished match adds to its summary to re-run it: the seed,
         the options and setup it started from, and every answer and timeout in order."""

@@ -10,16 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def slow_server(tmp_path_factory):
-    srv = ServerProcess(tmp_path_factory.mktemp("slow"), env={"BATTLEHALL_RATE_PER_S": "2"}).start()
-    yield srv
-    srv.stop()
+def slow_server(start_server):
+    return start_server("slow", env={"BATTLEHALL_RATE_PER_S": "2"})
 
 
 def test_js_client_library(server, slow_server):
@@ -27,8 +24,11 @@ def test_js_client_library(server, slow_server):
     assert node, "Node.js 20+ is needed for the client library's tests"
     tests = sorted(str(p) for p in (ROOT / "tests" / "js").glob("*.test.mjs"))
     env = {**os.environ, "BATTLEHALL_URL": server.url, "BATTLEHALL_SLOW_URL": slow_server.url}
-    run = subprocess.run([node, "--experimental-websocket", "--test", "--test-reporter=spec", *tests],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    try:
+        run = subprocess.run([node, "--experimental-websocket", "--test", "--test-reporter=spec", *tests],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"node --test did not finish: {exc.stdout}{exc.stderr}")
     print(run.stdout[-6000:], run.stderr[-3000:])
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
     assert "# fail 0" in run.stdout or "ℹ fail 0" in run.stdout

@@ -15,7 +15,7 @@ test("wsUrl builds the socket address from an http base", () => {
 });
 
 test("a whole duel between two clients, with a spectator: prompts, acts, acks, the end", async (t) => {
-  const created = await create({ seed: 5, options: { hp: 3 } });
+  const created = await create({ seed: 5, options: { hp: 6 } });
   const seats = { alice: client(created, "alice"), bob: client(created, "bob") };
   const watcher = client(created, null);
   t.after(() => { for (const c of [...Object.values(seats), watcher]) c.close(); });
@@ -39,7 +39,7 @@ test("a whole duel between two clients, with a spectator: prompts, acts, acks, t
   const [result] = await ended;
   assert.equal(result.winners.length, 1);
   const acks = await Promise.all(answers); // every answer acknowledged, the last one after match_ended
-  assert.ok(acks.length >= 3, `${acks.length} acks`);
+  assert.ok(acks.length >= 3, `${acks.length} acks`); // 1-3 damage a strike: the winner struck twice at least, the other between
   assert.ok(acks.every((a) => a.t === "ack" && typeof a.seq === "number"));
   // Every event once, in order, for the spectator, none with a prompt's options.
   const seqs = seenByWatcher.map((e) => e.seq);

@@ -224,6 +224,7 @@ export class BattlehallClient {
   close(reason = "closed") {
     this._closedByUser = true;
     this._clearTimers();
+    this._stopKeepAlive();
     if (this._ws) {
       try { this._ws.close(1000); } catch { /* already closing */ }
       this._ws = null;
@@ -371,6 +372,7 @@ export class BattlehallClient {
   _fail(error) {
     this._closedByUser = true;
     this._clearTimers();
+    this._stopKeepAlive();
     for (const [, p] of this._pending) {
       clearTimeout(p.timer);
       p.reject(error);

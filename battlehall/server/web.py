@@ -1,0 +1,72 @@
+"""The web client's pages and static files, served by the server itself (no build step, no CDN).
+
+Each page is one HTML shell whose script reads the match id from the path and any token
+from the URL fragment, which browsers never send: tokens stay out of requests and logs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+
+# Only this server's own scripts, styles and images; sockets to any ws:/wss: address
+# (a match may be served by another node, which redirects there). Inline styles are
+# allowed for drawing code that sets them; inline scripts are not.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
+
+# By suffix, not from the machine's mime.types (which calls .ts a video or a Qt file):
+# a module script with the wrong type is refused by browsers.
+TYPES = {".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+         ".css": "text/css; charset=utf-8", ".d.ts": "text/plain; charset=utf-8", ".ts": "text/plain; charset=utf-8",
+         ".html": "text/html; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
+         ".png": "image/png", ".woff2": "font/woff2"}
+
+
+def secured(response: Response) -> Response:
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Cache-Control"] = "no-cache"  # revalidated (ETag) on every load: a new version shows at once
+    return response
+
+
+def content_type(path: str) -> str | None:
+    name = path.lower()
+    for suffix in sorted(TYPES, key=len, reverse=True):
+        if name.endswith(suffix):
+            return TYPES[suffix]
+    return None
+
+
+class Static(StaticFiles):
+    def file_response(self, full_path, stat_result, scope, status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        kind = content_type(str(full_path))
+        if kind is not None:
+            response.headers["content-type"] = kind
+        return secured(response)
+
+
+def page(name: str):
+    async def serve(request: Request) -> Response:
+        return secured(FileResponse(WEB / name, media_type=TYPES[".html"]))
+    return serve
+
+
+def routes() -> list:
+    return [
+        Route("/", page("lobby.html"), methods=["GET", "HEAD"]),
+        Route("/play/{match_id}", page("play.html"), methods=["GET", "HEAD"]),
+        Route("/watch/{match_id}", page("watch.html"), methods=["GET", "HEAD"]),
+        Route("/replay/{match_id}", page("replay.html"), methods=["GET", "HEAD"]),
+        Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
+        Mount("/static", Static(directory=WEB / "static"), name="static"),
+    ]

@@ -1,0 +1,224 @@
+// The lobby: the rulesets this server runs, a form to create a match, the links to share,
+// and the public matches being played now.
+import { request } from "./battlehall.js";
+import { BASE, banner, copyRow, el, errorText, playLink, replayLink, resultText, watchLink } from "./page.js";
+
+const NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
+               "mallory", "niaj", "olivia", "peggy", "rupert", "sybil"];
+const KEY = "battlehall.apiKey";
+
+const main = document.getElementById("main");
+const note = banner(document.getElementById("banner"));
+const form = document.getElementById("create");
+let rulesets = [];
+
+function field(label, input, hint) {
+  return el("label", {}, el("span", {}, label), input, hint ? el("small", { class: "muted" }, hint) : null);
+}
+
+function optionInput(name, spec) {
+  const value = spec.default;
+  const id = `opt-${name}`;
+  if (typeof value === "boolean") {
+    return el("label", { class: "inline", title: spec.doc || "" },
+              el("input", { type: "checkbox", id, name: id, checked: value, dataset: { option: name, kind: "bool" } }),
+              el("span", {}, `${name}`), el("small", { class: "muted" }, spec.doc || ""));
+  }
+  const kind = typeof value === "number" ? "number" : typeof value === "string" ? "string" : "json";
+  const input = el("input", {
+    type: kind === "number" ? "number" : "text", id, name: id, dataset: { option: name, kind },
+    value: kind === "json" ? JSON.stringify(value) : value, class: kind === "json" ? "mono" : null,
+  });
+  return field(name, input, spec.doc);
+}
+
+function seatInputs(count) {
+  const box = document.getElementById("seats");
+  const old = [...box.querySelectorAll("input")].map((i) => i.value);
+  box.replaceChildren();
+  for (let i = 0; i < count; i++) {
+    box.append(field(`Seat ${i + 1}`, el("input", {
+      type: "text", name: `seat-${i}`, id: `seat-${i}`, value: old[i] || NAMES[i], required: true,
+      pattern: "[A-Za-z0-9_.\\-]{1,32}", maxlength: 32, autocomplete: "off",
+    })));
+  }
+}
+
+function showRuleset() {
+  const r = rulesets.find((x) => x.name === form.ruleset.value);
+  document.getElementById("ruleset-summary").textContent = r ? r.summary || "" : "";
+  const count = form["seat-count"];
+  count.replaceChildren(...Array.from({ length: r.seats.max - r.seats.min + 1 },
+                                      (_, i) => el("option", { value: r.seats.min + i }, r.seats.min + i)));
+  seatInputs(r.seats.min);
+  const box = document.getElementById("options");
+  box.replaceChildren(...Object.entries(r.options || {}).map(([name, spec]) => optionInput(name, spec)));
+  box.closest("fieldset").hidden = !Object.keys(r.options || {}).length;
+}
+
+function buildForm() {
+  const usable = rulesets.filter((r) => !r.error);
+  form.replaceChildren(
+    field("Ruleset", el("select", { id: "ruleset", name: "ruleset" },
+                        usable.map((r) => el("option", { value: r.name }, `${r.name} (${r.seats.min === r.seats.max ? r.seats.min : `${r.seats.min}–${r.seats.max}`} seats)`)))),
+    el("p", { id: "ruleset-summary", class: "muted small" }),
+    el("fieldset", {}, el("legend", {}, "Seats"),
+       field("How many", el("select", { id: "seat-count", name: "seat-count" })),
+       el("div", { id: "seats", class: "grid" })),
+    el("fieldset", {}, el("legend", {}, "Options"), el("div", { id: "options" })),
+    el("details", {},
+       el("summary", {}, "Clock, seed, spectators"),
+       el("fieldset", {}, el("legend", {}, "Clock"),
+          el("label", { class: "inline" }, el("input", { type: "checkbox", id: "untimed", name: "untimed" }), el("span", {}, "Untimed (prompts never expire)")),
+          field("Seconds per prompt", el("input", { type: "number", id: "prompt-s", name: "prompt-s", value: 30, min: 1, step: "any" })),
+          field("Time bank per seat, seconds", el("input", { type: "number", id: "bank-s", name: "bank-s", value: 120, min: 0, step: "any" }))),
+       el("fieldset", {}, el("legend", {}, "Seed"),
+          field("Seed (optional)", el("input", { type: "number", id: "seed", name: "seed", min: 0, step: 1 }),
+                "Mixed into a secret seed; the same public seed deals the same cards."),
+          el("label", { class: "inline" }, el("input", { type: "checkbox", id: "seed-public", name: "seed-public" }), el("span", {}, "Public seed (anyone who knows it knows every card)"))),
+       el("fieldset", {}, el("legend", {}, "Spectators"),
+          el("label", { class: "inline" }, el("input", { type: "checkbox", id: "spec-allowed", name: "spec-allowed", checked: true }), el("span", {}, "Spectators allowed")),
+          el("label", { class: "inline" }, el("input", { type: "checkbox", id: "spec-public", name: "spec-public" }), el("span", {}, "Public: listed here, anyone may watch")),
+          field("Stream delay, seconds", el("input", { type: "number", id: "delay-s", name: "delay-s", value: 0, min: 0, max: 3600, step: "any" })),
+          field("At most this many watching", el("input", { type: "number", id: "spec-max", name: "spec-max", value: 10000, min: 0, step: 1 }))),
+       el("fieldset", {}, el("legend", {}, "Server key"),
+          field("API key (only if this server requires one)",
+                el("input", { type: "password", id: "api-key", name: "api-key", autocomplete: "off", value: sessionStorage.getItem(KEY) || "" })))),
+    el("div", { class: "row" }, el("button", { type: "submit", class: "primary", id: "create-button" }, "Create the match")),
+  );
+  form.ruleset.addEventListener("change", showRuleset);
+  form["seat-count"].addEventListener("change", () => seatInputs(Number(form["seat-count"].value)));
+  showRuleset();
+}
+
+function number(name) {
+  const raw = form[name].value.trim();
+  return raw === "" ? null : Number(raw);
+}
+
+function body() {
+  const seats = [...document.querySelectorAll("#seats input")].map((i) => i.value.trim());
+  const options = {};
+  for (const input of document.querySelectorAll("#options [data-option]")) {
+    const { option, kind } = input.dataset;
+    if (kind === "bool") options[option] = input.checked;
+    else if (kind === "number") options[option] = input.value === "" ? null : Number(input.value);
+    else if (kind === "string") options[option] = input.value;
+    else {
+      try { options[option] = JSON.parse(input.value); } catch { throw Object.assign(new Error(`The option ${option} is not valid JSON.`), { path: `options.${option}` }); }
+    }
+  }
+  const out = {
+    ruleset: form.ruleset.value, seats, options,
+    clock: { prompt_ms: form.untimed.checked ? null : Math.round(number("prompt-s") * 1000), bank_ms: Math.round((number("bank-s") ?? 0) * 1000) },
+    spectators: { allowed: form["spec-allowed"].checked, public: form["spec-public"].checked,
+                  delay_ms: Math.round((number("delay-s") ?? 0) * 1000), max: number("spec-max") ?? 10000 },
+  };
+  const seed = number("seed");
+  if (seed !== null) out.seed = seed;
+  if (form["seed-public"].checked) out.seed_public = true;
+  return out;
+}
+
+const FIELDS = { seed: "seed", seed_public: "seed-public", "clock.prompt_ms": "prompt-s", "clock.bank_ms": "bank-s",
+                 "spectators.delay_ms": "delay-s", "spectators.max": "spec-max" };
+
+// The form field a 400's `path` names, to point at it.
+function fieldFor(path) {
+  if (!path) return null;
+  let m = path.match(/^seats\[(\d+)\]$/);
+  if (m) return document.getElementById(`seat-${m[1]}`);
+  if (path === "seats") return form["seat-count"];
+  m = path.match(/^options\.([^.[]+)/);
+  if (m) return document.getElementById(`opt-${m[1]}`);
+  const id = FIELDS[path];
+  return id ? document.getElementById(id) : null;
+}
+
+async function create(event) {
+  event.preventDefault();
+  for (const bad of form.querySelectorAll("[aria-invalid]")) bad.removeAttribute("aria-invalid");
+  note.clear();
+  const button = document.getElementById("create-button");
+  button.disabled = true;
+  main.dataset.status = "creating";
+  const apiKey = form["api-key"].value.trim();
+  try {
+    const created = await request(BASE, "/matches", { method: "POST", body: body(), apiKey: apiKey || undefined });
+    if (apiKey) sessionStorage.setItem(KEY, apiKey);
+    showLinks(created);
+    main.dataset.status = "created";
+    loadLive();
+  } catch (err) {
+    main.dataset.status = "error";
+    const target = fieldFor(err.path);
+    let text = errorText(err);
+    if (err.code === "bad_setup" || err.code === "bad_request" || err.path) text = `${err.message}${err.path ? ` (${err.path})` : ""}`;
+    if (err.code === "unauthorized") {
+      text = "This server needs its API key to create matches: enter it under “Server key”.";
+      form.querySelector("details").open = true;
+    }
+    note.show("error", text);
+    if (target) {
+      target.setAttribute("aria-invalid", "true");
+      target.closest("details")?.setAttribute("open", "");
+      target.focus();
+    }
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function showLinks(created) {
+  const panel = document.getElementById("links-panel");
+  const box = document.getElementById("links");
+  const items = Object.entries(created.tokens).map(([seat, token]) =>
+    el("li", { dataset: { link: "seat", seat } }, el("strong", {}, `Play as ${seat}`), copyRow(`Link to play as ${seat}`, playLink(created.match, token))));
+  if (created.spectator_token) {
+    items.push(el("li", { dataset: { link: "spectator" } }, el("strong", {}, "Watch (spectators)"),
+                  copyRow("Link to watch", watchLink(created.match, created.spectator_token))));
+  }
+  items.push(el("li", { dataset: { link: "replay" } }, el("strong", {}, "Replay (opens when the match ends)"),
+                copyRow("Link to the replay", replayLink(created.match))));
+  box.replaceChildren(el("p", {}, "Match ", el("code", { id: "match-id" }, created.match), ` (${created.ruleset}).`),
+                      el("ul", { class: "links" }, items));
+  panel.hidden = false;
+  panel.querySelector("input")?.focus();
+}
+
+async function loadLive() {
+  const box = document.getElementById("live");
+  try {
+    const { matches } = await request(BASE, "/matches?status=live");
+    const open = matches.filter((m) => m.spectator_settings && m.spectator_settings.allowed && m.spectator_settings.public);
+    if (!open.length) {
+      box.replaceChildren(el("p", { class: "muted" }, "No public match is being played right now."));
+      return;
+    }
+    box.replaceChildren(el("div", { class: "table-wrap" }, el("table", {},
+      el("thead", {}, el("tr", {}, ["Match", "Ruleset", "Seats", "Watching", ""].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, open.map((m) => el("tr", { dataset: { match: m.match } },
+        el("td", {}, el("code", {}, m.match), m.label && Object.keys(m.label).length ? el("div", { class: "muted small" }, Object.values(m.label).join(" · ")) : null),
+        el("td", {}, m.ruleset), el("td", {}, m.seats.join(", ")), el("td", {}, m.spectators),
+        el("td", {}, m.status === "live" ? el("a", { href: watchLink(m.match), class: "button" }, "Watch") : resultText(m.result))))))));
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "banner warn" }, `The list of matches cannot be read: ${errorText(err)}`));
+  }
+}
+
+async function start() {
+  form.addEventListener("submit", create);
+  document.getElementById("refresh").addEventListener("click", loadLive);
+  try {
+    rulesets = (await request(BASE, "/rulesets")).rulesets;
+    buildForm();
+    main.dataset.status = "ready";
+  } catch (err) {
+    note.show("error", `The server's rulesets cannot be read: ${errorText(err)}`);
+    main.dataset.status = "error";
+  }
+  loadLive();
+  setInterval(() => { if (!document.hidden) loadLive(); }, 5000);
+}
+
+start();

@@ -1,0 +1,193 @@
+// What every page shares: building elements, reading the address, loading a ruleset's
+// drawing module, and saying what the connection is doing in words.
+import { explain } from "./battlehall.js";
+
+/** An element: el("a", {href: "/", class: "x", dataset: {seq: 3}, onclick: fn}, "text", child). */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "dataset") Object.assign(node.dataset, value);
+    else if (name.startsWith("on") && typeof value === "function") node.addEventListener(name.slice(2), value);
+    else if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+/** The match id: the last part of the path (/play/m_..., /watch/m_..., /replay/m_...). */
+export function matchIdFromPath() {
+  return decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
+}
+
+/** The fields of the URL fragment (#token=...): never sent to the server in a request. */
+export function fragment() {
+  return new URLSearchParams(location.hash.replace(/^#/, ""));
+}
+
+/** This server's address (pages talk to the server that served them). */
+export const BASE = location.origin;
+
+/** Links to share: the token goes in the fragment. */
+export function playLink(match, token) {
+  return `${BASE}/play/${encodeURIComponent(match)}#token=${encodeURIComponent(token)}`;
+}
+export function watchLink(match, token) {
+  return `${BASE}/watch/${encodeURIComponent(match)}${token ? `#token=${encodeURIComponent(token)}` : ""}`;
+}
+export function replayLink(match) {
+  return `${BASE}/replay/${encodeURIComponent(match)}`;
+}
+
+// -- ruleset drawing modules -------------------------------------------------------------
+
+/** Draws any view: its JSON, and every option of every prompt as a button. Used when no
+ * module for the ruleset (nor rulesets/generic.js) can be loaded. */
+export const fallbackDrawing = {
+  render(root, model, controls) {
+    root.replaceChildren();
+    if (model.prompts && model.prompts.length) {
+      const bar = el("div", { class: "prompt-bar panel" });
+      for (const p of model.prompts) {
+        const group = el("div", { class: "row", role: "group", "aria-label": p.text || p.kind },
+                         el("strong", {}, p.text || p.kind));
+        for (const o of p.options || []) {
+          group.append(el("button", {
+            type: "button", dataset: { prompt: p.id, option: o.id }, disabled: !controls,
+            onclick: () => controls && controls.choose(p.id, o.id, firstArgs(o)),
+          }, o.text || o.id, p.default === o.id ? " (default)" : ""));
+        }
+        bar.append(group);
+      }
+      root.append(bar);
+    }
+    root.append(el("pre", { class: "generic-view", "aria-label": "the view" }, JSON.stringify(model.view, null, 2)));
+  },
+  describe(event) {
+    const data = JSON.stringify(event.data);
+    return `${event.kind.replaceAll("_", " ")} ${data.length > 120 ? data.slice(0, 117) + "…" : data}`;
+  },
+};
+
+function firstArgs(option) {
+  const source = option.combos && option.combos.length ? option.combos[0] : option.args || {};
+  return Object.fromEntries(Object.entries(source).map(([k, v]) => [k, v[0]]));
+}
+
+const drawings = new Map();
+
+/** The ruleset's drawing module (rulesets/<name>.js), else rulesets/generic.js, else the fallback. */
+export function loadDrawing(ruleset) {
+  if (!drawings.has(ruleset)) drawings.set(ruleset, (async () => {
+    if (/^[a-z0-9_-]+$/.test(ruleset)) {
+      addStyle(`/static/rulesets/${ruleset}.css`);
+      try { return await import(`/static/rulesets/${ruleset}.js`); } catch { /* not written yet */ }
+    }
+    try { return await import("/static/rulesets/generic.js"); } catch { /* not written yet */ }
+    return fallbackDrawing;
+  })());
+  return drawings.get(ruleset);
+}
+
+function addStyle(href) {
+  if (document.querySelector(`link[href="${href}"]`)) return;
+  const link = el("link", { rel: "stylesheet", href });
+  link.addEventListener("error", () => link.remove()); // a ruleset without a stylesheet of its own
+  document.head.append(link);
+}
+
+/** One line for the event log: the module's words, else the fallback's; null to skip. */
+export function describeEvent(drawing, event, model) {
+  try {
+    if (drawing.describe) return drawing.describe(event, model);
+  } catch (err) {
+    console.error("describe failed", err);
+  }
+  return fallbackDrawing.describe(event);
+}
+
+/** Render through the module; a module that throws leaves the fallback drawing and a note. */
+export function draw(drawing, root, model, controls) {
+  try {
+    drawing.render(root, model, controls);
+  } catch (err) {
+    console.error("render failed", err);
+    fallbackDrawing.render(root, model, controls);
+    root.prepend(el("p", { class: "banner warn" }, "This board could not be drawn; showing the raw view instead."));
+  }
+}
+
+// -- what is going on, in words ----------------------------------------------------------
+
+/** A banner element's controller: show(kind, text) with kind "info" | "warn" | "error", clear(). */
+export function banner(node) {
+  return {
+    show(kind, text) {
+      node.className = `banner ${kind}`;
+      node.setAttribute("role", kind === "error" ? "alert" : "status");
+      node.textContent = text;
+      node.hidden = false;
+    },
+    clear() {
+      node.hidden = true;
+      node.textContent = "";
+    },
+  };
+}
+
+/** The words for a connection status of BattlehallClient. */
+export function statusText(status, detail = {}) {
+  switch (status) {
+    case "connecting": return "Connecting…";
+    case "open": return "Connected.";
+    case "reconnecting": {
+      const wait = detail.retryInMs ? ` in ${Math.max(1, Math.round(detail.retryInMs / 1000))} s` : "";
+      return `Connection lost; reconnecting${wait}. Your place in the match is kept.`;
+    }
+    case "closed": return detail.code ? explain(detail.code, detail.reason) : detail.reason === "ended" ? "The match is over." : "Disconnected.";
+    default: return status;
+  }
+}
+
+/** A sentence for an error from request() or the client. */
+export function errorText(err) {
+  if (!err) return "";
+  if (err.code) return explain(err.code, err.message);
+  return err.message || String(err);
+}
+
+/** A result in words: "alice wins (realms)", "draw", "aborted". */
+export function resultText(result) {
+  if (!result) return "";
+  if (result.reason === "aborted") return "Aborted by the operator.";
+  if (result.draw) return `Draw (${result.reason}).`;
+  const winners = result.winners || [];
+  if (!winners.length) return `Over: no winner (${result.reason}).`;
+  return `${winners.join(" and ")} ${winners.length > 1 ? "win" : "wins"} (${result.reason}).`;
+}
+
+/** Milliseconds as "1:05" or "12 s". */
+export function duration(ms) {
+  if (ms === null || ms === undefined) return "";
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}` : `${s} s`;
+}
+
+/** A text field with a copy button, for a link to share. */
+export function copyRow(label, value, attrs = {}) {
+  const input = el("input", { type: "text", readonly: true, value, "aria-label": label, ...attrs });
+  const button = el("button", {
+    type: "button",
+    onclick: async () => {
+      input.select();
+      try { await navigator.clipboard.writeText(value); button.textContent = "Copied"; } catch { document.execCommand && document.execCommand("copy"); button.textContent = "Selected"; }
+      setTimeout(() => { button.textContent = "Copy"; }, 1500);
+    },
+  }, "Copy");
+  return el("div", { class: "copy-row" }, input, button, el("a", { href: value, target: "_blank", rel: "noopener" }, "Open"));
+}

@@ -1,0 +1,146 @@
+// The replay page: a finished match step by step, every seat's view side by side (so every
+// hand is shown), with a scrubber, step forward/back and play at a chosen speed.
+// GET /matches/{id}/replay gives the events with nothing hidden; GET .../replay/steps the
+// views after each answer, re-run by the server from the match's seed and log.
+import { request } from "./battlehall.js";
+import { BASE, banner, describeEvent, draw, el, errorText, loadDrawing, matchIdFromPath, resultText, watchLink } from "./page.js";
+
+const main = document.getElementById("main");
+const note = banner(document.getElementById("banner"));
+const scrubber = document.getElementById("scrubber");
+const playButton = document.getElementById("play");
+const logBox = document.getElementById("log");
+const matchId = matchIdFromPath();
+
+let replay = null;
+let steps = [];
+let drawing = null;
+let current = 0;
+let timer = null;
+const seatRoots = new Map();
+const logItems = new Map(); // seq -> <li>
+
+function revealed(event) {
+  // The event's public data with every seat's private part, for the words of the log.
+  const data = { ...event.data };
+  for (const part of Object.values(event.private || {})) Object.assign(data, part);
+  return { seq: event.seq, at: event.at, kind: event.kind, data };
+}
+
+function entryText(k) {
+  const step = steps[k];
+  if (k === 0) return "The start.";
+  const entry = step.entry;
+  if (entry.abort) return "The operator aborted the match.";
+  const before = steps[k - 1];
+  const prompt = Object.values(before.prompts).flat().find((p) => p.id === entry.prompt);
+  if (entry.timeout) return `${prompt ? prompt.seat : "A seat"}'s time ran out: the default was applied${prompt ? ` to “${prompt.text || prompt.kind}”` : ""}.`;
+  const option = prompt && (prompt.options || []).find((o) => o.id === entry.option);
+  const args = entry.args && Object.keys(entry.args).length ? ` (${Object.entries(entry.args).map(([k2, v]) => `${k2} ${JSON.stringify(v)}`).join(", ")})` : "";
+  return `${entry.seat} answered “${prompt ? prompt.text || prompt.kind : entry.prompt}”: ${option ? option.text : entry.option}${args}.`;
+}
+
+function show(k) {
+  current = Math.max(0, Math.min(steps.length - 1, k));
+  const step = steps[current];
+  for (const seat of replay.seats) {
+    const model = { ruleset: replay.ruleset, view: step.views[seat], seat, role: "replay",
+                    prompts: step.prompts[seat] || [], seats: replay.seats };
+    draw(drawing, seatRoots.get(seat), model, null);
+  }
+  scrubber.value = String(current);
+  scrubber.setAttribute("aria-valuetext", `step ${current} of ${steps.length - 1}`);
+  main.dataset.step = String(current);
+  main.dataset.seq = String(step.seq);
+  document.getElementById("position").textContent = `Step ${current} of ${steps.length - 1} · event #${step.seq}`;
+  document.getElementById("step-text").textContent = entryText(current);
+  for (const li of logItems.values()) li.classList.remove("current");
+  let first = null;
+  for (let seq = step.first_seq; seq <= step.seq; seq++) {
+    const li = logItems.get(seq);
+    if (li) { li.classList.add("current"); first = first || li; }
+  }
+  if (first) logBox.scrollTop = first.offsetTop - logBox.offsetTop - 8;
+  document.getElementById("back").disabled = current === 0;
+  document.getElementById("first").disabled = current === 0;
+  document.getElementById("forward").disabled = current === steps.length - 1;
+  document.getElementById("last").disabled = current === steps.length - 1;
+  if (current === steps.length - 1) pause();
+}
+
+function play() {
+  if (current >= steps.length - 1) show(0);
+  const speed = Number(document.getElementById("speed").value) || 1;
+  clearInterval(timer);
+  timer = setInterval(() => show(current + 1), 1000 / speed);
+  playButton.textContent = "⏸ Pause";
+  playButton.setAttribute("aria-label", "Pause");
+  main.dataset.playing = "true";
+}
+
+function pause() {
+  clearInterval(timer);
+  timer = null;
+  playButton.textContent = "▶ Play";
+  playButton.setAttribute("aria-label", "Play");
+  main.dataset.playing = "false";
+}
+
+function wire() {
+  document.getElementById("first").addEventListener("click", () => { pause(); show(0); });
+  document.getElementById("back").addEventListener("click", () => { pause(); show(current - 1); });
+  document.getElementById("forward").addEventListener("click", () => { pause(); show(current + 1); });
+  document.getElementById("last").addEventListener("click", () => { pause(); show(steps.length - 1); });
+  playButton.addEventListener("click", () => (timer ? pause() : play()));
+  document.getElementById("speed").addEventListener("change", () => { if (timer) play(); });
+  scrubber.addEventListener("input", () => { pause(); show(Number(scrubber.value)); });
+  document.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.altKey || e.ctrlKey || e.metaKey) return;
+    const keys = { ArrowLeft: () => show(current - 1), ArrowRight: () => show(current + 1), Home: () => show(0), End: () => show(steps.length - 1) };
+    if (keys[e.key]) { e.preventDefault(); pause(); keys[e.key](); }
+    else if (e.key === " " && !(e.target instanceof HTMLButtonElement)) { e.preventDefault(); timer ? pause() : play(); }
+  });
+}
+
+async function start() {
+  main.dataset.status = "loading";
+  try {
+    [replay, { steps }] = await Promise.all([
+      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay`),
+      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay/steps`),
+    ]);
+  } catch (err) {
+    main.dataset.status = "error";
+    if (err.code === "match_live") {
+      note.show("info", "This match is still being played: its replay opens when it ends.");
+      document.getElementById("summary").append(el("a", { href: watchLink(matchId) }, "Watch it live (with the spectator link if it is not public)"));
+    } else {
+      note.show("error", errorText(err));
+    }
+    return;
+  }
+  drawing = await loadDrawing(replay.ruleset);
+  document.title = `Replay ${replay.seats.join(" vs ")} · Battlehall`;
+  document.getElementById("title").textContent = `Replay: ${replay.ruleset}, ${replay.seats.join(" vs ")}`;
+  const result = el("strong", { dataset: { result: JSON.stringify(replay.result) } }, resultText(replay.result));
+  document.getElementById("summary").replaceChildren(result, ` ${replay.events.length} events, ${steps.length - 1} answers. Seed ${replay.seed}.`);
+  const seatsBox = document.getElementById("seats");
+  for (const seat of replay.seats) {
+    const root = el("div", { class: "seat-root", dataset: { seat } });
+    seatsBox.append(el("section", { class: "panel", "aria-label": `${seat}'s view` }, el("h2", {}, `${seat} sees`), root));
+    seatRoots.set(seat, root);
+  }
+  for (const event of replay.events) {
+    const shown = revealed(event);
+    const text = describeEvent(drawing, shown, { ruleset: replay.ruleset, seats: replay.seats, role: "replay" }) ?? null;
+    const li = el("li", { dataset: { seq: event.seq } }, el("span", { class: "seq" }, `#${event.seq}`), text ?? event.kind);
+    logItems.set(event.seq, li);
+    logBox.append(li);
+  }
+  scrubber.max = String(steps.length - 1);
+  wire();
+  main.dataset.status = "ready";
+  show(0);
+}
+
+start();
