@@ -73,12 +73,12 @@ export function same(a, b) {
 
 /** The player names as given, but "you" for the viewer's own seat. */
 export function who(seat, model) {
-  return model && seat === model.seat ? "you" : String(seat);
+  return model && model.role !== "replay" && seat === model.seat ? "you" : String(seat);
 }
 
 /** "your" for the viewer's own seat, else "bob's". */
 export function whose(seat, model) {
-  return model && seat === model.seat ? "your" : `${seat}'s`;
+  return who(seat, model) === "you" ? "your" : `${seat}'s`;
 }
 
 export function plural(n, word, many = word + "s") {

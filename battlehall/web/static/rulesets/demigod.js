@@ -3,7 +3,7 @@
 // up; click a card of your hand: the squares it may aim at light up (and its area, under
 // the pointer); click the square. In a reaction window the hand's cards defend.
 
-import {el, useCss, rulesetInfo, who, words, plural, describeCommon, optionsOf, same} from "./common.js";
+import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, optionsOf, same} from "./common.js";
 
 useCss(new URL("./demigod.css", import.meta.url).href);
 
@@ -221,7 +221,7 @@ function handEl(view, model, tp, dp, controls) {
     }
     return el("div", {...attrs, tabindex: 0}, body);
   });
-  return el("div.dg-hand", {}, el("h4", {}, `Your hand (${view.hand.length})`), el("div.dg-cards", {}, cards));
+  return el("div.dg-hand", {}, el("h4", {}, `${who(model.seat, model) === "you" ? "Your" : whose(model.seat, model)} hand (${view.hand.length})`), el("div.dg-cards", {}, cards));
 }
 
 function unitsEl(view, model) {

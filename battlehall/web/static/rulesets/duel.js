@@ -18,7 +18,7 @@ export function render(root, model, controls) {
     const left = Math.max(0, hp[seat] ?? 0);
     return el("div.duel-fighter", {class: "duel-fighter" + (mine ? " mine" : "") + (toAct.includes(seat) ? " acting" : ""),
                                    dataset: {seat}},
-      el("h3", {}, mine ? `${seat} (you)` : seat),
+      el("h3", {}, mine && model.role !== "replay" ? `${seat} (you)` : seat),
       el("div.duel-hp", {role: "meter", "aria-valuemin": 0, "aria-valuemax": start, "aria-valuenow": left,
                          "aria-label": `${seat} hit points`},
         el("div.duel-hp-fill", {style: {width: `${(100 * left) / start}%`}}), el("span", {}, `${hp[seat] ?? "?"} HP`)),

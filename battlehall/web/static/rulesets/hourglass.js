@@ -3,7 +3,7 @@
 // parts, the Battlecards placed (face down until revealed), and the viewer's Battle Hand.
 // Targets are given on the board; a card in the hand is clicked to place it.
 
-import {el, useCss, who, words, plural, describeCommon, optionsOf, legal, same} from "./common.js";
+import {el, useCss, who, whose, words, plural, describeCommon, optionsOf, legal, same} from "./common.js";
 
 useCss(new URL("./hourglass.css", import.meta.url).href);
 
@@ -24,7 +24,7 @@ function colour(side, model) {
 function knightName(id, model) {
   const m = /^(.*)-(\d+)@(.*)$/.exec(String(id));
   if (!m) return String(id);
-  return m[1] === "bandits" || m[1] === "bandit" ? `Bandit ${m[2]}` : m[1] === model.seat ? `your Knight ${m[2]}` : `${m[1]}'s Knight ${m[2]}`;
+  return m[1] === "bandits" || m[1] === "bandit" ? `Bandit ${m[2]}` : `${whose(m[1], model)} Knight ${m[2]}`;
 }
 
 function cardKind(instance, model) {
@@ -233,7 +233,7 @@ function handEl(view, model, controls) {
     : ap && controls ? (placing ? "Now click the card to discard (the other players do not see which)." : "Attack: click the Battlecard to place face up.")
     : null;
   return el("section.hg-hand", {},
-    el("h4", {}, `Your Battle Hand (${view.my_hand.length}) · discards ${(view.my_discards || []).length}`),
+    el("h4", {}, `${who(model.seat, model) === "you" ? "Your" : whose(model.seat, model)} Battle Hand (${view.my_hand.length}) · discards ${(view.my_discards || []).length}`),
     hint ? el("p.hg-hint", {}, hint, placing ? el("button", {type: "button", onclick: () => { placing = null; rerender(); }}, "Cancel") : null) : null,
     el("div.hg-cards", {}, cards),
     el("p.hg-muted", {}, "Others: ", Object.entries(view.hands || {}).filter(([s]) => s !== model.seat)

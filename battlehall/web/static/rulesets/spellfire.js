@@ -285,15 +285,15 @@ function battleEl(view, model, controls) {
   let ahead = "";
   if (a && d) ahead = ta > td ? `${who(a.seat, model)} (attacker) ahead, ${ta} to ${td}` : `${who(d.seat, model)} (defender) ahead, ${td} to ${ta}${ta === td ? " (a tie goes to the defender)" : ""}`;
   const sideEl = (name, s) => el("div", {class: `sf-side sf-${name}`},
-    el("h4", {}, `${name === "attacker" ? "Attacker" : "Defender"}: ${s ? who(s.seat, model) : (name === "attacker" ? b.attacker : b.defender)}`,
+    el("h4", {}, `${name === "attacker" ? "Attacker" : "Defender"}: ${who(s ? s.seat : (name === "attacker" ? b.attacker : b.defender), model)}`,
       s ? el("span.sf-total", {}, ` total ${s.total ?? "?"}`) : null),
     s && (s.card || s.def) ? cardEl(s, model, controls, {cls: "sf-fighter", extra: s.from ? el("span.sf-tag", {}, `from ${s.from}`) : null})
       : el("p.sf-none", {}, name === "defender" ? "no defender yet" : "no champion yet"),
     s && s.attached && s.attached.length ? el("div.sf-cards", {}, "with ", s.attached.map(c => cardEl(c, model, controls))) : null,
     s && s.played && s.played.length ? el("div.sf-cards", {}, "played ", s.played.map(c => cardEl(c, model, controls))) : null);
   return el("section.sf-battle", {"aria-label": "the battle"},
-    el("h3", {}, `Battle for `, cardEl(b, model, controls, {cls: "sf-realm", actions: false}),
-      ` (${whose(b.defender, model)} ${b.slot || ""}) · round ${b.round ?? 1}`, b.defeats ? ` · defeats ${b.defeats}` : ""),
+    el("h3", {}, `Battle for `, cardEl(b, model, controls, {cls: "sf-battle-realm", actions: false}),
+      ` (${whose(b.defender, model)} ${b.slot || ""})`, b.round ? ` · round ${b.round}` : "", b.defeats ? ` · defeats ${b.defeats}` : ""),
     ahead ? el("p.sf-ahead", {}, ahead) : null,
     el("div.sf-sides", {}, sideEl("attacker", a), el("div.sf-vs", {}, "vs"), sideEl("defender", d)));
 }
