@@ -37,17 +37,19 @@ MATCHES = {
 }
 OPEN = "#play[data-status=open]"
 # What a screenshot of the middle of a match waits for: a battle, cards face down, a target to aim at.
-MIDGAME = {"duel": ".duel-fighter.acting .duel-move", "spellfire": ".sf-battle",
+MIDGAME = {"duel": ".duel-fighter.acting .duel-move", "spellfire": ".sf-defender .sf-fighter",
            "hourglass": ".hg-current .hg-card.back", "demigod": ".dg-cell.mark-target"}
 
 
-async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int]:
+async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int, int]:
     """Each page in turn does what its board offers, or answers from the prompt bar (after
     a few board clicks with the same prompts open, or when the board offers nothing).
-    Alice's page is reloaded after the third click. Returns the board and bar clicks."""
+    Alice's page is reloaded after the third click. Returns the board and bar clicks, and
+    how many times a reaction window was seen marked in a prompt bar."""
     tries: dict = {}
     board = bar = 0
     reloaded = shot_taken = False
+    windows = 0
     deadline = time.monotonic() + 30
     while not all([await p.locator("[data-result]").count() for p in players.values()]):
         if time.monotonic() > deadline:
@@ -56,6 +58,7 @@ async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int]:
             raise AssertionError(f"{ruleset}: the match did not end")
         moved = False
         for seat, page in players.items():
+            windows += await page.locator(".prompt.window .window-badge").count()
             key = await prompt_key(page)
             if not key:
                 continue
@@ -85,7 +88,7 @@ async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int]:
         if not moved:
             await players["alice"].wait_for_timeout(50)
     assert reloaded
-    return board, bar
+    return board, bar, windows
 
 
 @pytest.mark.parametrize("ruleset", list(MATCHES))
@@ -98,8 +101,10 @@ async def test_a_whole_match_in_the_browser(server, page, ruleset):
                for seat in ("alice", "bob")}
     spectator = await page(f"{server.url}/watch/{match_id}#token={created['spectator_token']}")
 
-    board, bar = await play_to_the_end(ruleset, players)
+    board, bar, windows = await play_to_the_end(ruleset, players)
     assert board > 0, f"{ruleset}: nothing was played from the board"
+    if ruleset == "demigod":  # alice's first attack opens a reaction window for bob
+        assert windows > 0
 
     summary = httpx.get(f"{server.url}/matches/{match_id}", timeout=5).json()
     assert summary["status"] == "finished"

@@ -1,0 +1,36 @@
+"""The player page's controls: keyboard play, the countdown turning into the time bank,
+the default named, and who else is deciding."""
+
+from __future__ import annotations
+
+OPEN = "#play[data-status=open]"
+
+
+async def test_keyboard_play_and_the_time_bank(server, page):
+    created = server.create(ruleset="duel", options={"hp": 20},
+                            clock={"prompt_ms": 600, "bank_ms": 60_000, "window_min_ms": 0})
+    match_id = created["match"]
+    alice = await page(f"{server.url}/play/{match_id}#token={created['tokens']['alice']}", wait_for=OPEN)
+    bob = await page(f"{server.url}/play/{match_id}#token={created['tokens']['bob']}", wait_for=OPEN)
+
+    # The prompt's own time runs out: the clock becomes the time bank (the rope).
+    rope = alice.locator(".prompt-bar .clock.rope")
+    await rope.wait_for()
+    assert "time bank" in await rope.inner_text()
+    assert "Strike" in await alice.locator(".prompt-bar .default").inner_text()  # the default, named
+    # bob sees that alice is deciding, and her clock.
+    assert "alice is deciding" in await bob.locator(".prompt-bar .others").inner_text()
+
+    # Tab reaches every option; Enter answers with the focused one.
+    for _ in range(40):
+        await alice.keyboard.press("Tab")
+        if await alice.evaluate("() => document.activeElement.dataset.option") == "guard":
+            break
+    else:
+        raise AssertionError("Tab never reached the Guard button")
+    await alice.keyboard.press("Enter")
+    await alice.locator(".log-lines li", has_text="You raised a guard").wait_for()
+    await bob.locator(".log-lines li", has_text="Alice raised a guard").wait_for()
+    # Now bob decides, and alice waits.
+    await bob.locator(".prompt-bar [data-option=strike]").wait_for()
+    assert await alice.locator(".prompt-bar [data-prompt][data-option]").count() == 0
