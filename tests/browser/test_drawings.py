@@ -99,3 +99,20 @@ async def test_spellfire_card_answers_its_option(blank):
       return chosen;
     }""", model)
     assert chosen == [["p4", "c1", {}]]
+
+
+async def test_a_tap_shows_a_cards_details(blank):
+    """Phones have no hover: tapping a card (or focusing it) shows what it is."""
+    page, errors = blank
+    model = {"ruleset": "spellfire", "view": SPELLFIRE_VIEW, "seat": "alice", "role": "player",
+             "prompts": [], "seats": ["alice", "bob"]}
+    text = await page.evaluate("""async (model) => {
+      const mod = await import("/static/rulesets/spellfire.js");
+      const root = document.createElement("div");
+      document.body.append(root);
+      mod.render(root, model, null);
+      root.querySelector('[data-card="c3"]').click();
+      return root.querySelector(".card-details").textContent;
+    }""", model)
+    assert text.startswith("Amberfield · realm") and "(c3)" in text
+    assert errors == []

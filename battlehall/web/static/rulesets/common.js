@@ -115,3 +115,23 @@ export function describeCommon(event, model) {
 export function words(id) {
   return String(id).replace(/[_-]+/g, " ");
 }
+
+const detailed = new WeakSet();
+const shownText = new WeakMap();  // root -> the details last shown, kept across redraws
+/** A line that shows the details (the title) of whatever card, unit or square is pointed
+ * at, focused or tapped in `root`: hover does not exist on a phone, a tap does. */
+export function detailsLine(root, hint = "Point at or tap a card to read it.") {
+  if (!detailed.has(root)) {
+    detailed.add(root);
+    const show = e => {
+      const target = e.target.closest && e.target.closest("[title]");
+      const line = root.querySelector(".card-details");
+      if (target && line && root.contains(target) && target.title) {
+        line.textContent = target.title;
+        shownText.set(root, target.title);
+      }
+    };
+    for (const kind of ["mouseover", "focusin", "click"]) root.addEventListener(kind, show);
+  }
+  return el("div.card-details", {"aria-live": "polite"}, shownText.get(root) || hint);
+}

@@ -3,7 +3,7 @@
 // up; click a card of your hand: the squares it may aim at light up (and its area, under
 // the pointer); click the square. In a reaction window the hand's cards defend.
 
-import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, optionsOf, same} from "./common.js";
+import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, optionsOf, same, detailsLine} from "./common.js";
 
 useCss(new URL("./demigod.css", import.meta.url).href);
 
@@ -157,6 +157,7 @@ export function render(root, model, controls) {
     attack ? el("p.dg-attack", {}, `${(view.units[attack.attacker] || {}).name || attack.attacker} uses ${attack.name} on ${squareName(attack.square)}: `,
       (attack.targets || []).map(t => (view.units[t] || {}).name || t).join(", "), " must answer") : null,
     hintEl(model, tp, dp),
+    detailsLine(root, "Point at or tap a character or a card to read it."),
     el("div.dg-main", {}, el("div.dg-board", {}, grid), el("div.dg-panel", {},
       handEl(view, model, tp, dp, controls), unitsEl(view, model), countsEl(view, model))),
     ));

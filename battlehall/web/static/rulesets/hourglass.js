@@ -3,7 +3,7 @@
 // parts, the Battlecards placed (face down until revealed), and the viewer's Battle Hand.
 // Targets are given on the board; a card in the hand is clicked to place it.
 
-import {el, useCss, who, whose, words, plural, describeCommon, optionsOf, legal, same} from "./common.js";
+import {el, useCss, who, whose, words, plural, describeCommon, optionsOf, legal, same, detailsLine} from "./common.js";
 
 useCss(new URL("./hourglass.css", import.meta.url).href);
 
@@ -78,6 +78,7 @@ export function render(root, model, controls) {
   if (!ap) placing = null;
   const current = view.battles.find(b => b.tile === view.current);
   const parts = [
+    detailsLine(root),
     el("div.hg-top", {},
       el("span", {}, "Turn order: ", (view.turn_order || []).map(s => who(s, model)).join(" → ")),
       view.resolver ? el("span", {}, " · resolving: ", el("strong", {}, who(view.resolver, model))) : null,

@@ -4,7 +4,7 @@
 // attack it, the card to play it. Fields and zones this drawing does not know are listed
 // plainly rather than dropped.
 
-import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, optionsOf, legal, same} from "./common.js";
+import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, optionsOf, legal, same, detailsLine} from "./common.js";
 
 useCss(new URL("./spellfire.css", import.meta.url).href);
 
@@ -86,14 +86,13 @@ function cardEl(ref, model, controls, opts = {}) {
   const attrs = {class: `sf-card sf-${type}` + (opts.cls ? " " + opts.cls : ""), title: details(ref, model),
                  dataset: {card: ref && ref.card, def: ref && ref.def}};
   if (!actions.length || !controls) {
-    return el("div", {...attrs, tabindex: 0, onfocus: showDetails, onmouseenter: showDetails, onclick: showDetails}, label);
+    return el("div", {...attrs, tabindex: 0}, label);
   }
   const [prompt, option] = actions[0];
   const isArmed = armed && armed.prompt === prompt.id && armed.option === option.id;
   const button = el("button", {...attrs, type: "button", class: attrs.class + " sf-playable" + (isArmed ? " armed" : ""),
                                dataset: {...attrs.dataset, prompt: prompt.id, option: option.id},
-                               "aria-label": option.text || cardName(ref, model),
-                               onfocus: showDetails, onmouseenter: showDetails}, label);
+                               "aria-label": option.text || cardName(ref, model)}, label);
   button.addEventListener("click", () => {
     const all = answers(option);
     if (all.length === 1) { armed = null; controls.choose(prompt.id, option.id, all[0]); return; }
@@ -101,11 +100,6 @@ function cardEl(ref, model, controls, opts = {}) {
     rerender();
   });
   return button;
-}
-
-function showDetails(e) {
-  const panel = document.querySelector(".sf-details");
-  if (panel && e.currentTarget.title) panel.textContent = e.currentTarget.title;
 }
 
 let last = null;
@@ -121,7 +115,7 @@ export function render(root, model, controls) {
   const seats = view.seats || Object.keys(view.players);
   // The viewer's own seat last, nearest the hand; the others above, as around a table.
   const order = seats.filter(s => s !== model.seat).concat(seats.includes(model.seat) ? [model.seat] : []);
-  const parts = [turnBar(view, model), el("div.sf-details", {"aria-live": "polite"}, "Point at a card to read it.")];
+  const parts = [turnBar(view, model), detailsLine(root)];
   parts.push(armedBar(model, controls));
   const battle = battleEl(view, model, controls);
   const others = order.filter(s => s !== model.seat).map(s => seatEl(s, view, model, controls));
