@@ -289,7 +289,7 @@ function logEvent(ev) {
   line = line[0].toUpperCase() + line.slice(1);
   logList.append(el("li", {dataset: {seq: ev.seq, kind: ev.kind}}, line));
   while (logList.children.length > LOG_LINES) logList.firstElementChild.remove();
-  logEl.scrollTop = logEl.scrollHeight;
+  logList.scrollTop = logList.scrollHeight;
 }
 
 function showResult(result) {

@@ -141,7 +141,10 @@ function knightEl(k, view, model, controls, tp) {
   const body = [el("span.hg-kname", {}, knightName(k.id, model)),
     el("span.hg-wounds", {title: `${k.wounds || 0} wounds of ${health} health`}, pips),
     target.length ? el("span.hg-targeted", {title: "targeted by " + target.map(t => knightName(t, model)).join(", ")}, "targeted") : null];
-  const attrs = {class: "hg-knight" + (mine ? " mine" : ""), style: {"--side": colour(k.owner, model)}, dataset: {knight: k.id}};
+  const a = (view.attributes || {})[k.owner] || {};
+  const title = `${knightName(k.id, model)}: ${k.wounds || 0} wounds of ${health} health · Defense ${a.defense ?? "?"}, ` +
+    `Dodge ${a.dodge ?? "?"}, Damage ${a.damage ?? "?"}, Precision ${a.precision ?? "?"}, Delay ${(a.delay2 ?? 0) / 2}`;
+  const attrs = {class: "hg-knight" + (mine ? " mine" : ""), style: {"--side": colour(k.owner, model)}, dataset: {knight: k.id}, title};
   if (tp && controls) {
     const opt = tp.options[0];
     if (mine && opt.args && k.id in opt.args) {
