@@ -19,7 +19,7 @@ async def click_first(page, selector: str) -> bool:
     found = page.locator(selector)
     if await found.count() == 0:
         return False
-    await found.first.click(timeout=2_000)
+    await found.first.click(timeout=8_000)
     return True
 
 
