@@ -59,6 +59,7 @@ async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int, int]:
         moved = False
         for seat, page in players.items():
             windows += await page.locator(".prompt.window .window-badge").count()
+            await page.wait_for_selector("#play:not([data-busy])")  # nothing on its way to the page
             key = await prompt_key(page)
             if not key:
                 continue
@@ -71,9 +72,9 @@ async def play_to_the_end(ruleset: str, players: dict) -> tuple[int, int, int]:
                 continue
             moved = True
             await page.wait_for_timeout(40)
-        if not shot_taken:
-            for seat, page in players.items():
-                if await page.locator(MIDGAME[ruleset]).count():
+        if not shot_taken:  # the page of the player deciding, if it shows what is wanted
+            for page in sorted(players.values(), key=lambda p: p == players["alice"]):
+                if await page.locator(MIDGAME[ruleset]).count() and await prompt_key(page):
                     await shot(page, f"{ruleset}-player-midgame", full_page=False)
                     shot_taken = True
                     break

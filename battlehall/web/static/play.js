@@ -65,8 +65,16 @@ let promptsKey = "";
 // The page's <main> carries the same test hooks as the player's root (data-status, data-seq).
 const host = document.querySelector("main");
 function hook(name, value) {
-  root.dataset[name] = value;
-  if (host) host.dataset[name] = value;
+  for (const node of host ? [root, host] : [root]) {
+    if (value === null) delete node.dataset[name];
+    else node.dataset[name] = value;
+  }
+}
+
+// data-busy while an answer waits for its ack or the view is being fetched: what is drawn
+// may change at any moment (tests wait for it to go).
+function markBusy() {
+  hook("busy", pending.size || viewAsked ? "true" : null);
 }
 
 function setStatus(status, reason) {
@@ -88,6 +96,7 @@ const controls = {
     const option = prompt && (prompt.options || []).find(o => o.id === optionId);
     if (!option || !legal(option, args || {})) { notice("That choice is not open."); return; }
     pending.add(promptId);
+    markBusy();
     drawPrompts(true);
     try {
       await client.act(promptId, optionId, args || {});
@@ -96,6 +105,7 @@ const controls = {
       notice(ERROR_WORDS[err && err.code] || (err && err.message) || String(err));
     } finally {
       pending.delete(promptId);
+      markBusy();
       drawPrompts(true);
     }
   },
@@ -254,6 +264,10 @@ function optionRow(prompt, option, busy) {
     const chosen = currentArgs(prompt, option);
     order.forEach((name, i) => {
       const values = valuesFor(option, order, i, chosen);
+      if (values.length === 1) {  // nothing to choose: say what it is
+        row.push(el("span.arg.fixed", {dataset: {arg: name}}, argLabel(name, values[0])));
+        return;
+      }
       const select = el("select", {dataset: {prompt: prompt.id, option: option.id, arg: name},
                                    "aria-label": `${option.text || option.id}: ${words(name)}`, disabled: busy},
         values.map((v, j) => el("option", {value: String(j), selected: same(v, chosen[name])}, argLabel(name, v))));
@@ -320,6 +334,7 @@ function takeView(seq, view, openPrompts, now) {
 function askView() {
   if (viewAsked) { viewAgain = true; return; }
   viewAsked = true;
+  markBusy();
   client.requestView();
 }
 
@@ -395,17 +410,19 @@ async function start() {
     model.role = msg.role;
     whoEl.textContent = msg.seat ? `You play ${msg.seat}` : "You watch";
     viewAsked = false;
+    markBusy();
     takeView(msg.seq, msg.view, msg.prompts, msg.now);
   });
   client.on("event", onEvent);
   client.on("view", msg => {
     viewAsked = false;
+    markBusy();
     takeView(msg.seq, msg.view, msg.prompts, msg.now);
     if (viewAgain && lastSeq > viewSeq) { viewAgain = false; askView(); }
     viewAgain = false;
   });
   client.on("error", e => {
-    if (e && e.code === "bad_message" && viewAsked) { viewAsked = false; return; }  // a server without views
+    if (e && e.code === "bad_message" && viewAsked) { viewAsked = false; markBusy(); return; }  // a server without views
     if (e && e.id == null) notice(ERROR_WORDS[e.code] || e.message || "Error");
   });
   client.on("ended", result => showResult(result));
