@@ -34,3 +34,29 @@ async def test_keyboard_play_and_the_time_bank(server, page):
     # Now bob decides, and alice waits.
     await bob.locator(".prompt-bar [data-option=strike]").wait_for()
     assert await alice.locator(".prompt-bar [data-prompt][data-option]").count() == 0
+
+
+async def test_the_page_rides_out_a_server_restart(start_server, page):
+    """The server dies mid-match: the page says it is reconnecting, and when the server is
+    back it carries on from where it was, its log whole, without a reload."""
+    srv = start_server("restart", env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"})
+    created = srv.create(ruleset="duel", options={"hp": 30})
+    match_id = created["match"]
+    alice = await page(f"{srv.url}/play/{match_id}#token={created['tokens']['alice']}", wait_for=OPEN)
+    await alice.locator(".prompt-bar [data-option=guard]").click()
+    await alice.locator(".log-lines li", has_text="You raised a guard").wait_for()
+    lines = await alice.locator(".log-lines li").count()
+
+    srv.kill()
+    await alice.wait_for_selector("#play[data-status=reconnecting]")
+    assert "reconnecting" in (await alice.locator(".status").inner_text()).lower()
+    srv.start()
+    await alice.wait_for_selector(OPEN, timeout=30_000)
+
+    # bob answers on the restarted server; alice's page shows it and asks her again.
+    bob = await page(f"{srv.url}/play/{match_id}#token={created['tokens']['bob']}", wait_for=OPEN)
+    await bob.locator(".prompt-bar [data-option=guard]").click()
+    await alice.locator(".log-lines li", has_text="Bob raised a guard").wait_for()
+    await alice.locator(".prompt-bar [data-option=strike]").wait_for()
+    assert await alice.locator(".log-lines li").count() == lines + 1
+    srv.stop()

@@ -398,7 +398,8 @@ async function start() {
   }
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   client = new BattlehallClient({url: `${scheme}//${location.host}/ws/${encodeURIComponent(matchId)}`, token,
-                                 codec: "json", resume: 0});  // 0: the whole history, for the log
+                                 codec: "json", resume: 0,  // 0: the whole history, for the log
+                                 maxBackoffMs: 2000});     // a player wants back in soon
   client.on("status", (s, detail) => {
     const status = typeof s === "string" ? s : s.status;
     const why = (detail && detail.reason) || (typeof s === "object" ? s.reason : undefined);
