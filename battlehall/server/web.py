@@ -52,6 +52,8 @@ class Static(StaticFiles):
         kind = content_type(str(full_path))
         if kind is not None:
             response.headers["content-type"] = kind
+        # Public files: a game on another origin may import the client library from here.
+        response.headers["Access-Control-Allow-Origin"] = "*"
         return secured(response)
 
 

@@ -3,6 +3,7 @@ import { request } from "../../battlehall/web/static/battlehall.js";
 
 export const BASE = process.env.BATTLEHALL_URL;
 export const SLOW_BASE = process.env.BATTLEHALL_SLOW_URL; // a server with a rate limit of 2 messages/s
+export const REDIRECTING_BASE = process.env.BATTLEHALL_REDIRECTING_URL; // answers every hello with not_here
 if (!BASE) throw new Error("run through tests/browser/test_js_client.py, which sets BATTLEHALL_URL");
 
 export function create(body, base = BASE) {

@@ -156,3 +156,26 @@ def test_an_abort_redis_did_not_take_is_refused_and_changes_nothing(tmp_path):
     finally:
         srv.stop()
         redis.stop()
+
+
+async def test_operator_listing_shows_sockets_spectators_and_clocks(keyed, server):
+    created = create(keyed, clock={"prompt_ms": 60_000, "bank_ms": 5_000})
+    match = created["match"]
+    assert httpx.get(f"{keyed.url}/operator/matches").status_code == 401
+    assert httpx.get(f"{keyed.url}/operator/matches", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert httpx.get(f"{server.url}/operator/matches").status_code == 403  # a server without a key
+    alice = [await Raw.open(keyed.url, match) for _ in range(2)]
+    for conn in alice:
+        assert (await conn.hello(created["tokens"]["alice"]))["t"] == "welcome"
+    watcher = await Raw.open(keyed.url, match)
+    assert (await watcher.hello(created["spectator_token"]))["role"] == "spectator"
+    listed = httpx.get(f"{keyed.url}/operator/matches", headers=AUTH).json()
+    mine = next(m for m in listed["matches"] if m["match"] == match)
+    assert mine["status"] == "live" and mine["in_memory"] is True
+    assert mine["sockets"] == {"alice": 2, "bob": 0} and mine["spectators"] == 1
+    assert mine["banks_ms"] == {"alice": 5_000, "bob": 5_000}
+    [prompt] = mine["prompts"]
+    assert set(prompt) == {"id", "seat", "kind", "deadline", "bank_ms"}  # no text, options or default
+    assert 0 < prompt["deadline"] - listed["now"] <= 60_000
+    for conn in (*alice, watcher):
+        await conn.close()

@@ -135,7 +135,8 @@ export interface ClientEvents {
   welcome: (welcome: Welcome) => void;
   event: (event: MatchEvent) => void;
   view: (view: ViewMessage) => void;
-  /** A prompt for this seat opened (the full object, options included). */
+  /** A prompt for this seat opened (the full object, options included); also, after the
+   * welcome, each open prompt of the welcome that was not known before. */
   prompt: (prompt: Prompt) => void;
   /** One of this seat's prompts closed. */
   prompt_closed: (closed: PromptClosed) => void;
@@ -165,7 +166,10 @@ export class BattlehallError extends Error {
 
 export class BattlehallClient {
   constructor(options: ClientOptions);
+  /** Where the next connection goes (a `not_here` redirect changes it). */
   url: string;
+  /** The address started from: used again when a redirect's node cannot be reached. */
+  homeUrl: string;
   token: string | null;
   /** Last event seq handled; null before the first welcome. */
   seq: number | null;
@@ -192,10 +196,13 @@ export class BattlehallClient {
   connect(): Promise<Welcome>;
   /** Answer a prompt; resolves with its ack, rejects when refused for good. */
   act(promptId: string, optionId: string, args?: Record<string, any>): Promise<Ack>;
-  /** A fresh view; at most one request in flight, calls meanwhile share the next answer. */
+  /** A fresh view; at most one request in flight, calls meanwhile share the next answer.
+   * If the client is closed first: the last view it had. */
   requestView(): Promise<ViewMessage>;
   /** The server's clock, epoch ms. */
   serverNow(): number;
+  /** Stop reconnecting and close. Acts already sent get their answer first (up to 2 s:
+   * the last answer of a match is acknowledged after match_ended); then any left are rejected. */
   close(reason?: string): void;
 }
 

@@ -26,6 +26,9 @@ export const jsonCodec = {
 const FINAL_CLOSES = { 4001: "unauthorized", 4004: "not_found", 1009: "too_large" };
 // Error codes of an act that mean "not applied, send the same act again later".
 const RETRY_LATER = new Set(["rate_limited", "unavailable"]);
+// Another node runs the match (several nodes on one Redis): follow its `redirect`.
+const CLOSE_NOT_HERE = 4009;
+const MAX_REDIRECTS = 5;
 
 // What each error code means to a person (pages show these; `message` from the server is
 // for developers).
@@ -127,6 +130,9 @@ export class BattlehallClient {
     if (!o.url) throw new TypeError("BattlehallClient needs a url (ws://host/ws/<match> or an http base with match)");
     /** @type {string} */
     this.url = o.match ? wsUrl(o.url, o.match) : o.url;
+    /** The address started from (a load balancer, a node): where to go back when a
+     * redirect's node cannot be reached. @type {string} */
+    this.homeUrl = this.url;
     this.token = o.token == null ? null : o.token;
     /** @type {Codec} */
     this.codec = !o.codec || o.codec === "json" ? jsonCodec : o.codec;
@@ -174,8 +180,10 @@ export class BattlehallClient {
     this._viewInFlight = false;
     this._viewRefusals = 0;
     this._connectPromise = null;
+    this._closing = null; // close() asked while acts were pending: the reason, until they settle
+    this._closingTimer = null;
     this._lastHeard = 0;
-    this._redirects = [];
+    this._redirects = 0; // `not_here` redirects followed since the last welcome
     this._endedEmitted = false;
   }
 
@@ -220,8 +228,21 @@ export class BattlehallClient {
     return this._connectPromise;
   }
 
-  /** Stop: close the socket, reconnect no more; unanswered acts are rejected. */
+  /** Stop: close the socket, reconnect no more. Acts already sent get their answer first
+   * (for up to 2 s: the last answer of a match is acknowledged after its match_ended);
+   * any still unanswered then are rejected. */
   close(reason = "closed") {
+    if (this._pending.size && this._welcomed && this._ws && !this._closing) {
+      this._closing = reason;
+      this._closingTimer = setTimeout(() => this._closeNow(reason), 2000);
+      return;
+    }
+    this._closeNow(reason);
+  }
+
+  _closeNow(reason) {
+    clearTimeout(this._closingTimer);
+    this._closing = null;
     this._closedByUser = true;
     this._clearTimers();
     this._stopKeepAlive();
@@ -234,9 +255,24 @@ export class BattlehallClient {
       p.reject(new BattlehallError("closed", explain("closed"), { id }));
     }
     this._pending.clear();
+    this._settleViews();
     this._setStatus("closed", { reason });
     if (this._connectReject) this._connectReject(new BattlehallError("closed", explain("closed")));
     this._connectResolve = this._connectReject = null;
+  }
+
+  // Closed with view requests unanswered: they get the last view this client had.
+  _settleViews() {
+    const waiting = [...this._viewWaiters, ...this._viewNext];
+    this._viewWaiters = [];
+    this._viewNext = [];
+    this._viewInFlight = false;
+    const last = { t: "view", seq: this.viewSeq, view: this.view, prompts: [...this.prompts.values()], now: this.serverNow() };
+    for (const resolve of waiting) resolve(last);
+  }
+
+  _settled() {
+    if (this._closing && !this._pending.size) this._closeNow(this._closing);
   }
 
   /**
@@ -264,7 +300,8 @@ export class BattlehallClient {
 
   /**
    * Ask for a fresh view (`{"t": "view"}`). At most one request is in flight: calls made
-   * meanwhile share the next answer. Resolves with the `view` message.
+   * meanwhile share the next answer. Resolves with the `view` message (or, if the client
+   * is closed first, with the last view it had).
    * @returns {Promise<ViewMessage>}
    */
   requestView() {
@@ -300,7 +337,7 @@ export class BattlehallClient {
   _open() {
     if (this._closedByUser) return;
     this._welcomed = false;
-    this._setStatus(this._everWelcomed || this.reconnects ? "reconnecting" : "connecting", { url: this.url });
+    this._setStatus(this._everWelcomed || this.reconnects || this._redirects ? "reconnecting" : "connecting", { url: this.url });
     let ws;
     try {
       ws = new this.WebSocket(this.url, [this.codec.subprotocol]);
@@ -354,12 +391,14 @@ export class BattlehallClient {
   _closed(ws, code, reason) {
     this._ws = null;
     this._stopKeepAlive();
+    if (this._closing) this._closeNow(this._closing);
     if (this._closedByUser) return;
     const final = FINAL_CLOSES[code];
     if (final) {
       this._fail(new BattlehallError(final, explain(final), { closeCode: code }));
       return;
     }
+    if (code === CLOSE_NOT_HERE) this.url = this.homeUrl; // moved, and we were not told where
     if (this.result !== null && (code === 1001 || code === 1000)) {
       // A finished match let go from memory: nothing more will happen.
       this._closedByUser = true;
@@ -378,6 +417,7 @@ export class BattlehallClient {
       p.reject(error);
     }
     this._pending.clear();
+    this._settleViews();
     this._emit("error", error);
     this._setStatus("closed", { reason: error.message, code: error.code });
     if (this._connectReject) this._connectReject(error);
@@ -397,6 +437,7 @@ export class BattlehallClient {
       if (this._welcomed) this._backoff = this.minBackoffMs;
     }
     this._welcomed = false;
+    this.url = this.homeUrl; // a redirect's node may be gone: the home address sends us on again
     for (const p of this._pending.values()) clearTimeout(p.timer);
     if (now - this._downSince >= this.giveUpMs) {
       this._fail(new BattlehallError("network", `cannot reach ${this.url}: ${reason}; gave up`));
@@ -426,6 +467,7 @@ export class BattlehallClient {
 
   _onWelcome(m) {
     this._welcomed = this._everWelcomed = true;
+    this._redirects = 0;
     this._downSince = null;
     this._backoff = this.minBackoffMs;
     this.match = m.match;
@@ -437,10 +479,12 @@ export class BattlehallClient {
     if (this.seq === null || this.resume === false) this.seq = m.seq;
     this.view = m.view;
     this.viewSeq = m.seq;
+    const known = this.prompts;
     this.prompts = new Map((m.prompts || []).map((p) => [p.id, p]));
     this._setStatus("open", { url: this.url });
     this._startKeepAlive();
     this._emit("welcome", m);
+    for (const p of this.prompts.values()) if (!known.has(p.id)) this._emit("prompt", p); // open when we came
     // A view request lost with the old socket: the welcome is as fresh as its answer.
     if (this._viewInFlight) this._onView({ t: "view", seq: m.seq, view: m.view, prompts: m.prompts, now: m.now, delay_ms: m.delay_ms });
     for (const p of this._pending.values()) this._sendAct(p); // same ids: applied once
@@ -525,11 +569,20 @@ export class BattlehallClient {
       p.resolve(m);
     }
     this._emit("ack", m);
+    this._settled();
   }
 
   _onError(m) {
     const error = new BattlehallError(m.code, m.message, { id: m.id, redirect: m.redirect, server: m });
-    if (m.code === "not_here" && m.redirect) return this._redirect(m.redirect);
+    if (m.code === "not_here") {
+      // Not applied, if it answers an act: that act stays pending and is sent again, same
+      // id, after the welcome on the node that runs the match.
+      const p = m.id !== undefined && m.id !== null ? this._pending.get(m.id) : null;
+      if (p) clearTimeout(p.timer);
+      if (m.redirect) this._redirect(m.redirect);
+      else this.url = this.homeUrl; // the close (4009) follows: reconnect home after a pause
+      return undefined;
+    }
     if (m.id !== undefined && m.id !== null) {
       const p = this._pending.get(m.id);
       if (p && RETRY_LATER.has(m.code)) {
@@ -547,6 +600,7 @@ export class BattlehallClient {
         p.reject(error);
       }
       this._emit("error", error);
+      this._settled();
       return undefined;
     }
     if (this._viewInFlight && RETRY_LATER.has(m.code) && this._welcomed) {
@@ -562,22 +616,22 @@ export class BattlehallClient {
   }
 
   _redirect(url) {
-    // Several nodes: this match is served elsewhere. Go there at once, unless redirects loop.
-    const now = Date.now();
-    this._redirects = this._redirects.filter((t) => now - t < 10000);
-    this._redirects.push(now);
-    this.url = url;
+    // Several nodes: this match is run elsewhere. Go there at once and resume, unless
+    // redirects keep coming without a welcome: then pause, as after a failed connection.
     const ws = this._ws;
     this._ws = null;
     if (ws) { try { ws.close(1000); } catch { /* closing */ } }
     this._stopKeepAlive();
-    if (this._redirects.length <= 3) {
-      this._welcomed = false;
-      this._setStatus("reconnecting", { reason: `moved to ${url}`, retryInMs: 0 });
-      this._later(() => this._open(), 0);
-    } else {
-      this._lost(null, `redirected too often (last to ${url})`);
+    this._redirects += 1;
+    if (this._redirects > MAX_REDIRECTS) {
+      this._redirects = 0;
+      this._lost(null, `redirected ${MAX_REDIRECTS} times without a welcome (last to ${url})`);
+      return;
     }
+    this._welcomed = false;
+    this.url = url;
+    this._setStatus("reconnecting", { reason: `the match is run at ${url}`, retryInMs: 0 });
+    this._later(() => this._open(), 0);
   }
 
   _startKeepAlive() {

@@ -126,8 +126,9 @@ async function start() {
   document.getElementById("summary").replaceChildren(result, ` ${replay.events.length} events, ${steps.length - 1} answers. Seed ${replay.seed}.`);
   const seatsBox = document.getElementById("seats");
   for (const seat of replay.seats) {
-    const root = el("div", { class: "seat-root", dataset: { seat } });
-    seatsBox.append(el("section", { class: "panel", "aria-label": `${seat}'s view` }, el("h2", {}, `${seat} sees`), root));
+    const root = el("div", { class: "seat-root" });
+    seatsBox.append(el("section", { class: "panel", dataset: { viewOf: seat }, "aria-label": `${seat}'s view` },
+                       el("h2", {}, `${seat} sees`), root));
     seatRoots.set(seat, root);
   }
   for (const event of replay.events) {

@@ -26,7 +26,11 @@ function render(view, seq) {
   main.dataset.seq = String(seq);
 }
 
+let handled = 0;
+
 function addLog(event) {
+  handled += 1;
+  main.dataset.events = String(handled); // events handled: each once, none missed (the log may skip some)
   const text = describeEvent(drawing, event, model(client.view));
   if (text === null || text === undefined) return;
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
@@ -36,6 +40,8 @@ function addLog(event) {
 }
 
 function showResult(result) {
+  statusPill.textContent = "ended";
+  statusPill.className = "pill finished";
   const box = document.getElementById("result");
   box.textContent = resultText(result);
   box.dataset.result = JSON.stringify(result);
@@ -73,10 +79,11 @@ async function start() {
   let liveFrom = Infinity;
   client.on("status", (status, detail) => {
     main.dataset.status = status;
+    if (client.result) return; // the pill says "ended" from now on
     statusPill.textContent = status === "open" ? "live" : status;
     statusPill.className = `pill ${status === "open" ? "live" : "warn"}`;
     if (status === "open") note.clear();
-    else if (status === "reconnecting" || status === "closed") note.show(status === "closed" ? "error" : "warn", statusText(status, detail));
+    else if (status === "reconnecting" || (status === "closed" && detail.code)) note.show(status === "closed" ? "error" : "warn", statusText(status, detail));
   });
   client.on("welcome", (w) => {
     liveFrom = w.seq;

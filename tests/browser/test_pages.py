@@ -1,0 +1,192 @@
+"""The lobby, spectator, replay and operator pages in a real Chromium, against a real
+server with bots playing over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+from playwright.async_api import expect
+
+from battlehall.client import Client
+from wsutil import Raw
+
+PHONE = {"width": 390, "height": 844}
+API_KEY = "operator-test-key"  # the keyed_server fixture's
+
+
+def quiet(_line: str) -> None:
+    pass
+
+
+async def play_out(base: str, created: dict, think_s: float = 0.0) -> list:
+    """Bots play every seat to the end; their results."""
+    bots = [Client(base, created["match"], token, seed=i, think_s=think_s, on_status=quiet)
+            for i, token in enumerate(created["tokens"].values())]
+    return await asyncio.wait_for(asyncio.gather(*(bot.run() for bot in bots)), 60)
+
+
+async def test_lobby_creates_a_match_and_shows_the_links(server, page, shoot):
+    lobby = await page(server.url + "/", wait_for="#create-button")
+    await lobby.select_option("#ruleset", "duel")
+    await lobby.fill("#opt-hp", "7")
+    await lobby.click("summary")
+    await lobby.check("#spec-public")
+    await lobby.fill("#seat-1", "not a name")  # a space is not allowed: the server says which field
+    await lobby.click("#create-button")
+    alert = lobby.locator("#banner[role=alert]")
+    await alert.wait_for()
+    assert "seats[1]" in await alert.inner_text()
+    assert await lobby.get_attribute("#seat-1", "aria-invalid") == "true"
+    await lobby.fill("#seat-1", "bob")
+    await lobby.click("#create-button")
+    await lobby.wait_for_selector("[data-link=spectator] input")
+    match = await lobby.inner_text("#match-id")
+    summary = httpx.get(f"{server.url}/matches/{match}").json()
+    assert summary["ruleset"] == "duel" and summary["seats"] == ["alice", "bob"]
+    assert summary["spectator_settings"]["public"] is True
+    links = {}
+    for seat in ("alice", "bob"):
+        links[seat] = await lobby.input_value(f"[data-link=seat][data-seat={seat}] input")
+        assert links[seat].startswith(f"{server.url}/play/{match}#token=")
+    spectator = await lobby.input_value("[data-link=spectator] input")
+    assert spectator.startswith(f"{server.url}/watch/{match}#token=")
+    # Each link's token is the seat's own: a socket with it joins as that seat.
+    token = links["bob"].split("#token=")[1]
+    conn = await Raw.open(server.url, match)
+    assert (await conn.hello(token))["seat"] == "bob"
+    await conn.close()
+    await shoot(lobby, "lobby-created")
+    # Another visitor sees the public match in the list, with a link to watch it.
+    other = await page(server.url + "/", viewport=PHONE, wait_for=f"#live tr[data-match='{match}']")
+    assert await other.get_attribute(f"#live tr[data-match='{match}'] a", "href") == f"{server.url}/watch/{match}"
+    await shoot(other, "lobby-phone")
+
+
+async def test_spectator_page_follows_a_match_and_counts_its_audience(server, page, shoot):
+    created = server.create(ruleset="duel", seed=3, options={"hp": 12}, spectators={"delay_ms": 500})
+    url = f"{server.url}/watch/{created['match']}#token={created['spectator_token']}"
+    watch = await page(url, wait_for="main[data-status=open]")
+    second = await page(url, viewport=PHONE, wait_for="main[data-status=open]")
+    await expect(watch.locator("#spectators")).to_have_text("2", timeout=10_000)
+    assert "delay" in (await watch.inner_text("#delay")).lower()
+    assert await watch.locator("button, input, select").count() == 0  # no controls: watching only
+    playing = asyncio.ensure_future(play_out(server.url, created, think_s=0.02))
+    await watch.wait_for_selector("#log li:nth-child(3)")
+    await second.reload()  # a reload in the middle picks the match up again, from its start
+    await second.wait_for_selector("main[data-status=open]")
+    results = await playing
+    final = httpx.get(f"{server.url}/matches/{created['match']}").json()
+    for p in (watch, second):
+        await p.wait_for_selector("[data-result]", timeout=15_000)
+        await expect(p.locator("main")).to_have_attribute("data-seq", str(final["seq"]))
+        # Every event once, none lost to the reload (the page was given the history from seq 1).
+        assert await p.get_attribute("main", "data-events") == str(final["seq"])
+        seqs = await p.eval_on_selector_all("#log li", "items => items.map(li => Number(li.dataset.seq))")
+        assert seqs == sorted(set(seqs)) and seqs[-1] == final["seq"]
+    assert results[0]["winners"][0] in (await watch.inner_text("#result"))
+    await shoot(watch, "watch-duel-ended", full_page=False)
+    await shoot(second, "watch-duel-phone")
+
+
+async def test_watch_page_explains_a_missing_match_and_a_bad_link(server, page):
+    watch = await page(f"{server.url}/watch/m_0000000000000000")
+    alert = watch.locator("#banner")
+    await alert.wait_for()
+    assert "no such match" in (await alert.inner_text()).lower()
+    created = server.create(ruleset="duel")
+    watch = await page(f"{server.url}/watch/{created['match']}#token=not-the-token", wait_for="main[data-status=closed]")
+    await expect(watch.locator("#banner[role=alert]")).to_contain_text("key is not valid")
+
+
+async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
+    created = server.create(ruleset="spellfire", seed=5)
+    early = await page(f"{server.url}/replay/{created['match']}", wait_for="#banner:not([hidden])")
+    assert "still being played" in await early.inner_text("#banner")
+    await play_out(server.url, created)
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    last = len(replay["log"])
+    r = await page(f"{server.url}/replay/{created['match']}", wait_for="main[data-status=ready]")
+    main = r.locator("main")
+    assert await main.get_attribute("data-step") == "0"
+    assert await r.locator("[data-view-of=alice]").count() == 1 and await r.locator("[data-view-of=bob]").count() == 1
+    assert await r.locator("#log li").count() == len(replay["events"])
+    await r.click("#forward")
+    await r.click("#forward")
+    assert await main.get_attribute("data-step") == "2"
+    assert await main.get_attribute("data-seq") == str(replay["log"][2]["seq"] - 1)
+    await r.click("#back")
+    assert await main.get_attribute("data-step") == "1"
+    assert replay["log"][0]["seat"] in await r.inner_text("#step-text")
+    # The scrubber jumps anywhere; the keyboard steps too.
+    await r.eval_on_selector("#scrubber", "(s, v) => { s.value = v; s.dispatchEvent(new Event('input')); }", str(last - 3))
+    assert await main.get_attribute("data-step") == str(last - 3)
+    await r.keyboard.press("ArrowRight")
+    assert await main.get_attribute("data-step") == str(last - 2)
+    await shoot(r, "replay-spellfire")
+    # Played at 10 steps a second, it reaches the end and stops there.
+    await r.select_option("#speed", "10")
+    await r.click("#play")
+    await expect(main).to_have_attribute("data-step", str(last), timeout=5_000)
+    await r.wait_for_selector("main[data-playing=false]")
+    assert await main.get_attribute("data-seq") == str(replay["events"][-1]["seq"])
+    assert await r.locator(".log li.current").count() >= 1
+    await r.keyboard.press("Home")
+    assert await main.get_attribute("data-step") == "0"
+
+
+async def test_operator_page_lists_and_aborts(keyed_server, page, shoot):
+    auth = {"Authorization": f"Bearer {API_KEY}"}
+    created = httpx.post(f"{keyed_server.url}/matches", headers=auth,
+                         json={"ruleset": "duel", "seats": ["alice", "bob"]}).json()
+    match = created["match"]
+    op = await page(f"{keyed_server.url}/operator", wait_for="#key")
+    await op.fill("#key", "wrong")
+    await op.click("button[type=submit]")
+    await op.wait_for_selector("#banner[role=alert]")
+    assert "not this server's api key" in (await op.inner_text("#banner")).lower()
+    await op.fill("#key", API_KEY)
+    await op.click("button[type=submit]")
+    row = op.locator(f"tr[data-match='{match}']")
+    await row.wait_for()
+    assert "live" in await row.inner_text()
+    assert "answers per second" in await op.inner_text("#metrics")
+    # A socket joins: the row shows it at the next refresh.
+    bob = Client(keyed_server.url, match, created["tokens"]["bob"], on_status=quiet)
+    joined = asyncio.ensure_future(bob.run())
+    await expect(row.locator("li[data-seat=bob]")).to_contain_text("1 socket", timeout=10_000)
+    await shoot(op, "operator")
+    await row.locator("[data-action=abort]").click()
+    await row.locator("text=Confirm abort").click()
+    await op.wait_for_selector(f"tr[data-match='{match}'][data-status=finished]")
+    assert httpx.get(f"{keyed_server.url}/matches/{match}").json()["result"]["reason"] == "aborted"
+    assert (await asyncio.wait_for(joined, 10))["reason"] == "aborted"
+    # The key stays for this tab: a reload opens the console at once.
+    await op.reload()
+    await op.wait_for_selector("main[data-status=open]")
+
+
+async def test_spectator_page_reconnects_by_itself_after_a_server_restart(start_server, page, shoot):
+    """The server dies mid-match: the page says so, keeps trying, and once the server is
+    back it resumes where it was: no event lost, none twice."""
+    srv = start_server("restarted", env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"})
+    created = srv.create(ruleset="duel", seed=2, options={"hp": 12}, clock={"prompt_ms": None},
+                         spectators={"public": True})
+    watch = await page(f"{srv.url}/watch/{created['match']}", wait_for="main[data-status=open]")
+    playing = asyncio.ensure_future(play_out(srv.url, created, think_s=0.05))
+    await watch.wait_for_selector("#log li:nth-child(4)")
+    srv.kill()
+    await watch.wait_for_selector("main[data-status=reconnecting]")
+    banner = watch.locator("#banner")
+    await expect(banner).to_contain_text("reconnecting")
+    await shoot(watch, "watch-reconnecting", full_page=False)
+    await asyncio.get_running_loop().run_in_executor(None, srv.start)
+    await watch.wait_for_selector("main[data-status=open]", timeout=20_000)
+    await playing
+    final = httpx.get(f"{srv.url}/matches/{created['match']}").json()
+    await watch.wait_for_selector("[data-result]", timeout=15_000)
+    await expect(watch.locator("main")).to_have_attribute("data-seq", str(final["seq"]))
+    assert await watch.get_attribute("main", "data-events") == str(final["seq"])  # each event once, none lost
+    seqs = await watch.eval_on_selector_all("#log li", "items => items.map(li => Number(li.dataset.seq))")
+    assert seqs == sorted(set(seqs)) and seqs[-1] == final["seq"]
+    assert await banner.is_hidden()
