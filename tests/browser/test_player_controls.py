@@ -60,3 +60,13 @@ async def test_the_page_rides_out_a_server_restart(start_server, page):
     await alice.locator(".prompt-bar [data-option=strike]").wait_for()
     assert await alice.locator(".log-lines li").count() == lines + 1
     srv.stop()
+
+
+async def test_a_wrong_token_is_said_plainly(server, page):
+    created = server.create(ruleset="duel")
+    wrong = await page(f"{server.url}/play/{created['match']}#token=not-a-token")
+    await wrong.wait_for_selector("#play[data-status=closed]")
+    assert "token does not belong to this match" in await wrong.locator(".notice").inner_text()
+    gone = await page(f"{server.url}/play/m_0000000000000000#token=x")
+    await gone.wait_for_selector("#play[data-status=closed]")
+    assert "no such match" in await gone.locator(".notice").inner_text()

@@ -430,4 +430,8 @@ async function start() {
   await client.connect();
 }
 
-start().catch(err => { console.error(err); notice(String(err && err.message || err)); });
+start().catch(err => {
+  // Refused for good (a wrong token, no such match): say so as a person would.
+  notice(ERROR_WORDS[err && err.code] || String((err && err.message) || err));
+  setStatus("closed");
+});
