@@ -70,3 +70,27 @@ async def test_a_wrong_token_is_said_plainly(server, page):
     gone = await page(f"{server.url}/play/m_0000000000000000#token=x")
     await gone.wait_for_selector("#play[data-status=closed]")
     assert "no such match" in await gone.locator(".notice").inner_text()
+
+
+async def test_the_prompt_bar_offers_only_legal_combinations(server, page):
+    """Hourglass: the Attacker places one card and discards another (an option with combos).
+    Whatever card is picked in the bar, the discard list leaves it out, and the answer sent
+    is accepted."""
+    created = server.create(ruleset="hourglass", options={"alliances": False, "battle_turn_limit": 3},
+                            setup={"battles": [{"tile": "ford", "knights": {"alice": 1, "bob": 1}}]})
+    match_id = created["match"]
+    alice = await page(f"{server.url}/play/{match_id}#token={created['tokens']['alice']}", wait_for=OPEN)
+    bob = await page(f"{server.url}/play/{match_id}#token={created['tokens']['bob']}", wait_for=OPEN)
+    await alice.locator(".prompt-bar button[data-option=assign]").click()        # targets: the default
+    await bob.locator(".prompt-bar button[data-option=place]").click()           # bob defends face down
+    card = alice.locator(".prompt-bar select[data-arg=card]")
+    await card.wait_for()
+    labels = await card.locator("option").all_inner_texts()
+    assert len(labels) == 8
+    await card.select_option(index=5)
+    picked = labels[5]
+    discard = await alice.locator(".prompt-bar select[data-arg=discard] option").all_inner_texts()
+    assert picked not in discard and len(discard) == 7
+    await alice.locator(".prompt-bar .prompt:has(select[data-arg=card]) button.choice").click()
+    await alice.locator(".log-lines li", has_text=f"You placed a Battlecard face up: {picked}").wait_for()
+    assert await alice.locator(".notice").is_hidden()

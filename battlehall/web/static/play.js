@@ -269,7 +269,7 @@ function optionRow(prompt, option, busy) {
         return;
       }
       const select = el("select", {dataset: {prompt: prompt.id, option: option.id, arg: name},
-                                   "aria-label": `${option.text || option.id}: ${words(name)}`, disabled: busy},
+                                   "aria-label": `${option.text || option.id}: ${argName(name)}`, disabled: busy},
         values.map((v, j) => el("option", {value: String(j), selected: same(v, chosen[name])}, argLabel(name, v))));
       select.addEventListener("change", () => {
         const picked = {...currentArgs(prompt, option), [name]: values[Number(select.value)]};
