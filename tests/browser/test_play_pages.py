@@ -7,6 +7,7 @@ Each match starts from a small explicit position (or options) that ends in a few
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import httpx
@@ -98,9 +99,11 @@ async def test_a_whole_match_in_the_browser(server, page, ruleset):
             "clock": {"prompt_ms": 60_000, "bank_ms": 60_000, "window_min_ms": 0}}
     created = server.create(**body)
     match_id = created["match"]
-    players = {seat: await page(f"{server.url}/play/{match_id}#token={created['tokens'][seat]}", wait_for=OPEN)
-               for seat in ("alice", "bob")}
-    spectator = await page(f"{server.url}/watch/{match_id}#token={created['spectator_token']}")
+    alice, bob, spectator = await asyncio.gather(
+        page(f"{server.url}/play/{match_id}#token={created['tokens']['alice']}", wait_for=OPEN),
+        page(f"{server.url}/play/{match_id}#token={created['tokens']['bob']}", wait_for=OPEN),
+        page(f"{server.url}/watch/{match_id}#token={created['spectator_token']}"))
+    players = {"alice": alice, "bob": bob}
 
     board, bar, windows = await play_to_the_end(ruleset, players)
     assert board > 0, f"{ruleset}: nothing was played from the board"
@@ -114,7 +117,7 @@ async def test_a_whole_match_in_the_browser(server, page, ruleset):
         banner = await p.locator("[data-result]").inner_text()
         assert ("You won" in banner) == (seat in summary["result"]["winners"]), banner
         assert await p.locator(".log-lines li").count() > 3
-        await shot(p, f"{ruleset}-player-{seat}")
+    await shot(alice, f"{ruleset}-player-end")
 
     # The spectator saw the whole match live, with no controls.
     await spectator.wait_for_selector("[data-result]")
