@@ -116,3 +116,25 @@ async def test_a_tap_shows_a_cards_details(blank):
     }""", model)
     assert text.startswith("Amberfield · realm") and "(c3)" in text
     assert errors == []
+
+
+async def test_a_demigod_card_shows_its_range_and_area(blank):
+    """The card's fields come from GET /rulesets (the demayth set's `details`)."""
+    page, errors = blank
+    view = {"map": {"name": "x", "width": 3, "height": 3, "terrain": []},
+            "units": {"k": {"id": "k", "side": "alice", "kind": "demigod", "name": "Kaelen", "pos": [0, 0], "hp": 5,
+                            "max_hp": 9, "ap": 1, "barrier": 0, "dr": 0, "move": 3, "poison": 0, "disease": 0,
+                            "equipment": [], "effects": [], "moved": False, "attacked": False}},
+            "turn": {"seat": "alice", "round": 1}, "out": [], "hand_counts": {"alice": 1}, "deck_counts": {"alice": 0},
+            "discard": {"alice": []}, "hand": [{"id": "c1", "name": "Fireball"}], "attack": None, "result": None}
+    model = {"ruleset": "demigod", "view": view, "seat": "alice", "role": "player", "prompts": [], "seats": ["alice"]}
+    text = await page.evaluate("""async (model) => {
+      const mod = await import("/static/rulesets/demigod.js");
+      const root = document.createElement("div");
+      document.body.append(root);
+      mod.render(root, model, null);
+      root.querySelector('[data-card="c1"]').click();
+      return root.querySelector(".card-details").textContent;
+    }""", model)
+    assert text.startswith("Fireball · spell · AV 3 · line of sight · area 1")
+    assert errors == []
