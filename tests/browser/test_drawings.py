@@ -138,3 +138,42 @@ async def test_a_demigod_card_shows_its_range_and_area(blank):
     }""", model)
     assert text.startswith("Fireball · spell · AV 3 · line of sight · area 1")
     assert errors == []
+
+
+async def test_demigod_lights_targets_and_the_area_of_the_chosen_card(blank):
+    """Choose a character, then an area card: its target squares light up, and the area
+    around the square under the pointer or the keyboard's focus."""
+    page, errors = blank
+    unit = {"side": "alice", "kind": "demigod", "hp": 5, "max_hp": 9, "ap": 0, "barrier": 0, "dr": 0, "move": 3,
+            "poison": 0, "disease": 0, "equipment": [], "effects": [], "moved": False, "attacked": False}
+    view = {"map": {"name": "x", "width": 5, "height": 5, "terrain": [[4, 4]]},
+            "units": {"k": {**unit, "id": "k", "name": "Kaelen", "pos": [0, 0]},
+                      "m": {**unit, "id": "m", "side": "bob", "name": "Morwen", "pos": [2, 2]}},
+            "turn": {"seat": "alice", "round": 1}, "out": [], "hand_counts": {"alice": 1, "bob": 0},
+            "deck_counts": {}, "discard": {}, "hand": [{"id": "c1", "name": "Fireball"}], "attack": None, "result": None}
+    prompt = {"id": "p1", "seat": "alice", "kind": "turn", "text": "Your turn", "default": "end", "options": [
+        {"id": "attack", "text": "Attack", "args": {"card": ["c1"], "target": [[2, 2], [3, 2]], "unit": ["k"]},
+         "combos": [{"card": ["c1"], "target": [[2, 2], [3, 2]], "unit": ["k"]}]},
+        {"id": "end", "text": "End"}]}
+    model = {"ruleset": "demigod", "view": view, "seat": "alice", "role": "player", "prompts": [prompt],
+             "seats": ["alice", "bob"]}
+    out = await page.evaluate("""async (model) => {
+      const mod = await import("/static/rulesets/demigod.js");
+      const root = document.createElement("div");
+      document.body.append(root);
+      const chosen = [];
+      mod.render(root, model, {choose: (...a) => chosen.push(a)});
+      root.querySelector('[data-unit="k"]').click();
+      root.querySelector('[data-card="c1"]').click();
+      const targets = root.querySelectorAll(".mark-target").length;
+      root.querySelector('button[data-x="2"][data-y="2"]').focus();
+      const caught = [...root.querySelectorAll(".caught")].map(c => c.dataset.x + "," + c.dataset.y);
+      const focused = document.activeElement.dataset.x + "," + document.activeElement.dataset.y;
+      document.activeElement.click();
+      return {targets, caught, focused, chosen};
+    }""", model)
+    assert out["targets"] == 2
+    assert sorted(out["caught"]) == sorted(f"{x},{y}" for x in (1, 2, 3) for y in (1, 2, 3))
+    assert out["focused"] == "2,2"
+    assert out["chosen"] == [["p1", "attack", {"unit": "k", "card": "c1", "target": [2, 2]}]]
+    assert errors == []

@@ -131,6 +131,13 @@ export function render(root, model, controls) {
       cells.push(el("button", {type: "button", class: cls.join(" "), dataset: data, title: label,
         "aria-label": `${mark.kind === "move" ? "move to" : "aim at"} ${label}`,
         onmouseenter: () => { if (area && !same(hover, sq)) { hover = sq; rerender(); } },
+        onfocus: () => {  // the keyboard sees the area too; the redrawn square keeps the focus
+          if (!area || same(hover, sq)) return;
+          hover = sq;
+          rerender();
+          const again = root.querySelector(`button[data-x="${x}"][data-y="${y}"]`);
+          if (again) again.focus();
+        },
         onclick: () => { const m = mark; sel = {unit: null, card: null, option: null, prompt: null}; hover = null; controls.choose(m.prompt.id, m.option, m.args); }},
         content));
       continue;
