@@ -177,3 +177,27 @@ async def test_demigod_lights_targets_and_the_area_of_the_chosen_card(blank):
     assert out["focused"] == "2,2"
     assert out["chosen"] == [["p1", "attack", {"unit": "k", "card": "c1", "target": [2, 2]}]]
     assert errors == []
+
+
+async def test_spellfire_event_for_a_side_is_played_in_two_clicks(blank):
+    """A seat outside the battle plays an event for one side: the card, then the side."""
+    page, errors = blank
+    prompt = {"id": "p9", "seat": "alice", "kind": "respond", "window": "w3", "text": "Respond", "default": "pass",
+              "options": [{"id": "c2", "text": "Play Emberhold for a side", "args": {"side": ["attacker", "defender"]}},
+                          {"id": "pass", "text": "Let it stand"}]}
+    model = {"ruleset": "spellfire", "view": SPELLFIRE_VIEW, "seat": "alice", "role": "player",
+             "prompts": [prompt], "seats": ["alice", "bob"]}
+    out = await page.evaluate("""async (model) => {
+      const mod = await import("/static/rulesets/spellfire.js");
+      const root = document.createElement("div");
+      document.body.append(root);
+      const chosen = [];
+      mod.render(root, model, {choose: (...a) => chosen.push(a)});
+      root.querySelector('.sf-hand [data-option="c2"]').click();
+      const sides = [...root.querySelectorAll(".sf-armed [data-arg-side]")].map(b => b.textContent);
+      root.querySelector('.sf-armed [data-arg-side="\\\\"defender\\\\""]').click();
+      return {sides, chosen};
+    }""", model)
+    assert out["sides"] == ["for the attacker", "for the defender"]
+    assert out["chosen"] == [["p9", "c2", {"side": "defender"}]]
+    assert errors == []
