@@ -133,8 +133,9 @@ async function start() {
   }
   for (const event of replay.events) {
     const shown = revealed(event);
-    const text = describeEvent(drawing, shown, { ruleset: replay.ruleset, seats: replay.seats, role: "replay" }) ?? null;
-    const li = el("li", { dataset: { seq: event.seq } }, el("span", { class: "seq" }, `#${event.seq}`), text ?? event.kind);
+    const text = describeEvent(drawing, shown, { ruleset: replay.ruleset, seats: replay.seats, role: "replay" });
+    if (text === null || text === undefined) continue; // the drawing leaves it out of the log
+    const li = el("li", { dataset: { seq: event.seq } }, el("span", { class: "seq" }, `#${event.seq}`), text);
     logItems.set(event.seq, li);
     logBox.append(li);
   }
