@@ -122,6 +122,8 @@ async def test_a_whole_match_in_the_browser(server, page, ruleset):
     # The spectator saw the whole match live, with no controls.
     await spectator.wait_for_selector("[data-result]")
     assert await spectator.locator("[data-prompt][data-option]").count() == 0
+    if ruleset == "spellfire":  # the hands are shown face down, under the page's own styles
+        assert await spectator.locator(".sf-hand-hidden .sf-back").first.is_visible()
     await shot(spectator, f"{ruleset}-spectator")
 
     # The replay page steps through the finished match.

@@ -40,7 +40,7 @@ const resultEl = el("div.result-banner", {hidden: true});
 const boardEl = el("section.board", {"aria-label": "Board"});
 const promptsEl = el("section.prompt-bar", {"aria-label": "Your decisions"});
 const logList = el("ol.log-lines");
-const logEl = el("section.log", {"aria-label": "What happened"}, el("h2", {}, "What happened"), logList);
+const logEl = el("section.play-log", {"aria-label": "What happened"}, el("h2", {}, "What happened"), logList);
 const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
   el("header.play-head", {}, titleEl, whoEl, statusEl),
   noticeEl, resultEl,

@@ -210,7 +210,7 @@ function formationEl(seat, player, model, controls) {
       el("span.sf-slotname", {}, slot),
       realm.razed ? el("span.sf-tag.razed", {}, "razed") : isExposed ? el("span.sf-tag.exposed", {title: "exposed: it can be attacked"}, "exposed") : null);
     const realmEl = cardEl(realm, model, controls, {cls: "sf-realm" + (realm.razed ? " is-razed" : "") + (isExposed ? " is-exposed" : ""), extra});
-    const holding = realm.holding ? cardEl(realm.holding, model, controls, {cls: "sf-holding"}) : null;
+    const holding = realm.holding ? cardEl(realm.holding, model, controls, {cls: "sf-holding", extra: el("span.sf-tag", {}, "holding")}) : null;
     const slotTarget = target && controls ? el("button.choice.sf-target", {type: "button",
       dataset: {prompt: target.prompt.id, option: target.option.id, argSlot: JSON.stringify(slot)},
       onclick: () => { armed = null; controls.choose(target.prompt.id, target.option.id, target.args); }}, `here (${slot})`) : null;
@@ -245,7 +245,7 @@ function seatEl(seat, view, model, controls) {
   const turn = (view.turn || {}).seat === seat;
   const hand = mine && Array.isArray(player.hand)
     ? el("div.sf-hand", {"aria-label": "your hand"}, player.hand.map(c => cardEl(c, model, controls)))
-    : el("div.sf-hand.hidden", {title: "cards in hand"}, Array.from({length: Math.min(player.hand_size || 0, 12)}, () => el("span.sf-back")),
+    : el("div.sf-hand.sf-hand-hidden", {title: "cards in hand"}, Array.from({length: Math.min(player.hand_size || 0, 12)}, () => el("span.sf-back")),
          ` ${plural(player.hand_size || 0, "card")} in hand`);
   const extraZones = Object.entries(player).filter(([k, v]) => !KNOWN_PLAYER_FIELDS.includes(k) && v != null)
     .map(([k, v]) => zoneEl(k, v, model, controls));
