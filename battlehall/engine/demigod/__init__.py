@@ -41,7 +41,8 @@ class Demigod(Ruleset):
               "reaction_ms": (500, 60_000), "tick_growth": (0, 5)}
 
     def card_sets(self) -> list[dict]:
-        return [{"name": "demayth", "cards": sorted(cards())}]
+        # `details`: every card's fields, so that a client can show a card and its range.
+        return [{"name": "demayth", "cards": sorted(cards()), "details": {n: cards()[n] for n in sorted(cards())}}]
 
     def check_options(self, options: dict) -> dict:
         for key, (lo, hi) in self.BOUNDS.items():

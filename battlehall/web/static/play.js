@@ -1,0 +1,437 @@
+// The player page, /play/{match}#token=T: the board (drawn by the ruleset's module), a
+// prompt bar with every option of every open prompt, their clocks, the event log in words,
+// the result, and the connection's state. Built on the client library (battlehall.js).
+
+import {BattlehallClient} from "/static/battlehall.js";
+import * as generic from "/static/rulesets/generic.js";
+import {el, useCss, legal, same, resultText, describeCommon, words} from "/static/rulesets/common.js";
+
+useCss("/static/play.css");
+
+const LOG_LINES = 300;  // the log keeps the latest lines; the replay page has them all
+const STATUS_WORDS = {
+  connecting: "Connecting…", open: "Connected", reconnecting: "Connection lost: reconnecting…",
+  closed: "Disconnected",
+};
+const ERROR_WORDS = {
+  unauthorized: "This link's token does not belong to this match: ask for your seat's link again.",
+  not_found: "There is no such match (it may have ended more than a week ago).",
+  unavailable: "The server cannot reach its storage right now: your move was not recorded yet. It is sent again by itself.",
+  rate_limited: "Too many clicks at once: your move is sent again in a moment.",
+  unknown_prompt: "That decision had already closed.",
+  illegal_option: "That option is not open any more.",
+  bad_args: "That combination is not allowed.",
+  match_over: "The match is over.",
+  spectator: "Spectators cannot play.",
+  full: "This match has as many spectators as it allows.",
+  internal: "The server hit a bug; the match is unchanged. Try again.",
+};
+
+const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
+const token = new URLSearchParams(location.hash.slice(1)).get("token");
+
+// --- the page's elements ---------------------------------------------------------------
+const mount = document.getElementById("app") || document.querySelector("main") || document.body;
+const statusEl = el("span.status", {role: "status", "aria-live": "polite"}, "Connecting…");
+const titleEl = el("h1.match-title", {}, "Battlehall");
+const whoEl = el("span.whoami");
+const noticeEl = el("div.notice", {role: "alert", hidden: true});
+const resultEl = el("div.result-banner", {hidden: true});
+const boardEl = el("section.board", {"aria-label": "Board"});
+const promptsEl = el("section.prompt-bar", {"aria-label": "Your decisions"});
+const logList = el("ol.log-lines");
+const logEl = el("section.play-log", {"aria-label": "What happened"}, el("h2", {}, "What happened"), logList);
+const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
+  el("header.play-head", {}, titleEl, whoEl, statusEl),
+  noticeEl, resultEl,
+  el("div.play-main", {}, boardEl, el("aside.play-side", {}, promptsEl, logEl)));
+mount.replaceChildren(root);
+
+// --- state -----------------------------------------------------------------------------
+const model = {ruleset: null, view: null, seat: null, role: "player", prompts: [], seats: [], seq: 0, matchId};
+let rules = generic;          // the ruleset's drawing module
+let client = null;
+let prompts = new Map();      // id -> prompt object, open for this seat
+let viewSeq = -1;             // the seq the current view is as of
+let lastSeq = 0;              // the last event seen
+let loggedSeq = 0;
+let clockOffset = 0;          // server clock minus ours
+const pending = new Set();    // prompts answered and waiting for their ack
+const othersOpen = new Map(); // id -> the public part of another seat's open prompt (who is deciding)
+const selections = new Map(); // "prompt/option" -> {arg: value} chosen in the prompt bar
+let viewAsked = false, viewAgain = false;
+let promptsKey = "";
+
+// The page's <main> carries the same test hooks as the player's root (data-status, data-seq).
+const host = document.querySelector("main");
+function hook(name, value) {
+  for (const node of host ? [root, host] : [root]) {
+    if (value === null) delete node.dataset[name];
+    else node.dataset[name] = value;
+  }
+}
+
+// data-busy while an answer waits for its ack or the view is being fetched: what is drawn
+// may change at any moment (tests wait for it to go).
+function markBusy() {
+  hook("busy", pending.size || viewAsked ? "true" : null);
+}
+
+function setStatus(status, reason) {
+  hook("status", status);
+  statusEl.textContent = STATUS_WORDS[status] || status;
+  statusEl.className = "status status-" + status;
+  if (status === "closed" && reason) statusEl.textContent += ` (${reason})`;
+}
+
+function notice(text) {
+  noticeEl.hidden = !text;
+  noticeEl.textContent = text || "";
+}
+
+const controls = {
+  async choose(promptId, optionId, args) {
+    if (pending.has(promptId) || !client) return;
+    const prompt = prompts.get(promptId);
+    const option = prompt && (prompt.options || []).find(o => o.id === optionId);
+    if (!option || !legal(option, args || {})) { notice("That choice is not open."); return; }
+    pending.add(promptId);
+    markBusy();
+    drawPrompts(true);
+    try {
+      await client.act(promptId, optionId, args || {});
+      notice("");
+    } catch (err) {
+      notice(ERROR_WORDS[err && err.code] || (err && err.message) || String(err));
+    } finally {
+      pending.delete(promptId);
+      markBusy();
+      drawPrompts(true);
+    }
+  },
+};
+
+// --- drawing -----------------------------------------------------------------------------
+function focusKey(node) {
+  if (!node || node === document.body || !root.contains(node)) return null;
+  const data = Object.entries(node.dataset || {});
+  return data.length ? node.tagName + JSON.stringify(data) : null;
+}
+
+function restoreFocus(container, key) {
+  if (!key || container.contains(document.activeElement)) return;
+  for (const node of container.querySelectorAll("*")) {
+    if (focusKey(node) === key) { node.focus(); return; }
+  }
+}
+
+function drawBoard() {
+  const key = boardEl.contains(document.activeElement) ? focusKey(document.activeElement) : null;
+  model.prompts = [...prompts.values()].filter(p => !pending.has(p.id));
+  try {
+    const playing = model.role === "player" && model.view && !model.view.result;
+    rules.render(boardEl, model, playing ? controls : null);
+  } catch (err) {
+    console.error("the ruleset's drawing failed; showing the plain view", err);
+    generic.render(boardEl, model, controls);
+  }
+  restoreFocus(boardEl, key);
+}
+
+function argOrder(option) {
+  const names = Object.keys(option.args || {});
+  const hint = rules.argOrder || ["unit", "tile", "card", "champion", "place", "slot", "side", "with", "discard", "to", "target"];
+  return names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  function rank(n) { const i = hint.indexOf(n); return i < 0 ? hint.length : i; }
+}
+
+function argName(name) {
+  try {
+    const text = rules.argName && rules.argName(name, model);
+    if (text) return text;
+  } catch (err) { /* the plain name */ }
+  return words(name);
+}
+
+function argLabel(name, value) {
+  try {
+    const text = rules.argLabel && rules.argLabel(name, value, model);
+    if (text) return text;
+  } catch (err) { /* fall through to the plain value */ }
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+// The values an argument may take given the values chosen before it (in argOrder): without
+// combos, every listed value; with combos, those of the combos holding every earlier choice.
+function valuesFor(option, order, i, chosen) {
+  const name = order[i];
+  if (!option.combos) return option.args[name];
+  const out = [];
+  for (const combo of option.combos) {
+    if (!order.slice(0, i).every(n => (combo[n] || []).some(v => same(v, chosen[n])))) continue;
+    for (const v of combo[name] || []) if (!out.some(x => same(x, v))) out.push(v);
+  }
+  return out;
+}
+
+/** The arguments currently chosen for an option, made legal (first legal value where needed). */
+function currentArgs(prompt, option) {
+  const order = argOrder(option);
+  const wanted = selections.get(prompt.id + "/" + option.id) || {};
+  const chosen = {};
+  order.forEach((name, i) => {
+    const values = valuesFor(option, order, i, chosen);
+    chosen[name] = values.some(v => same(v, wanted[name])) ? wanted[name] : values[0];
+  });
+  return chosen;
+}
+
+function clockEl(prompt) {
+  if (prompt.deadline == null) return el("span.clock.untimed", {}, "no time limit");
+  return el("span.clock", {dataset: {deadline: prompt.deadline, bank: prompt.bank_ms || 0}}, "");
+}
+
+function mmss(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function tickClocks() {
+  const now = Date.now() + clockOffset;
+  for (const node of root.querySelectorAll(".clock[data-deadline]")) {
+    const left = Number(node.dataset.deadline) - now;
+    const bank = Number(node.dataset.bank);
+    if (left > 0) {
+      node.textContent = `${mmss(left)} left`;
+      node.classList.toggle("low", left < 10000);
+      node.classList.remove("rope");
+      node.style.removeProperty("--rope");
+    } else if (bank + left > 0) {
+      node.textContent = `time bank ${mmss(bank + left)}`;
+      node.classList.add("rope");
+      node.style.setProperty("--rope", `${Math.max(0, Math.min(1, (bank + left) / Math.max(bank, 1))) * 100}%`);
+    } else {
+      node.textContent = "time is up";
+      node.classList.add("rope");
+      node.style.setProperty("--rope", "0%");
+    }
+  }
+}
+setInterval(tickClocks, 250);
+
+function drawPrompts(force = false) {
+  const open = [...prompts.values()];
+  const key = open.map(p => p.id + (pending.has(p.id) ? "*" : "")).join(",") + "|" + [...othersOpen.keys()].join(",");
+  if (!force && key === promptsKey) return;
+  promptsKey = key;
+  const focus = promptsEl.contains(document.activeElement) ? focusKey(document.activeElement) : null;
+  const parts = [];
+  if (!open.length) {
+    const ended = model.view && model.view.result;
+    parts.push(el("p.waiting", {}, ended ? "The match is over." : "Nothing to decide now."));
+  }
+  const others = [...othersOpen.values()];
+  if (others.length && !(model.view && model.view.result)) {
+    parts.push(el("ul.others", {"aria-label": "Who else is deciding"}, others.map(p => el("li", {class: p.window ? "window" : ""},
+      p.window ? el("span.window-badge", {}, "Reaction window") : null,
+      ` ${p.seat} ${p.window ? "may respond" : "is deciding"} (${words(p.kind || "")}) `, clockEl(p)))));
+  }
+  for (const prompt of open) parts.push(promptBox(prompt));
+  promptsEl.replaceChildren(...parts);
+  tickClocks();
+  restoreFocus(promptsEl, focus);
+}
+
+function promptBox(prompt) {
+  const busy = pending.has(prompt.id);
+  const def = (prompt.options || []).find(o => o.id === prompt.default);
+  const head = el("div.prompt-head", {},
+    prompt.window ? el("span.window-badge", {title: "Other players may answer this window too"}, "Reaction window") : null,
+    el("strong.prompt-text", {}, prompt.text || words(prompt.kind)),
+    clockEl(prompt));
+  const list = el("ul.options");
+  for (const option of prompt.options || []) list.append(el("li", {}, optionRow(prompt, option, busy)));
+  return el("div.prompt", {class: "prompt" + (prompt.window ? " window" : "") + (busy ? " busy" : ""),
+                           dataset: {promptBox: prompt.id}, "aria-busy": busy ? "true" : null},
+    head, list,
+    def ? el("p.default", {}, "If time runs out: ", el("em", {}, def.text || def.id)) : null);
+}
+
+function optionRow(prompt, option, busy) {
+  const order = argOrder(option);
+  const row = [];
+  if (order.length) {
+    const chosen = currentArgs(prompt, option);
+    order.forEach((name, i) => {
+      const values = valuesFor(option, order, i, chosen);
+      if (values.length === 1) {  // nothing to choose: say what it is
+        row.push(el("span.arg.fixed", {dataset: {arg: name}}, argLabel(name, values[0])));
+        return;
+      }
+      const select = el("select", {dataset: {prompt: prompt.id, option: option.id, arg: name},
+                                   "aria-label": `${option.text || option.id}: ${argName(name)}`, disabled: busy},
+        values.map((v, j) => el("option", {value: String(j), selected: same(v, chosen[name])}, argLabel(name, v))));
+      select.addEventListener("change", () => {
+        const picked = {...currentArgs(prompt, option), [name]: values[Number(select.value)]};
+        selections.set(prompt.id + "/" + option.id, picked);
+        drawPrompts(true);
+        drawBoard();
+      });
+      row.push(el("label.arg", {}, el("span", {}, argName(name)), select));
+    });
+  }
+  const button = el("button.choice", {type: "button", disabled: busy,
+                                      class: "choice" + (option.id === prompt.default ? " is-default" : ""),
+                                      dataset: {prompt: prompt.id, option: option.id}},
+    option.text || option.id, option.id === prompt.default ? el("span.default-mark", {}, " (default)") : null);
+  button.addEventListener("click", () => controls.choose(prompt.id, option.id, currentArgs(prompt, option)));
+  return el("div.option", {}, button, row.length ? el("div.args", {}, row) : null);
+}
+
+function logEvent(ev) {
+  if (ev.seq <= loggedSeq) return;
+  loggedSeq = ev.seq;
+  let line;
+  try {
+    line = rules.describe(ev, model);
+    if (line === undefined) line = describeCommon(ev, model);
+    if (line === undefined) line = generic.describe(ev, model);
+  } catch (err) {
+    line = generic.describe(ev, model);
+  }
+  if (!line) return;
+  line = line[0].toUpperCase() + line.slice(1);
+  logList.append(el("li", {dataset: {seq: ev.seq, kind: ev.kind}}, line));
+  while (logList.children.length > LOG_LINES) logList.firstElementChild.remove();
+  logList.scrollTop = logList.scrollHeight;
+}
+
+function showResult(result) {
+  if (!result) return;
+  const mine = model.seat && (result.winners || []).includes(model.seat);
+  resultEl.hidden = false;
+  resultEl.dataset.result = result.reason || "ended";
+  resultEl.className = "result-banner" + (mine ? " won" : "");
+  resultEl.replaceChildren(
+    el("strong", {}, mine ? "You won! " : "Match over. "),
+    mine ? `(${words(result.reason || "")}) ` : resultText(result, model) + " ",
+    el("a", {href: `/replay/${encodeURIComponent(matchId)}`}, "Watch the replay"));
+}
+
+// --- the view ------------------------------------------------------------------------------
+function takeView(seq, view, openPrompts, now) {
+  if (seq < viewSeq) return;
+  viewSeq = seq;
+  model.view = view;
+  if (now) clockOffset = now - Date.now();
+  prompts = new Map((openPrompts || []).map(p => [p.id, p]));
+  for (const id of [...selections.keys()]) if (!prompts.has(id.split("/")[0])) selections.delete(id);
+  drawPrompts();
+  drawBoard();
+  if (view && view.result) showResult(view.result);
+}
+
+function askView() {
+  if (viewAsked) { viewAgain = true; return; }
+  viewAsked = true;
+  markBusy();
+  client.requestView();
+}
+
+function onEvent(ev) {
+  if (ev.seq > lastSeq) lastSeq = ev.seq;
+  hook("seq", String(lastSeq));
+  logEvent(ev);
+  // Who else is deciding: every seat's prompts are public in part (seat, kind, window, clock).
+  const pd = ev.data || {};
+  if (ev.kind === "prompt" && pd.seat !== model.seat) othersOpen.set(pd.id, pd);
+  else if (ev.kind === "prompt_closed") othersOpen.delete(pd.id);
+  else if (ev.kind === "match_ended") othersOpen.clear();
+  if (ev.kind === "prompt" || ev.kind === "prompt_closed") drawPrompts();
+  if (ev.seq <= viewSeq) return;  // history older than the view in hand
+  const d = ev.data || {};
+  if (ev.kind === "prompt" && d.seat === model.seat && d.options) {
+    prompts.set(d.id, d);
+    drawPrompts();
+  } else if (ev.kind === "prompt_closed") {
+    if (prompts.delete(d.id)) drawPrompts();
+  } else if (ev.kind === "match_ended") {
+    showResult(d);
+  }
+  askView();
+}
+
+// --- start -----------------------------------------------------------------------------------
+async function loadRules(name) {
+  try {
+    return await import(`/static/rulesets/${encodeURIComponent(name)}.js`);
+  } catch (err) {
+    console.warn(`no drawing for ruleset ${name}; showing the plain view`, err);
+    return generic;
+  }
+}
+
+async function start() {
+  if (!matchId) { notice("No match in this address."); return; }
+  if (!token) {
+    notice("This address has no seat token (#token=…). Use the seat link given when the match was created, " +
+           "or watch it instead.");
+    promptsEl.replaceChildren(el("a", {href: `/watch/${encodeURIComponent(matchId)}`}, "Watch this match"));
+    setStatus("closed");
+    return;
+  }
+  let summary = null;
+  try {
+    const r = await fetch(`/matches/${encodeURIComponent(matchId)}`);
+    if (r.status === 404) { notice(ERROR_WORDS.not_found); setStatus("closed"); return; }
+    summary = await r.json();
+  } catch (err) {
+    notice("The server cannot be reached. Trying again…");
+  }
+  if (summary) {
+    model.ruleset = summary.ruleset;
+    model.seats = summary.seats || [];
+    model.clock = summary.clock;
+    titleEl.replaceChildren(el("span.ruleset-name", {}, words(summary.ruleset)), ` · ${matchId}`);
+    document.title = `${summary.ruleset}: ${matchId} · Battlehall`;
+    rules = await loadRules(summary.ruleset);
+  }
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  client = new BattlehallClient({url: `${scheme}//${location.host}/ws/${encodeURIComponent(matchId)}`, token,
+                                 codec: "json", resume: 0,  // 0: the whole history, for the log
+                                 maxBackoffMs: 2000});     // a player wants back in soon
+  client.on("status", (s, detail) => {
+    const status = typeof s === "string" ? s : s.status;
+    const why = (detail && detail.reason) || (typeof s === "object" ? s.reason : undefined);
+    setStatus(status, why);
+    if (status === "open") notice("");
+  });
+  client.on("welcome", msg => {
+    model.seat = msg.seat;
+    model.role = msg.role;
+    whoEl.textContent = msg.seat ? `You play ${msg.seat}` : "You watch";
+    viewAsked = false;
+    markBusy();
+    takeView(msg.seq, msg.view, msg.prompts, msg.now);
+  });
+  client.on("event", onEvent);
+  client.on("view", msg => {
+    viewAsked = false;
+    markBusy();
+    takeView(msg.seq, msg.view, msg.prompts, msg.now);
+    if (viewAgain && lastSeq > viewSeq) { viewAgain = false; askView(); }
+    viewAgain = false;
+  });
+  client.on("error", e => {
+    if (e && e.code === "bad_message" && viewAsked) { viewAsked = false; markBusy(); return; }  // a server without views
+    if (e && e.id == null) notice(ERROR_WORDS[e.code] || e.message || "Error");
+  });
+  client.on("ended", result => showResult(result));
+  await client.connect();
+}
+
+start().catch(err => {
+  // Refused for good (a wrong token, no such match): say so as a person would.
+  notice(ERROR_WORDS[err && err.code] || String((err && err.message) || err));
+  setStatus("closed");
+});
