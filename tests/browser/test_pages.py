@@ -97,6 +97,11 @@ async def test_watch_page_explains_a_missing_match_and_a_bad_link(server, page):
     created = server.create(ruleset="duel")
     watch = await page(f"{server.url}/watch/{created['match']}#token=not-the-token", wait_for="main[data-status=closed]")
     await expect(watch.locator("#banner[role=alert]")).to_contain_text("key is not valid")
+    # A seat's link on the spectator page would put that seat's hand on a stream: refused.
+    seat = await page(f"{server.url}/watch/{created['match']}#token={created['tokens']['alice']}",
+                      wait_for="main[data-status=refused]")
+    await expect(seat.locator("#banner[role=alert]")).to_contain_text("player's link")
+    assert await seat.locator("#board *").count() == 0
 
 
 async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
@@ -125,6 +130,9 @@ async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
     await r.keyboard.press("ArrowRight")
     assert await main.get_attribute("data-step") == str(last - 2)
     await shoot(r, "replay-spellfire")
+    phone = await page(f"{server.url}/replay/{created['match']}", viewport=PHONE, wait_for="main[data-status=ready]")
+    await shoot(phone, "replay-spellfire-phone", full_page=False)
+    await phone.close()
     # Played at 10 steps a second, it reaches the end and stops there.
     await r.select_option("#speed", "10")
     await r.click("#play")

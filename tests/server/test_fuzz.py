@@ -4,7 +4,7 @@ raw frames of every shape (bad opcodes, RSV bits, lengths that lie, unmasked, fr
 out of place, cut short).
 
 What must hold (PROTOCOL, "An error never changes the match"): the server stays up and
-answers every message after `hello` with exactly one `ack`, `error` or `pong`, never
+answers every message after `hello` with exactly one `ack`, `error`, `pong` or `view`, never
 `internal`; the only changes to the matches are those of answers it acknowledged; every
 socket it was given is let go; its memory does not grow with the frames.
 
@@ -31,7 +31,7 @@ from wsutil import Raw, raw_client
 
 FRAMES = int(os.environ.get("BATTLEHALL_FUZZ_FRAMES", "3000"))
 SEED = int(os.environ.get("BATTLEHALL_FUZZ_SEED", "1"))
-ANSWERS = ("ack", "error", "pong")
+ANSWERS = ("ack", "error", "pong", "view")
 PIPELINE = 16  # messages in flight per socket
 MAX_FRAME = 64 * 1024
 
@@ -110,10 +110,12 @@ def value(rng: random.Random, binary: bool, depth: int = 0):
 
 
 def template(rng: random.Random, prompts: list[dict], token: str, act_ids: list, binary: bool = False) -> dict:
-    """A valid message: hello, ping, or an act on one of the open prompts (legal, as a rule)."""
+    """A valid message: hello, ping, view, or an act on one of the open prompts (legal, as a rule)."""
     roll = rng.random()
     if roll < 0.1:
         return {"t": "hello", "token": token, "resume": rng.randrange(0, 50), "batch": rng.random() < 0.5}
+    if roll < 0.15:
+        return {"t": "view"}
     if roll < 0.2 or not prompts:
         return {"t": "ping"}
     prompt = rng.choice(prompts)
@@ -138,7 +140,7 @@ def mutate(rng: random.Random, message: dict, binary: bool):
         elif roll < 0.7:
             message[text(rng)] = value(rng, binary)
         elif roll < 0.8:
-            message["t"] = rng.choice(["act", "ping", "hello", "batch", "event", "ack", text(rng), 1, None])
+            message["t"] = rng.choice(["act", "ping", "view", "hello", "batch", "event", "ack", text(rng), 1, None])
         elif roll < 0.9 and "args" in message:
             args = dict(message["args"]) if isinstance(message["args"], dict) else {}
             key = text(rng)
@@ -335,7 +337,7 @@ async def fuzz_raw(server, rng: random.Random, match_id: str, tokens: list[str],
                     assert isinstance(frame, Frame)
                     if frame.opcode is Opcode.BINARY:
                         msg = msgpack.unpackb(frame.data)
-                        assert msg["t"] in ("welcome", "event", "error", "ack", "pong", "batch"), msg
+                        assert msg["t"] in ("welcome", "event", "error", "ack", "pong", "view", "batch"), msg
                         assert msg.get("code") != "internal", msg
         except (asyncio.TimeoutError, ConnectionError):
             pass

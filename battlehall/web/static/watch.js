@@ -1,5 +1,6 @@
 // The spectator page: the whole window for the board and the log, no controls, the public
-// view only (or, with a seat's link, that seat's), the stream delay and the audience shown.
+// view only (a seat's link is refused: its view holds that seat's hand), the stream delay
+// and the audience shown.
 import { BattlehallClient, request } from "./battlehall.js";
 import { BASE, banner, describeEvent, draw, duration, el, errorText, fragment, loadDrawing, matchIdFromPath,
          replayLink, resultText, statusText } from "./page.js";
@@ -86,6 +87,14 @@ async function start() {
     else if (status === "reconnecting" || (status === "closed" && detail.code)) note.show(status === "closed" ? "error" : "warn", statusText(status, detail));
   });
   client.on("welcome", (w) => {
+    if (w.role !== "spectator") {
+      // A seat's link: its view shows that seat's hand, which a stream must never show.
+      client.close("a seat's link");
+      board.replaceChildren();
+      note.show("error", "This is a player's link, not a spectator's: open it as /play/… to play, or use the spectator link to watch.");
+      main.dataset.status = "refused";
+      return;
+    }
     liveFrom = w.seq;
     render(w.view, w.seq);
     if (w.delay_ms) {
@@ -107,7 +116,7 @@ async function start() {
   try {
     await client.connect();
   } catch (err) {
-    note.show("error", errorText(err));
+    if (main.dataset.status !== "refused") note.show("error", errorText(err));
   }
   countSpectators();
   setInterval(() => { if (!document.hidden && client.status !== "closed") countSpectators(); }, 2000);
