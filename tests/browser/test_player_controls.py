@@ -1,5 +1,6 @@
-"""The player page's controls: keyboard play, the countdown turning into the time bank,
-the default named, and who else is deciding."""
+"""The player page beyond a whole match: keyboard play, the countdown turning into the time
+bank, the default named, who else is deciding, a server restart ridden out, a wrong link
+said plainly, the prompt bar's combinations, and a phone-sized window."""
 
 from __future__ import annotations
 
