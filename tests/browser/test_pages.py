@@ -130,6 +130,9 @@ async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
     await r.keyboard.press("ArrowRight")
     assert await main.get_attribute("data-step") == str(last - 2)
     await shoot(r, "replay-spellfire")
+    phone = await page(f"{server.url}/replay/{created['match']}", viewport=PHONE, wait_for="main[data-status=ready]")
+    await shoot(phone, "replay-spellfire-phone", full_page=False)
+    await phone.close()
     # Played at 10 steps a second, it reaches the end and stops there.
     await r.select_option("#speed", "10")
     await r.click("#play")

@@ -1,7 +1,10 @@
-"""The player page's controls: keyboard play, the countdown turning into the time bank,
-the default named, and who else is deciding."""
+"""The player page beyond a whole match: keyboard play, the countdown turning into the time
+bank, the default named, who else is deciding, a server restart ridden out, a wrong link
+said plainly, the prompt bar's combinations, and a phone-sized window."""
 
 from __future__ import annotations
+
+import pytest
 
 OPEN = "#play[data-status=open]"
 
@@ -94,3 +97,21 @@ async def test_the_prompt_bar_offers_only_legal_combinations(server, page):
     await alice.locator(".prompt-bar .prompt:has(select[data-arg=card]) button.choice").click()
     await alice.locator(".log-lines li", has_text=f"You placed a Battlecard face up: {picked}").wait_for()
     assert await alice.locator(".notice").is_hidden()
+
+
+@pytest.mark.parametrize("ruleset", ["spellfire", "demigod"])
+async def test_a_phone_sized_window(server, page, ruleset):
+    """On a phone the page is one column, no wider than the screen: what to decide first,
+    then the board."""
+    from play_driver import shot
+    from test_play_pages import MATCHES
+
+    created = server.create(seats=["alice", "bob"], **MATCHES[ruleset])
+    alice = await page(f"{server.url}/play/{created['match']}#token={created['tokens']['alice']}",
+                       viewport={"width": 390, "height": 844}, wait_for=OPEN)
+    await alice.locator(".prompt-bar .prompt").first.wait_for()
+    assert await alice.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    bar = await alice.locator(".prompt-bar").bounding_box()
+    board = await alice.locator(".board").bounding_box()
+    assert bar["y"] + bar["height"] <= board["y"]
+    await shot(alice, f"{ruleset}-player-phone")

@@ -1,7 +1,7 @@
 // battlehall.js against a real server: node --test --experimental-websocket tests/js/
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BattlehallClient, BattlehallError, explain, firstAnswer, request, wsUrl } from "../../battlehall/web/static/battlehall.js";
+import { BattlehallClient, BattlehallError, explain, firstAnswer, jsonCodec, request, wsUrl } from "../../battlehall/web/static/battlehall.js";
 import { BASE, SLOW_BASE, create, next } from "./helpers.mjs";
 
 function client(created, seat, extra = {}) {
@@ -16,7 +16,9 @@ test("wsUrl builds the socket address from an http base", () => {
 
 test("a whole duel between two clients, with a spectator: prompts, acts, acks, the end", async (t) => {
   const created = await create({ seed: 5, options: { hp: 6 } });
-  const seats = { alice: client(created, "alice"), bob: client(created, "bob") };
+  let batches = 0; // alice asks for batches; her codec counts the frames that hold one
+  const counting = { ...jsonCodec, decode: (data) => { const m = jsonCodec.decode(data); if (m.t === "batch") batches += 1; return m; } };
+  const seats = { alice: client(created, "alice", { batch: true, codec: counting }), bob: client(created, "bob") };
   const watcher = client(created, null);
   t.after(() => { for (const c of [...Object.values(seats), watcher]) c.close(); });
   const welcome = await seats.alice.connect();
@@ -46,6 +48,7 @@ test("a whole duel between two clients, with a spectator: prompts, acts, acks, t
   assert.deepEqual(seqs, seqs.map((_, i) => seqs[0] + i));
   assert.ok(seenByWatcher.every((e) => e.kind !== "prompt" || !("options" in e.data)));
   assert.equal(seats.alice.prompts.size, 0);
+  assert.ok(batches > 0, "alice asked for batches and got some");
 });
 
 test("a dropped socket reconnects by itself, resumes without gaps or repeats, and an act sent meanwhile is applied once", async (t) => {

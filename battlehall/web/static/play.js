@@ -371,6 +371,26 @@ async function loadRules(name) {
   }
 }
 
+/** The match's ruleset, seats and clock, and the ruleset's drawing; "gone" for no such match. */
+async function loadSummary() {
+  let summary;
+  try {
+    const r = await fetch(`/matches/${encodeURIComponent(matchId)}`);
+    if (r.status === 404) { notice(ERROR_WORDS.not_found); setStatus("closed"); return "gone"; }
+    summary = await r.json();
+  } catch (err) {
+    notice("The server cannot be reached. Trying again…");
+    return "unreachable";  // the socket keeps trying; the welcome loads it again
+  }
+  model.ruleset = summary.ruleset;
+  model.seats = summary.seats || [];
+  model.clock = summary.clock;
+  titleEl.replaceChildren(el("span.ruleset-name", {}, words(summary.ruleset)), ` · ${matchId}`);
+  document.title = `${summary.ruleset}: ${matchId} · Battlehall`;
+  rules = await loadRules(summary.ruleset);
+  return "loaded";
+}
+
 async function start() {
   if (!matchId) { notice("No match in this address."); return; }
   if (!token) {
@@ -380,22 +400,7 @@ async function start() {
     setStatus("closed");
     return;
   }
-  let summary = null;
-  try {
-    const r = await fetch(`/matches/${encodeURIComponent(matchId)}`);
-    if (r.status === 404) { notice(ERROR_WORDS.not_found); setStatus("closed"); return; }
-    summary = await r.json();
-  } catch (err) {
-    notice("The server cannot be reached. Trying again…");
-  }
-  if (summary) {
-    model.ruleset = summary.ruleset;
-    model.seats = summary.seats || [];
-    model.clock = summary.clock;
-    titleEl.replaceChildren(el("span.ruleset-name", {}, words(summary.ruleset)), ` · ${matchId}`);
-    document.title = `${summary.ruleset}: ${matchId} · Battlehall`;
-    rules = await loadRules(summary.ruleset);
-  }
+  if (await loadSummary() === "gone") return;
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   client = new BattlehallClient({url: `${scheme}//${location.host}/ws/${encodeURIComponent(matchId)}`, token,
                                  codec: "json", resume: 0,  // 0: the whole history, for the log
@@ -413,6 +418,7 @@ async function start() {
     viewAsked = false;
     markBusy();
     takeView(msg.seq, msg.view, msg.prompts, msg.now);
+    if (!model.ruleset) loadSummary().then(() => { drawBoard(); drawPrompts(true); });  // the server was down at first
   });
   client.on("event", onEvent);
   client.on("view", msg => {
