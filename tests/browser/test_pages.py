@@ -170,6 +170,14 @@ async def test_operator_page_lists_and_aborts(keyed_server, page, shoot):
     await op.wait_for_selector(f"tr[data-match='{match}'][data-status=finished]")
     assert httpx.get(f"{keyed_server.url}/matches/{match}").json()["result"]["reason"] == "aborted"
     assert (await asyncio.wait_for(joined, 10))["reason"] == "aborted"
+    # Any retained match can be looked up by its id, finished ones with their replay.
+    await op.fill("#find-id", match)
+    await op.click("#find button[type=submit]")
+    found = op.locator(f"[data-found='{match}'][data-status=finished]")
+    await expect(found.locator("a")).to_have_attribute("href", f"{keyed_server.url}/replay/{match}")
+    await op.fill("#find-id", "m_0000000000000000")
+    await op.click("#find button[type=submit]")
+    await expect(op.locator("#found")).to_contain_text("no such match")
     # The key stays for this tab: a reload opens the console at once.
     await op.reload()
     await op.wait_for_selector("main[data-status=open]")

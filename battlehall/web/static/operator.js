@@ -202,6 +202,23 @@ async function refresh() {
   }
 }
 
+// Any match still retained (finished ones leave the list a minute after their end).
+document.getElementById("find").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const id = document.getElementById("find-id").value.trim();
+  const box = document.getElementById("found");
+  try {
+    const m = await request(BASE, `/matches/${encodeURIComponent(id)}`);
+    box.replaceChildren(el("p", { dataset: { found: m.match, status: m.status } },
+      el("code", {}, m.match), ` · ${m.ruleset} · ${m.seats.join(", ")} · `, el("span", { class: `pill ${m.status}` }, m.status),
+      m.result ? ` · ${resultText(m.result)}` : "", " · ",
+      m.status === "finished" ? el("a", { href: replayLink(m.match) }, "Replay")
+                              : el("button", { type: "button", class: "danger", onclick: () => abort(m.match) }, "Abort")));
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "banner warn" }, errorText(err)));
+  }
+});
+
 document.getElementById("key-form").addEventListener("submit", (e) => {
   e.preventDefault();
   unlock(document.getElementById("key").value.trim());
