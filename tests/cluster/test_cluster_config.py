@@ -8,7 +8,7 @@ import uvicorn
 
 from battlehall import cli
 from battlehall.server.embedded_redis import EmbeddedRedis
-from conftest import free_port
+from servers import free_port
 from redis_cluster import LocalCluster
 
 

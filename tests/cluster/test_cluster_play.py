@@ -14,7 +14,7 @@ from redis.crc import key_slot
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.server.store import key
-from conftest import ServerProcess
+from servers import ServerProcess
 from faults.test_kill import check_match
 from redis_cluster import LocalCluster
 

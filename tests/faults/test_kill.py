@@ -13,7 +13,7 @@ import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.server.embedded_redis import EmbeddedRedis
-from conftest import ServerProcess, free_port
+from servers import ServerProcess, free_port
 
 
 def check_match(server, clients):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from conftest import ServerProcess
+from servers import ServerProcess
 from test_kill import check_match, start_bots
 
 

@@ -11,7 +11,7 @@ import asyncio
 import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
-from conftest import ServerProcess
+from servers import ServerProcess
 
 from wsutil import Raw
 

@@ -27,7 +27,7 @@ import websockets
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.lease import FENCED_WRITE
-from conftest import ServerProcess, free_port
+from servers import ServerProcess, free_port
 
 LEASE_MS = 1000
 SCAN_MS = 200

@@ -17,7 +17,7 @@ from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import get_ruleset
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.store import key
-from conftest import ServerProcess
+from servers import ServerProcess
 from leaks import atoms
 from wsutil import Raw
 

@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from conftest import free_port
+from servers import free_port
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:

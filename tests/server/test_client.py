@@ -10,7 +10,7 @@ import httpx
 
 from battlehall.client import Client
 
-from conftest import ServerProcess
+from servers import ServerProcess
 
 
 def answered_prompts(server, match_id: str) -> list[str]:

@@ -8,7 +8,7 @@ import sys
 import redis
 
 from battlehall.server.embedded_redis import EmbeddedRedis
-from conftest import ServerProcess, free_port
+from servers import ServerProcess, free_port
 
 
 def appendfsync(url: str) -> str:

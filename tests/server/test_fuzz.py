@@ -26,7 +26,7 @@ import pytest
 from websockets.frames import Frame, Opcode
 
 from battlehall.client import JSON, MSGPACK, ws_url
-from conftest import ServerProcess
+from servers import ServerProcess
 from wsutil import Raw, raw_client
 
 FRAMES = int(os.environ.get("BATTLEHALL_FUZZ_FRAMES", "3000"))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from battlehall.client import Client
-from conftest import ServerProcess
+from servers import ServerProcess
 from create_bodies import any_bodies
 
 

@@ -25,7 +25,7 @@ from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.session import Session
 from battlehall.server.websocket import WebSocket
 
-from conftest import free_port
+from servers import free_port
 from wsutil import guard_turns, silent_client
 
 

@@ -13,7 +13,7 @@ import orjson
 import pytest
 import websockets
 
-from conftest import ServerProcess
+from servers import ServerProcess
 from wsutil import Raw
 
 CAP = 8  # connections per address

@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 
-from conftest import ServerProcess
+from servers import ServerProcess
 
 
 def answers_total(url: str) -> int:

@@ -10,7 +10,7 @@ import pytest
 
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.verify import verify
-from conftest import ServerProcess, free_port
+from servers import ServerProcess, free_port
 from wsutil import Raw
 
 # Nobody won, nobody drew: every seat shares the one place.

@@ -13,7 +13,7 @@ import websockets
 
 from battlehall.client import JSON, MSGPACK, Client, decode, encode, ws_url
 
-from conftest import ServerProcess
+from servers import ServerProcess
 from wsutil import guard_turns
 
 QUEUE_LIMIT = 200
