@@ -117,7 +117,7 @@ async def test_pings_fragments_and_pongs_mixed_with_common_frames(client):
     (frame(Opcode.BINARY, act(1), rsv1=True), 1002),  # no extension was negotiated
     (frame(Opcode.CONT, act(1)), 1002),  # a continuation of nothing
     (frame(Opcode.BINARY, b"\x00" * (64 * 1024 + 1)), 1009),  # over max_frame_bytes
-])
+], ids=["unmasked", "rsv1", "lone-continuation", "too-large"])  # frames carry random masks
 async def test_malformed_frames_after_common_ones_are_refused_by_websockets(client, bad, code):
     await client.write(frame(Opcode.BINARY, act(1)) + bad + frame(Opcode.BINARY, act(2)))
     frames = await client.frames(1.0)
