@@ -89,9 +89,11 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "battlehall", "serve", "--port", str(self.port), "--data-dir",
              str(self.data), "--log-level", "warning"],
-            env={**os.environ, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"},  # thousands of sockets from 127.0.0.1
+            # No cap per address: thousands of sockets from 127.0.0.1.
+            env={**os.environ, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
+                 **({"BATTLEHALL_FSYNC": self.fsync} if self.fsync else {})},
             cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
-            preexec_fn=pinned(self.cpu), env={**os.environ, **({"BATTLEHALL_FSYNC": self.fsync} if self.fsync else {})})
+            preexec_fn=pinned(self.cpu))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -20,6 +20,7 @@ from ..engine.errors import EngineError, MatchOver
 from .clock import Clock, now_ms
 from .fanout import event_message, fan_out
 from .store import LoadedMatch, Store, StoreUnavailable
+from .lease import NotHere
 from .writer import Fenced
 
 if TYPE_CHECKING:
@@ -206,6 +207,9 @@ class MatchActor:
         an operator's ("abort", future) or ("delete", future), or a drain's ("release", future)."""
         if message[0] == "act" and len(message) == 3:  # when it came in, for the ack latency metric
             message = (*message, time.monotonic())
+        elif message[0] == "join" and self.stopped:  # let go meanwhile: join again, wherever it runs now
+            message[3].set_exception(NotHere(None))
+            return
         self.pending.append(message)
         if not self.busy:
             self._pump()
@@ -436,6 +440,7 @@ class MatchActor:
     def _committed(self, entry, conn, records, received: float, error: BaseException | None) -> None:
         core = self.core
         if isinstance(error, Fenced):  # another node holds the match now: nothing was recorded
+            self.hub.metrics.fenced_writes += 1
             self.stale = True
             self.stopped = True  # nothing more is handled here; the hub lets the match go
             if conn is not None:

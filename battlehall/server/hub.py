@@ -19,7 +19,7 @@ from .clock import Clock, now_ms
 from .config import Settings
 from . import connection, nodes, seeds
 from .deadlines import Deadlines
-from .lease import holder
+from .lease import NotHere, holder
 from .metrics import ACK_BUCKETS, Histogram, LoopLag
 from .mirror import Doorbells, Mirror
 from .spectators import DelayedFeed, copy_core
@@ -31,14 +31,6 @@ LINGER_S = 60  # a finished match stays in memory this long for its sockets (plu
 CLOSE_NOT_HERE = 4009  # after a `not_here` error: connect to its redirect (docs/protocol.md)
 OWNERS_BATCH = 1000  # lease reads per pipeline when scanning for matches nobody owns
 DRAIN_BATCH = 100  # matches handed over at once by a drain
-
-
-class NotHere(Exception):
-    """Another node runs this live match; `redirect` is its socket URL, when known."""
-
-    def __init__(self, redirect: str | None):
-        super().__init__(redirect or "the match is run by another node")
-        self.redirect = redirect
 
 
 def send_away(conn, redirect: str | None) -> None:
@@ -64,6 +56,8 @@ class Metrics:
     recovery_seconds: float = 0.0
     matches_taken_over: int = 0  # live matches this node took because nobody held them (or at its restart)
     takeover_seconds: float = 0.0  # the last takeover: acquiring, loading and starting its matches
+    matches_lost: int = 0  # live matches let go because another node held their lease
+    fenced_writes: int = 0  # writes Redis refused: the match's lease was no longer this node's
     timeouts: int = 0  # prompts answered by their default when their time ran out
     ack_seconds: Histogram = field(default_factory=lambda: Histogram(ACK_BUCKETS))  # act received -> ack sent
 
@@ -102,6 +96,7 @@ class Hub:
         # Leases (lease.py) whenever matches are written: with one node as with several.
         self.leased = store.persist
         self.draining = False  # a drain is under way: no match is taken, every one is handed on
+        self.orphans_seen: set[str] = set()  # live matches nobody held at the last scan
         # Spectators of matches that other nodes run (mirror.py), and the count over all nodes (audience.py).
         self.mirrors: dict[str, Mirror] = {}
         self.mirroring: dict[str, asyncio.Future] = {}
@@ -366,9 +361,13 @@ class Hub:
 
     async def scan(self) -> int:
         """Take the live matches whose lease lapsed (their node died or was paused) or is
-        held under this node's name (a restart): the latter all, the former this node's
-        share (their number over the live nodes, at random), so that the surviving nodes
-        split a dead one's matches. Returns how many it took."""
+        held under this node's name (a restart).
+
+        The latter all; of the former, this node's share (their number over the live
+        nodes, picked at random) so that the surviving nodes split a dead one's matches,
+        and every one that was already without a lease at the previous scan. So a match
+        is held again at most two scans after its lease lapsed. Returns how many it took.
+        """
         node = self.settings.node
         ids = [m for m in await self.store.live_ids() if m not in self.actors and m not in self.loading]
         mine, orphans = [], []
@@ -379,11 +378,17 @@ class Hub:
                     orphans.append(match_id)
                 elif holder(lease) == node:
                     mine.append(match_id)
+        seen, self.orphans_seen = self.orphans_seen, set(orphans)
         if orphans:
+            # Nodes that renewed lately: a dead node's record outlives its last renewal.
+            fresh = now_ms() - self.settings.lease_ms // 2
             live = await nodes.live(self.store.redis)
-            others = sum(1 for n, r in live.items() if n != node and not r.get("draining"))
-            random.shuffle(orphans)
-            orphans = orphans[:math.ceil(len(orphans) / (others + 1))]
+            others = sum(1 for n, r in live.items()
+                         if n != node and not r.get("draining") and r.get("at", 0) >= fresh)
+            waited = [m for m in orphans if m in seen]
+            new = [m for m in orphans if m not in seen]
+            random.shuffle(new)
+            orphans = waited + new[:math.ceil(len(new) / (others + 1))]
         if not mine and not orphans:
             return 0
         started = time.perf_counter()
@@ -440,7 +445,8 @@ class Hub:
                 log.warning("scanning for matches to take over failed: %r", exc)
 
     def held_leases(self) -> list[tuple[str, str]]:
-        return [(m, a.lease) for m, a in self.actors.items() if a.lease is not None and not a.stopped]
+        # An ended match's lease went with its last write: nothing more to hold.
+        return [(m, a.lease) for m, a in self.actors.items() if a.lease is not None and not a.stopped and not a.core.over]
 
     async def renew(self) -> None:
         """Renew every lease this node holds, in one pipeline; let go of those it lost."""
@@ -448,7 +454,6 @@ class Hub:
         for (match_id, value), ok in zip(held, await self.store.renew_many(held, self.settings.lease_ms, now_ms())):
             actor = self.actors.get(match_id)
             if not ok and actor is not None and actor.lease == value:
-                log.warning("match %s: lease lost (this node was paused or cut off past it); letting it go", match_id)
                 self.lost(actor)
 
     def record(self) -> dict:
@@ -480,6 +485,9 @@ class Hub:
         """Another node holds the match now: let it go, sending its sockets there."""
         if self.actors.get(actor.match_id) is actor:
             del self.actors[actor.match_id]
+            self.metrics.matches_lost += 1
+            log.warning("match %s: its lease is no longer this node's (paused or cut off from Redis past it): "
+                        "letting it go", actor.match_id)
         actor.stopped = True
         asyncio.get_running_loop().create_task(self._send_away(actor, None))
 
@@ -619,6 +627,10 @@ class Hub:
             "# HELP battlehall_matches_taken_over_total Live matches taken because no node held their lease.",
             "# TYPE battlehall_matches_taken_over_total counter", f"battlehall_matches_taken_over_total {m.matches_taken_over}",
             "# TYPE battlehall_takeover_seconds gauge", f"battlehall_takeover_seconds {m.takeover_seconds:.6f}",
+            "# HELP battlehall_matches_lost_total Live matches let go because another node held their lease.",
+            "# TYPE battlehall_matches_lost_total counter", f"battlehall_matches_lost_total {m.matches_lost}",
+            "# HELP battlehall_fenced_writes_total Writes Redis refused because the match's lease was another's.",
+            "# TYPE battlehall_fenced_writes_total counter", f"battlehall_fenced_writes_total {m.fenced_writes}",
             "# TYPE battlehall_draining gauge", f"battlehall_draining {int(self.draining)}",
             "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
             "# HELP battlehall_mirrors Matches run by other nodes, copied here for spectators connected to this node.",

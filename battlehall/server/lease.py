@@ -79,6 +79,14 @@ return 0
 """
 
 
+class NotHere(Exception):
+    """Another node runs this live match; `redirect` is its socket URL, when known."""
+
+    def __init__(self, redirect: str | None):
+        super().__init__(redirect or "the match is run by another node")
+        self.redirect = redirect
+
+
 def sha1(script: str) -> str:
     """The SHA1 Redis names a script by (EVALSHA)."""
     return hashlib.sha1(script.encode()).hexdigest()

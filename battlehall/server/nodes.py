@@ -19,6 +19,7 @@ FORGET_MS = 24 * 3600 * 1000  # a node silent this long leaves `bh:nodes`
 FORWARD_TIMEOUT_S = 10
 
 log = logging.getLogger("battlehall.nodes")
+logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per create passed on
 
 
 def node_key(node: str) -> str:

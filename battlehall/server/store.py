@@ -32,6 +32,7 @@ the event loop goes to Redis in one send (`WriteBatcher`, writer.py).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -63,6 +64,12 @@ def unpack(data: bytes):
 
 def key(match_id: str, part: str) -> str:
     return f"bh:{{{match_id}}}:{part}"
+
+
+@functools.lru_cache(maxsize=65536)
+def fenced_keys(match_id: str) -> tuple[str, ...]:
+    """The KEYS of lease.FENCED_WRITE for a match: made once per match, not per answer."""
+    return tuple(key(match_id, part) for part in FENCED_KEYS)
 
 
 @dataclass
@@ -167,8 +174,7 @@ class Store:
                snapshot: dict | None = None, retention_s: int | None = None) -> tuple:
         """One EVALSHA of lease.FENCED_WRITE: the entry, the snapshot and the end of a match,
         written only if `lease` still holds it (else a FENCED error reply)."""
-        return ("EVALSHA", leases.FENCED_WRITE_SHA, len(FENCED_KEYS),
-                *(key(match_id, part) for part in FENCED_KEYS), lease,
+        return ("EVALSHA", leases.FENCED_WRITE_SHA, len(FENCED_KEYS), *fenced_keys(match_id), lease,
                 f"{entry['seq']}-0" if entry is not None else "", pack(entry) if entry is not None else "",
                 pack(events) if entry is not None else "", pack(snapshot) if snapshot is not None else "",
                 retention_s if retention_s is not None else "")

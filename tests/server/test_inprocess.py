@@ -323,7 +323,8 @@ async def test_a_history_read_that_takes_long_holds_up_nothing_of_the_match(redi
 async def test_refused_hellos_load_no_match_and_a_finished_match_is_let_go(redis_url, monkeypatch):
     monkeypatch.setattr(hub_module, "LINGER_S", 0.3)
     servers: list = []
-    async with serving(redis_url, servers) as base, httpx.AsyncClient(base_url=base) as http:
+    # No takeover scan: the live match let go below would be taken back within a second.
+    async with serving(redis_url, servers, scan_ms=3_600_000) as base, httpx.AsyncClient(base_url=base) as http:
         hub = hub_of(servers[0])
 
         async def in_memory() -> int:

