@@ -52,6 +52,8 @@ def run_one(nodes: int, args: argparse.Namespace) -> dict:
     data = tempfile.mkdtemp(prefix=f"bh-nodes-{nodes}-")
     # A key, so that the load tool aborts the matches it leaves unfinished at the end.
     env = {**os.environ, "BATTLEHALL_API_KEY": secrets.token_urlsafe(16)}
+    if args.lease_ms:  # every node inherits it from local-cluster
+        env["BATTLEHALL_LEASE_MS"] = str(args.lease_ms)
     cluster = subprocess.Popen(
         [sys.executable, str(ROOT / "deploy/local-cluster"), "--nodes", str(nodes), "--json", "--port", "0",
          "--node-port", "0", "--redis-port", "0", "--client-cap", "0", "--fsync", args.fsync, "--data-dir", data],
@@ -94,11 +96,14 @@ def main() -> int:
     p.add_argument("--warmup", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--fsync", default="always", choices=("always", "everysec"), help="Redis' appendfsync")
+    p.add_argument("--lease-ms", type=int, default=None,
+                   help="the nodes' BATTLEHALL_LEASE_MS (default theirs: 5000); longer rides out a starved machine")
     p.add_argument("--direct", action="store_true", help="the load tool talks to node-1, not through HAProxy")
     args = p.parse_args()
     counts = [int(n) for n in args.nodes.split(",")]
     print(f"bench/nodes.py: {args.matches} {args.ruleset} matches, {args.seconds:.0f} s after {args.warmup:.0f} s, "
           f"{'node-1 directly' if args.direct else 'through HAProxy'}, appendfsync {args.fsync}, "
+          f"lease {args.lease_ms or 'default'} ms, "
           f"{os.cpu_count()} cores", flush=True)
     results: dict[int, list[dict]] = {n: [] for n in counts}
     for round_ in range(args.rounds):
