@@ -8,7 +8,8 @@ A takes at its next scan as a restarted node takes its own: creating 10,000 matc
 through HTTP takes minutes on this machine and tells nothing more. Nodes B and C run
 idle. Once A runs all N, it is SIGKILLed; from then on the script reads every live match's lease from Redis every
 50 ms, and reports the time until the last of them is held by B or C (`kill to all
-held`), the surviving nodes' own time spent taking them over (acquiring, loading,
+held`), the part of it after the last of A's leases lapsed (`last lapse to all held`:
+the scans and loading, what grows with N), the surviving nodes' own time spent taking them over (acquiring, loading,
 replaying, starting: `battlehall_takeover_seconds`, per node, the last scan's), and how
 the matches were split. The leases and scan interval are the defaults (5,000 ms and
 1,000 ms) unless --lease-ms / --scan-ms say otherwise. A match is held again at the
@@ -145,11 +146,13 @@ def run(size: int, lease_ms: int, scan_ms: int) -> dict:
                 raise RuntimeError("not all matches were taken over within 120 s")
             time.sleep(0.05)
         all_held = time.perf_counter() - killed
+        after_lapse = all_held - last_lapse_s
         time.sleep(0.5)  # the last scans' metrics are written after their last lease
         split = {n: held.count(n) for n in ("b", "c")}
         work = {n: metric(url, "battlehall_takeover_seconds") for n, (_, url) in zip(("b", "c"), nodes[1:])}
         taken = {n: int(metric(url, "battlehall_matches_taken_over_total")) for n, (_, url) in zip(("b", "c"), nodes[1:])}
         return {"matches": len(ids), "lease_ms": lease_ms, "scan_ms": scan_ms, "kill_to_all_held_s": round(all_held, 3),
+                "last_lapse_to_all_held_s": round(after_lapse, 3),
                 "split": split, "taken": taken, "last_scan_work_s": {n: round(w, 3) for n, w in work.items()},
                 "populate_s": round(created_s, 1)}
     finally:
@@ -170,9 +173,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     results = [run(int(n), args.lease_ms, args.scan_ms) for _ in range(args.rounds) for n in args.sizes.split(",")]
-    print(f"{'live matches':>13} {'lease ms':>9} {'scan ms':>8} {'kill to all held s':>19}  split (b, c)  last scan's work s (b, c)")
+    print(f"{'live matches':>13} {'lease ms':>9} {'scan ms':>8} {'kill to all held s':>19} {'last lapse to all held s':>25}"
+          "  split (b, c)  last scan's work s (b, c)")
     for x in results:
-        print(f"{x['matches']:>13} {x['lease_ms']:>9} {x['scan_ms']:>8} {x['kill_to_all_held_s']:>19}  "
+        print(f"{x['matches']:>13} {x['lease_ms']:>9} {x['scan_ms']:>8} {x['kill_to_all_held_s']:>19} "
+              f"{x['last_lapse_to_all_held_s']:>25}  "
               f"{x['split']['b']}, {x['split']['c']}  {x['last_scan_work_s']['b']}, {x['last_scan_work_s']['c']}")
     print(json.dumps({"bench": "takeover", "results": results}))
 
