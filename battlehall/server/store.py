@@ -51,6 +51,7 @@ LIVE = "bh:live"
 PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
 
 FENCED_KEYS = ("owner", "log", "snap", "meta", "start", "epoch", "held")  # lease.FENCED_WRITE's KEYS, in order
+ACQUIRE_SHA, RENEW_SHA, RELEASE_SHA = (leases.sha1(s) for s in (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
 PARTS = ("meta", "log", "snap", "start", "epoch", "held", "owner")  # the keys of one match
 
 log = logging.getLogger("battlehall.store")
@@ -86,9 +87,9 @@ class Store:
         self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                        health_check_interval=0, retry_on_timeout=False)
         self.batcher = WriteBatcher(url, scripts=[leases.FENCED_WRITE])
-        self._acquire = self.redis.register_script(leases.ACQUIRE)
-        self._renew = self.redis.register_script(leases.RENEW)
-        self._release = self.redis.register_script(leases.RELEASE)
+        # Lease upkeep (renewals, takeover scans) on a connection of its own: thousands of
+        # commands at a time never wait in front of the answers' writes.
+        self.upkeep = WriteBatcher(url, scripts=[leases.ACQUIRE, leases.RENEW, leases.RELEASE])
         # A connection of its own for readiness: a short timeout and no retries, so that a
         # stopped Redis is reported at once, and an abandoned PING spoils no other read.
         self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
@@ -98,6 +99,7 @@ class Store:
         await self.redis.aclose()
         await self.pinger.aclose()
         await self.batcher.close()
+        await self.upkeep.close()
 
     async def ping(self) -> bool:
         """Whether Redis answers within about PING_TIMEOUT_S (connecting may take as long again)."""
@@ -213,32 +215,28 @@ class Store:
     async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int,
                            now: int) -> list[tuple[bool, str, int | None]]:
         """Try to take each match's lease: (won, the lease value or the holder's, when the
-        match last had an owner if won and known), in one pipeline."""
-        pipe = self.redis.pipeline(transaction=False)
-        for match_id in match_ids:
-            await self._acquire(keys=[key(match_id, "owner"), key(match_id, "epoch"), key(match_id, "held")],
-                                args=[node, lease_ms, now], client=pipe)
-        out = []
-        for won, value, held in await pipe.execute():
-            out.append((bool(won), value.decode(), int(held) if won and held else None))
-        return out
+        match last had an owner if won and known), in one send."""
+        replies = await self.upkeep.call([
+            ("EVALSHA", ACQUIRE_SHA, 3, key(m, "owner"), key(m, "epoch"), key(m, "held"), node, lease_ms, now)
+            for m in match_ids]) if match_ids else []
+        return [(bool(won), value.decode(), int(held) if won and held else None) for won, value, held in replies]
 
     async def renew_many(self, held: list[tuple[str, str]], lease_ms: int, now: int) -> list[bool]:
-        """Renew each (match id, lease value); False where the lease is no longer ours."""
-        pipe = self.redis.pipeline(transaction=False)
-        for match_id, value in held:
-            await self._renew(keys=[key(match_id, "owner"), key(match_id, "held")], args=[value, lease_ms, now], client=pipe)
-        return [bool(r) for r in await pipe.execute()] if held else []
+        """Renew each (match id, lease value), in one send; False where the lease is no longer ours."""
+        replies = await self.upkeep.call([
+            ("EVALSHA", RENEW_SHA, 2, key(m, "owner"), key(m, "held"), value, lease_ms, now)
+            for m, value in held]) if held else []
+        return [bool(r) for r in replies]
 
     async def release(self, match_id: str, value: str, now: int) -> bool:
-        return bool(await self._release(keys=[key(match_id, "owner"), key(match_id, "held")], args=[value, now]))
+        reply, = await self.upkeep.call([("EVALSHA", RELEASE_SHA, 2, key(match_id, "owner"),
+                                          key(match_id, "held"), value, now)])
+        return bool(reply)
 
     async def owners(self, match_ids: list[str]) -> list[str | None]:
-        """The lease value of each match (None: nobody holds it)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for match_id in match_ids:
-            pipe.get(key(match_id, "owner"))
-        return [v.decode() if v is not None else None for v in await pipe.execute()] if match_ids else []
+        """The lease value of each match (None: nobody holds it), in one send."""
+        replies = await self.upkeep.call([("GET", key(m, "owner")) for m in match_ids]) if match_ids else []
+        return [v.decode() if v is not None else None for v in replies]
 
     async def beat(self, node: str, at: int) -> None:
         await self.redis.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
