@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import signal
 import statistics
 import subprocess
@@ -49,10 +50,14 @@ def tree_cpu(pids: list[int]) -> float:
 
 def run_one(nodes: int, args: argparse.Namespace) -> dict:
     data = tempfile.mkdtemp(prefix=f"bh-nodes-{nodes}-")
+    # A key, so that the load tool aborts the matches it leaves unfinished at the end.
+    env = {**os.environ, "BATTLEHALL_API_KEY": secrets.token_urlsafe(16)}
+    if args.lease_ms:  # every node inherits it from local-cluster
+        env["BATTLEHALL_LEASE_MS"] = str(args.lease_ms)
     cluster = subprocess.Popen(
         [sys.executable, str(ROOT / "deploy/local-cluster"), "--nodes", str(nodes), "--json", "--port", "0",
          "--node-port", "0", "--redis-port", "0", "--client-cap", "0", "--fsync", args.fsync, "--data-dir", data],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True, env=env)
     try:
         line = cluster.stdout.readline()
         if not line:
@@ -64,7 +69,7 @@ def run_one(nodes: int, args: argparse.Namespace) -> dict:
         cpu0, t0 = tree_cpu(pids), time.monotonic()
         subprocess.run([sys.executable, "-m", "battlehall", "loadtest", "--url", url, "--ruleset", args.ruleset,
                         "--matches", str(args.matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
-                        "--quiet", "--json-out", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+                        "--quiet", "--json-out", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env=env)
         cpu1, t1 = tree_cpu(pids), time.monotonic()
         result = json.loads(out.read_text().splitlines()[-1])
         answers_all = result["totals"]["acks"]
@@ -91,11 +96,14 @@ def main() -> int:
     p.add_argument("--warmup", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--fsync", default="always", choices=("always", "everysec"), help="Redis' appendfsync")
+    p.add_argument("--lease-ms", type=int, default=None,
+                   help="the nodes' BATTLEHALL_LEASE_MS (default theirs: 5000); longer rides out a starved machine")
     p.add_argument("--direct", action="store_true", help="the load tool talks to node-1, not through HAProxy")
     args = p.parse_args()
     counts = [int(n) for n in args.nodes.split(",")]
     print(f"bench/nodes.py: {args.matches} {args.ruleset} matches, {args.seconds:.0f} s after {args.warmup:.0f} s, "
           f"{'node-1 directly' if args.direct else 'through HAProxy'}, appendfsync {args.fsync}, "
+          f"lease {args.lease_ms or 'default'} ms, "
           f"{os.cpu_count()} cores", flush=True)
     results: dict[int, list[dict]] = {n: [] for n in counts}
     for round_ in range(args.rounds):
@@ -103,13 +111,15 @@ def main() -> int:
             r = run_one(n, args)
             results[n].append(r)
             print(json.dumps({"round": round_ + 1, **r}), flush=True)
-    print("\nnodes | answers/s | ack p50 / p99 ms | cluster µs/answer | cluster cores | redirects (medians)")
+    print("\nnodes | answers/s | ack p50 / p99 ms | cluster µs/answer | cluster cores | machine cores busy | redirects (medians)")
     for n in counts:
         rs = results[n]
         med = {k: statistics.median(r[k] for r in rs) for k in
-               ("answers_per_s", "ack_p50", "ack_p99", "cluster_us_per_answer", "cluster_cores", "redirects")}
+               ("answers_per_s", "ack_p50", "ack_p99", "cluster_us_per_answer", "cluster_cores", "machine_cpu",
+                "redirects")}
         print(f"{n} | {med['answers_per_s']:,.0f} | {med['ack_p50']:.1f} / {med['ack_p99']:.1f} | "
-              f"{med['cluster_us_per_answer']:.0f} | {med['cluster_cores']:.2f} | {med['redirects']:.0f}")
+              f"{med['cluster_us_per_answer']:.0f} | {med['cluster_cores']:.2f} | {med['machine_cpu']:.2f} | "
+              f"{med['redirects']:.0f}")
     return 0
 
 

@@ -57,6 +57,7 @@ LIVE = "bh:live"
 PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
 
 FENCED_KEYS = ("owner", "log", "snap", "meta", "start", "epoch", "held")  # lease.FENCED_WRITE's KEYS, in order
+ACQUIRE_SHA, RENEW_SHA, RELEASE_SHA = (leases.sha1(s) for s in (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
 PARTS = ("meta", "log", "snap", "start", "epoch", "held", "owner")  # the keys of one match
 
 log = logging.getLogger("battlehall.store")
@@ -101,20 +102,23 @@ class Store:
         if cluster:
             self.redis = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
             self.batcher = ClusterWriteBatcher(url, self._slot_map)
+            self.upkeep = ClusterUpkeep(self.redis, (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
             self.pinger = RedisCluster.from_url(url, socket_timeout=PING_TIMEOUT_S,
                                                 socket_connect_timeout=PING_TIMEOUT_S, retry=Retry(NoBackoff(), 0))
         else:
             self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                            health_check_interval=0, retry_on_timeout=False)
             self.batcher = WriteBatcher(url)
+            # Lease upkeep (renewals, takeover scans) on a connection of its own: thousands of
+            # commands at a time never wait in front of the answers' writes.
+            self.upkeep = WriteBatcher(url)
+            for script in (leases.ACQUIRE, leases.RENEW, leases.RELEASE):
+                self.upkeep.register_script(script)
             # A connection of its own for readiness: a short timeout and no retries, so that a
             # stopped Redis is reported at once, and an abandoned PING spoils no other read.
             self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
                                             health_check_interval=0, retry=Retry(NoBackoff(), 0))
         assert self.batcher.register_script(leases.FENCED_WRITE) == leases.FENCED_WRITE_SHA
-        self._acquire = self.redis.register_script(leases.ACQUIRE)
-        self._renew = self.redis.register_script(leases.RENEW)
-        self._release = self.redis.register_script(leases.RELEASE)
 
     async def _slot_map(self) -> dict[tuple[int, int], str]:
         """The cluster's slot ranges and the address of each one's master (CLUSTER SLOTS)."""
@@ -125,6 +129,7 @@ class Store:
         await self.redis.aclose()
         await self.pinger.aclose()
         await self.batcher.close()
+        await self.upkeep.close()
 
     async def ping(self) -> bool:
         """Whether Redis answers within about PING_TIMEOUT_S (connecting may take as long again)."""
@@ -246,43 +251,28 @@ class Store:
     async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int,
                            now: int) -> list[tuple[bool, str, int | None]]:
         """Try to take each match's lease: (won, the lease value or the holder's, when the
-        match last had an owner if won and known), in one pipeline."""
-        calls = [([key(m, "owner"), key(m, "epoch"), key(m, "held")], [node, lease_ms, now]) for m in match_ids]
-        out = []
-        for won, value, held in await self._run_script(self._acquire, calls):
-            out.append((bool(won), value.decode(), int(held) if won and held else None))
-        return out
+        match last had an owner if won and known), in one send."""
+        replies = await self.upkeep.call([
+            ("EVALSHA", ACQUIRE_SHA, 3, key(m, "owner"), key(m, "epoch"), key(m, "held"), node, lease_ms, now)
+            for m in match_ids]) if match_ids else []
+        return [(bool(won), value.decode(), int(held) if won and held else None) for won, value, held in replies]
 
     async def renew_many(self, held: list[tuple[str, str]], lease_ms: int, now: int) -> list[bool]:
-        """Renew each (match id, lease value); False where the lease is no longer ours."""
-        calls = [([key(m, "owner"), key(m, "held")], [value, lease_ms, now]) for m, value in held]
-        return [bool(r) for r in await self._run_script(self._renew, calls)]
-
-    async def _run_script(self, script, calls: list[tuple[list, list]]) -> list:
-        """Run `script` once per (keys, args): in one pipeline on a single Redis. redis-py's
-        cluster pipelines refuse scripts, so on a cluster the calls go concurrently, a
-        chunk at a time, each to the master of its match."""
-        if not calls:
-            return []
-        if not self.cluster:
-            pipe = self.redis.pipeline(transaction=False)
-            for keys, args in calls:
-                await script(keys=keys, args=args, client=pipe)
-            return await pipe.execute()
-        out = []
-        for i in range(0, len(calls), 500):
-            out += await asyncio.gather(*(script(keys=keys, args=args) for keys, args in calls[i:i + 500]))
-        return out
+        """Renew each (match id, lease value), in one send; False where the lease is no longer ours."""
+        replies = await self.upkeep.call([
+            ("EVALSHA", RENEW_SHA, 2, key(m, "owner"), key(m, "held"), value, lease_ms, now)
+            for m, value in held]) if held else []
+        return [bool(r) for r in replies]
 
     async def release(self, match_id: str, value: str, now: int) -> bool:
-        return bool(await self._release(keys=[key(match_id, "owner"), key(match_id, "held")], args=[value, now]))
+        reply, = await self.upkeep.call([("EVALSHA", RELEASE_SHA, 2, key(match_id, "owner"),
+                                          key(match_id, "held"), value, now)])
+        return bool(reply)
 
     async def owners(self, match_ids: list[str]) -> list[str | None]:
-        """The lease value of each match (None: nobody holds it)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for match_id in match_ids:
-            pipe.get(key(match_id, "owner"))
-        return [v.decode() if v is not None else None for v in await pipe.execute()] if match_ids else []
+        """The lease value of each match (None: nobody holds it), in one send."""
+        replies = await self.upkeep.call([("GET", key(m, "owner")) for m in match_ids]) if match_ids else []
+        return [v.decode() if v is not None else None for v in replies]
 
     async def beat(self, node: str, at: int) -> None:
         await self.redis.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
@@ -384,3 +374,31 @@ class Store:
         for _, fields in await self.redis.xrange(log, first, last, count=limit):
             wanted += [r for r in unpack(fields[b"v"]) if after_seq < r["seq"] <= upto]
         return wanted
+
+
+class ClusterUpkeep:
+    """Lease upkeep on a Redis Cluster: `WriteBatcher.call` through redis-py's cluster
+    client, whose pipelines refuse scripts. The commands go concurrently, 500 at a time,
+    each to the master of its match; a script missing on a master is loaded there."""
+
+    def __init__(self, redis: RedisCluster, scripts: tuple[str, ...]):
+        self.redis = redis
+        self.scripts = {leases.sha1(body): redis.register_script(body) for body in scripts}
+
+    async def call(self, commands: list[tuple]) -> list:
+        out: list = []
+        try:
+            for i in range(0, len(commands), 500):
+                out += await asyncio.gather(*(self._one(c) for c in commands[i:i + 500]))
+        except RedisError as e:
+            raise StoreUnavailable(str(e)) from e
+        return out
+
+    async def _one(self, command: tuple):
+        if command[0] == "EVALSHA":
+            numkeys, rest = command[2], command[3:]
+            return await self.scripts[command[1]](keys=list(rest[:numkeys]), args=list(rest[numkeys:]))
+        return await self.redis.execute_command(*command)
+
+    async def close(self) -> None:
+        pass  # the cluster client is the store's, closed with it

@@ -93,6 +93,16 @@ class WriteBatcher:
             self.submit([("SCRIPT", "LOAD", body)], _script_loaded)
         return sha
 
+    async def call(self, commands: list[tuple]) -> list:
+        """Send and return the replies in order; StoreUnavailable if Redis did not take
+        it all (any error reply). For lease upkeep: thousands of commands at a time cost
+        a twentieth of the CPU they do through redis-py."""
+        done = asyncio.get_running_loop().create_future()
+        replies: list = []
+        self.submit(commands, _collect, done, replies)
+        await done
+        return replies
+
     async def close(self) -> None:
         self.closed = True
         if self.connecting is not None:
@@ -162,6 +172,8 @@ class WriteBatcher:
         try:
             while (reply := reader.gets()) is not False:
                 write = in_flight[0]
+                if write[1] is _collect:
+                    write[2][1].append(reply)
                 if isinstance(reply, hiredis.ReplyError) and write[3] is None:
                     write[3] = reply
                     if str(reply).startswith("NOSCRIPT"):  # Redis lost its scripts: load them again
@@ -267,6 +279,10 @@ def _settle(future: asyncio.Future, error: StoreUnavailable | None) -> None:
         future.set_result(None)
     else:
         future.set_exception(error)
+
+
+def _collect(future: asyncio.Future, replies: list, error: StoreUnavailable | None) -> None:
+    _settle(future, error)  # the replies were gathered as they came (`_replies`)
 
 
 def _setup_done(batcher: WriteBatcher, error: StoreUnavailable | None) -> None:

@@ -28,7 +28,7 @@ def two_nodes(tmp_path_factory):
     nodes = {}
     for name in ("node-a", "node-b"):
         nodes[name] = ServerProcess(tmp_path_factory.mktemp(name), redis.url,
-                                    env={"BATTLEHALL_NODE": name, "BATTLEHALL_NODE_ID": name,
+                                    env={"BATTLEHALL_NODE_ID": name,
                                          "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
                                          # A dead node's matches are taken within about a second.
                                          "BATTLEHALL_LEASE_MS": "1000", "BATTLEHALL_TAKEOVER_SCAN_MS": "200"}).start()
