@@ -184,7 +184,11 @@ def main() -> None:
     parser.add_argument("--scan-ms", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
-    results = [run(int(n), args.lease_ms, args.scan_ms) for _ in range(args.rounds) for n in args.sizes.split(",")]
+    results = []
+    for _ in range(args.rounds):
+        for n in args.sizes.split(","):
+            results.append(run(int(n), args.lease_ms, args.scan_ms))
+            print(json.dumps(results[-1]), flush=True)
     print(f"{'live matches':>13} {'lease ms':>9} {'scan ms':>8} {'kill to all held s':>19} {'last lapse to all held s':>25}"
           "  split (b, c)  last scan's work s (b, c)")
     for x in results:
