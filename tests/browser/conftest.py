@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
+from conftest import ServerProcess  # tests/conftest.py: this one is browser.conftest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -79,14 +81,13 @@ async def screenshot(page: Page, name: str, full_page: bool = True) -> Path:
 
 
 @pytest.fixture(scope="session")
-def start_server(server, tmp_path_factory):
+def start_server(tmp_path_factory):
     """`start_server(name, env=..., args=...)`: another server process like the suite's,
-    stopped at the end of the session. (tests/conftest.py's ServerProcess, reached through
-    the `server` fixture: a conftest here cannot import it, both modules being `conftest`.)"""
+    stopped at the end of the session."""
     started = []
 
     def start(name: str, **kw):
-        srv = type(server)(tmp_path_factory.mktemp(name), **kw).start()
+        srv = ServerProcess(tmp_path_factory.mktemp(name), **kw).start()
         started.append(srv)
         return srv
 
@@ -103,6 +104,5 @@ def keyed_server(start_server):
 
 @pytest.fixture
 def shoot():
-    """`await shoot(page, name)`: `screenshot` as a fixture (test modules cannot import
-    from this conftest by name)."""
+    """`await shoot(page, name)`: `screenshot` as a fixture."""
     return screenshot
