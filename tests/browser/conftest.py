@@ -104,6 +104,5 @@ def keyed_server(start_server):
 
 @pytest.fixture
 def shoot():
-    """`await shoot(page, name)`: `screenshot` as a fixture (test modules cannot import
-    from this conftest by name)."""
+    """`await shoot(page, name)`: `screenshot` as a fixture."""
     return screenshot

@@ -105,6 +105,9 @@ test("requestView answers with the current view, and calls in flight share one r
     assert.ok(Array.isArray(v.prompts));
   }
   assert.deepEqual(alice.view, views[2].view);
+  alice.close();
+  const closed = await alice.requestView(); // closed: the last view, at once
+  assert.equal(closed.seq, views[2].seq);
 });
 
 test("refused for good: a bad token and a missing match reject connect with their codes", async () => {

@@ -306,6 +306,10 @@ export class BattlehallClient {
    */
   requestView() {
     return new Promise((resolve) => {
+      if (this._closedByUser && this._connectPromise) { // closed: nothing fresher will come
+        resolve({ t: "view", seq: this.viewSeq, view: this.view, prompts: [...this.prompts.values()], now: this.serverNow() });
+        return;
+      }
       if (this._viewInFlight) {
         this._viewNext.push(resolve);
         return;
