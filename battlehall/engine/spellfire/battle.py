@@ -5,7 +5,8 @@
     {"attacker": seat, "defender": seat, "realm": card, "slot": "A".."F",
      "round": n, "defeats": n,            # rounds fought; rounds the realm lost
      "step": "attacker" | "defender" | "play" | "respond",
-     "razed": bool, "defender_spoils": bool,
+     "razed": bool, "extra": bool,        # extra: a battle beyond attacks_per_turn (extra_attack)
+     "pending": None | {"outcome", "card", "seat", "held"},  # a card's outcome, waiting for its window
      "sides": {"attacker": side | None, "defender": side | None},
      "owners": {card: seat}}              # cards played for a side by a seat outside the battle
 
@@ -14,32 +15,51 @@ and a side is ``{"seat", "champion", "from": "hand" | "pool", "attached": [...],
 allies, spells and the like, discarded when the round ends).
 
 Each function that answers a prompt returns True when the battle is over (spoils
-included), so that the turn goes on; otherwise it has opened the next prompt.
+included), so that the turn goes on; otherwise it has opened the next prompt. Where the
+champions go when a round ends is fates.py; the spoils are spoils.py.
 """
 
 from __future__ import annotations
 
 from . import activation
+from . import fates
 from . import formation as fm
-from . import plays
 from . import powers as pw
+from . import spoils
 from . import zones as z
 from .prompts import ask
 
 OTHER = pw.OTHER
 
 
+def uses_left(state: dict, seat: str, iid: str) -> int:
+    """How many more times this champion may fight this turn: once, or twice for an
+    `extra_attack` champion of the seat whose turn it is (spellfire-1 I: "No champion may
+    be used more than once each turn unless its special power permits it")."""
+    limit = 2 if seat == state["turn"]["seat"] and "extra_attack" in z.card(state, iid)["powers"] else 1
+    return limit - state["turn"]["used"].count(iid)
+
+
 def available_champions(state: dict, seat: str) -> list[tuple[str, str]]:
-    """(champion, "pool" | "hand") not yet used this turn; from hand only if the Rule of
-    the Cosmos lets it come into play."""
-    used = state["turn"]["used"]
+    """(champion, "pool" | "hand") that may still fight this turn; from hand only if the
+    Rule of the Cosmos lets it come into play."""
     player = state["players"][seat]
-    out = [(e["champion"], "pool") for e in player["pool"] if e["champion"] not in used]
-    hand = [iid for iid in player["hand"] if z.card(state, iid)["type"] == "champion" and iid not in used]
+    out = [(e["champion"], "pool") for e in player["pool"] if uses_left(state, seat, e["champion"]) > 0]
+    hand = [iid for iid in player["hand"]
+            if z.card(state, iid)["type"] == "champion" and uses_left(state, seat, iid) > 0]
     if hand:
         playing = z.in_play(state)
         out += [(iid, "hand") for iid in hand if z.cosmos_allows(state, iid, playing)]
     return out
+
+
+def extra_attackers(state: dict) -> list[tuple[str, str]]:
+    """The turn's champions that attacked once and may attack again (`extra_attack`): each
+    may open a battle beyond `attacks_per_turn` (spellfire-1 J: "Only a handful of champions
+    allow an attack on more than one realm per turn")."""
+    seat = state["turn"]["seat"]
+    return [(iid, where) for iid, where in available_champions(state, seat)
+            if "extra_attack" in z.card(state, iid)["powers"] and iid in state["turn"]["used"]]
 
 
 def _champion_text(state: dict, iid: str, where: str) -> str:
@@ -56,9 +76,10 @@ def start(state: dict, realm: str, events: list) -> None:
             if formation[s] is not None and formation[s]["realm"] == realm:
                 owner, slot = seat, s
     attacker = state["turn"]["seat"]
+    extra = state["turn"]["attacks"] >= state["options"]["attacks_per_turn"]
     state["battle"] = {"attacker": attacker, "defender": owner, "realm": realm, "slot": slot,
-                       "round": 0, "defeats": 0, "step": "attacker", "razed": False,
-                       "defender_spoils": False, "sides": {"attacker": None, "defender": None}, "owners": {}}
+                       "round": 0, "defeats": 0, "step": "attacker", "razed": False, "extra": extra,
+                       "pending": None, "sides": {"attacker": None, "defender": None}, "owners": {}}
     events.append({"kind": "battle_started", "data": {"attacker": attacker, "defender": owner,
                                                       **z.ref(state, realm), "slot": slot}})
     prompt_attacker(state)
@@ -72,9 +93,9 @@ def prompt_attacker(state: dict) -> None:
     formation = state["players"][b["defender"]]["formation"]
     realm = z.card(state, b["realm"])
     is_exposed = fm.exposed(formation, b["slot"])
+    champions = extra_attackers(state) if b["extra"] and b["round"] == 0 else available_champions(state, b["attacker"])
     options = [{"id": iid, "text": f"Attack with {_champion_text(state, iid, where)}"}
-               for iid, where in available_champions(state, b["attacker"])
-               if fm.reaches(z.card(state, iid), realm, is_exposed)]
+               for iid, where in champions if fm.reaches(z.card(state, iid), realm, is_exposed)]
     options.append({"id": "end", "text": "End the battle"})
     ask(state, b["attacker"], "choose_attacker",
         f"Round {b['round'] + 1} against {realm['name']}: choose an attacking champion, or end the battle",
@@ -91,7 +112,7 @@ def _take_champion(state: dict, seat: str, iid: str) -> dict:
     else:
         player["hand"].remove(iid)
         where, attached = "hand", []
-    state["turn"]["used"].append(iid)  # no champion fights twice in a turn
+    state["turn"]["used"].append(iid)  # one use of its fights this turn (uses_left)
     return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": []}
 
 
@@ -104,7 +125,7 @@ def _chosen(state: dict, side: str, s: dict, events: list) -> None:
 def answer_attacker(state: dict, option: str, events: list) -> bool:
     b = state["battle"]
     if option == "end":
-        return finish(state, events)
+        return finish(state, None, events)
     b["round"] += 1
     b["sides"]["attacker"] = _take_champion(state, b["attacker"], option)
     _chosen(state, "attacker", b["sides"]["attacker"], events)
@@ -144,7 +165,7 @@ def answer_defender(state: dict, option: str, events: list) -> bool:
     events.append({"kind": "powers_activated", "data": {"order": order, "slain": slain,
                                                         "totals": pw.totals(state, b)}})
     if slain is not None:
-        return round_won(state, OTHER[slain], "slain", events)
+        return round_won(state, OTHER[slain], "slain", events, cause=[order[-1]["card"]])
     prompt_play(state)  # E: compare; F: the side behind plays
     return False
 
@@ -201,9 +222,16 @@ def _outside_option(state: dict, iid: str) -> dict:
     return {"id": iid, "text": f"Play {c['name']}"}
 
 
+def _held(b: dict) -> list[str]:
+    """The cards a battle holds for its sides (played and attached)."""
+    return [i for s in b["sides"].values() if s is not None for i in s["played"] + s["attached"]]
+
+
 def _play(state: dict, seat: str, iid: str, events: list, side: str | None = None) -> bool:
     """`seat` plays a card from its hand: for its own side if it is in the battle, else
-    for `side` (or for none: an event that helps no side)."""
+    for `side` (or for none: an event that helps no side). Every card, the one that ends
+    the round or the battle too, is followed by an any-time window (rules/NOTES.md): an
+    outcome waits in ``pending`` until the window has passed."""
     b = state["battle"]
     if seat in (b["attacker"], b["defender"]):
         side = _side_of(b, seat)
@@ -211,8 +239,17 @@ def _play(state: dict, seat: str, iid: str, events: list, side: str | None = Non
         b["owners"][iid] = seat  # it stays with the side until the round ends, then goes back to its owner
     state["players"][seat]["hand"].remove(iid)
     outcome = pw.play(state, b, side, iid, events, seat)
-    if outcome is not None:
-        return _outcome(state, outcome, events)
+    pending = b["pending"]
+    if pending is not None and pending["held"] and pending["card"] not in _held(b):
+        # the card whose outcome waited was taken out of the battle (counter_spell): no outcome
+        b["pending"] = None
+        events.append({"kind": "outcome_cancelled", "data": {**z.ref(state, pending["card"]),
+                                                             "outcome": pending["outcome"], "by": z.ref(state, iid)}})
+        pending = None
+    if outcome is not None and pending is None:
+        # a second outcome while one waits has none: the card played first wins (spellfire-2)
+        b["pending"] = {"outcome": outcome, "card": iid, "seat": seat, "held": iid in _held(b)}
+        events.append({"kind": "outcome_pending", "data": {"seat": seat, **z.ref(state, iid), "outcome": outcome}})
     _open_window(state, seat)
     return False
 
@@ -226,75 +263,64 @@ def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
 
 
 def answer_respond(state: dict, prompt: dict, option: str, args: dict, events: list) -> bool:
-    """A pass closes that seat's prompt; when the whole window has passed, the side behind
-    plays on. A card played closes the rest of the window and opens the next one."""
+    """A pass closes that seat's prompt; when the whole window has passed, a waiting
+    outcome takes effect, or else the side behind plays on. A card played closes the
+    rest of the window and opens the next one."""
     if option == "pass":
         state["prompts"] = [p for p in state["prompts"] if p["id"] != prompt["id"]]
         if not state["prompts"]:
+            b = state["battle"]
+            if b["pending"] is not None:
+                pending, b["pending"] = b["pending"], None
+                return _outcome(state, pending, events)
             prompt_play(state)
         return False
     state["prompts"] = []
     return _play(state, prompt["seat"], option, events, args.get("side"))
 
 
-def _outcome(state: dict, outcome: str, events: list) -> bool:
-    """A card ended the round or the battle outright (spellfire-3)."""
+def _outcome(state: dict, pending: dict, events: list) -> bool:
+    """A card ended the round or the battle outright (spellfire-3), once the any-time
+    window after it has passed."""
     b = state["battle"]
+    outcome, card = pending["outcome"], pending["card"]
     if outcome == "defender_discarded":
-        return round_won(state, "attacker", "card", events)
-    keep = {"attacker": outcome == "realm_razed", "defender": outcome in ("realm_razed", "attacker_discarded")}
+        return round_won(state, "attacker", "card", events, cause=[card])
+    to = fates.destination(state, [card])
+    sent = {"realm_razed": {"attacker": "pool", "defender": "pool"},
+            "attacker_discarded": {"attacker": to, "defender": "pool"},
+            "both_discarded": {"attacker": to, "defender": to}}[outcome]
     t = pw.totals(state, b)
-    _close_round(state, keep, events)
+    closed = fates.close_round(state, sent, events)
     events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": None, "how": outcome, "totals": t}})
-    if outcome == "realm_razed":
+    fates.after_combat(state, closed, events)
+    if outcome == "realm_razed":  # the attacker gets the spoils; both champions went home
         _raze(state, "card", events)
-    elif outcome == "attacker_discarded":
-        b["defender_spoils"] = True
-    return finish(state, events)
+        return finish(state, "attacker", events)
+    _spend(state, closed)
+    if outcome == "attacker_discarded" and closed["fates"]["attacker"] in fates.LOST:
+        return finish(state, "defender", events)
+    return finish(state, None, events)  # both discarded (or a champion returned): no spoils
 
 
 # -- G, H, I: the round's winner, the cards, the realm ---------------------------------
 
-def _close_round(state: dict, keep: dict, events: list) -> None:
-    """H: a kept champion goes back to its pool with its magical items and artifacts; its
-    other cards are discarded. A champion not kept is discarded with everything."""
+def round_won(state: dict, winner: str, how: str, events: list, cause: list[str] | None = None) -> bool:
+    """The round is over and `winner` won it. The loser goes where `cause` (the cards that
+    defeated it; by default the winner's side) sends it. A defeated attacker ends the
+    battle (spellfire-3); so does a razed realm; a realm that must be defeated twice and
+    has been defeated once holds, and the battle goes on (spellfire-1 I)."""
     b = state["battle"]
-    for side in ("attacker", "defender"):
-        s = b["sides"][side]
-        if s is None:
-            continue
-        b["sides"][side] = None
-        seat = s["seat"]
-        if keep[side]:
-            state["players"][seat]["pool"].append({"champion": s["champion"], "attached": s["attached"]})
-            events.append({"kind": "champion_returned", "data": {"seat": seat, **z.ref(state, s["champion"]),
-                                                                 "attached": z.refs(state, s["attached"])}})
-            _discard_owned(state, seat, s["played"], "round_over", events)
-        else:
-            _discard_owned(state, seat, [s["champion"]] + s["attached"] + s["played"], "defeated", events)
-
-
-def _discard_owned(state: dict, seat: str, iids: list[str], reason: str, events: list) -> None:
-    """Discard a side's cards, each to its owner's pile: the side's seat, or the seat
-    outside the battle that played it for that side."""
-    owners = state["battle"]["owners"]
-    piles: dict[str, list[str]] = {seat: []}
-    for iid in iids:
-        piles.setdefault(owners.pop(iid, seat), []).append(iid)
-    for owner, cards in piles.items():  # insertion order: the side's seat first
-        z.discard(state, owner, cards, reason, events)
-
-
-def round_won(state: dict, winner: str, how: str, events: list) -> bool:
-    b = state["battle"]
-    both = b["sides"]["defender"] is not None
-    t = pw.totals(state, b) if both else None
-    _close_round(state, {winner: True, OTHER[winner]: False}, events)
+    loser = OTHER[winner]
+    t = pw.totals(state, b) if b["sides"]["defender"] is not None else None
+    if cause is None:
+        cause = fates.side_cards(b["sides"][winner])
+    closed = fates.close_round(state, {winner: "pool", loser: fates.destination(state, cause)}, events)
     events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "how": how, "totals": t}})
+    fates.after_combat(state, closed, events)
     if winner == "defender":
-        b["defender_spoils"] = True  # the attacking champion was discarded
-        prompt_attacker(state)
-        return False
+        _spend(state, closed)
+        return finish(state, "defender" if closed["fates"]["attacker"] in fates.LOST else None, events)
     b["defeats"] += 1
     if "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
         events.append({"kind": "realm_holds", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
@@ -302,7 +328,15 @@ def round_won(state: dict, winner: str, how: str, events: list) -> bool:
         prompt_attacker(state)
         return False
     _raze(state, how, events)
-    return finish(state, events)
+    return finish(state, "attacker", events)
+
+
+def _spend(state: dict, closed: dict) -> None:
+    """A defeated attacking champion makes no further attack this turn (spellfire-3),
+    even one that returned to its pool or may attack twice."""
+    if "attacker" in closed["champions"]:
+        _, iid = closed["champions"]["attacker"]
+        state["turn"]["used"] += [iid] * max(0, uses_left(state, state["turn"]["seat"], iid))
 
 
 def _raze(state: dict, how: str, events: list) -> None:
@@ -317,45 +351,15 @@ def _raze(state: dict, how: str, events: list) -> None:
         z.discard(state, b["defender"], [holding], "realm_razed", events)
 
 
-# -- J: spoils of victory ----------------------------------------------------------------
+# -- J: the end of the battle, and its spoils --------------------------------------------
 
-def finish(state: dict, events: list) -> bool:
-    """The battle is over: the attacker draws spoils if the realm fell, else the defender
-    if an attacking champion was discarded (once per battle either way)."""
+def finish(state: dict, winner: str | None, events: list) -> bool:
+    """The battle is over; `winner` ("attacker", "defender" or None) draws the spoils."""
     b = state["battle"]
     state["battle"] = None
+    seat = None if winner is None else b[winner]
     events.append({"kind": "battle_ended", "data": {"attacker": b["attacker"], "defender": b["defender"],
                                                     **z.ref(state, b["realm"]), "razed": b["razed"],
-                                                    "rounds": b["round"]}})
-    seat = b["attacker"] if b["razed"] else b["defender"] if b["defender_spoils"] else None
-    if seat is None:
-        return True
-    drawn = z.draw(state, seat, 1, "spoils", events)
-    if not drawn:
-        return True
-    state["spoils"] = {"seat": seat, "card": drawn[0]}
-    prompt_spoils(state)
-    return False
+                                                    "rounds": b["round"], "spoils": seat}})
+    return spoils.draw(state, seat, events)
 
-
-def prompt_spoils(state: dict) -> None:
-    """Always asked, even when the card cannot be played now, so that nothing leaks."""
-    seat, iid = state["spoils"]["seat"], state["spoils"]["card"]
-    options = []
-    if z.card(state, iid)["type"] in ("realm", "holding", "champion", "magical_item", "artifact"):
-        opt = plays.option(state, seat, iid, z.in_play(state))
-        if opt is not None:
-            options.append(opt)
-    options.append({"id": "keep", "text": "Keep it in your hand"})
-    ask(state, seat, "spoils", f"Spoils of victory: {z.name(state, iid)}. Play it now or keep it",
-        options, "keep")
-
-
-def answer_spoils(state: dict, option: str, args: dict, events: list) -> bool:
-    seat = state["spoils"]["seat"]
-    state["spoils"] = None
-    if option == "keep":
-        events.append({"kind": "spoils_kept", "data": {"seat": seat}})
-    else:
-        plays.play(state, seat, option, args, events)
-    return True

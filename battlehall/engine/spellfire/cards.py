@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import CardDataError
 
 TYPES = ("champion", "ally", "magical_item", "artifact", "spell", "psionic_power", "blood_ability",
-         "thief_skill", "unarmed_combat", "event", "realm", "holding")
+         "thief_skill", "unarmed_combat", "event", "realm", "holding", "rule", "dungeon", "avatar")
 CLASSES = ("wizard", "cleric", "hero", "monster", "psionicist", "thief", "regent")
 WORLDS = ("forgotten_realms", "greyhawk", "ravenloft", "dark_sun", "dragonlance", "birthright", "add")
 SPELL_CLASSES = ("wizard", "cleric")
@@ -35,9 +35,12 @@ CLASS_USES = {"psionic_power": ("psionicist", "uses_psionic_powers"),
               "unarmed_combat": ("hero", "uses_unarmed_combat")}
 SPELL_USES = {"wizard": ("wizard", "uses_wizard_spells"), "cleric": ("cleric", "uses_cleric_spells")}
 # The cards the Rule of the Cosmos allows once in play across all players.
-UNIQUE = ("champion", "artifact", "realm", "holding")
+UNIQUE = ("champion", "artifact", "realm", "holding", "avatar")
+# Where a champion can go instead of the discard pile (rules/NOTES.md): Limbo returns, the
+# Abyss and the Void are out of the game. A card's to_* power sends what it defeats there.
+BEYOND = ("limbo", "abyss", "void")
 
-_CHAMP = ("champion",)
+_CHAMP = ("champion", "avatar")  # an avatar is a champion with a cost
 _PLAYED = SUPPORT + ("event",)
 # Flag powers (the `powers` list) and the card types each applies to.
 FLAGS: dict[str, tuple[str, ...]] = {
@@ -48,7 +51,14 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "any_time": SUPPORT,
     "raze_realm_event": ("event",), "discard_attacker_event": ("event",),
     "discard_defender_event": ("event",), "discard_both_event": ("event",), "counter_spell": ("event",),
+    # outcomes of spellfire-3 (battle.py)
+    "return_to_pool": _CHAMP + SUPPORT,           # its champion returns to the pool instead of being discarded
+    "to_limbo": _CHAMP + _PLAYED, "to_abyss": _CHAMP + _PLAYED, "to_void": _CHAMP + _PLAYED,
+    "after_combat_discard": _CHAMP + SUPPORT,     # after the round, the opposing champion is discarded
+    "extra_attack": _CHAMP,                       # may attack twice in a turn, in a further battle too
 }
+# At most one destination per card.
+DESTINATIONS = {"to_limbo": "limbo", "to_abyss": "abyss", "to_void": "void"}
 # Named hooks: powers that need code (powers.py), and the types each may sit on.
 HOOKS: dict[str, tuple[str, ...]] = {
     "mirror": ("ally",),            # bonus = half the opposing champion's level
@@ -106,21 +116,24 @@ FIELDS: dict[str, tuple[tuple[str, ...], Any]] = {
     "spell_class": (("spell",), _word(SPELL_CLASSES)),
     "attack_bonus": (_CHAMP + SUPPORT, _int(-10, 20)),
     "defend_bonus": (_CHAMP + SUPPORT + ("realm", "holding"), _int(-10, 20)),
-    "draw_cards": (("event",), _int(1, 5)),
-    "slays": (_CHAMP + SUPPORT, _word(CLASSES + ("undead",))),
+    "draw_cards": (_PLAYED, _int(1, 5)),
+    "slays": (_PLAYED + _CHAMP, _word(CLASSES + ("undead",))),
+    "cost": (("avatar",), _int(0, 20)),
     "hook": (ALL, None),   # checked against HOOKS below
     "powers": (ALL, None),  # checked against FLAGS below
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
     "champion": ("class", "level", "world"),
+    "avatar": ("class", "level", "world", "cost"),
     "realm": ("world",), "holding": ("world",),
+    "rule": (), "dungeon": (),
     "artifact": ("world", "bonus"),
     "spell": ("bonus", "spell_class"),
     "event": (),
 }
 for _t in ("ally", "magical_item", "psionic_power", "blood_ability", "thief_skill", "unarmed_combat"):
     REQUIRED[_t] = ("bonus",)
-NUMBERS = ("level", "bonus", "attack_bonus", "defend_bonus", "draw_cards")
+NUMBERS = ("level", "bonus", "attack_bonus", "defend_bonus", "draw_cards", "cost")
 
 
 class FieldError(Exception):
@@ -148,7 +161,7 @@ def parse_card(table: Any) -> dict:
     card = {"id": table["id"], "name": table["name"], "type": kind, "text": "", "world": None,
             "class": None, "spell_class": None, "slays": None, "hook": None, "powers": []}
     card.update({k: 0 for k in NUMBERS})
-    if kind != "champion":
+    if kind not in _CHAMP:
         card["level"] = None
     for key in table:  # file order; every key is checked
         if key not in FIELDS:
@@ -187,6 +200,8 @@ def _powers(value: Any, kind: str) -> list[str]:
         if power in seen:
             raise FieldError(f"powers[{i}]", f"power {power!r} given twice")
         seen.append(power)
+    if len([p for p in seen if p in DESTINATIONS]) > 1:
+        raise FieldError("powers", f"at most one of {', '.join(DESTINATIONS)}")
     return seen
 
 

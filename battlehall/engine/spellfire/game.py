@@ -19,6 +19,7 @@ from ..rng import seed_state
 from ..ruleset import Event, Prompt, Ruleset, State, base_state
 from . import battle as bt
 from . import setup as su
+from . import spoils as sp
 from . import turn as tn
 from .cards import shipped
 from .view import secrets as _secrets, view as _view
@@ -119,7 +120,7 @@ class Spellfire(Ruleset):
         elif kind == "battle_play":
             battle_over = bt.answer_play(state, seat, option, events)
         elif kind == "spoils":
-            battle_over = bt.answer_spoils(state, option, args, events)
+            battle_over = sp.answer(state, option, args, events)
         else:  # pragma: no cover - every prompt kind is handled above
             raise ValueError(f"unknown prompt kind {kind!r}")
         if battle_over:

@@ -1,14 +1,48 @@
-"""Putting cards into play outside a battle: realms, holdings, champions, attachments.
+"""Putting cards into play outside a battle: realms, holdings, champions, attachments,
+rule cards, dungeons, avatars, and the any-time cards that act without a battle.
 
 Phases 2 and 3 and the "play spoils now" prompt offer the same plays, so the options
 (each enumerating its legal targets) and their effects live here once. An option's id is
-the card's instance id; its args name the target slot or champion.
+the card's instance id; its args name the target slot or champion (or, for an avatar,
+the champion paid for it).
 """
 
 from __future__ import annotations
 
 from . import formation as fm
+from . import powers as pw
 from . import zones as z
+
+# Spoils that may be played at once even outside their phase (spellfire-1 J, spellfire-3).
+SPOILS_PLACED = ("realm", "holding", "champion", "magical_item", "artifact", "rule", "dungeon", "avatar")
+# Effects a card can have without a battle to act in.
+OFF_BATTLE_HOOKS = ("scavenge",)
+
+
+def spoils_option(state: dict, seat: str, iid: str) -> dict | None:
+    """How a card drawn as spoils may be played at once, or None (it is kept). Realms,
+    holdings, champions, magical items, artifacts, rule cards and dungeons go where they
+    would in their phase; an avatar only with its cost met; an event, or a card that may
+    be played at any time, if it does something without a battle."""
+    c = z.card(state, iid)
+    if c["type"] in SPOILS_PLACED:
+        return option(state, seat, iid, z.in_play(state))
+    if (c["type"] == "event" or "any_time" in c["powers"]) and acts_outside_battle(c):
+        return {"id": iid, "text": f"Play {c['name']} now"}
+    return None
+
+
+def acts_outside_battle(c: dict) -> bool:
+    return bool(c["draw_cards"]) or c["hook"] in OFF_BATTLE_HOOKS
+
+
+def avatar_payments(state: dict, seat: str, c: dict) -> list[str] | None:
+    """An avatar's cost: the champions of the pool (not avatars) of at least `cost` levels,
+    one of which is discarded to bring the avatar in; None when it costs nothing."""
+    if not c["cost"]:
+        return None
+    return [e["champion"] for e in state["players"][seat]["pool"]
+            if z.card(state, e["champion"])["type"] == "champion" and z.card(state, e["champion"])["level"] >= c["cost"]]
 
 
 def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
@@ -17,7 +51,7 @@ def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
     c = z.card(state, iid)
     kind = c["type"]
     player = state["players"][seat]
-    if kind in ("realm", "holding", "champion", "artifact") and c["id"] in playing:
+    if kind in ("realm", "holding", "champion", "artifact", "avatar") and c["id"] in playing:
         return None  # Rule of the Cosmos
     if kind == "realm":
         slots = fm.placement_slots(player["formation"])
@@ -32,6 +66,17 @@ def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
         return _opt(iid, f"Play holding {c['name']} on a realm", "slot", slots)
     if kind == "champion":
         return {"id": iid, "text": f"Put {c['name']} (level {c['level']}) into your pool"}
+    if kind == "avatar":
+        text = f"Put avatar {c['name']} (level {c['level']}) into your pool"
+        payments = avatar_payments(state, seat, c)
+        if payments is None:
+            return {"id": iid, "text": text}
+        return _opt(iid, f"{text}, discarding a champion of level {c['cost']} or more", "pay", payments)
+    if kind == "rule":
+        return {"id": iid, "text": f"Put rule card {c['name']} into play"}
+    if kind == "dungeon":
+        return {"id": iid, "text": f"Play dungeon {c['name']}" + (" (the one you have is discarded)"
+                                                                  if player["dungeon"] is not None else "")}
     if kind == "magical_item":
         champions = [e["champion"] for e in player["pool"]]
         return _opt(iid, f"Attach {c['name']} to a champion", "champion", champions)
@@ -63,10 +108,39 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list) -> None:
         slot = args["slot"]
         player["formation"][slot]["holding"] = iid
         events.append({"kind": "holding_played", "data": {"seat": seat, **z.ref(state, iid), "slot": slot}})
-    elif kind == "champion":
+    elif kind in ("champion", "avatar"):
+        if args.get("pay") is not None:
+            entry = z.pool_entry(state, seat, args["pay"])
+            player["pool"].remove(entry)
+            z.discard(state, seat, [entry["champion"]] + entry["attached"], "avatar_cost", events)
         player["pool"].append({"champion": iid, "attached": []})
         events.append({"kind": "champion_to_pool", "data": {"seat": seat, **z.ref(state, iid)}})
+    elif kind == "rule":
+        player["rules"].append(iid)
+        events.append({"kind": "rule_played", "data": {"seat": seat, **z.ref(state, iid)}})
+    elif kind == "dungeon":
+        old, player["dungeon"] = player["dungeon"], iid
+        events.append({"kind": "dungeon_played", "data": {"seat": seat, **z.ref(state, iid)}})
+        if old is not None:  # one dungeon per player
+            z.discard(state, seat, [old], "replaced", events)
+    elif kind not in ("magical_item", "artifact"):
+        _play_off_battle(state, seat, iid, events)
     else:
         champion = args["champion"]
         z.pool_entry(state, seat, champion)["attached"].append(iid)
         events.append({"kind": "card_attached", "data": {"seat": seat, **z.ref(state, iid), "champion": champion}})
+
+
+def _play_off_battle(state: dict, seat: str, iid: str, events: list) -> None:
+    """An event or any-time card played with no battle (as spoils): its draw or hook acts
+    for its player, and it goes to the discard pile."""
+    c = z.card(state, iid)
+    played = {"seat": seat, "side": None, **z.ref(state, iid), "effects": [], "outcome": None, "totals": None}
+    events.append({"kind": "card_played", "data": played})
+    if c["draw_cards"]:
+        played["effects"].append("draw_cards")
+        z.draw(state, seat, c["draw_cards"], "card", events)
+    if c["hook"] in OFF_BATTLE_HOOKS:
+        played["effects"].append(c["hook"])
+        pw.PLAY_HOOKS[c["hook"]](state, None, None, seat, events)
+    z.discard(state, seat, [iid], "played", events)

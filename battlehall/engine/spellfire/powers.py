@@ -117,9 +117,11 @@ SIDED_HOOKS = ("lure",)
 
 def takes_side(c: dict) -> bool:
     """Does this card act for one side of the battle? Support cards, and events that add
-    a bonus, counter the opposing side's spell or act on the opposing champion. A seat
+    a bonus, counter the opposing side's spell or act on the opposing champion (a hook
+    or `slays`). A seat
     outside the battle names the side such an event is played for."""
-    return c["type"] != "event" or bool(c["bonus"]) or "counter_spell" in c["powers"] or c["hook"] in SIDED_HOOKS
+    return (c["type"] != "event" or bool(c["bonus"]) or "counter_spell" in c["powers"] or c["hook"] in SIDED_HOOKS
+            or c["slays"] is not None)
 
 
 def play(state: dict, battle: dict, side: str | None, iid: str, events: list, seat: str) -> str | None:

@@ -27,7 +27,8 @@ def instance(state: dict, cid: str) -> str:
 
 
 def empty_player() -> dict:
-    return {"draw": [], "hand": [], "pool": [], "formation": fm.empty(), "discard": []}
+    return {"draw": [], "hand": [], "pool": [], "formation": fm.empty(), "discard": [],
+            "limbo": [], "abyss": [], "void": [], "rules": [], "dungeon": None}
 
 
 def default_start(state: dict, decks: list[str], events: list) -> None:

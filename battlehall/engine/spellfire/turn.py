@@ -26,7 +26,25 @@ def begin(state: dict, seat: str, number: int, events: list, phase: str = "draw"
                      "holding_played": flags.get("holding_played", False),
                      "attacks": flags.get("attacks", 0), "used": list(flags.get("used", []))}
     events.append({"kind": "turn_started", "data": {"seat": seat, "number": number}})
+    leave_limbo(state, seat, events)
     enter(state, phase, events)
+
+
+def leave_limbo(state: dict, seat: str, events: list) -> None:
+    """Champions in Limbo come back to their owner's pool, with their attachments, when
+    the owner's next turn begins (rules/NOTES.md: Limbo "returns later"). One whose card
+    is in play meanwhile (Rule of the Cosmos) is discarded instead."""
+    player = state["players"][seat]
+    while player["limbo"]:
+        entry = player["limbo"].pop(0)
+        back = z.cosmos_allows(state, entry["champion"])
+        events.append({"kind": "left_limbo", "data": {"seat": seat, **z.ref(state, entry["champion"]),
+                                                      "attached": z.refs(state, entry["attached"]),
+                                                      "to": "pool" if back else "discard"}})
+        if back:
+            player["pool"].append(entry)
+        else:
+            z.discard(state, seat, [entry["champion"]] + entry["attached"], "cosmos", events)
 
 
 def enter(state: dict, phase: str, events: list) -> None:
@@ -45,7 +63,7 @@ def enter(state: dict, phase: str, events: list) -> None:
     elif phase == "pool":
         prompt_pool(state)
     elif phase == "attack":
-        if t["attacks"] >= state["options"]["attacks_per_turn"]:
+        if t["attacks"] >= state["options"]["attacks_per_turn"] and not bt.extra_attackers(state):
             enter(state, "discard", events)
         else:
             prompt_attack(state)
@@ -108,7 +126,11 @@ def answer_pool(state: dict, option: str, args: dict, events: list) -> None:
 
 def prompt_attack(state: dict) -> None:
     seat = state["turn"]["seat"]
-    champions = [z.card(state, iid) for iid, _ in bt.available_champions(state, seat)]
+    t = state["turn"]
+    # beyond attacks_per_turn, only a champion that may attack again opens a battle
+    extra = t["attacks"] >= state["options"]["attacks_per_turn"]
+    found = bt.extra_attackers(state) if extra else bt.available_champions(state, seat)
+    champions = [z.card(state, iid) for iid, _ in found]
     options = []
     for other in state["seats"]:
         if other == seat:

@@ -1,6 +1,7 @@
 """What one seat (or a spectator, viewer None) may see of a match.
 
-Everyone sees formations, pools, discard piles, the battle, whose turn and phase, and the
+Everyone sees formations, pools, discard piles, Limbo, the Abyss, the Void, rule cards
+and dungeons in play, the battle, whose turn and phase, and the
 sizes of hands and draw piles. Only its own seat sees a hand. Nobody sees the order of
 a draw pile, or the random generator.
 """
@@ -30,6 +31,11 @@ def view(state: dict, viewer: str | None) -> dict:
             "unrazed": fm.unrazed(p["formation"]),
             "pool": [{**z.ref(state, e["champion"]), "attached": z.refs(state, e["attached"])} for e in p["pool"]],
             "discard": z.refs(state, p["discard"]),
+            "limbo": [{**z.ref(state, e["champion"]), "attached": z.refs(state, e["attached"])} for e in p["limbo"]],
+            "abyss": z.refs(state, p["abyss"]),
+            "void": z.refs(state, p["void"]),
+            "rules": z.refs(state, p["rules"]),
+            "dungeon": None if p["dungeon"] is None else z.ref(state, p["dungeon"]),
         }
     # Champions that fought this turn; one taken back into a hand (Scavenger's Luck) is
     # left out for the other seats, whose view never names a card in another hand.
@@ -59,8 +65,10 @@ def _battle(state: dict) -> dict | None:
             "seat": s["seat"], **z.ref(state, s["champion"]), "from": s["from"],
             "attached": z.refs(state, s["attached"]), "played": z.refs(state, s["played"]),
             "total": pw.total(state, b, side)}
+    pending = b["pending"]
     return {"attacker": b["attacker"], "defender": b["defender"], **z.ref(state, b["realm"]), "slot": b["slot"],
-            "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides}
+            "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides,
+            "pending": None if pending is None else {**z.ref(state, pending["card"]), "outcome": pending["outcome"]}}
 
 
 def secrets(state: dict, viewer: str | None) -> list:

@@ -4,7 +4,9 @@ A physical card is an instance id (``"c17"``); ``state["cards"]`` maps it to its
 id, whose definition is in the shipped catalog or in ``state["custom_cards"]`` (inline
 cards of a setup). Each player's zones: ``draw`` (top first), ``hand``, ``pool`` (a list
 of ``{"champion", "attached"}``), ``formation`` (formation.py) and ``discard`` (top
-last). A card in a battle is held by the battle (battle.py) until the round ends.
+last); ``limbo`` (entries like the pool's: not in play, they come back), ``abyss`` and
+``void`` (out of the game); ``rules`` (rule cards in play) and ``dungeon`` (one, or None).
+A card in a battle is held by the battle (battle.py) until the round ends.
 """
 
 from __future__ import annotations
@@ -55,6 +57,20 @@ def discard(state: dict, seat: str, iids: list[str], reason: str, events: list) 
         return
     state["players"][seat]["discard"].extend(iids)
     events.append({"kind": "cards_discarded", "data": {"seat": seat, "cards": refs(state, iids), "reason": reason}})
+
+
+def banish(state: dict, seat: str, champion: str, attached: list[str], zone: str, reason: str,
+           events: list) -> None:
+    """Send a champion and what is attached to it to Limbo, the Abyss or the Void
+    (rules/NOTES.md: attachments follow their champion)."""
+    player = state["players"][seat]
+    if zone == "limbo":
+        player["limbo"].append({"champion": champion, "attached": list(attached)})
+    else:
+        player[zone].extend([champion] + list(attached))
+    events.append({"kind": "sent_to_zone", "data": {"seat": seat, **ref(state, champion),
+                                                    "attached": refs(state, attached), "zone": zone,
+                                                    "reason": reason}})
 
 
 def in_play(state: dict) -> set[str]:
@@ -110,8 +126,9 @@ def all_card_ids(state: dict) -> list[str]:
     out: list[str] = []
     for seat in state["seats"]:
         p = state["players"][seat]
-        out += p["draw"] + p["hand"] + p["discard"]
-        for entry in p["pool"]:
+        out += p["draw"] + p["hand"] + p["discard"] + p["abyss"] + p["void"] + p["rules"]
+        out += [] if p["dungeon"] is None else [p["dungeon"]]
+        for entry in p["pool"] + p["limbo"]:
             out += [entry["champion"]] + entry["attached"]
         for s in fm.SLOTS:
             slot = p["formation"][s]
