@@ -5,7 +5,8 @@
     {"attacker": seat, "defender": seat, "realm": card, "slot": "A".."F",
      "round": n, "defeats": n,            # rounds fought; rounds the realm lost
      "step": "attacker" | "defender" | "play" | "respond",
-     "razed": bool, "extra": bool,        # extra: a battle beyond attacks_per_turn (extra_attack)
+     "razed": bool, "discarded": bool,    # what card play or combat did to the realm
+     "extra": bool,                       # a battle beyond attacks_per_turn (extra_attack)
      "pending": None | {"outcome", "card", "seat", "held"},  # a card's outcome, waiting for its window
      "sides": {"attacker": side | None, "defender": side | None},
      "owners": {card: seat}}              # cards played for a side by a seat outside the battle
@@ -78,7 +79,7 @@ def start(state: dict, realm: str, events: list) -> None:
     attacker = state["turn"]["seat"]
     extra = state["turn"]["attacks"] >= state["options"]["attacks_per_turn"]
     state["battle"] = {"attacker": attacker, "defender": owner, "realm": realm, "slot": slot,
-                       "round": 0, "defeats": 0, "step": "attacker", "razed": False, "extra": extra,
+                       "round": 0, "defeats": 0, "step": "attacker", "razed": False, "discarded": False, "extra": extra,
                        "pending": None, "sides": {"attacker": None, "defender": None}, "owners": {}}
     events.append({"kind": "battle_started", "data": {"attacker": attacker, "defender": owner,
                                                       **z.ref(state, realm), "slot": slot}})
@@ -288,14 +289,15 @@ def _outcome(state: dict, pending: dict, events: list) -> bool:
         return round_won(state, "attacker", "card", events, cause=[card])
     to = fates.destination(state, [card])
     sent = {"realm_razed": {"attacker": "pool", "defender": "pool"},
+            "realm_discarded": {"attacker": "pool", "defender": "pool"},
             "attacker_discarded": {"attacker": to, "defender": "pool"},
             "both_discarded": {"attacker": to, "defender": to}}[outcome]
     t = pw.totals(state, b)
     closed = fates.close_round(state, sent, events)
     events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": None, "how": outcome, "totals": t}})
     fates.after_combat(state, closed, events)
-    if outcome == "realm_razed":  # the attacker gets the spoils; both champions went home
-        _raze(state, "card", events)
+    if outcome in ("realm_razed", "realm_discarded"):  # the attacker's spoils; both champions went home
+        (_raze if outcome == "realm_razed" else _discard_realm)(state, "card", events)
         return finish(state, "attacker", events)
     _spend(state, closed)
     if outcome == "attacker_discarded" and closed["fates"]["attacker"] in fates.LOST:
@@ -351,6 +353,19 @@ def _raze(state: dict, how: str, events: list) -> None:
         z.discard(state, b["defender"], [holding], "realm_razed", events)
 
 
+def _discard_realm(state: dict, how: str, events: list) -> None:
+    """The realm under attack leaves the formation for the discard pile, with its holding;
+    its slot is empty (and shields nothing)."""
+    b = state["battle"]
+    b["discarded"] = True
+    formation = state["players"][b["defender"]]["formation"]
+    slot, formation[b["slot"]] = formation[b["slot"]], None
+    events.append({"kind": "realm_discarded", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
+                                                       "slot": b["slot"], "how": how}})
+    z.discard(state, b["defender"], [slot["realm"]] + ([slot["holding"]] if slot["holding"] else []),
+              "realm_discarded", events)
+
+
 # -- J: the end of the battle, and its spoils --------------------------------------------
 
 def finish(state: dict, winner: str | None, events: list) -> bool:
@@ -360,6 +375,7 @@ def finish(state: dict, winner: str | None, events: list) -> bool:
     seat = None if winner is None else b[winner]
     events.append({"kind": "battle_ended", "data": {"attacker": b["attacker"], "defender": b["defender"],
                                                     **z.ref(state, b["realm"]), "razed": b["razed"],
+                                                    "discarded": b["discarded"],
                                                     "rounds": b["round"], "spoils": seat}})
     return spoils.draw(state, seat, events)
 

@@ -49,7 +49,7 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "uses_blood_abilities": _CHAMP, "uses_thief_skills": _CHAMP, "uses_unarmed_combat": _CHAMP,
     "coastal": ("realm",), "sealed": ("realm",), "defeat_twice": ("realm",),
     "any_time": SUPPORT,
-    "raze_realm_event": ("event",), "discard_attacker_event": ("event",),
+    "raze_realm_event": ("event",), "discard_realm_event": ("event",), "discard_attacker_event": ("event",),
     "discard_defender_event": ("event",), "discard_both_event": ("event",), "counter_spell": ("event",),
     # outcomes of spellfire-3 (battle.py)
     "return_to_pool": _CHAMP + SUPPORT,           # its champion returns to the pool instead of being discarded

@@ -5,6 +5,7 @@ are the named hooks at the bottom. A card played into a battle returns an *outco
 when it ends the round or the battle outright (spellfire-3):
 
 - ``"realm_razed"``: the realm falls to card play; both champions go back to their pools.
+- ``"realm_discarded"``: likewise, and the realm (with its holding) goes to the discard pile.
 - ``"attacker_discarded"``: the attacking champion is discarded; the battle is over.
 - ``"defender_discarded"``: the defending champion is discarded; the attacker wins the round.
 - ``"both_discarded"``: both champions are discarded; no winner, no spoils.
@@ -157,7 +158,8 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     if outcome is None and target is not None and slays(c, z.card(state, target["champion"])):
         outcome = f"{other}_discarded"
         effects.append("slays")
-    for flag, result in (("raze_realm_event", "realm_razed"), ("discard_attacker_event", "attacker_discarded"),
+    for flag, result in (("raze_realm_event", "realm_razed"), ("discard_realm_event", "realm_discarded"),
+                         ("discard_attacker_event", "attacker_discarded"),
                          ("discard_defender_event", "defender_discarded"), ("discard_both_event", "both_discarded")):
         if flag in powers:
             outcome = outcome or result
