@@ -2,8 +2,9 @@
 
 Modules, one idea each: cards (card files and their vocabulary), zones (where cards
 are), formation (the realm pyramid), plays (putting cards into play), turn (the phases),
-battle (steps B-J), activation (the order table), powers (what powers do), setup
-(starting positions), view (what a viewer sees), game (the Ruleset).
+battle (steps B-J), fates (where a round's champions go), spoils (step J), activation
+(the order table), powers (what powers do), setup (starting positions), view (what a
+viewer sees), game (the Ruleset).
 """
 
 from .game import Spellfire
