@@ -58,7 +58,8 @@ class Spellfire(Ruleset):
         "draw_per_turn": {"default": 3, "doc": "cards drawn in phase 1"},
         "hand_limit": {"default": 8, "doc": "hand size a seat discards down to in phase 5 (the pool does not count)"},
         "realms_to_win": {"default": 6, "doc": "unrazed realms in formation at the end of a turn that win"},
-        "attacks_per_turn": {"default": 1, "doc": "battles a seat may start in one attack phase"},
+        "attacks_per_turn": {"default": 1, "doc": "battles a seat may start in one attack phase (an "
+                                                      "extra_attack champion's second attack may open one more)"},
         "same_world_bonus": {"default": False, "doc": "optional rule: a champion of the realm's world gets +3 "
                                                       "when attacking or defending it"},
         "exhaustion": {"default": "end", "doc": "'end': when every draw pile is empty at the end of a turn the "
