@@ -70,7 +70,8 @@ def test_keyword_to_limbo_returns_at_the_owners_next_turn(match, S, ev):
     assert (sent["def"], [a["def"] for a in sent["attached"]], sent["zone"]) == ("torvald-ironhand",
                                                                                  ["crown-of-embers"], "limbo")
     view = m.rs.view(m.state, None)["players"]["alice"]
-    assert view["limbo"][0]["def"] == "torvald-ironhand" and view["limbo"][0]["attached"][0]["def"] == "crown-of-embers"
+    assert view["limbo"][0]["def"] == "torvald-ironhand"
+    assert view["limbo"][0]["attached"][0]["def"] == "crown-of-embers"
     assert "torvald-ironhand" not in m.zone("alice", "pool")
     play_until_turn(m, "bob", 2)
     assert m.player("alice")["limbo"]  # still in Limbo during bob's turn

@@ -79,8 +79,8 @@ def start(state: dict, realm: str, events: list) -> None:
     attacker = state["turn"]["seat"]
     extra = state["turn"]["attacks"] >= state["options"]["attacks_per_turn"]
     state["battle"] = {"attacker": attacker, "defender": owner, "realm": realm, "slot": slot,
-                       "round": 0, "defeats": 0, "step": "attacker", "razed": False, "discarded": False, "extra": extra,
-                       "pending": None, "sides": {"attacker": None, "defender": None}, "owners": {}}
+                       "round": 0, "defeats": 0, "step": "attacker", "razed": False, "discarded": False,
+                       "extra": extra, "pending": None, "sides": {"attacker": None, "defender": None}, "owners": {}}
     events.append({"kind": "battle_started", "data": {"attacker": attacker, "defender": owner,
                                                       **z.ref(state, realm), "slot": slot}})
     prompt_attacker(state)

@@ -41,8 +41,8 @@ def avatar_payments(state: dict, seat: str, c: dict) -> list[str] | None:
     one of which is discarded to bring the avatar in; None when it costs nothing."""
     if not c["cost"]:
         return None
-    return [e["champion"] for e in state["players"][seat]["pool"]
-            if z.card(state, e["champion"])["type"] == "champion" and z.card(state, e["champion"])["level"] >= c["cost"]]
+    pool = [e["champion"] for e in state["players"][seat]["pool"]]
+    return [i for i in pool if z.card(state, i)["type"] == "champion" and z.card(state, i)["level"] >= c["cost"]]
 
 
 def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
