@@ -53,9 +53,10 @@ def test_registry_gives_spellfire():
     assert isinstance(get_ruleset("spellfire"), Spellfire)
     described = get_ruleset("spellfire").describe()
     assert set(described["options"]) >= {"turn_limit", "hand_limit", "same_world_bonus", "exhaustion"}
-    assert described["card_sets"][0]["id"] == "starter"
-    assert [d["id"] for d in described["card_sets"][0]["decks"]] == ["embers", "shadows", "tides", "sands",
-                                                                    "crowns", "barrows"]
+    sets = {s["id"]: s for s in described["card_sets"]}
+    assert list(sets) == ["deepvault", "starter"]  # one set per card file, files in sorted order
+    assert [d["id"] for d in sets["starter"]["decks"]] == ["embers", "shadows", "tides", "sands", "crowns", "barrows"]
+    assert [d["id"] for d in sets["deepvault"]["decks"]] == ["deepvault"]
     assert described["seats"] == {"min": 2, "max": 6}
 
 

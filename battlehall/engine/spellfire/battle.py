@@ -19,7 +19,7 @@ included), so that the turn goes on; otherwise it has opened the next prompt.
 
 from __future__ import annotations
 
-from . import activation
+from . import before
 from . import formation as fm
 from . import plays
 from . import powers as pw
@@ -35,7 +35,9 @@ def available_champions(state: dict, seat: str) -> list[tuple[str, str]]:
     used = state["turn"]["used"]
     player = state["players"][seat]
     out = [(e["champion"], "pool") for e in player["pool"] if e["champion"] not in used]
-    hand = [iid for iid in player["hand"] if z.card(state, iid)["type"] == "champion" and iid not in used]
+    # an avatar (a champion with a cost) comes into play only through the pool, where its cost is paid
+    hand = [iid for iid in player["hand"] if z.card(state, iid)["type"] == "champion" and iid not in used
+            and z.card(state, iid)["cost"] is None]
     if hand:
         playing = z.in_play(state)
         out += [(iid, "hand") for iid in hand if z.cosmos_allows(state, iid, playing)]
@@ -82,17 +84,20 @@ def prompt_attacker(state: dict) -> None:
 
 
 def _take_champion(state: dict, seat: str, iid: str) -> dict:
-    """Move a champion (with what is attached to it) from hand or pool into a battle side."""
+    """Move a champion (with what is attached to it) from hand or pool into a battle side;
+    a realm that defends itself stays in its formation slot."""
     player = state["players"][seat]
     entry = z.pool_entry(state, seat, iid)
-    if entry is not None:
+    if iid == state["battle"]["realm"]:
+        where, attached = "realm", []
+    elif entry is not None:
         player["pool"].remove(entry)
         where, attached = "pool", entry["attached"]
     else:
         player["hand"].remove(iid)
         where, attached = "hand", []
     state["turn"]["used"].append(iid)  # no champion fights twice in a turn
-    return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": []}
+    return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": [], "brought": []}
 
 
 def _chosen(state: dict, side: str, s: dict, events: list) -> None:
@@ -119,6 +124,9 @@ def prompt_defender(state: dict) -> None:
     b["step"] = "defender"
     options = [{"id": iid, "text": f"Defend with {_champion_text(state, iid, where)}"}
                for iid, where in available_champions(state, b["defender"])]
+    realm = z.card(state, b["realm"])
+    if realm["defends_as"] and b["realm"] not in state["turn"]["used"]:
+        options.append({"id": b["realm"], "text": f"{realm['name']} defends itself (level {realm['defends_as']})"})
     options.append({"id": "decline", "text": "Do not defend (the realm is razed)"})
     ask(state, b["defender"], "choose_defender",
         f"Choose a champion to defend {z.name(state, b['realm'])}, or decline", options, "decline")
@@ -131,21 +139,26 @@ def answer_defender(state: dict, option: str, events: list) -> bool:
         return round_won(state, "attacker", "declined", events)
     b["sides"]["defender"] = _take_champion(state, b["defender"], option)
     _chosen(state, "defender", b["sides"]["defender"], events)
-    # D: powers activate in the order of spellfire-2; a champion that slays its opponent
-    # before the opponent's turn to activate wins the round there and then.
-    order, slain = [], None
-    for label, side, iid in activation.sequence(state, b):
-        entry = pw.activate(state, b, side, iid)
-        entry["step"] = label
-        order.append(entry)
-        if "slays" in entry:
-            slain = entry["slays"]
-            break
-    events.append({"kind": "powers_activated", "data": {"order": order, "slain": slain,
-                                                        "totals": pw.totals(state, b)}})
+    if before.open_step(state):  # yellow cards played before the battle (spellfire-2 row 5)
+        return False
+    return step_d(state, events)
+
+
+def answer_before(state: dict, seat: str, option: str, events: list) -> bool:
+    if before.answer(state, seat, option, events):
+        return step_d(state, events)
+    return False
+
+
+def step_d(state: dict, events: list) -> bool:
+    """D: powers activate in the order of spellfire-2 (powers.activate_round); a champion
+    that slays its opponent before the opponent's turn to activate wins the round there
+    and then. E: compare; F: the side behind plays."""
+    b = state["battle"]
+    slain = pw.activate_round(state, b, events)
     if slain is not None:
         return round_won(state, OTHER[slain], "slain", events)
-    prompt_play(state)  # E: compare; F: the side behind plays
+    prompt_play(state)
     return False
 
 
@@ -162,6 +175,7 @@ def prompt_play(state: dict) -> None:
     seat = b["sides"][side]["seat"]
     options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
                for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
+    options += pw.bring_options(state, b, side)  # a power that brings a card in acts only now
     options.append({"id": "stop", "text": "Play no more cards (you lose the round)"})
     t = pw.totals(state, b)
     ask(state, seat, "battle_play",
@@ -222,6 +236,10 @@ def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
     if option == "stop":  # G: the side that stops is behind, so the other wins
         side = _side_of(b, seat)
         return round_won(state, OTHER[side], "combat", events)
+    if option not in state["players"][seat]["hand"]:  # a pool champion called in as an ally
+        pw.bring(state, b, _side_of(b, seat), option, events)
+        _open_window(state, seat)
+        return False
     return _play(state, seat, option, events)
 
 
@@ -265,7 +283,10 @@ def _close_round(state: dict, keep: dict, events: list) -> None:
             continue
         b["sides"][side] = None
         seat = s["seat"]
-        if keep[side]:
+        pw.release_brought(state, s, keep[side], events)
+        if s["from"] == "realm":  # a realm that defended itself stays in its slot; what it used goes
+            _discard_owned(state, seat, s["attached"] + s["played"], "round_over", events)
+        elif keep[side]:
             state["players"][seat]["pool"].append({"champion": s["champion"], "attached": s["attached"]})
             events.append({"kind": "champion_returned", "data": {"seat": seat, **z.ref(state, s["champion"]),
                                                                  "attached": z.refs(state, s["attached"])}})

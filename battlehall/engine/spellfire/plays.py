@@ -8,6 +8,7 @@ the card's instance id; its args name the target slot or champion.
 from __future__ import annotations
 
 from . import formation as fm
+from . import rulecards
 from . import zones as z
 
 
@@ -30,8 +31,12 @@ def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
                     and fm.worlds_match(c["world"], z.card(state, slot["realm"])["world"]):
                 slots.append(s)
         return _opt(iid, f"Play holding {c['name']} on a realm", "slot", slots)
+    if kind == "champion" and c["cost"] is not None:
+        return _avatar(state, seat, iid, c)
     if kind == "champion":
         return {"id": iid, "text": f"Put {c['name']} (level {c['level']}) into your pool"}
+    if kind in ("rule", "dungeon"):
+        return {"id": iid, "text": f"Play {kind} card {c['name']}"}
     if kind == "magical_item":
         champions = [e["champion"] for e in player["pool"]]
         return _opt(iid, f"Attach {c['name']} to a champion", "champion", champions)
@@ -40,6 +45,30 @@ def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
                      if z.artifact_fits(state, iid, e["champion"], e["attached"])]
         return _opt(iid, f"Attach artifact {c['name']} to a champion", "champion", champions)
     return None
+
+
+def cost_met(state: dict, seat: str, c: dict) -> list[str] | None:
+    """An avatar's cost: None if it cannot be paid now, else the pool champions that may
+    be given for it (empty when nothing is given)."""
+    player = state["players"][seat]
+    cost = c["cost"]
+    if fm.unrazed(player["formation"]) < cost.get("realms", 0):
+        return None
+    if "sacrifice" not in cost:
+        return []
+    victims = [e["champion"] for e in player["pool"] if z.card(state, e["champion"])["class"] == cost["sacrifice"]]
+    return victims or None
+
+
+def _avatar(state: dict, seat: str, iid: str, c: dict) -> dict | None:
+    victims = cost_met(state, seat, c)
+    if victims is None:
+        return None
+    text = f"Put avatar {c['name']} (level {c['level']}) into your pool"
+    if not victims:
+        return {"id": iid, "text": text}
+    return {"id": iid, "text": text + f", giving a {c['cost']['sacrifice']} of your pool for it",
+            "args": {"sacrifice": victims}}
 
 
 def _opt(iid: str, text: str, arg: str, values: list[str]) -> dict | None:
@@ -63,7 +92,14 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list) -> None:
         slot = args["slot"]
         player["formation"][slot]["holding"] = iid
         events.append({"kind": "holding_played", "data": {"seat": seat, **z.ref(state, iid), "slot": slot}})
+    elif kind in ("rule", "dungeon"):
+        player["hand"].append(iid)  # rulecards.play takes it from the hand
+        rulecards.play(state, seat, iid, events)
     elif kind == "champion":
+        if "sacrifice" in args:  # an avatar's cost: the chosen champion leaves the pool
+            entry = z.pool_entry(state, seat, args["sacrifice"])
+            player["pool"].remove(entry)
+            z.discard(state, seat, [entry["champion"]] + entry["attached"], "sacrifice", events)
         player["pool"].append({"champion": iid, "attached": []})
         events.append({"kind": "champion_to_pool", "data": {"seat": seat, **z.ref(state, iid)}})
     else:

@@ -42,6 +42,9 @@ def view(state: dict, viewer: str | None) -> dict:
         "players": players,
         "battle": _battle(state),
         "spoils": None if state["spoils"] is None else {"seat": state["spoils"]["seat"]},
+        "rule": None if state.get("rule") is None else {"seat": state["rule"]["seat"],
+                                                        **z.ref(state, state["rule"]["card"])},
+        "dungeons": {seat: z.ref(state, iid) for seat, iid in state.get("dungeons", {}).items()},
         "options": state["options"],
         "custom_cards": list(state["custom_cards"].values()),
         "result": state["result"],
@@ -58,6 +61,7 @@ def _battle(state: dict) -> dict | None:
         sides[side] = None if s is None else {
             "seat": s["seat"], **z.ref(state, s["champion"]), "from": s["from"],
             "attached": z.refs(state, s["attached"]), "played": z.refs(state, s["played"]),
+            "brought": z.refs(state, s.get("brought", [])),
             "total": pw.total(state, b, side)}
     return {"attacker": b["attacker"], "defender": b["defender"], **z.ref(state, b["realm"]), "slot": b["slot"],
             "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides}

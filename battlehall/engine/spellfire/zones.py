@@ -122,6 +122,11 @@ def all_card_ids(state: dict) -> list[str]:
     battle = state["battle"]
     if battle is not None:
         for side in battle["sides"].values():
+            if side is not None and side["from"] != "realm":  # a realm defending itself is in its slot
+                out += [side["champion"]]
             if side is not None:
-                out += [side["champion"]] + side["attached"] + side["played"]
+                out += side["attached"] + side["played"]
+    if state.get("rule") is not None:
+        out.append(state["rule"]["card"])
+    out += state.get("dungeons", {}).values()
     return out
