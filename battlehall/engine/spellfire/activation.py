@@ -46,15 +46,13 @@ LABEL = {(side, kind): ORDER[i][0] for (side, kind), i in ROW.items()}
 def row_of(state: dict, battle: dict, side: str | None, iid: str) -> int:
     """The row a card activates in when it is in the round from step D on."""
     c = z.card(state, iid)
-    kind = c["type"]
-    if kind in ("rule", "dungeon", "realm", "holding") and "before_combat" not in c["powers"]:
-        return ROW[(None, kind)]
     if iid in battle.get("before_battle", ()):
         return ROW[(None, "yellow_before_battle")]
     if "before_combat" in c["powers"]:
         return ROW[(None, "before_combat")]
-    if kind == "realm":  # a realm defending as a champion
-        kind = "champion"
+    kind = kind_of(battle, side, iid, c) if side is not None else c["type"]
+    if kind in ("rule", "dungeon", "realm", "holding"):
+        return ROW[(None, kind)]
     return ROW[(side, kind)]
 
 

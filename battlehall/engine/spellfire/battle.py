@@ -7,11 +7,15 @@
      "step": "attacker" | "defender" | "play" | "respond",
      "razed": bool, "defender_spoils": bool,
      "sides": {"attacker": side | None, "defender": side | None},
-     "owners": {card: seat}}              # cards played for a side by a seat outside the battle
+     "owners": {card: seat},             # cards played for a side by a seat outside the battle
+     "before_battle": [card, ...],       # cards played before this round's battle (before.py)
+     "effects": {...}}                   # this round's negations (activation.effects)
 
-and a side is ``{"seat", "champion", "from": "hand" | "pool", "attached": [...], "played": [...]}``
-(attached: magical items and artifacts, which stay with a winning champion; played:
-allies, spells and the like, discarded when the round ends).
+and a side is ``{"seat", "champion", "from": "hand" | "pool" | "realm", "attached": [...],
+"played": [...], "brought": [...]}`` (attached: magical items and artifacts, which stay
+with a winning champion; played: allies, spells and the like, discarded when the round
+ends; brought: pool champions called in as allies, which stay in the pool; "realm": the
+realm under attack defends itself).
 
 Each function that answers a prompt returns True when the battle is over (spoils
 included), so that the turn goes on; otherwise it has opened the next prompt.
@@ -363,7 +367,7 @@ def prompt_spoils(state: dict) -> None:
     """Always asked, even when the card cannot be played now, so that nothing leaks."""
     seat, iid = state["spoils"]["seat"], state["spoils"]["card"]
     options = []
-    if z.card(state, iid)["type"] in ("realm", "holding", "champion", "magical_item", "artifact"):
+    if z.card(state, iid)["type"] in ("realm", "holding", "champion", "magical_item", "artifact", "rule", "dungeon"):
         opt = plays.option(state, seat, iid, z.in_play(state))
         if opt is not None:
             options.append(opt)

@@ -93,7 +93,6 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list) -> None:
         player["formation"][slot]["holding"] = iid
         events.append({"kind": "holding_played", "data": {"seat": seat, **z.ref(state, iid), "slot": slot}})
     elif kind in ("rule", "dungeon"):
-        player["hand"].append(iid)  # rulecards.play takes it from the hand
         rulecards.play(state, seat, iid, events)
     elif kind == "champion":
         if "sacrifice" in args:  # an avatar's cost: the chosen champion leaves the pool

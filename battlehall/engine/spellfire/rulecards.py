@@ -48,8 +48,7 @@ def prompt(state: dict) -> None:
 
 
 def play(state: dict, seat: str, iid: str, events: list) -> None:
-    """Put a rule card or dungeon from `seat`'s hand into play (phase 0 or spoils)."""
-    state["players"][seat]["hand"].remove(iid)
+    """Put a rule card or dungeon, already taken from `seat`'s hand, into play (phase 0 or spoils)."""
     kind = z.card(state, iid)["type"]
     if kind == "rule":
         old = state.get("rule")
@@ -72,6 +71,7 @@ def answer(state: dict, option_id: str, events: list) -> bool:
     if option_id == "done":
         return True
     t[f"{z.card(state, option_id)['type']}_played"] = True
+    state["players"][t["seat"]]["hand"].remove(option_id)
     play(state, t["seat"], option_id, events)
     if not wanted(state):
         return True

@@ -7,6 +7,7 @@ a draw pile, or the random generator.
 
 from __future__ import annotations
 
+from . import activation as act
 from . import formation as fm
 from . import powers as pw
 from . import zones as z
@@ -63,8 +64,11 @@ def _battle(state: dict) -> dict | None:
             "attached": z.refs(state, s["attached"]), "played": z.refs(state, s["played"]),
             "brought": z.refs(state, s.get("brought", [])),
             "total": pw.total(state, b, side)}
+    both = b["sides"]["attacker"] is not None and b["sides"]["defender"] is not None
+    order = [{**z.ref(state, iid), "side": side, "step": label, "cancelled": act.cancelled(b, iid)}
+             for label, side, iid in act.sequence(state, b)] if both else []
     return {"attacker": b["attacker"], "defender": b["defender"], **z.ref(state, b["realm"]), "slot": b["slot"],
-            "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides}
+            "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides, "order": order}
 
 
 def secrets(state: dict, viewer: str | None) -> list:
