@@ -249,7 +249,7 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
 def _activated(state: dict, battle: dict, side: str, iid: str, seat: str, cancelled: bool = False) -> dict:
     """A support card played into the round activates when it is played, in its kind's row."""
     c = z.card(state, iid)
-    data = {**z.ref(state, iid), "seat": seat, "side": side, "step": act.LABEL[(side, c["type"])],
+    data = {**z.ref(state, iid), "seat": seat, "side": side, "step": act.ORDER[act.row_of(state, battle, side, iid)][0],
             "round": battle["round"], "bonus": 0 if cancelled else card_bonus(state, battle, side, c)}
     if cancelled:
         data["cancelled"] = True
