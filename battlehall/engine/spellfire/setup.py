@@ -2,7 +2,8 @@
 
 Card instances are numbered ``c1, c2, ...`` in the order they are created: seat by seat,
 and for an explicit setup within a seat: formation (A-F, realm then holding), pool
-(champion then attachments), hand, draw pile, discard pile. Every problem of a setup is
+(champion then attachments), hand, draw pile, discard pile, dungeon; the rule card in
+play last. Every problem of a setup is
 a SetupError naming the exact field, e.g. ``setup.players.bob.hand[2]``.
 """
 
