@@ -367,3 +367,14 @@ def test_setup_rule_and_dungeon_errors_name_the_field(setup, path):
     with pytest.raises(SetupError) as e:
         get_ruleset("spellfire").start(["alice", "bob"], 1, {}, setup)
     assert e.value.path == path
+
+
+def test_a_realm_defending_itself_is_a_champion_of_its_level_for_other_powers(match, S):
+    # Mirror Shade adds half the opposing champion's level: the spire's `defends_as`
+    m = match(alice=S(pool=["oskar-the-sly"], hand=["mirror-shade"]), bob=S(formation={"A": "triad-spire-of-iron"}),
+              turn=ATTACK, options={"same_world_bonus": True})
+    events = fight(m, "triad-spire-of-iron", "oskar-the-sly", "triad-spire-of-iron")
+    # the same-world bonus is a champion's: the spire gets none for standing in its own world
+    assert find(events, "powers_activated")[0]["totals"] == {"attacker": 5, "defender": 6 + 1}
+    events = m.answer("mirror-shade")
+    assert find(events, "card_played")[0]["totals"] == {"attacker": 5 + 3, "defender": 7}

@@ -68,7 +68,7 @@ def total(state: dict, battle: dict, side: str) -> int:
         if not act.cancelled(battle, iid):
             value += z.card(state, iid)["level"]
     realm = z.card(state, battle["realm"])
-    if state["options"]["same_world_bonus"] and champion["world"] == realm["world"]:
+    if state["options"]["same_world_bonus"] and champion["type"] == "champion" and champion["world"] == realm["world"]:
         value += SAME_WORLD_BONUS
     return value
 
@@ -321,7 +321,7 @@ def _opposing_champion(state: dict, battle: dict, side: str) -> dict | None:
 
 def _mirror(state: dict, battle: dict, side: str) -> int:
     opposing = _opposing_champion(state, battle, side)
-    return 0 if opposing is None else opposing["level"] // 2
+    return 0 if opposing is None else level_of(opposing) // 2
 
 
 def _last_stand(state: dict, battle: dict, side: str) -> int:
