@@ -378,3 +378,24 @@ def test_a_realm_defending_itself_is_a_champion_of_its_level_for_other_powers(ma
     assert find(events, "powers_activated")[0]["totals"] == {"attacker": 5, "defender": 6 + 1}
     events = m.answer("mirror-shade")
     assert find(events, "card_played")[0]["totals"] == {"attacker": 5 + 3, "defender": 7}
+
+
+@pytest.mark.parametrize("n", [2, 6])
+def test_random_play_with_the_deepvault_deck(n):
+    """Random play with every seat on the Deepvault deck: the invariants of
+    test_properties hold, and the new kinds do come up."""
+    import random
+
+    from battlehall.engine import get_ruleset
+    from test_properties import play
+
+    rs = get_ruleset("spellfire")
+    seen = set()
+    for seed in range(4):
+        seats = [f"s{i}" for i in range(n)]
+        state, log, _ = play(rs, seed, random.Random(seed), {"decks": ["deepvault"] * n, "turn_limit": 40},
+                             full=seed == 0, seats=seats)
+        seen |= {e["kind"] for e in log}
+        seen |= {"row " + e["data"]["step"] for e in log if e["kind"] == "activated"}
+        seen |= {e["data"]["kind"] for e in log if e["kind"] == "prompt"}
+    assert {"rule_played", "dungeon_played", "row 1", "row 2", "row 5", "row 6", "play_rule", "before_battle"} <= seen
