@@ -391,7 +391,7 @@ def test_random_play_with_the_deepvault_deck(n):
 
     rs = get_ruleset("spellfire")
     seen = set()
-    for seed in range(4):
+    for seed in range(6):
         seats = [f"s{i}" for i in range(n)]
         state, log, _ = play(rs, seed, random.Random(seed), {"decks": ["deepvault"] * n, "turn_limit": 40},
                              full=seed == 0, seats=seats)
