@@ -139,7 +139,7 @@ SPELLFIRE_OPTIONS = st.fixed_dictionaries({}, optional={
     "exhaustion": st.sampled_from(["end", "continue"]),
     "realms_to_win": st.integers(1, 6),
 })
-DECKS = ["embers", "shadows", "tides", "sands", "crowns", "barrows"]
+DECKS = ["embers", "shadows", "tides", "sands", "crowns", "barrows", "deepvault"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

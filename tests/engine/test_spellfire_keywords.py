@@ -105,8 +105,8 @@ def test_keyword_to_abyss_champion_defeated_by_it_is_out_of_the_game(match, S, e
 
 
 def test_keyword_to_void_event_defender_unmade_attacker_wins_round(match, S, ev):
-    m = battle(match, S, alice_hand=["word-of-unmaking"])
-    m.answer("word-of-unmaking")
+    m = battle(match, S, alice_hand=["word-of-never"])
+    m.answer("word-of-never")
     events = m.answer("pass")
     assert ev.find(events, "round_ended")[0]["winner"] == "attacker"
     assert m.zone("bob", "void") == ["grey-warden-tamsin"] and "grey-warden-tamsin" not in m.zone("bob", "discard")
@@ -278,8 +278,8 @@ def test_every_card_file_is_loaded_in_sorted_file_order():
 
 @pytest.mark.parametrize("card,message", [
     ('type = "event"\npowers = ["discard_attacker_event", "to_limbo", "to_void"]', "at most one of"),
-    ('type = "champion"\nclass = "hero"\nlevel = 3\nworld = "add"\ncost = 2', "does not apply to a champion"),
-    ('type = "avatar"\nclass = "hero"\nlevel = 3\nworld = "add"', "missing field 'cost'"),
+    ('type = "champion"\nclass = "hero"\nlevel = 3\nworld = "add"\ncost = 2', "cost must be a table"),
+    ('type = "realm"\nworld = "add"\ncost = {realms = 1}', "does not apply to a realm"),
     ('type = "event"\npowers = ["after_combat_discard"]', "does not apply to a event"),
     ('type = "realm"\nworld = "add"\npowers = ["return_to_pool"]', "does not apply to a realm"),
 ])

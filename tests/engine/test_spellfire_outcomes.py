@@ -296,7 +296,7 @@ DUNGEON = {"id": "pit-of-echoes", "name": "Pit of Echoes", "type": "dungeon", "t
     ("crown-of-embers", {"champion": "torvald-ironhand"}, "attached"),
     ("sister-orla", {}, "pool"),
     ("lantern-watch", {"slot": "A"}, "holding"),
-    ("edict-of-iron", {}, "rules"),
+    ("edict-of-iron", {}, "rule"),
     ("pit-of-echoes", {}, "dungeon"),
 ])
 def test_spellfire3_spoils_items_artifacts_champions_holdings_rules_dungeons(match, S, ev, card, args, where):
@@ -312,28 +312,29 @@ def test_spellfire3_spoils_items_artifacts_champions_holdings_rules_dungeons(mat
         assert card in m.zone("alice", "pool")
     elif where == "holding":
         assert m.slot("alice", "A")["holding"] == card
-    elif where == "rules":
-        assert [m.cid(i) for i in m.player("alice")["rules"]] == [card]
+    elif where == "rule":  # in play for everyone
+        assert m.state["rule"]["seat"] == "alice" and m.cid(m.state["rule"]["card"]) == card
         assert ev.find(events, "rule_played")[0]["def"] == card
-        assert [c["def"] for c in m.rs.view(m.state, "bob")["players"]["alice"]["rules"]] == [card]
+        assert m.rs.view(m.state, "bob")["rule"]["def"] == card
     else:
-        assert m.cid(m.player("alice")["dungeon"]) == card
+        assert m.cid(m.state["dungeons"]["alice"]) == card
         assert ev.find(events, "dungeon_played")[0]["def"] == card
-        assert m.rs.view(m.state, "bob")["players"]["alice"]["dungeon"]["def"] == card
+        assert m.rs.view(m.state, "bob")["dungeons"]["alice"]["def"] == card
 
 
 # "With spoils of victory, the only restriction is playing an avatar into the pool. Avatars
 #  can be played as spoils, but the cost associated with them must also be met."
 
-def avatar(cost: int) -> dict:
-    return {"id": "lady-of-embers", "name": "Lady of Embers", "type": "avatar", "class": "cleric", "level": 11,
-            "world": "forgotten_realms", "cost": cost, "text": "An avatar: discard a champion of the cost's level."}
+def avatar(cost: dict) -> dict:
+    return {"id": "lady-of-embers", "name": "Lady of Embers", "type": "champion", "class": "cleric", "level": 11,
+            "world": "forgotten_realms", "cost": cost, "text": "An avatar: it asks a price to come into play."}
 
 
-@pytest.mark.parametrize("cost,payable", [(7, ["torvald-ironhand"]), (8, None), (0, [])])
+@pytest.mark.parametrize("cost,payable", [({"sacrifice": "hero"}, ["torvald-ironhand"]), ({"sacrifice": "cleric"}, None),
+                                          ({"realms": 1}, []), ({"realms": 2}, None)])
 def test_spellfire3_avatar_spoils_only_with_cost_met(match, S, ev, cost, payable):
     m = battle(match, S, defender=None, alice={"draw": ["lady-of-embers"]}, cards=[avatar(cost)])
-    m.answer("decline")  # Torvald (7) and Maelis (6) are in alice's pool
+    m.answer("decline")  # Torvald (hero) and Maelis (wizard) are in alice's pool; one realm in formation
     if payable is None:
         assert m.option_ids() == ["keep"]
         return
@@ -342,9 +343,9 @@ def test_spellfire3_avatar_spoils_only_with_cost_met(match, S, ev, cost, payable
         assert "args" not in opt
         m.answer("lady-of-embers")
     else:
-        assert [m.cid(i) for i in opt["args"]["pay"]] == payable
-        events = m.answer("lady-of-embers", pay=m.iid("torvald-ironhand"))
-        assert [d["reason"] for d in ev.find(events, "cards_discarded")] == ["avatar_cost"]
+        assert [m.cid(i) for i in opt["args"]["sacrifice"]] == payable
+        events = m.answer("lady-of-embers", sacrifice=m.iid("torvald-ironhand"))
+        assert [d["reason"] for d in ev.find(events, "cards_discarded")] == ["sacrifice"]
         assert "torvald-ironhand" in m.zone("alice", "discard")
     assert "lady-of-embers" in m.zone("alice", "pool")
 

@@ -54,8 +54,10 @@ def test_registry_gives_spellfire():
     described = get_ruleset("spellfire").describe()
     assert set(described["options"]) >= {"turn_limit", "hand_limit", "same_world_bonus", "exhaustion"}
     sets = {s["id"]: s for s in described["card_sets"]}
-    assert [d["id"] for d in sets["starter"]["decks"]] == ["embers", "shadows", "tides", "sands",
-                                                                    "crowns", "barrows"]
+    assert list(sets) == ["deepvault", "outcomes", "starter"]  # one set per card file, files in sorted order
+    assert [d["id"] for d in sets["starter"]["decks"]] == ["embers", "shadows", "tides", "sands", "crowns", "barrows"]
+    assert [d["id"] for d in sets["deepvault"]["decks"]] == ["deepvault"]
+    assert [d["id"] for d in sets["outcomes"]["decks"]] == ["omens"]
     assert described["seats"] == {"min": 2, "max": 6}
 
 

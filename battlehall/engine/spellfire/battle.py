@@ -9,11 +9,15 @@
      "extra": bool,                       # a battle beyond attacks_per_turn (extra_attack)
      "pending": None | {"outcome", "card", "seat", "held"},  # a card's outcome, waiting for its window
      "sides": {"attacker": side | None, "defender": side | None},
-     "owners": {card: seat}}              # cards played for a side by a seat outside the battle
+     "owners": {card: seat},             # cards played for a side by a seat outside the battle
+     "before_battle": [card, ...],       # cards played before this round's battle (before.py)
+     "effects": {...}}                   # this round's negations (activation.effects)
 
-and a side is ``{"seat", "champion", "from": "hand" | "pool", "attached": [...], "played": [...]}``
-(attached: magical items and artifacts, which stay with a winning champion; played:
-allies, spells and the like, discarded when the round ends).
+and a side is ``{"seat", "champion", "from": "hand" | "pool" | "realm", "attached": [...],
+"played": [...], "brought": [...]}`` (attached: magical items and artifacts, which stay
+with a winning champion; played: allies, spells and the like, discarded when the round
+ends; brought: pool champions called in as allies, which stay in the pool; "realm": the
+realm under attack defends itself).
 
 Each function that answers a prompt returns True when the battle is over (spoils
 included), so that the turn goes on; otherwise it has opened the next prompt. Where the
@@ -22,7 +26,7 @@ champions go when a round ends is fates.py; the spoils are spoils.py.
 
 from __future__ import annotations
 
-from . import activation
+from . import before
 from . import fates
 from . import formation as fm
 from . import powers as pw
@@ -46,8 +50,9 @@ def available_champions(state: dict, seat: str) -> list[tuple[str, str]]:
     Rule of the Cosmos lets it come into play."""
     player = state["players"][seat]
     out = [(e["champion"], "pool") for e in player["pool"] if uses_left(state, seat, e["champion"]) > 0]
-    hand = [iid for iid in player["hand"]
-            if z.card(state, iid)["type"] == "champion" and uses_left(state, seat, iid) > 0]
+    # an avatar (a champion with a cost) comes into play only through the pool, where its cost is paid
+    hand = [iid for iid in player["hand"] if z.card(state, iid)["type"] == "champion"
+            and uses_left(state, seat, iid) > 0 and z.card(state, iid)["cost"] is None]
     if hand:
         playing = z.in_play(state)
         out += [(iid, "hand") for iid in hand if z.cosmos_allows(state, iid, playing)]
@@ -104,17 +109,20 @@ def prompt_attacker(state: dict) -> None:
 
 
 def _take_champion(state: dict, seat: str, iid: str) -> dict:
-    """Move a champion (with what is attached to it) from hand or pool into a battle side."""
+    """Move a champion (with what is attached to it) from hand or pool into a battle side;
+    a realm that defends itself stays in its formation slot."""
     player = state["players"][seat]
     entry = z.pool_entry(state, seat, iid)
-    if entry is not None:
+    if iid == state["battle"]["realm"]:
+        where, attached = "realm", []
+    elif entry is not None:
         player["pool"].remove(entry)
         where, attached = "pool", entry["attached"]
     else:
         player["hand"].remove(iid)
         where, attached = "hand", []
     state["turn"]["used"].append(iid)  # one use of its fights this turn (uses_left)
-    return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": []}
+    return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": [], "brought": []}
 
 
 def _chosen(state: dict, side: str, s: dict, events: list) -> None:
@@ -141,6 +149,9 @@ def prompt_defender(state: dict) -> None:
     b["step"] = "defender"
     options = [{"id": iid, "text": f"Defend with {_champion_text(state, iid, where)}"}
                for iid, where in available_champions(state, b["defender"])]
+    realm = z.card(state, b["realm"])
+    if realm["defends_as"] and b["realm"] not in state["turn"]["used"]:
+        options.append({"id": b["realm"], "text": f"{realm['name']} defends itself (level {realm['defends_as']})"})
     options.append({"id": "decline", "text": "Do not defend (the realm is razed)"})
     ask(state, b["defender"], "choose_defender",
         f"Choose a champion to defend {z.name(state, b['realm'])}, or decline", options, "decline")
@@ -153,21 +164,27 @@ def answer_defender(state: dict, option: str, events: list) -> bool:
         return round_won(state, "attacker", "declined", events)
     b["sides"]["defender"] = _take_champion(state, b["defender"], option)
     _chosen(state, "defender", b["sides"]["defender"], events)
-    # D: powers activate in the order of spellfire-2; a champion that slays its opponent
-    # before the opponent's turn to activate wins the round there and then.
-    order, slain = [], None
-    for label, side, iid in activation.sequence(state, b):
-        entry = pw.activate(state, b, side, iid)
-        entry["step"] = label
-        order.append(entry)
-        if "slays" in entry:
-            slain = entry["slays"]
-            break
-    events.append({"kind": "powers_activated", "data": {"order": order, "slain": slain,
-                                                        "totals": pw.totals(state, b)}})
+    if before.open_step(state):  # yellow cards played before the battle (spellfire-2 row 5)
+        return False
+    return step_d(state, events)
+
+
+def answer_before(state: dict, seat: str, option: str, events: list) -> bool:
+    if before.answer(state, seat, option, events):
+        return step_d(state, events)
+    return False
+
+
+def step_d(state: dict, events: list) -> bool:
+    """D: powers activate in the order of spellfire-2 (powers.activate_round); a champion
+    that slays its opponent before the opponent's turn to activate wins the round there
+    and then. E: compare; F: the side behind plays."""
+    b = state["battle"]
+    slain = pw.activate_round(state, b, events)
     if slain is not None:
-        return round_won(state, OTHER[slain], "slain", events, cause=[order[-1]["card"]])
-    prompt_play(state)  # E: compare; F: the side behind plays
+        side, slayer = slain
+        return round_won(state, OTHER[side], "slain", events, cause=[slayer])
+    prompt_play(state)
     return False
 
 
@@ -184,6 +201,7 @@ def prompt_play(state: dict) -> None:
     seat = b["sides"][side]["seat"]
     options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
                for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
+    options += pw.bring_options(state, b, side)  # a power that brings a card in acts only now
     options.append({"id": "stop", "text": "Play no more cards (you lose the round)"})
     t = pw.totals(state, b)
     ask(state, seat, "battle_play",
@@ -260,6 +278,10 @@ def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
     if option == "stop":  # G: the side that stops is behind, so the other wins
         side = _side_of(b, seat)
         return round_won(state, OTHER[side], "combat", events)
+    if option not in state["players"][seat]["hand"]:  # a pool champion called in as an ally
+        pw.bring(state, b, _side_of(b, seat), option, events)
+        _open_window(state, seat)
+        return False
     return _play(state, seat, option, events)
 
 

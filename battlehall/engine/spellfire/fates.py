@@ -9,10 +9,15 @@ A side's *fate* is ``"pool"`` (it won, or card play sent both champions home),
 After the round, each ``after_combat_discard`` card of either side discards the opposing
 champion if it came out of the round alive. That happens outside the battle: it changes
 neither the round's result nor the spoils (spellfire-3).
+
+Allies called in from the pool (``brings_ally``) stay there if their side's champion
+does, and are discarded otherwise; a realm that defended itself (``defends_as``) stays
+in its slot whatever its fate, and only the cards it used are discarded.
 """
 
 from __future__ import annotations
 
+from . import powers as pw
 from . import zones as z
 from .cards import DESTINATIONS
 
@@ -57,7 +62,10 @@ def close_round(state: dict, fates: dict, events: list) -> dict:
         out["fates"][side] = fate
         out["champions"][side] = (seat, s["champion"])
         out["after"] += [(side, seat, iid) for iid in cards if "after_combat_discard" in z.card(state, iid)["powers"]]
-        if fate in ("pool", "returned"):
+        pw.release_brought(state, s, fate in ("pool", "returned"), events)
+        if s["from"] == "realm":  # a realm that defended itself stays in its slot; what it used goes
+            discard_owned(state, seat, s["attached"] + s["played"], "round_over", events)
+        elif fate in ("pool", "returned"):
             state["players"][seat]["pool"].append({"champion": s["champion"], "attached": s["attached"]})
             events.append({"kind": "champion_returned", "data": {
                 "seat": seat, **z.ref(state, s["champion"]), "attached": z.refs(state, s["attached"]),

@@ -7,8 +7,11 @@ The state, beside the shared fields of ruleset.py::
     cards          instance id -> card id, for every physical card
     custom_cards   card id -> definition, for the inline cards of a setup
     players        seat -> {draw, hand, pool, formation, discard} (zones.py)
-    turn           {seat, number, phase, realm_played, holding_played, attacks, used}
+    turn           {seat, number, phase, realm_played, holding_played, attacks, used,
+                    rule_played, dungeon_played}
     battle         None, or the battle in progress (battle.py)
+    rule           None, or the rule card in play: {seat, card} (rulecards.py)
+    dungeons       seat -> the dungeon that seat has in play (rulecards.py)
     spoils         None, or {seat, card} while spoils wait to be played or kept
 """
 
@@ -88,7 +91,7 @@ class Spellfire(Ruleset):
                 raise SetupError(f"options.decks[{i}]", f"unknown deck {deck!r}")
         state = base_state(seats)
         state.update(rng=seed_state(0 if seed is None else seed), options=dict(options), cards={},
-                     custom_cards={}, players={}, turn=None, battle=None, spoils=None)
+                     custom_cards={}, players={}, turn=None, battle=None, spoils=None, rule=None, dungeons={})
         events: list[Event] = []
         if setup is None:
             su.default_start(state, decks, events)
@@ -106,7 +109,9 @@ class Spellfire(Ruleset):
         state["prompts"] = []
         seat = prompt["seat"]
         battle_over = False
-        if kind == "play_realm":
+        if kind == "play_rule":
+            tn.answer_rule(state, option, events)
+        elif kind == "play_realm":
             tn.answer_realm(state, option, args, events)
         elif kind == "play_pool":
             tn.answer_pool(state, option, args, events)
@@ -118,6 +123,8 @@ class Spellfire(Ruleset):
             battle_over = bt.answer_attacker(state, option, events)
         elif kind == "choose_defender":
             battle_over = bt.answer_defender(state, option, events)
+        elif kind == "before_battle":
+            battle_over = bt.answer_before(state, seat, option, events)
         elif kind == "battle_play":
             battle_over = bt.answer_play(state, seat, option, events)
         elif kind == "spoils":

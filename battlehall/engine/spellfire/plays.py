@@ -4,17 +4,18 @@ rule cards, dungeons, avatars, and the any-time cards that act without a battle.
 Phases 2 and 3 and the "play spoils now" prompt offer the same plays, so the options
 (each enumerating its legal targets) and their effects live here once. An option's id is
 the card's instance id; its args name the target slot or champion (or, for an avatar,
-the champion paid for it).
+the champion given for it).
 """
 
 from __future__ import annotations
 
 from . import formation as fm
 from . import powers as pw
+from . import rulecards
 from . import zones as z
 
 # Spoils that may be played at once even outside their phase (spellfire-1 J, spellfire-3).
-SPOILS_PLACED = ("realm", "holding", "champion", "magical_item", "artifact", "rule", "dungeon", "avatar")
+SPOILS_PLACED = ("realm", "holding", "champion", "magical_item", "artifact", "rule", "dungeon")
 # Effects a card can have without a battle to act in.
 OFF_BATTLE_HOOKS = ("scavenge",)
 
@@ -22,8 +23,8 @@ OFF_BATTLE_HOOKS = ("scavenge",)
 def spoils_option(state: dict, seat: str, iid: str) -> dict | None:
     """How a card drawn as spoils may be played at once, or None (it is kept). Realms,
     holdings, champions, magical items, artifacts, rule cards and dungeons go where they
-    would in their phase; an avatar only with its cost met; an event, or a card that may
-    be played at any time, if it does something without a battle."""
+    would in their phase; an avatar (a champion with a cost) only with its cost met; an
+    event, or a card that may be played at any time, if it does something without a battle."""
     c = z.card(state, iid)
     if c["type"] in SPOILS_PLACED:
         return option(state, seat, iid, z.in_play(state))
@@ -36,22 +37,13 @@ def acts_outside_battle(c: dict) -> bool:
     return bool(c["draw_cards"]) or c["hook"] in OFF_BATTLE_HOOKS
 
 
-def avatar_payments(state: dict, seat: str, c: dict) -> list[str] | None:
-    """An avatar's cost: the champions of the pool (not avatars) of at least `cost` levels,
-    one of which is discarded to bring the avatar in; None when it costs nothing."""
-    if not c["cost"]:
-        return None
-    pool = [e["champion"] for e in state["players"][seat]["pool"]]
-    return [i for i in pool if z.card(state, i)["type"] == "champion" and z.card(state, i)["level"] >= c["cost"]]
-
-
 def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
     """The option that plays this hand card now, or None if it cannot go anywhere.
     `playing` is :func:`zones.in_play`, computed once per prompt."""
     c = z.card(state, iid)
     kind = c["type"]
     player = state["players"][seat]
-    if kind in ("realm", "holding", "champion", "artifact", "avatar") and c["id"] in playing:
+    if kind in ("realm", "holding", "champion", "artifact") and c["id"] in playing:
         return None  # Rule of the Cosmos
     if kind == "realm":
         slots = fm.placement_slots(player["formation"])
@@ -64,19 +56,12 @@ def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
                     and fm.worlds_match(c["world"], z.card(state, slot["realm"])["world"]):
                 slots.append(s)
         return _opt(iid, f"Play holding {c['name']} on a realm", "slot", slots)
+    if kind == "champion" and c["cost"] is not None:
+        return _avatar(state, seat, iid, c)
     if kind == "champion":
         return {"id": iid, "text": f"Put {c['name']} (level {c['level']}) into your pool"}
-    if kind == "avatar":
-        text = f"Put avatar {c['name']} (level {c['level']}) into your pool"
-        payments = avatar_payments(state, seat, c)
-        if payments is None:
-            return {"id": iid, "text": text}
-        return _opt(iid, f"{text}, discarding a champion of level {c['cost']} or more", "pay", payments)
-    if kind == "rule":
-        return {"id": iid, "text": f"Put rule card {c['name']} into play"}
-    if kind == "dungeon":
-        return {"id": iid, "text": f"Play dungeon {c['name']}" + (" (the one you have is discarded)"
-                                                                  if player["dungeon"] is not None else "")}
+    if kind in ("rule", "dungeon"):
+        return {"id": iid, "text": f"Play {kind} card {c['name']}"}
     if kind == "magical_item":
         champions = [e["champion"] for e in player["pool"]]
         return _opt(iid, f"Attach {c['name']} to a champion", "champion", champions)
@@ -85,6 +70,30 @@ def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
                      if z.artifact_fits(state, iid, e["champion"], e["attached"])]
         return _opt(iid, f"Attach artifact {c['name']} to a champion", "champion", champions)
     return None
+
+
+def cost_met(state: dict, seat: str, c: dict) -> list[str] | None:
+    """An avatar's cost: None if it cannot be paid now, else the pool champions that may
+    be given for it (empty when nothing is given)."""
+    player = state["players"][seat]
+    cost = c["cost"]
+    if fm.unrazed(player["formation"]) < cost.get("realms", 0):
+        return None
+    if "sacrifice" not in cost:
+        return []
+    victims = [e["champion"] for e in player["pool"] if z.card(state, e["champion"])["class"] == cost["sacrifice"]]
+    return victims or None
+
+
+def _avatar(state: dict, seat: str, iid: str, c: dict) -> dict | None:
+    victims = cost_met(state, seat, c)
+    if victims is None:
+        return None
+    text = f"Put avatar {c['name']} (level {c['level']}) into your pool"
+    if not victims:
+        return {"id": iid, "text": text}
+    return {"id": iid, "text": text + f", giving a {c['cost']['sacrifice']} of your pool for it",
+            "args": {"sacrifice": victims}}
 
 
 def _opt(iid: str, text: str, arg: str, values: list[str]) -> dict | None:
@@ -108,21 +117,15 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list) -> None:
         slot = args["slot"]
         player["formation"][slot]["holding"] = iid
         events.append({"kind": "holding_played", "data": {"seat": seat, **z.ref(state, iid), "slot": slot}})
-    elif kind in ("champion", "avatar"):
-        if args.get("pay") is not None:
-            entry = z.pool_entry(state, seat, args["pay"])
+    elif kind in ("rule", "dungeon"):
+        rulecards.play(state, seat, iid, events)
+    elif kind == "champion":
+        if "sacrifice" in args:  # an avatar's cost: the chosen champion leaves the pool
+            entry = z.pool_entry(state, seat, args["sacrifice"])
             player["pool"].remove(entry)
-            z.discard(state, seat, [entry["champion"]] + entry["attached"], "avatar_cost", events)
+            z.discard(state, seat, [entry["champion"]] + entry["attached"], "sacrifice", events)
         player["pool"].append({"champion": iid, "attached": []})
         events.append({"kind": "champion_to_pool", "data": {"seat": seat, **z.ref(state, iid)}})
-    elif kind == "rule":
-        player["rules"].append(iid)
-        events.append({"kind": "rule_played", "data": {"seat": seat, **z.ref(state, iid)}})
-    elif kind == "dungeon":
-        old, player["dungeon"] = player["dungeon"], iid
-        events.append({"kind": "dungeon_played", "data": {"seat": seat, **z.ref(state, iid)}})
-        if old is not None:  # one dungeon per player
-            z.discard(state, seat, [old], "replaced", events)
     elif kind not in ("magical_item", "artifact"):
         _play_off_battle(state, seat, iid, events)
     else:

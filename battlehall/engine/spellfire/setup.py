@@ -2,7 +2,8 @@
 
 Card instances are numbered ``c1, c2, ...`` in the order they are created: seat by seat,
 and for an explicit setup within a seat: formation (A-F, realm then holding), pool
-(champion then attachments), hand, draw pile, discard pile. Every problem of a setup is
+(champion then attachments), hand, draw pile, discard pile, dungeon; the rule card in
+play last. Every problem of a setup is
 a SetupError naming the exact field, e.g. ``setup.players.bob.hand[2]``.
 """
 
@@ -28,7 +29,7 @@ def instance(state: dict, cid: str) -> str:
 
 def empty_player() -> dict:
     return {"draw": [], "hand": [], "pool": [], "formation": fm.empty(), "discard": [],
-            "limbo": [], "abyss": [], "void": [], "rules": [], "dungeon": None}
+            "limbo": [], "abyss": [], "void": []}
 
 
 def default_start(state: dict, decks: list[str], events: list) -> None:
@@ -46,7 +47,7 @@ def default_start(state: dict, decks: list[str], events: list) -> None:
 
 
 def explicit_start(state: dict, setup: object, events: list) -> None:
-    setup = _dict(setup, "setup", ("cards", "players", "turn"))
+    setup = _dict(setup, "setup", ("cards", "players", "turn", "rule"))
     cards = _list(setup.get("cards", []), "setup.cards")
     shipped_cards = shipped().cards
     for i, table in enumerate(cards):
@@ -62,13 +63,22 @@ def explicit_start(state: dict, setup: object, events: list) -> None:
     for seat in state["seats"]:
         path = f"setup.players.{seat}"
         state["players"][seat] = _player(state, _dict(players.get(seat, {}), path,
-                                                      ("formation", "pool", "hand", "draw", "discard")), path, in_play)
+                                                      ("formation", "pool", "hand", "draw", "discard", "dungeon")),
+                                               path, in_play)
+        dungeon = players.get(seat, {}).get("dungeon")
+        if dungeon is not None:
+            state["dungeons"][seat] = _in_play(state, dungeon, f"{path}.dungeon", "dungeon")
+    if setup.get("rule") is not None:
+        rule = _dict(setup["rule"], "setup.rule", ("seat", "card"))
+        if rule.get("seat") not in state["seats"]:
+            raise SetupError("setup.rule.seat", f"the rule card's owner must be a seat, not {rule.get('seat')!r}")
+        state["rule"] = {"seat": rule["seat"], "card": _in_play(state, rule.get("card"), "setup.rule.card", "rule")}
     t = _dict(setup.get("turn", {}), "setup.turn",
               ("seat", "phase", "number", "realm_played", "holding_played", "attacks"))
     seat = t.get("seat", state["seats"][0])
     if seat not in state["seats"]:
         raise SetupError("setup.turn.seat", f"unknown seat {seat!r}")
-    phase = t.get("phase", "draw")
+    phase = t.get("phase", "rule")
     if phase not in tn.PHASES:
         raise SetupError("setup.turn.phase", f"phase must be one of {', '.join(tn.PHASES)}")
     number = t.get("number", 1)
@@ -140,6 +150,13 @@ def _player(state: dict, p: dict, path: str, in_play: dict) -> dict:
             _card(state, cid, where)
             player[zone].append(instance(state, cid))
     return player
+
+
+def _in_play(state: dict, cid: object, where: str, kind: str) -> str:
+    """A rule card or dungeon put in play by the setup."""
+    if _card(state, cid, where)["type"] != kind:
+        raise SetupError(where, f"{cid!r} is not a {kind}")
+    return instance(state, cid)
 
 
 def _card(state: dict, cid: object, where: str) -> dict:

@@ -1,6 +1,7 @@
-"""The turn (rules/NOTES.md): 1 draw, 2 realm and holding, 3 pool, 4 attack, 5 discard.
+"""The turn (rules/NOTES.md): 0 rule cards, 1 draw, 2 realm and holding, 3 pool, 4 attack, 5 discard.
 
-Phase 0 (rule cards) is skipped: the shipped sets have no rule cards. Phases with
+Phase 0 (rule cards and dungeons, rulecards.py) is asked only in matches that hold such
+cards. Phases with
 choices are prompts whose default ends the phase; the draw, the end of the turn, the
 victory check and the turn limit are automatic and only emit events. The prompts of
 phases 2-4 open whether or not the seat has anything to play, so their existence never
@@ -12,21 +13,25 @@ from __future__ import annotations
 from . import battle as bt
 from . import formation as fm
 from . import plays
+from . import rulecards
 from . import zones as z
 from ..ruleset import make_result, rank_by
 from .prompts import ask
 
-PHASES = ("draw", "realm", "pool", "attack", "discard")
+PHASES = ("rule", "draw", "realm", "pool", "attack", "discard")
 
 
-def begin(state: dict, seat: str, number: int, events: list, phase: str = "draw", **flags) -> None:
+def begin(state: dict, seat: str, number: int, events: list, phase: str = "rule", **flags) -> None:
     """Start turn `number` of `seat` at `phase` (a setup may start mid-turn)."""
     state["turn"] = {"seat": seat, "number": number, "phase": phase,
                      "realm_played": flags.get("realm_played", False),
                      "holding_played": flags.get("holding_played", False),
-                     "attacks": flags.get("attacks", 0), "used": list(flags.get("used", []))}
+                     "attacks": flags.get("attacks", 0), "used": list(flags.get("used", [])),
+                     "rule_played": False, "dungeon_played": False}
     events.append({"kind": "turn_started", "data": {"seat": seat, "number": number}})
     leave_limbo(state, seat, events)
+    if phase == "rule" and not rulecards.wanted(state):
+        phase = "draw"  # a match without rule cards or dungeons has no phase 0
     enter(state, phase, events)
 
 
@@ -52,7 +57,9 @@ def enter(state: dict, phase: str, events: list) -> None:
     t["phase"] = phase
     seat = t["seat"]
     events.append({"kind": "phase", "data": {"seat": seat, "phase": phase}})
-    if phase == "draw":
+    if phase == "rule":
+        rulecards.prompt(state)
+    elif phase == "draw":
         z.draw(state, seat, state["options"]["draw_per_turn"], "turn", events)
         enter(state, "realm", events)
     elif phase == "realm":
@@ -90,6 +97,11 @@ def prompt_realm(state: dict) -> None:
     options = _options(state, seat, wanted)
     options.append({"id": "done", "text": "End phase 2"})
     ask(state, seat, "play_realm", "Phase 2: play a realm and/or a holding, or end the phase", options, "done")
+
+
+def answer_rule(state: dict, option: str, events: list) -> None:
+    if rulecards.answer(state, option, events):
+        enter(state, "draw", events)
 
 
 def answer_realm(state: dict, option: str, args: dict, events: list) -> None:

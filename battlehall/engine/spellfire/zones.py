@@ -5,7 +5,8 @@ id, whose definition is in the shipped catalog or in ``state["custom_cards"]`` (
 cards of a setup). Each player's zones: ``draw`` (top first), ``hand``, ``pool`` (a list
 of ``{"champion", "attached"}``), ``formation`` (formation.py) and ``discard`` (top
 last); ``limbo`` (entries like the pool's: not in play, they come back), ``abyss`` and
-``void`` (out of the game); ``rules`` (rule cards in play) and ``dungeon`` (one, or None).
+``void`` (out of the game). The rule card and the dungeons in play are the state's
+(rulecards.py).
 A card in a battle is held by the battle (battle.py) until the round ends.
 """
 
@@ -126,8 +127,7 @@ def all_card_ids(state: dict) -> list[str]:
     out: list[str] = []
     for seat in state["seats"]:
         p = state["players"][seat]
-        out += p["draw"] + p["hand"] + p["discard"] + p["abyss"] + p["void"] + p["rules"]
-        out += [] if p["dungeon"] is None else [p["dungeon"]]
+        out += p["draw"] + p["hand"] + p["discard"] + p["abyss"] + p["void"]
         for entry in p["pool"] + p["limbo"]:
             out += [entry["champion"]] + entry["attached"]
         for s in fm.SLOTS:
@@ -139,6 +139,11 @@ def all_card_ids(state: dict) -> list[str]:
     battle = state["battle"]
     if battle is not None:
         for side in battle["sides"].values():
+            if side is not None and side["from"] != "realm":  # a realm defending itself is in its slot
+                out += [side["champion"]]
             if side is not None:
-                out += [side["champion"]] + side["attached"] + side["played"]
+                out += side["attached"] + side["played"]
+    if state.get("rule") is not None:
+        out.append(state["rule"]["card"])
+    out += state.get("dungeons", {}).values()
     return out
