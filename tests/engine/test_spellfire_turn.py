@@ -64,7 +64,8 @@ def test_registry_gives_spellfire():
 def test_phase_1_draws_three_privately(match, S, ev):
     m = match(alice=S(draw=["thornvale", "amberfield", "flame-lance", "windfall"]))
     drawn = ev.find(m.events, "cards_drawn")
-    assert drawn == [{"seat": "alice", "count": 3, "wanted": 3, "reason": "turn", "draw_size": 1}]
+    assert drawn == [{"seat": "alice", "count": 3, "wanted": 3, "reason": "turn", "draw_size": 1,
+                      "owner": "alice", "from": "draw", "zone": "hand"}]
     event = [e for e in m.events if e["kind"] == "cards_drawn"][0]
     assert [c["def"] for c in event["private"]["alice"]["cards"]] == ["thornvale", "amberfield", "flame-lance"]
     assert m.rs.redact(event, "bob") == {"kind": "cards_drawn", "data": drawn[0]}
@@ -238,7 +239,7 @@ def test_exhaustion_continue_plays_on(match, S, ev):
     events = m.answer("end")
     assert m.state["result"] is None
     assert ev.find(events, "cards_drawn") == [{"seat": "bob", "count": 0, "wanted": 3, "reason": "turn",
-                                               "draw_size": 0}]
+                                               "draw_size": 0, "owner": "bob", "from": "draw", "zone": "hand"}]
 
 
 def test_phase_prompts_open_even_with_nothing_to_play(match, S):

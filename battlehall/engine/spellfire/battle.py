@@ -24,7 +24,7 @@ from . import formation as fm
 from . import plays
 from . import powers as pw
 from . import zones as z
-from .prompts import ask
+from .prompts import ask, option as _option
 
 OTHER = pw.OTHER
 
@@ -60,7 +60,7 @@ def start(state: dict, realm: str, events: list) -> None:
                        "round": 0, "defeats": 0, "step": "attacker", "razed": False,
                        "defender_spoils": False, "sides": {"attacker": None, "defender": None}, "owners": {}}
     events.append({"kind": "battle_started", "data": {"attacker": attacker, "defender": owner,
-                                                      **z.ref(state, realm), "slot": slot}})
+                                                      **z.about(state, realm, owner, "formation", slot)}})
     prompt_attacker(state)
 
 
@@ -72,10 +72,10 @@ def prompt_attacker(state: dict) -> None:
     formation = state["players"][b["defender"]]["formation"]
     realm = z.card(state, b["realm"])
     is_exposed = fm.exposed(formation, b["slot"])
-    options = [{"id": iid, "text": f"Attack with {_champion_text(state, iid, where)}"}
+    options = [_option(iid, f"Attack with {_champion_text(state, iid, where)}", z.about(state, iid, b["attacker"], where))
                for iid, where in available_champions(state, b["attacker"])
                if fm.reaches(z.card(state, iid), realm, is_exposed)]
-    options.append({"id": "end", "text": "End the battle"})
+    options.append(_option("end", "End the battle"))
     ask(state, b["attacker"], "choose_attacker",
         f"Round {b['round'] + 1} against {realm['name']}: choose an attacking champion, or end the battle",
         options, "end")
@@ -97,7 +97,7 @@ def _take_champion(state: dict, seat: str, iid: str) -> dict:
 
 def _chosen(state: dict, side: str, s: dict, events: list) -> None:
     events.append({"kind": "champion_chosen", "data": {
-        "seat": s["seat"], "side": side, **z.ref(state, s["champion"]), "from": s["from"],
+        "seat": s["seat"], "side": side, **z.about(state, s["champion"], s["seat"], "battle"), "from": s["from"],
         "attached": z.refs(state, s["attached"]), "round": state["battle"]["round"]}})
 
 
@@ -117,9 +117,9 @@ def answer_attacker(state: dict, option: str, events: list) -> bool:
 def prompt_defender(state: dict) -> None:
     b = state["battle"]
     b["step"] = "defender"
-    options = [{"id": iid, "text": f"Defend with {_champion_text(state, iid, where)}"}
+    options = [_option(iid, f"Defend with {_champion_text(state, iid, where)}", z.about(state, iid, b["defender"], where))
                for iid, where in available_champions(state, b["defender"])]
-    options.append({"id": "decline", "text": "Do not defend (the realm is razed)"})
+    options.append(_option("decline", "Do not defend (the realm is razed)"))
     ask(state, b["defender"], "choose_defender",
         f"Choose a champion to defend {z.name(state, b['realm'])}, or decline", options, "decline")
 
@@ -137,6 +137,7 @@ def answer_defender(state: dict, option: str, events: list) -> bool:
     for label, side, iid in activation.sequence(state, b):
         entry = pw.activate(state, b, side, iid)
         entry["step"] = label
+        entry.update(_where(state, b, side, iid))
         order.append(entry)
         if "slays" in entry:
             slain = entry["slays"]
@@ -147,6 +148,14 @@ def answer_defender(state: dict, option: str, events: list) -> bool:
         return round_won(state, OTHER[slain], "slain", events)
     prompt_play(state)  # E: compare; F: the side behind plays
     return False
+
+
+def _where(state: dict, b: dict, side: str | None, iid: str) -> dict:
+    """Owner, zone and slot of a card that activates: the realm and its holding are in
+    the defender's formation; the other cards are in the battle, each its player's."""
+    if side is None:
+        return {"owner": b["defender"], "zone": "formation", "slot": b["slot"]}
+    return {"owner": b["owners"].get(iid, b["sides"][side]["seat"]), "zone": "battle", "slot": None}
 
 
 # -- F: the losing side plays cards, each answered by a response window ------------------
@@ -160,45 +169,50 @@ def prompt_play(state: dict) -> None:
     b["step"] = "play"
     side = pw.loser(state, b)
     seat = b["sides"][side]["seat"]
-    options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
+    options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
-    options.append({"id": "stop", "text": "Play no more cards (you lose the round)"})
+    options.append(_option("stop", "Play no more cards (you lose the round)"))
     t = pw.totals(state, b)
     ask(state, seat, "battle_play",
         f"You are behind ({t[side]} against {t[OTHER[side]]}): play a card, or stop", options, "stop")
 
 
-def _open_window(state: dict, player: str) -> None:
+def _open_window(state: dict, player: str, played: str, played_for: str | None) -> None:
     """After a card is played every other player may respond: the two sides with events
     and play-at-any-time cards their champion can use, the other players with events.
     One prompt per seat, sharing a window id; each opens whether or not its seat holds a
-    card it could play, so that being asked tells nothing."""
+    card it could play, so that being asked tells nothing. Every option says, in
+    `answers`, which card the window answers (who played it, for which side)."""
     b = state["battle"]
     b["step"] = "respond"
     window = f"w{state['next_prompt'] + 1}"
+    answers = {**z.ref(state, played), "owner": player, "side": played_for}
     for seat in state["seats"]:
         if seat == player:
             continue
         hand = state["players"][seat]["hand"]
         if seat in (b["attacker"], b["defender"]):
             side = _side_of(b, seat)
-            options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
+            options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"), answers=answers)
                        for iid in hand if pw.playable(state, b, side, iid, True)]
-            text = "A card was played: respond with an event or a play-at-any-time card, or pass"
+            text = f"{z.name(state, played)} was played: respond with an event or a play-at-any-time card, or pass"
         else:
-            options = [_outside_option(state, iid) for iid in hand if z.card(state, iid)["type"] == "event"]
-            text = (f"A card was played in the battle of {b['attacker']} against {b['defender']}: "
+            options = [_outside_option(state, seat, iid, answers) for iid in hand
+                       if z.card(state, iid)["type"] == "event"]
+            text = (f"{z.name(state, played)} was played in the battle of {b['attacker']} against {b['defender']}: "
                     "play an event, or pass")
-        options.append({"id": "pass", "text": "Let it stand"})
+        options.append(_option("pass", "Let it stand", answers=answers))
         ask(state, seat, "respond", text, options, "pass", window=window)
 
 
-def _outside_option(state: dict, iid: str) -> dict:
+def _outside_option(state: dict, seat: str, iid: str, answers: dict) -> dict:
     """An event played by a seat outside the battle: one that helps a side names it."""
     c = z.card(state, iid)
+    about = z.about(state, iid, seat, "hand")
     if pw.takes_side(c):
-        return {"id": iid, "text": f"Play {c['name']} for a side", "args": {"side": ["attacker", "defender"]}}
-    return {"id": iid, "text": f"Play {c['name']}"}
+        return _option(iid, f"Play {c['name']} for a side", about, answers=answers,
+                       args={"side": ["attacker", "defender"]})
+    return _option(iid, f"Play {c['name']}", about, answers=answers)
 
 
 def _play(state: dict, seat: str, iid: str, events: list, side: str | None = None) -> bool:
@@ -213,7 +227,7 @@ def _play(state: dict, seat: str, iid: str, events: list, side: str | None = Non
     outcome = pw.play(state, b, side, iid, events, seat)
     if outcome is not None:
         return _outcome(state, outcome, events)
-    _open_window(state, seat)
+    _open_window(state, seat, iid, side)
     return False
 
 
@@ -245,7 +259,10 @@ def _outcome(state: dict, outcome: str, events: list) -> bool:
     keep = {"attacker": outcome == "realm_razed", "defender": outcome in ("realm_razed", "attacker_discarded")}
     t = pw.totals(state, b)
     _close_round(state, keep, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": None, "how": outcome, "totals": t}})
+    winner = {"realm_razed": "attacker", "attacker_discarded": "defender"}.get(outcome)
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner,
+                                                   "winner_seat": None if winner is None else b[winner],
+                                                   "how": outcome, "totals": t, "defeats": b["defeats"]}})
     if outcome == "realm_razed":
         _raze(state, "card", events)
     elif outcome == "attacker_discarded":
@@ -267,8 +284,9 @@ def _close_round(state: dict, keep: dict, events: list) -> None:
         seat = s["seat"]
         if keep[side]:
             state["players"][seat]["pool"].append({"champion": s["champion"], "attached": s["attached"]})
-            events.append({"kind": "champion_returned", "data": {"seat": seat, **z.ref(state, s["champion"]),
-                                                                 "attached": z.refs(state, s["attached"])}})
+            events.append({"kind": "champion_returned", "data": {"seat": seat, **z.about(state, s["champion"], seat, "pool"),
+                                                                 "attached": z.refs(state, s["attached"]),
+                                                                 "from": "battle"}})
             _discard_owned(state, seat, s["played"], "round_over", events)
         else:
             _discard_owned(state, seat, [s["champion"]] + s["attached"] + s["played"], "defeated", events)
@@ -290,15 +308,17 @@ def round_won(state: dict, winner: str, how: str, events: list) -> bool:
     both = b["sides"]["defender"] is not None
     t = pw.totals(state, b) if both else None
     _close_round(state, {winner: True, OTHER[winner]: False}, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "how": how, "totals": t}})
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "winner_seat": b[winner],
+                                                   "how": how, "totals": t,
+                                                   "defeats": b["defeats"] + (winner == "attacker")}})
     if winner == "defender":
         b["defender_spoils"] = True  # the attacking champion was discarded
         prompt_attacker(state)
         return False
     b["defeats"] += 1
     if "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
-        events.append({"kind": "realm_holds", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
-                                                       "defeats": b["defeats"]}})
+        events.append({"kind": "realm_holds", "data": {"seat": b["defender"], "defeats": b["defeats"],
+                                                       **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         prompt_attacker(state)
         return False
     _raze(state, how, events)
@@ -310,11 +330,11 @@ def _raze(state: dict, how: str, events: list) -> None:
     b["razed"] = True
     slot = state["players"][b["defender"]]["formation"][b["slot"]]
     slot["razed"] = True
-    events.append({"kind": "realm_razed", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
-                                                   "slot": b["slot"], "how": how}})
+    events.append({"kind": "realm_razed", "data": {"seat": b["defender"], "how": how,
+                                                   **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
     if slot["holding"] is not None:  # a razed realm loses its holding
         holding, slot["holding"] = slot["holding"], None
-        z.discard(state, b["defender"], [holding], "realm_razed", events)
+        z.discard(state, b["defender"], [holding], "realm_razed", events, b["slot"])
 
 
 # -- J: spoils of victory ----------------------------------------------------------------
@@ -324,9 +344,11 @@ def finish(state: dict, events: list) -> bool:
     if an attacking champion was discarded (once per battle either way)."""
     b = state["battle"]
     state["battle"] = None
+    state["turn"]["attacks"] += 1  # counted here, so that battle_ended can say it
     events.append({"kind": "battle_ended", "data": {"attacker": b["attacker"], "defender": b["defender"],
-                                                    **z.ref(state, b["realm"]), "razed": b["razed"],
-                                                    "rounds": b["round"]}})
+                                                    **z.about(state, b["realm"], b["defender"], "formation", b["slot"]),
+                                                    "razed": b["razed"], "rounds": b["round"],
+                                                    "attacks": state["turn"]["attacks"]}})
     seat = b["attacker"] if b["razed"] else b["defender"] if b["defender_spoils"] else None
     if seat is None:
         return True
@@ -346,16 +368,17 @@ def prompt_spoils(state: dict) -> None:
         opt = plays.option(state, seat, iid, z.in_play(state))
         if opt is not None:
             options.append(opt)
-    options.append({"id": "keep", "text": "Keep it in your hand"})
+    options.append(_option("keep", "Keep it in your hand", z.about(state, iid, seat, "hand")))
     ask(state, seat, "spoils", f"Spoils of victory: {z.name(state, iid)}. Play it now or keep it",
         options, "keep")
 
 
 def answer_spoils(state: dict, option: str, args: dict, events: list) -> bool:
-    seat = state["spoils"]["seat"]
+    seat, iid = state["spoils"]["seat"], state["spoils"]["card"]
     state["spoils"] = None
     if option == "keep":
-        events.append({"kind": "spoils_kept", "data": {"seat": seat}})
+        events.append({"kind": "spoils_kept", "data": {"seat": seat},
+                       "private": {seat: z.about(state, iid, seat, "hand")}})
     else:
-        plays.play(state, seat, option, args, events)
+        plays.play(state, seat, option, args, events, via="spoils")
     return True

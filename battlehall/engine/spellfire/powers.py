@@ -130,7 +130,7 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     other = OTHER[side] if side is not None else None
     outcome = None
     effects: list[str] = []
-    played = {"seat": seat, "side": side, **z.ref(state, iid)}
+    played = {"seat": seat, "side": side, **z.about(state, iid, seat, "battle"), "from": "hand"}
     events.append({"kind": "card_played", "data": played})  # its effects' events follow it
     if s is not None and c["type"] in ("magical_item", "artifact"):
         s["attached"].append(iid)  # stays with the champion if it wins
@@ -194,7 +194,8 @@ def _scavenge(state: dict, battle: dict, side: str | None, seat: str, events: li
         if z.card(state, pile[i])["type"] != "event":  # never an event: no endless loops
             iid = pile.pop(i)
             state["players"][seat]["hand"].append(iid)
-            events.append({"kind": "card_returned", "data": {"seat": seat, "count": 1, "from": "discard"},
+            events.append({"kind": "card_returned", "data": {"seat": seat, "count": 1, "from": "discard", "index": i,
+                                                             "owner": seat, "zone": "hand"},
                            "private": {seat: {"cards": [z.ref(state, iid)]}}})
             break
     return None

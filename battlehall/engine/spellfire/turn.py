@@ -14,7 +14,7 @@ from . import formation as fm
 from . import plays
 from . import zones as z
 from ..ruleset import make_result, rank_by
-from .prompts import ask
+from .prompts import ask, option as _option
 
 PHASES = ("draw", "realm", "pool", "attack", "discard")
 
@@ -70,7 +70,7 @@ def prompt_realm(state: dict) -> None:
               if (not t["realm_played"] and z.card(state, iid)["type"] == "realm")
               or (not t["holding_played"] and z.card(state, iid)["type"] == "holding")]
     options = _options(state, seat, wanted)
-    options.append({"id": "done", "text": "End phase 2"})
+    options.append(_option("done", "End phase 2"))
     ask(state, seat, "play_realm", "Phase 2: play a realm and/or a holding, or end the phase", options, "done")
 
 
@@ -92,7 +92,7 @@ def prompt_pool(state: dict) -> None:
     wanted = [iid for iid in state["players"][seat]["hand"]
               if z.card(state, iid)["type"] in ("champion", "magical_item", "artifact")]
     options = _options(state, seat, wanted)
-    options.append({"id": "done", "text": "End phase 3"})
+    options.append(_option("done", "End phase 3"))
     ask(state, seat, "play_pool", "Phase 3: put champions into your pool and attach items, or end the phase",
         options, "done")
 
@@ -121,8 +121,9 @@ def prompt_attack(state: dict) -> None:
             realm = z.card(state, slot["realm"])
             is_exposed = fm.exposed(formation, s)
             if any(fm.reaches(c, realm, is_exposed) for c in champions):
-                options.append({"id": slot["realm"], "text": f"Attack {other}'s {realm['name']} ({s})"})
-    options.append({"id": "end", "text": "End the attack phase"})
+                options.append(_option(slot["realm"], f"Attack {other}'s {realm['name']} ({s})",
+                                       z.about(state, slot["realm"], other, "formation", s)))
+    options.append(_option("end", "End the attack phase"))
     ask(state, seat, "choose_realm", "Phase 4: choose a realm to attack, or end the attack phase", options, "end")
 
 
@@ -133,7 +134,7 @@ def answer_attack(state: dict, option: str, events: list) -> None:
 
 
 def after_battle(state: dict, events: list) -> None:
-    state["turn"]["attacks"] += 1
+    """The battle (and its spoils) is over; it was counted when it ended (battle.finish)."""
     enter(state, "attack", events)
 
 
@@ -145,7 +146,7 @@ def discard_or_end(state: dict, events: list) -> None:
     extra = len(hand) - state["options"]["hand_limit"]
     if extra <= 0:
         return end_turn(state, events)
-    options = [{"id": iid, "text": f"Discard {z.name(state, iid)}"} for iid in hand]
+    options = [_option(iid, f"Discard {z.name(state, iid)}", z.about(state, iid, seat, "hand")) for iid in hand]
     ask(state, seat, "discard", f"Phase 5: discard a card ({extra} over the hand limit)", options, options[0]["id"])
 
 

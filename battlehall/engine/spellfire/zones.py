@@ -28,6 +28,21 @@ def ref(state: dict, iid: str) -> dict:
     return {"card": iid, "def": state["cards"][iid]}
 
 
+def about(state: dict, iid: str, owner: str, zone: str, slot: str | None = None) -> dict:
+    """How an option or an event names the one card it is about: instance, card id, the
+    seat that owns it, the zone it is in (`hand`, `pool`, `formation`, `battle`,
+    `discard`) and its formation slot (None outside the formation)."""
+    return {"card": iid, "def": state["cards"][iid], "owner": owner, "zone": zone, "slot": slot}
+
+
+#: The same fields on an option that is about no card (`done`, `end`, `pass`, ...).
+NO_CARD = {"card": None, "def": None, "owner": None, "zone": None, "slot": None}
+
+#: Where the cards of each discard reason were (cards in a battle are held by the battle).
+DISCARDED_FROM = {"replaced": "formation", "realm_razed": "formation", "hand_limit": "hand",
+                  "no_realms": "pool"}
+
+
 def refs(state: dict, iids: list[str]) -> list[dict]:
     return [{"card": i, "def": state["cards"][i]} for i in iids]
 
@@ -44,17 +59,20 @@ def draw(state: dict, seat: str, count: int, reason: str, events: list) -> list[
     player["hand"].extend(drawn)
     events.append({"kind": "cards_drawn",
                    "data": {"seat": seat, "count": len(drawn), "wanted": count, "reason": reason,
-                            "draw_size": len(player["draw"])},
+                            "draw_size": len(player["draw"]), "owner": seat, "from": "draw", "zone": "hand"},
                    "private": {seat: {"cards": refs(state, drawn)}}})
     return drawn
 
 
-def discard(state: dict, seat: str, iids: list[str], reason: str, events: list) -> None:
-    """Put cards (already taken from wherever they were) on the seat's discard pile."""
+def discard(state: dict, seat: str, iids: list[str], reason: str, events: list, slot: str | None = None) -> None:
+    """Put cards (already taken from wherever they were) on the seat's discard pile; the
+    event says where they were (`from`, and the formation `slot` of a realm's cards)."""
     if not iids:
         return
     state["players"][seat]["discard"].extend(iids)
-    events.append({"kind": "cards_discarded", "data": {"seat": seat, "cards": refs(state, iids), "reason": reason}})
+    events.append({"kind": "cards_discarded", "data": {
+        "seat": seat, "cards": refs(state, iids), "reason": reason, "owner": seat,
+        "from": DISCARDED_FROM.get(reason, "battle"), "slot": slot, "zone": "discard"}})
 
 
 def in_play(state: dict) -> set[str]:
