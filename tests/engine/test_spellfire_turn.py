@@ -55,7 +55,7 @@ def test_registry_gives_spellfire():
     assert set(described["options"]) >= {"turn_limit", "hand_limit", "same_world_bonus", "exhaustion"}
     assert described["card_sets"][0]["id"] == "starter"
     assert [d["id"] for d in described["card_sets"][0]["decks"]] == ["embers", "shadows", "tides", "sands",
-                                                                    "crowns", "barrows"]
+                                                                    "crowns", "barrows", "tempests", "hollows"]
     assert described["seats"] == {"min": 2, "max": 6}
 
 
