@@ -1,7 +1,8 @@
 """What client authors rely on: options and events name their cards in fields, and the
 events alone say everything that changes in a seat's view.
 
-Random matches (two and six seats, the default decks) are played one answer at a time;
+Random matches (two and six seats with the default decks, three with the whole card
+set dealt by a setup) are played one answer at a time;
 after each answer, for every seat and for a spectator:
 
 - every option of every open prompt has the fields `card`, `def`, `owner`, `zone` and
@@ -22,6 +23,7 @@ import pytest
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
+from battlehall.engine.spellfire.cards import shipped
 from rulesets import seats as seat_names
 from spellfire_kit import ev, match, S  # noqa: F401  (pytest fixtures)
 
@@ -159,13 +161,21 @@ def check_answer(before: dict, state: dict, events: list, viewer) -> None:
                 "defender": after["battle.sides.defender.total"]} == totals[-1]
 
 
-@pytest.mark.parametrize("n", [2, 6])
-def test_events_name_every_change_of_the_view(n):
+def whole_set(seats: list[str], seed: int) -> dict:
+    """A setup that deals every shipped card into the seats' draw piles."""
+    cards = sorted(shipped().cards)
+    random.Random(seed).shuffle(cards)
+    return {"players": {s: {"draw": cards[i::len(seats)]} for i, s in enumerate(seats)}}
+
+
+@pytest.mark.parametrize(("n", "full"), [(2, False), (6, False), (3, True)], ids=["2", "6", "3-whole-set"])
+def test_events_name_every_change_of_the_view(n, full):
     seats = seat_names(n)
     kinds: set[str] = set()
     for seed in range(6 if n == 2 else 2):
         rnd = random.Random(seed)
-        state, events = RS.start(seats, seed, {"turn_limit": 40})
+        setup = whole_set(seats, seed) if full else None
+        state, events = RS.start(seats, seed, {"turn_limit": 40, "starting_hand": 0 if full else 5}, setup)
         viewers = seats + [None]
         last_played = None
         for _ in range(20_000):
