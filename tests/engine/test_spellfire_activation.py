@@ -67,7 +67,8 @@ def test_spellfire2_special_combat_powers_are_possessed_by_realms_champions_and_
     assert acts["raider"]["bonus"] == 5 + 3 and acts["raider"]["step"] == "7"
     assert ev_find(events, "powers_activated")[0]["totals"] == {"attacker": 8, "defender": 6}
     events = m.answer("militia")  # bob is behind
-    assert ev_find(events, "activated") == [{"card": m.iid("militia"), "def": "militia", "seat": "bob",
+    assert ev_find(events, "activated") == [{"card": m.iid("militia"), "def": "militia", "owner": "bob",
+                                             "zone": "battle", "slot": None, "seat": "bob",
                                              "side": "defender", "step": "8b", "round": 1, "bonus": 2}]
     assert ev_find(events, "card_played")[0]["totals"] == {"attacker": 8, "defender": 8}
 

@@ -67,7 +67,8 @@ def test_b_attacker_from_hand_or_pool(match, S, ev):
               bob=S(formation=bob_realms()), turn=ATTACK)
     events = m.answer("ironbridge")
     assert ev.find(events, "battle_started")[0] == {"attacker": "alice", "defender": "bob",
-                                                    "card": m.iid("ironbridge"), "def": "ironbridge", "slot": "A"}
+                                                    "card": m.iid("ironbridge"), "def": "ironbridge", "slot": "A",
+                                                    "owner": "bob", "zone": "formation"}
     assert m.prompt["kind"] == "choose_attacker"
     assert m.option_ids() == ["torvald-ironhand", "maelis-brightquill", "end"]
     assert m.prompt["default"] == "end"
@@ -115,7 +116,8 @@ def test_c_defender_options_and_decline_razes(match, S, ev):
     assert m.zone("alice", "pool") == ["torvald-ironhand"]
     # J: the attacker draws one card of spoils and is asked whether to play it now
     drawn = ev.find(events, "cards_drawn")[0]
-    assert drawn == {"seat": "alice", "count": 1, "wanted": 1, "reason": "spoils", "draw_size": 0}
+    assert drawn == {"seat": "alice", "count": 1, "wanted": 1, "reason": "spoils", "draw_size": 0,
+                     "owner": "alice", "from": "draw", "zone": "hand"}
     assert m.prompt["kind"] == "spoils" and m.prompt["seat"] == "alice"
 
 
@@ -350,7 +352,7 @@ def test_i_one_battle_per_turn(match, S, ev):
     events = m.answer("decline")
     assert m.state["turn"]["seat"] == "bob"  # no spoils drawn (empty pile), turn over
     assert ev.find(events, "cards_drawn")[0] == {"seat": "alice", "count": 0, "wanted": 1, "reason": "spoils",
-                                                 "draw_size": 0}
+                                                 "draw_size": 0, "owner": "alice", "from": "draw", "zone": "hand"}
 
 
 def test_i_attacks_per_turn_option(match, S):
@@ -526,7 +528,8 @@ def test_hook_scavenge_and_draw(match, S, ev):
     m.state["players"]["alice"]["draw"] = []
     events = m.answer("scavengers-luck")
     returned = ev.find(events, "card_returned")[0]
-    assert returned == {"seat": "alice", "count": 1, "from": "discard"}
+    assert returned == {"seat": "alice", "count": 1, "from": "discard", "index": 0,
+                        "owner": "alice", "zone": "hand"}
     assert "thornvale" in m.zone("alice", "hand")
     m.answer("pass")
     events = m.answer("windfall")

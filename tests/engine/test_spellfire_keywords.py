@@ -77,8 +77,8 @@ def test_keyword_to_limbo_returns_at_the_owners_next_turn(match, S, ev):
     assert m.player("alice")["limbo"]  # still in Limbo during bob's turn
     play_until_turn(m, "alice", 3)
     left = ev.find(m.log, "left_limbo")
-    assert left == [{"seat": "alice", "card": sent["card"], "def": "torvald-ironhand",
-                     "attached": sent["attached"], "to": "pool"}]
+    assert left == [{"seat": "alice", "card": sent["card"], "def": "torvald-ironhand", "owner": "alice",
+                     "zone": "pool", "slot": None, "attached": sent["attached"], "from": "limbo", "to": "pool"}]
     assert "torvald-ironhand" in m.zone("alice", "pool") and m.attached("alice", "torvald-ironhand") == ["crown-of-embers"]
     assert m.player("alice")["limbo"] == []
 
@@ -221,8 +221,9 @@ def test_card_model_cataclysm_the_sky_cracks(match, S, ev):
     m = battle(match, S, alice_hand=["the-sky-cracks"])
     m.answer("the-sky-cracks")
     events = m.answer("pass")
-    assert ev.find(events, "round_ended")[0] == {"round": 1, "winner": None, "how": "realm_razed",
-                                                 "totals": {"attacker": 7, "defender": 9}}
+    assert ev.find(events, "round_ended")[0] == {"round": 1, "winner": "attacker", "winner_seat": "alice",
+                                                 "how": "realm_razed", "totals": {"attacker": 7, "defender": 9},
+                                                 "defeats": 0}
     assert m.slot("bob", "A")["razed"] and ev.find(events, "battle_ended")[0]["spoils"] == "alice"
     assert m.zone("alice", "pool") == ["maelis-brightquill", "torvald-ironhand"]
     assert m.zone("bob", "pool") == ["grey-warden-tamsin"]

@@ -33,7 +33,9 @@ def test_rule_card_is_played_in_phase_0_and_stays_in_play(match, S):
     assert m.prompt["kind"] == "play_rule" and m.prompt["seat"] == "alice"
     assert m.option_ids() == ["tide-of-valor", "gloomwarren", "done"]
     events = m.answer("tide-of-valor")
-    assert find(events, "rule_played") == [{"seat": "alice", "card": m.iid("tide-of-valor"), "def": "tide-of-valor"}]
+    assert find(events, "rule_played") == [{"seat": "alice", "card": m.iid("tide-of-valor"), "def": "tide-of-valor",
+                                            "owner": "alice", "zone": "rule", "slot": None, "from": "hand",
+                                            "via": "phase"}]
     assert m.option_ids() == ["gloomwarren", "done"]  # one rule card a turn
     events = m.answer("gloomwarren")
     assert find(events, "dungeon_played")[0]["def"] == "gloomwarren"
@@ -57,7 +59,8 @@ def test_one_rule_card_in_play_at_a_time(match, S):
     events = m.answer("bulwark-decree")
     assert find(events, "cards_discarded") == [{"seat": "bob", "cards": [{"card": m.iid("tide-of-valor"),
                                                                           "def": "tide-of-valor"}],
-                                                "reason": "replaced"}]
+                                                "reason": "replaced", "owner": "bob", "from": "rule", "slot": None,
+                                                "zone": "discard"}]
     assert m.state["rule"] == {"seat": "alice", "card": m.iid("bulwark-decree")}
 
 

@@ -56,7 +56,7 @@ def test_spellfire3_defeated_attacker_ends_battle(match, S, ev):
     assert ev.find(events, "round_ended")[0]["winner"] == "defender"
     # the defender's spoils at once, not after a further attack choice
     assert ev.find(events, "cards_drawn")[0] == {"seat": "bob", "count": 1, "wanted": 1, "reason": "spoils",
-                                                 "draw_size": 1}
+                                                 "draw_size": 1, "owner": "bob", "from": "draw", "zone": "hand"}
     assert m.prompt["kind"] == "spoils" and m.prompt["seat"] == "bob"
 
 
@@ -67,7 +67,8 @@ def test_spellfire3_round_over_when_defender_defeats_attacker(match, S, ev):
     m = battle(match, S)
     events = m.answer("stop")
     ended = ev.find(events, "round_ended")[0]
-    assert ended == {"round": 1, "winner": "defender", "how": "combat", "totals": {"attacker": 7, "defender": 9}}
+    assert ended == {"round": 1, "winner": "defender", "winner_seat": "bob", "how": "combat",
+                     "totals": {"attacker": 7, "defender": 9}, "defeats": 0}
     assert "torvald-ironhand" in m.zone("alice", "discard")
 
 
@@ -112,7 +113,7 @@ def test_spellfire3_attacker_defeats_defender_realm_razed_spoils(match, S, ev):
     events = m.answer("stop")
     assert ev.find(events, "round_ended")[0]["winner"] == "attacker"
     assert ev.find(events, "realm_razed")[0] == {"seat": "bob", "card": m.iid("ironbridge"), "def": "ironbridge",
-                                                 "slot": "A", "how": "combat"}
+                                                 "owner": "bob", "zone": "formation", "slot": "A", "how": "combat"}
     assert m.zone("alice", "pool") == ["maelis-brightquill", "torvald-ironhand"]
     assert "grey-warden-tamsin" in m.zone("bob", "discard")
     assert spoils_drawn(m, ev) == ["alice"]
@@ -252,7 +253,8 @@ def test_spellfire3_realm_razed_attacker_draws_one_card(match, S, ev):
     m = battle(match, S, defender=None)
     events = m.answer("decline")
     drawn = [d for d in ev.find(events, "cards_drawn") if d["reason"] == "spoils"]
-    assert drawn == [{"seat": "alice", "count": 1, "wanted": 1, "reason": "spoils", "draw_size": 1}]
+    assert drawn == [{"seat": "alice", "count": 1, "wanted": 1, "reason": "spoils", "draw_size": 1, "owner": "alice",
+                      "from": "draw", "zone": "hand"}]
     assert m.zone("alice", "hand") == ["thornvale"]  # the top of the pile
 
 

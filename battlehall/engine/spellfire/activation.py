@@ -120,6 +120,22 @@ def owner(state: dict, battle: dict, side: str | None, iid: str) -> str:
     return battle["owners"].get(iid, battle[side])
 
 
+def where(state: dict, battle: dict, side: str | None, iid: str) -> dict:
+    """The fields naming a card of the round (zones.about): the rule card and the dungeons
+    are in their own zones, realms and holdings in a formation slot, the other cards in
+    the battle."""
+    seat = owner(state, battle, side, iid)
+    rule = state.get("rule")
+    if rule is not None and rule["card"] == iid:
+        return z.about(state, iid, seat, "rule")
+    if state.get("dungeons", {}).get(seat) == iid:
+        return z.about(state, iid, seat, "dungeon")
+    for s, slot in state["players"][seat]["formation"].items():
+        if slot is not None and iid in (slot["realm"], slot["holding"]):
+            return z.about(state, iid, seat, "formation", s)
+    return z.about(state, iid, seat, "battle")
+
+
 # -- what a negation has done this round ---------------------------------------------------
 
 def effects(battle: dict) -> dict:

@@ -32,7 +32,7 @@ from . import formation as fm
 from . import powers as pw
 from . import spoils
 from . import zones as z
-from .prompts import ask
+from .prompts import ask, option as _option
 
 OTHER = pw.OTHER
 
@@ -87,7 +87,7 @@ def start(state: dict, realm: str, events: list) -> None:
                        "round": 0, "defeats": 0, "step": "attacker", "razed": False, "discarded": False,
                        "extra": extra, "pending": None, "sides": {"attacker": None, "defender": None}, "owners": {}}
     events.append({"kind": "battle_started", "data": {"attacker": attacker, "defender": owner,
-                                                      **z.ref(state, realm), "slot": slot}})
+                                                      **z.about(state, realm, owner, "formation", slot)}})
     prompt_attacker(state)
 
 
@@ -100,9 +100,9 @@ def prompt_attacker(state: dict) -> None:
     realm = z.card(state, b["realm"])
     is_exposed = fm.exposed(formation, b["slot"])
     champions = extra_attackers(state) if b["extra"] and b["round"] == 0 else available_champions(state, b["attacker"])
-    options = [{"id": iid, "text": f"Attack with {_champion_text(state, iid, where)}"}
+    options = [_option(iid, f"Attack with {_champion_text(state, iid, where)}", z.about(state, iid, b["attacker"], where))
                for iid, where in champions if fm.reaches(z.card(state, iid), realm, is_exposed)]
-    options.append({"id": "end", "text": "End the battle"})
+    options.append(_option("end", "End the battle"))
     ask(state, b["attacker"], "choose_attacker",
         f"Round {b['round'] + 1} against {realm['name']}: choose an attacking champion, or end the battle",
         options, "end")
@@ -127,7 +127,7 @@ def _take_champion(state: dict, seat: str, iid: str) -> dict:
 
 def _chosen(state: dict, side: str, s: dict, events: list) -> None:
     events.append({"kind": "champion_chosen", "data": {
-        "seat": s["seat"], "side": side, **z.ref(state, s["champion"]), "from": s["from"],
+        "seat": s["seat"], "side": side, **z.about(state, s["champion"], s["seat"], "battle"), "from": s["from"],
         "attached": z.refs(state, s["attached"]), "round": state["battle"]["round"]}})
 
 
@@ -147,12 +147,13 @@ def answer_attacker(state: dict, option: str, events: list) -> bool:
 def prompt_defender(state: dict) -> None:
     b = state["battle"]
     b["step"] = "defender"
-    options = [{"id": iid, "text": f"Defend with {_champion_text(state, iid, where)}"}
+    options = [_option(iid, f"Defend with {_champion_text(state, iid, where)}", z.about(state, iid, b["defender"], where))
                for iid, where in available_champions(state, b["defender"])]
     realm = z.card(state, b["realm"])
     if realm["defends_as"] and b["realm"] not in state["turn"]["used"]:
-        options.append({"id": b["realm"], "text": f"{realm['name']} defends itself (level {realm['defends_as']})"})
-    options.append({"id": "decline", "text": "Do not defend (the realm is razed)"})
+        options.append(_option(b["realm"], f"{realm['name']} defends itself (level {realm['defends_as']})",
+                               z.about(state, b["realm"], b["defender"], "formation", b["slot"])))
+    options.append(_option("decline", "Do not defend (the realm is razed)"))
     ask(state, b["defender"], "choose_defender",
         f"Choose a champion to defend {z.name(state, b['realm'])}, or decline", options, "decline")
 
@@ -188,6 +189,14 @@ def step_d(state: dict, events: list) -> bool:
     return False
 
 
+def _where(state: dict, b: dict, side: str | None, iid: str) -> dict:
+    """Owner, zone and slot of a card that activates: the realm and its holding are in
+    the defender's formation; the other cards are in the battle, each its player's."""
+    if side is None:
+        return {"owner": b["defender"], "zone": "formation", "slot": b["slot"]}
+    return {"owner": b["owners"].get(iid, b["sides"][side]["seat"]), "zone": "battle", "slot": None}
+
+
 # -- F: the losing side plays cards, each answered by a response window ------------------
 
 def _side_of(b: dict, seat: str) -> str:
@@ -199,46 +208,51 @@ def prompt_play(state: dict) -> None:
     b["step"] = "play"
     side = pw.loser(state, b)
     seat = b["sides"][side]["seat"]
-    options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
+    options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
     options += pw.bring_options(state, b, side)  # a power that brings a card in acts only now
-    options.append({"id": "stop", "text": "Play no more cards (you lose the round)"})
+    options.append(_option("stop", "Play no more cards (you lose the round)"))
     t = pw.totals(state, b)
     ask(state, seat, "battle_play",
         f"You are behind ({t[side]} against {t[OTHER[side]]}): play a card, or stop", options, "stop")
 
 
-def _open_window(state: dict, player: str) -> None:
+def _open_window(state: dict, player: str, played: str, played_for: str | None) -> None:
     """After a card is played every other player may respond: the two sides with events
     and play-at-any-time cards their champion can use, the other players with events.
     One prompt per seat, sharing a window id; each opens whether or not its seat holds a
-    card it could play, so that being asked tells nothing."""
+    card it could play, so that being asked tells nothing. Every option says, in
+    `answers`, which card the window answers (who played it, for which side)."""
     b = state["battle"]
     b["step"] = "respond"
     window = f"w{state['next_prompt'] + 1}"
+    answers = {**z.ref(state, played), "owner": player, "side": played_for}
     for seat in state["seats"]:
         if seat == player:
             continue
         hand = state["players"][seat]["hand"]
         if seat in (b["attacker"], b["defender"]):
             side = _side_of(b, seat)
-            options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
+            options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"), answers=answers)
                        for iid in hand if pw.playable(state, b, side, iid, True)]
-            text = "A card was played: respond with an event or a play-at-any-time card, or pass"
+            text = f"{z.name(state, played)} was played: respond with an event or a play-at-any-time card, or pass"
         else:
-            options = [_outside_option(state, iid) for iid in hand if z.card(state, iid)["type"] == "event"]
-            text = (f"A card was played in the battle of {b['attacker']} against {b['defender']}: "
+            options = [_outside_option(state, seat, iid, answers) for iid in hand
+                       if z.card(state, iid)["type"] == "event"]
+            text = (f"{z.name(state, played)} was played in the battle of {b['attacker']} against {b['defender']}: "
                     "play an event, or pass")
-        options.append({"id": "pass", "text": "Let it stand"})
+        options.append(_option("pass", "Let it stand", answers=answers))
         ask(state, seat, "respond", text, options, "pass", window=window)
 
 
-def _outside_option(state: dict, iid: str) -> dict:
+def _outside_option(state: dict, seat: str, iid: str, answers: dict) -> dict:
     """An event played by a seat outside the battle: one that helps a side names it."""
     c = z.card(state, iid)
+    about = z.about(state, iid, seat, "hand")
     if pw.takes_side(c):
-        return {"id": iid, "text": f"Play {c['name']} for a side", "args": {"side": ["attacker", "defender"]}}
-    return {"id": iid, "text": f"Play {c['name']}"}
+        return _option(iid, f"Play {c['name']} for a side", about, answers=answers,
+                       args={"side": ["attacker", "defender"]})
+    return _option(iid, f"Play {c['name']}", about, answers=answers)
 
 
 def _held(b: dict) -> list[str]:
@@ -262,14 +276,17 @@ def _play(state: dict, seat: str, iid: str, events: list, side: str | None = Non
     if pending is not None and pending["held"] and pending["card"] not in _held(b):
         # the card whose outcome waited was taken out of the battle (counter_spell): no outcome
         b["pending"] = None
-        events.append({"kind": "outcome_cancelled", "data": {**z.ref(state, pending["card"]),
-                                                             "outcome": pending["outcome"], "by": z.ref(state, iid)}})
+        events.append({"kind": "outcome_cancelled", "data": {
+            **z.about(state, pending["card"], pending["seat"], "discard"), "outcome": pending["outcome"],
+            "by": z.ref(state, iid)}})
         pending = None
     if outcome is not None and pending is None:
         # a second outcome while one waits has none: the card played first wins (spellfire-2)
         b["pending"] = {"outcome": outcome, "card": iid, "seat": seat, "held": iid in _held(b)}
-        events.append({"kind": "outcome_pending", "data": {"seat": seat, **z.ref(state, iid), "outcome": outcome}})
-    _open_window(state, seat)
+        events.append({"kind": "outcome_pending", "data": {
+            "seat": seat, **z.about(state, iid, seat, "battle" if iid in _held(b) else "discard"),
+            "outcome": outcome}})
+    _open_window(state, seat, iid, side)
     return False
 
 
@@ -279,8 +296,9 @@ def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
         side = _side_of(b, seat)
         return round_won(state, OTHER[side], "combat", events)
     if option not in state["players"][seat]["hand"]:  # a pool champion called in as an ally
-        pw.bring(state, b, _side_of(b, seat), option, events)
-        _open_window(state, seat)
+        side = _side_of(b, seat)
+        pw.bring(state, b, side, option, events)
+        _open_window(state, seat, option, side)
         return False
     return _play(state, seat, option, events)
 
@@ -302,6 +320,10 @@ def answer_respond(state: dict, prompt: dict, option: str, args: dict, events: l
     return _play(state, prompt["seat"], option, events, args.get("side"))
 
 
+# The side a card's outcome makes the round's winner (round_ended.winner), if any.
+CARD_WINNER = {"realm_razed": "attacker", "realm_discarded": "attacker", "attacker_discarded": "defender"}
+
+
 def _outcome(state: dict, pending: dict, events: list) -> bool:
     """A card ended the round or the battle outright (spellfire-3), once the any-time
     window after it has passed."""
@@ -316,7 +338,10 @@ def _outcome(state: dict, pending: dict, events: list) -> bool:
             "both_discarded": {"attacker": to, "defender": to}}[outcome]
     t = pw.totals(state, b)
     closed = fates.close_round(state, sent, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": None, "how": outcome, "totals": t}})
+    winner = CARD_WINNER.get(outcome)
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner,
+                                                   "winner_seat": None if winner is None else b[winner],
+                                                   "how": outcome, "totals": t, "defeats": b["defeats"]}})
     fates.after_combat(state, closed, events)
     if outcome in ("realm_razed", "realm_discarded"):  # the attacker's spoils; both champions went home
         (_raze if outcome == "realm_razed" else _discard_realm)(state, "card", events)
@@ -340,15 +365,17 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
     if cause is None:
         cause = fates.side_cards(b["sides"][winner])
     closed = fates.close_round(state, {winner: "pool", loser: fates.destination(state, cause)}, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "how": how, "totals": t}})
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "winner_seat": b[winner],
+                                                   "how": how, "totals": t,
+                                                   "defeats": b["defeats"] + (winner == "attacker")}})
     fates.after_combat(state, closed, events)
     if winner == "defender":
         _spend(state, closed)
         return finish(state, "defender" if closed["fates"]["attacker"] in fates.LOST else None, events)
     b["defeats"] += 1
     if "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
-        events.append({"kind": "realm_holds", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
-                                                       "defeats": b["defeats"]}})
+        events.append({"kind": "realm_holds", "data": {"seat": b["defender"], "defeats": b["defeats"],
+                                                       **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         prompt_attacker(state)
         return False
     _raze(state, how, events)
@@ -368,11 +395,11 @@ def _raze(state: dict, how: str, events: list) -> None:
     b["razed"] = True
     slot = state["players"][b["defender"]]["formation"][b["slot"]]
     slot["razed"] = True
-    events.append({"kind": "realm_razed", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
-                                                   "slot": b["slot"], "how": how}})
+    events.append({"kind": "realm_razed", "data": {"seat": b["defender"], "how": how,
+                                                   **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
     if slot["holding"] is not None:  # a razed realm loses its holding
         holding, slot["holding"] = slot["holding"], None
-        z.discard(state, b["defender"], [holding], "realm_razed", events)
+        z.discard(state, b["defender"], [holding], "realm_razed", events, b["slot"])
 
 
 def _discard_realm(state: dict, how: str, events: list) -> None:
@@ -382,10 +409,10 @@ def _discard_realm(state: dict, how: str, events: list) -> None:
     b["discarded"] = True
     formation = state["players"][b["defender"]]["formation"]
     slot, formation[b["slot"]] = formation[b["slot"]], None
-    events.append({"kind": "realm_discarded", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
-                                                       "slot": b["slot"], "how": how}})
+    events.append({"kind": "realm_discarded", "data": {"seat": b["defender"], "how": how,
+                                                       **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
     z.discard(state, b["defender"], [slot["realm"]] + ([slot["holding"]] if slot["holding"] else []),
-              "realm_discarded", events)
+              "realm_discarded", events, b["slot"])
 
 
 # -- J: the end of the battle, and its spoils --------------------------------------------
@@ -395,9 +422,13 @@ def finish(state: dict, winner: str | None, events: list) -> bool:
     b = state["battle"]
     state["battle"] = None
     seat = None if winner is None else b[winner]
+    state["turn"]["attacks"] += 1  # counted here, so that battle_ended can say it
     events.append({"kind": "battle_ended", "data": {"attacker": b["attacker"], "defender": b["defender"],
-                                                    **z.ref(state, b["realm"]), "razed": b["razed"],
-                                                    "discarded": b["discarded"],
-                                                    "rounds": b["round"], "spoils": seat}})
+                                                    **z.about(state, b["realm"], b["defender"],
+                                                              *(("discard", None) if b["discarded"]
+                                                                else ("formation", b["slot"]))),
+                                                    "razed": b["razed"], "discarded": b["discarded"],
+                                                    "rounds": b["round"], "attacks": state["turn"]["attacks"],
+                                                    "spoils": seat}})
     return spoils.draw(state, seat, events)
 

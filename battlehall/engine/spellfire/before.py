@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from . import powers as pw
 from . import zones as z
-from .prompts import ask
+from .prompts import ask, option as _option
 
 
 def in_match(state: dict) -> bool:
@@ -49,9 +49,9 @@ def prompt(state: dict, side: str) -> None:
     b = state["battle"]
     b["step"] = "before_battle"
     seat = b["sides"][side]["seat"]
-    options = [{"id": iid, "text": f"Play {z.name(state, iid)} before the battle"}
+    options = [_option(iid, f"Play {z.name(state, iid)} before the battle", z.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if playable(state, side, iid)]
-    options.append({"id": "done", "text": "Play no more cards before the battle"})
+    options.append(_option("done", "Play no more cards before the battle"))
     ask(state, seat, "before_battle",
         f"Before the battle ({side}): play a card that is played before battle, or go on", options, "done")
 
@@ -70,7 +70,8 @@ def answer(state: dict, seat: str, option: str, events: list) -> bool:
     kind = z.card(state, option)["type"]
     (s["attached"] if kind in ("magical_item", "artifact") else s["played"]).append(option)
     b["before_battle"].append(option)
-    events.append({"kind": "card_played", "data": {"seat": seat, "side": side, **z.ref(state, option),
+    events.append({"kind": "card_played", "data": {"seat": seat, "side": side,
+                                                   **z.about(state, option, seat, "battle"), "from": "hand",
                                                    "before_battle": True, "effects": [], "outcome": None,
                                                    "totals": pw.totals(state, b)}})
     prompt(state, side)

@@ -68,8 +68,8 @@ def close_round(state: dict, fates: dict, events: list) -> dict:
         elif fate in ("pool", "returned"):
             state["players"][seat]["pool"].append({"champion": s["champion"], "attached": s["attached"]})
             events.append({"kind": "champion_returned", "data": {
-                "seat": seat, **z.ref(state, s["champion"]), "attached": z.refs(state, s["attached"]),
-                "by_power": fate == "returned"}})
+                "seat": seat, **z.about(state, s["champion"], seat, "pool"), "attached": z.refs(state, s["attached"]),
+                "from": "battle", "by_power": fate == "returned"}})
             discard_owned(state, seat, s["played"], "round_over", events)
         elif fate == "discard":
             discard_owned(state, seat, cards, "defeated", events)
@@ -99,7 +99,8 @@ def after_combat(state: dict, closed: dict, events: list) -> None:
             continue
         target_seat, target = closed["champions"][other]
         entry = z.pool_entry(state, target_seat, target)
-        data = {"seat": seat, **z.ref(state, iid), "target": z.ref(state, target), "to": None}
+        data = {"seat": seat, **z.about(state, iid, seat, *z.locate(state, iid)), "target": z.ref(state, target),
+                "to": None}
         events.append({"kind": "after_combat", "data": data})
         if entry is None or has_power(state, [target] + entry["attached"], "return_to_pool"):
             continue  # already gone, or it returns to its pool all the same

@@ -17,6 +17,7 @@ from . import activation as act
 from . import formation as fm
 from . import zones as z
 from .cards import CLASS_USES, SPELL_USES
+from .prompts import option as _option
 
 OTHER = {"attacker": "defender", "defender": "attacker"}
 SAME_WORLD_BONUS = 3
@@ -108,7 +109,7 @@ def activate(state: dict, battle: dict, label: str, side: str | None, iid: str) 
     the opposing champion. A card whose power was cancelled before its turn does nothing."""
     c = z.card(state, iid)
     e = act.effects(battle)
-    entry = {"card": iid, "def": c["id"], "seat": act.owner(state, battle, side, iid), "side": side,
+    entry = {**act.where(state, battle, side, iid), "seat": act.owner(state, battle, side, iid), "side": side,
              "step": label, "effects": []}
     if iid in e["cancelled"]:
         entry.update(bonus=0, adds={"attacker": 0, "defender": 0}, cancelled=True)
@@ -196,7 +197,7 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     other = OTHER[side] if side is not None else None
     outcome = None
     effects: list[str] = []
-    played = {"seat": seat, "side": side, **z.ref(state, iid)}
+    played = {"seat": seat, "side": side, **z.about(state, iid, seat, "battle"), "from": "hand"}
     events.append({"kind": "card_played", "data": played})  # its effects' events follow it
     if s is not None and c["type"] in ("magical_item", "artifact"):
         s["attached"].append(iid)  # stays with the champion if it wins
@@ -253,7 +254,8 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
 def _activated(state: dict, battle: dict, side: str, iid: str, seat: str, cancelled: bool = False) -> dict:
     """A support card played into the round activates when it is played, in its kind's row."""
     c = z.card(state, iid)
-    data = {**z.ref(state, iid), "seat": seat, "side": side, "step": act.ORDER[act.row_of(state, battle, side, iid)][0],
+    data = {**act.where(state, battle, side, iid), "seat": seat, "side": side,
+            "step": act.ORDER[act.row_of(state, battle, side, iid)][0],
             "round": battle["round"], "bonus": 0 if cancelled else card_bonus(state, battle, side, c)}
     if cancelled:
         data["cancelled"] = True
@@ -277,8 +279,9 @@ def bring_options(state: dict, battle: dict, side: str) -> list[dict]:
     if "brings_ally" not in champion["powers"] or act.cancelled(battle, s["champion"]) or s.get("brought"):
         return []
     used = state["turn"]["used"]
-    return [{"id": e["champion"], "text": f"{champion['name']} calls {z.name(state, e['champion'])} "
-                                          f"(level {z.card(state, e['champion'])['level']}) in as an ally"}
+    return [_option(e["champion"], f"{champion['name']} calls {z.name(state, e['champion'])} "
+                                   f"(level {z.card(state, e['champion'])['level']}) in as an ally",
+                    z.about(state, e["champion"], s["seat"], "pool"))
             for e in state["players"][s["seat"]]["pool"] if e["champion"] not in used]
 
 
@@ -291,10 +294,12 @@ def bring(state: dict, battle: dict, side: str, iid: str, events: list) -> None:
     e = act.effects(battle)
     cancelled = [side, "ally"] in e["negated"]
     (e["cancelled"] if cancelled else e["activated"]).append(iid)
-    events.append({"kind": "ally_called", "data": {"seat": s["seat"], "side": side, **z.ref(state, iid),
+    events.append({"kind": "ally_called", "data": {"seat": s["seat"], "side": side,
+                                                   **z.about(state, iid, s["seat"], "pool"),
                                                    "by": z.ref(state, s["champion"]),
                                                    "totals": totals(state, battle)}})
-    data = {**z.ref(state, iid), "seat": s["seat"], "side": side, "step": act.LABEL[(side, "ally")],
+    data = {**z.about(state, iid, s["seat"], "pool"), "seat": s["seat"], "side": side,
+            "step": act.LABEL[(side, "ally")],
             "round": battle["round"], "bonus": 0 if cancelled else z.card(state, iid)["level"]}
     if cancelled:
         data["cancelled"] = True
@@ -313,7 +318,7 @@ def release_brought(state: dict, side: dict, kept: bool, events: list) -> None:
         if entry is not None:
             state["players"][seat]["pool"].remove(entry)
             lost += [entry["champion"]] + entry["attached"]
-    z.discard(state, seat, lost, "defeated", events)
+    z.discard(state, seat, lost, "defeated", events, where="pool")
 
 
 # -- named hooks ------------------------------------------------------------------------
@@ -344,7 +349,8 @@ def _scavenge(state: dict, battle: dict, side: str | None, seat: str, events: li
         if z.card(state, pile[i])["type"] != "event":  # never an event: no endless loops
             iid = pile.pop(i)
             state["players"][seat]["hand"].append(iid)
-            events.append({"kind": "card_returned", "data": {"seat": seat, "count": 1, "from": "discard"},
+            events.append({"kind": "card_returned", "data": {"seat": seat, "count": 1, "from": "discard", "index": i,
+                                                             "owner": seat, "zone": "hand"},
                            "private": {seat: {"cards": [z.ref(state, iid)]}}})
             break
     return None

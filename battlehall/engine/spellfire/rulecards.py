@@ -13,7 +13,7 @@ The phase-0 prompt opens only in matches that hold a rule card or a dungeon at a
 from __future__ import annotations
 
 from . import zones as z
-from .prompts import ask
+from .prompts import ask, option as _option
 
 KINDS = ("rule", "dungeon")
 
@@ -31,9 +31,9 @@ def option(state: dict, iid: str) -> dict | None:
     """Playing this hand card as a rule card or dungeon, or None."""
     c = z.card(state, iid)
     if c["type"] == "rule":
-        return {"id": iid, "text": f"Play rule card {c['name']}"}
+        return _option(iid, f"Play rule card {c['name']}", z.about(state, iid, state["turn"]["seat"], "hand"))
     if c["type"] == "dungeon":
-        return {"id": iid, "text": f"Play dungeon {c['name']}"}
+        return _option(iid, f"Play dungeon {c['name']}", z.about(state, iid, state["turn"]["seat"], "hand"))
     return None
 
 
@@ -43,26 +43,29 @@ def prompt(state: dict) -> None:
     options = [o for iid in state["players"][seat]["hand"]
                if not t.get(f"{z.card(state, iid)['type']}_played")
                for o in [option(state, iid)] if o is not None]
-    options.append({"id": "done", "text": "End phase 0"})
+    options.append(_option("done", "End phase 0"))
     ask(state, seat, "play_rule", "Phase 0: play a rule card and/or a dungeon, or end the phase", options, "done")
 
 
-def play(state: dict, seat: str, iid: str, events: list) -> None:
-    """Put a rule card or dungeon, already taken from `seat`'s hand, into play (phase 0 or spoils)."""
+def play(state: dict, seat: str, iid: str, events: list, via: str = "phase") -> None:
+    """Put a rule card or dungeon, already taken from `seat`'s hand, into play (phase 0,
+    or `via` spoils)."""
     kind = z.card(state, iid)["type"]
     if kind == "rule":
         old = state.get("rule")
         state["rule"] = {"seat": seat, "card": iid}
-        events.append({"kind": "rule_played", "data": {"seat": seat, **z.ref(state, iid)}})
+        events.append({"kind": "rule_played", "data": {"seat": seat, **z.about(state, iid, seat, "rule"),
+                                                       "from": "hand", "via": via}})
         if old is not None:
-            z.discard(state, old["seat"], [old["card"]], "replaced", events)
+            z.discard(state, old["seat"], [old["card"]], "replaced", events, where="rule")
     else:
         dungeons = state.setdefault("dungeons", {})
         old = dungeons.get(seat)
         dungeons[seat] = iid
-        events.append({"kind": "dungeon_played", "data": {"seat": seat, **z.ref(state, iid)}})
+        events.append({"kind": "dungeon_played", "data": {"seat": seat, **z.about(state, iid, seat, "dungeon"),
+                                                          "from": "hand", "via": via}})
         if old is not None:
-            z.discard(state, seat, [old], "replaced", events)
+            z.discard(state, seat, [old], "replaced", events, where="dungeon")
 
 
 def answer(state: dict, option_id: str, events: list) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import plays
 from . import zones as z
-from .prompts import ask
+from .prompts import ask, option as _option
 
 
 def draw(state: dict, seat: str | None, events: list) -> bool:
@@ -32,16 +32,17 @@ def prompt(state: dict) -> None:
     opt = plays.spoils_option(state, seat, iid)
     if opt is not None:
         options.append(opt)
-    options.append({"id": "keep", "text": "Keep it in your hand"})
+    options.append(_option("keep", "Keep it in your hand", z.about(state, iid, seat, "hand")))
     ask(state, seat, "spoils", f"Spoils of victory: {z.name(state, iid)}. Play it now or keep it",
         options, "keep")
 
 
 def answer(state: dict, option: str, args: dict, events: list) -> bool:
-    seat = state["spoils"]["seat"]
+    seat, iid = state["spoils"]["seat"], state["spoils"]["card"]
     state["spoils"] = None
     if option == "keep":
-        events.append({"kind": "spoils_kept", "data": {"seat": seat}})
+        events.append({"kind": "spoils_kept", "data": {"seat": seat},
+                       "private": {seat: z.about(state, iid, seat, "hand")}})
     else:
-        plays.play(state, seat, option, args, events)
+        plays.play(state, seat, option, args, events, via="spoils")
     return True

@@ -16,7 +16,7 @@ from . import plays
 from . import rulecards
 from . import zones as z
 from ..ruleset import make_result, rank_by
-from .prompts import ask
+from .prompts import ask, option as _option
 
 PHASES = ("rule", "draw", "realm", "pool", "attack", "discard")
 
@@ -43,9 +43,9 @@ def leave_limbo(state: dict, seat: str, events: list) -> None:
     while player["limbo"]:
         entry = player["limbo"].pop(0)
         back = z.cosmos_allows(state, entry["champion"])
-        events.append({"kind": "left_limbo", "data": {"seat": seat, **z.ref(state, entry["champion"]),
-                                                      "attached": z.refs(state, entry["attached"]),
-                                                      "to": "pool" if back else "discard"}})
+        events.append({"kind": "left_limbo", "data": {
+            "seat": seat, **z.about(state, entry["champion"], seat, "pool" if back else "discard"),
+            "attached": z.refs(state, entry["attached"]), "from": "limbo", "to": "pool" if back else "discard"}})
         if back:
             player["pool"].append(entry)
         else:
@@ -95,7 +95,7 @@ def prompt_realm(state: dict) -> None:
               if (not t["realm_played"] and z.card(state, iid)["type"] == "realm")
               or (not t["holding_played"] and z.card(state, iid)["type"] == "holding")]
     options = _options(state, seat, wanted)
-    options.append({"id": "done", "text": "End phase 2"})
+    options.append(_option("done", "End phase 2"))
     ask(state, seat, "play_realm", "Phase 2: play a realm and/or a holding, or end the phase", options, "done")
 
 
@@ -122,7 +122,7 @@ def prompt_pool(state: dict) -> None:
     wanted = [iid for iid in state["players"][seat]["hand"]
               if z.card(state, iid)["type"] in ("champion", "magical_item", "artifact")]
     options = _options(state, seat, wanted)
-    options.append({"id": "done", "text": "End phase 3"})
+    options.append(_option("done", "End phase 3"))
     ask(state, seat, "play_pool", "Phase 3: put champions into your pool and attach items, or end the phase",
         options, "done")
 
@@ -155,8 +155,9 @@ def prompt_attack(state: dict) -> None:
             realm = z.card(state, slot["realm"])
             is_exposed = fm.exposed(formation, s)
             if any(fm.reaches(c, realm, is_exposed) for c in champions):
-                options.append({"id": slot["realm"], "text": f"Attack {other}'s {realm['name']} ({s})"})
-    options.append({"id": "end", "text": "End the attack phase"})
+                options.append(_option(slot["realm"], f"Attack {other}'s {realm['name']} ({s})",
+                                       z.about(state, slot["realm"], other, "formation", s)))
+    options.append(_option("end", "End the attack phase"))
     ask(state, seat, "choose_realm", "Phase 4: choose a realm to attack, or end the attack phase", options, "end")
 
 
@@ -167,7 +168,7 @@ def answer_attack(state: dict, option: str, events: list) -> None:
 
 
 def after_battle(state: dict, events: list) -> None:
-    state["turn"]["attacks"] += 1
+    """The battle (and its spoils) is over; it was counted when it ended (battle.finish)."""
     enter(state, "attack", events)
 
 
@@ -179,7 +180,7 @@ def discard_or_end(state: dict, events: list) -> None:
     extra = len(hand) - state["options"]["hand_limit"]
     if extra <= 0:
         return end_turn(state, events)
-    options = [{"id": iid, "text": f"Discard {z.name(state, iid)}"} for iid in hand]
+    options = [_option(iid, f"Discard {z.name(state, iid)}", z.about(state, iid, seat, "hand")) for iid in hand]
     ask(state, seat, "discard", f"Phase 5: discard a card ({extra} over the hand limit)", options, options[0]["id"])
 
 
