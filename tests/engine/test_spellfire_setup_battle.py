@@ -118,6 +118,8 @@ def test_a_setup_battle_that_ends_at_once_goes_on_with_the_turn():
     (lambda s: s["battle"]["defender"].update(champion="torvald-ironhand"), "setup.battle.defender.champion"),
     (lambda s: s["battle"]["defender"].update(champion="hierophant-dunmere"), "setup.battle.defender.champion"),
     (lambda s: s["battle"]["defender"].update(colour="red"), "setup.battle.defender.colour"),
+    # an avatar comes into play only through the pool, where its cost is paid
+    (lambda s: s["battle"]["defender"].update(champion="avatar-of-the-storm-lord"), "setup.battle.defender.from"),
     (lambda s: s.update(battle=[]), "setup.battle"),
     (lambda s: s["turn"].update(phase="pool"), "setup.turn.phase"),
     (lambda s: s["turn"].update(attacks=1), "setup.turn.attacks"),
