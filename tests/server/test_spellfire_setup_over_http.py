@@ -20,8 +20,9 @@ SETUP = {
                "attacker": {"champion": "torvald-ironhand", "attached": ["cloak-of-dusk"]},
                "defender": {"champion": "queen-ysolde", "from": "hand"}},
 }
+# step D: the realm, Torvald, his cloak and Queen Ysolde activate, in that order
 TRIGGERED = ["match_started", "turn_started", "phase", "battle_started", "champion_chosen", "champion_chosen",
-             "powers_activated", "prompt"]
+             "activated", "activated", "activated", "activated", "powers_activated", "prompt"]
 
 
 async def test_a_plain_hello_shows_the_battle_the_setup_started(server):
@@ -38,7 +39,7 @@ async def test_a_plain_hello_shows_the_battle_the_setup_started(server):
     bob = await Raw.open(server.url, created["match"], JSON)
     await bob.hello(created["tokens"]["bob"], resume=0)
     history = [await bob.recv() for _ in TRIGGERED]
-    assert [m["kind"] for m in history] == TRIGGERED and [m["seq"] for m in history] == list(range(1, 9))
+    assert [m["kind"] for m in history] == TRIGGERED and [m["seq"] for m in history] == list(range(1, len(TRIGGERED) + 1))
     chosen = [m["data"] for m in history if m["kind"] == "champion_chosen"]
     assert [(c["side"], c["def"], c["from"]) for c in chosen] == [("attacker", "torvald-ironhand", "pool"),
                                                                    ("defender", "queen-ysolde", "hand")]
