@@ -344,7 +344,8 @@ def test_malformed_new_keywords(tmp_path, body, message):
 def test_every_new_keyword_is_used_by_a_shipped_card():
     cards = [c for c in shipped().cards.values()]
     used = {p for c in cards for p in c["powers"]} | {k for c in cards for k in c["negates"]}
-    assert {"before_combat", "before_battle", "always_active", "brings_ally", "discard_rule_event"} <= used
+    assert {"before_combat", "before_battle", "always_active", "brings_ally", "discard_rule_event",
+            "play_at_once"} <= used
     assert {"champion", "spell", "magical_item", "ally"} <= used
     assert {k for c in cards if c["cost"] for k in c["cost"]} == set(COST_KEYS)
     assert {c["type"] for c in cards} >= {"rule", "dungeon"}

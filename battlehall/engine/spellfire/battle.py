@@ -231,8 +231,30 @@ def _play(state: dict, seat: str, iid: str, events: list, side: str | None = Non
     outcome = pw.play(state, b, side, iid, events, seat)
     if outcome is not None:
         return _outcome(state, outcome, events)
+    if "play_at_once" in z.card(state, iid)["powers"] and seat in (b["attacker"], b["defender"]):
+        prompt_at_once(state, seat)
+        return False
     _open_window(state, seat)
     return False
+
+
+def prompt_at_once(state: dict, seat: str) -> None:
+    """A card that lets its player play another card at once, outside the order of
+    activation and of the turns of play (spellfire-2: such cards supersede the rule)."""
+    b = state["battle"]
+    b["step"] = "play_at_once"
+    side = _side_of(b, seat)
+    options = [{"id": iid, "text": f"Play {z.name(state, iid)} at once"}
+               for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
+    options.append({"id": "pass", "text": "Play nothing more now"})
+    ask(state, seat, "play_at_once", "Play one more card at once, or pass", options, "pass")
+
+
+def answer_at_once(state: dict, seat: str, option: str, events: list) -> bool:
+    if option == "pass":
+        _open_window(state, seat)
+        return False
+    return _play(state, seat, option, events)
 
 
 def answer_play(state: dict, seat: str, option: str, events: list) -> bool:

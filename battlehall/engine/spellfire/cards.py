@@ -57,6 +57,7 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "always_active": _LAND,                      # works in every battle of its owner, attacked or not
     "brings_ally": _CHAMP,                       # calls a pool champion in as an ally (battle_play only)
     "discard_rule_event": ("event",),            # the rule card in play is discarded
+    "play_at_once": ("event",),                  # its player may play another card at once
 }
 # Named hooks: powers that need code (powers.py), and the types each may sit on.
 HOOKS: dict[str, tuple[str, ...]] = {
