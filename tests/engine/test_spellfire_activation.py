@@ -131,7 +131,7 @@ def test_spellfire2_a_direct_conflict_of_powers_one_ability_completely_contradic
     knight, warden = acts[1], acts[2]
     assert knight["effects"] == ["negates"] and knight["negates"] == [["defender", "champion"]]
     assert knight["cancels"] == [{"card": m.iid("hush-warden"), "def": "hush-warden"}]
-    assert warden["cancelled"] is True and warden["bonus"] == 0 and "negates" not in warden
+    assert warden["cancelled"] is True and warden["bonus"] == 5 and "negates" not in warden  # level only
 
 
 def test_spellfire2_careful_consideration_usually_settles_it(match, S):

@@ -239,7 +239,7 @@ def test_before_combat_realm_negates_the_attacking_champion(match, S):
     acts = find(events, "activated")
     assert [(d["step"], d["def"], d.get("cancelled", False)) for d in acts] == [
         ("6", "thornwall-bastion", False), ("7", "brother-hollis-the-null", True), ("8", "kethra-dunestrider", False)]
-    assert acts[1]["bonus"] == 0  # its power is gone; its level still counts in the totals
+    assert acts[1]["bonus"] == 6  # its power is gone; its level still counts
 
 
 def test_before_combat_ally_played_later_activates_when_played(match, S):
