@@ -132,7 +132,7 @@ def test_spellfire2_a_direct_conflict_of_powers_one_ability_completely_contradic
     knight, warden = acts[1], acts[2]
     assert knight["effects"] == ["negates"] and knight["negates"] == [["defender", "champion"]]
     assert knight["cancels"] == [{"card": m.iid("hush-warden"), "def": "hush-warden"}]
-    assert warden["cancelled"] is True and warden["bonus"] == 0 and "negates" not in warden
+    assert warden["cancelled"] is True and warden["bonus"] == 5 and "negates" not in warden  # level only
 
 
 def test_spellfire2_careful_consideration_usually_settles_it(match, S):
@@ -423,3 +423,33 @@ def test_spellfire2_cards_that_allow_cards_to_be_played_immediately_supersede_th
     events = m.answer("bolt")
     events += m.answer_as("alice", "quick-hands")
     assert order(events) == [("8h", "bolt"), ("7b", "quick-hands")]
+
+
+def test_spellfire2_a_card_that_lets_another_be_played_immediately_supersedes_the_order(match, S):
+    """The same sentence, with a card that lets its player play another at once: in a
+    response window (where allies are not playable), alice plays Seize the Moment and
+    then, at once, an ally."""
+    cards = [champion("raider", 6), champion("mage", 3, cls="wizard"), card("bolt", "spell", 4),
+             card("militia", "ally", 2)]
+    m, events = start(match, S, cards, ["raider"], ["mage"], alice={"hand": ["seize-the-moment", "militia"]},
+                      bob={"hand": ["bolt"]}, target="plain")
+    m.answer("bolt")
+    assert [m.cid(o["id"]) for o in m.window()["alice"]["options"][:-1]] == ["seize-the-moment"]  # no ally
+    events = m.answer_as("alice", "seize-the-moment")
+    assert m.prompt["kind"] == "play_at_once" and m.prompt["seat"] == "alice"
+    assert m.option_ids() == ["militia", "pass"]
+    events += m.answer("militia")
+    assert order(events) == [("7b", "militia")]
+    assert ev_find(events, "card_played")[-1]["totals"] == {"attacker": 8, "defender": 7}
+    assert m.window()["bob"]["kind"] == "respond"  # the window follows the last card played
+
+
+def test_play_at_once_pass_opens_the_window(match, S):
+    cards = [champion("raider", 6), champion("mage", 3, cls="wizard"), card("bolt", "spell", 4)]
+    m, events = start(match, S, cards, ["raider"], ["mage"], alice={"hand": ["seize-the-moment"]},
+                      bob={"hand": ["bolt"]}, target="plain")
+    m.answer("bolt")
+    m.answer_as("alice", "seize-the-moment")
+    assert m.option_ids() == ["pass"]
+    m.answer("pass")
+    assert m.window()["bob"]["kind"] == "respond"

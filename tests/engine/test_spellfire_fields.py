@@ -30,7 +30,7 @@ from spellfire_kit import ev, match, S  # noqa: F401  (pytest fixtures)
 RS = get_ruleset("spellfire")
 FIELDS = ("card", "def", "owner", "zone", "slot")
 BATTLE_STEPS = {"choose_attacker": "attacker", "choose_defender": "defender", "before_battle": "before_battle",
-                "battle_play": "play", "respond": "respond"}
+                "battle_play": "play", "play_at_once": "play_at_once", "respond": "respond"}
 ORDER = {"battle.order", "battle.pending"}  # the round's cards in activation order, a waiting outcome
 
 
@@ -60,7 +60,7 @@ def names(event: dict) -> set[str]:
     if kind == "cards_discarded":
         where = {"hand": hand, "pool": {f"{p}.pool"}, "battle": {"battle.sides"} | ORDER,
                  "formation": {f"{p}.formation.{d['slot']}", f"{p}.unrazed"}, "limbo": {f"{p}.limbo"},
-                 "rule": {"rule"}, "dungeon": {f"dungeons.{d['seat']}"}}[d["from"]]
+                 "rule": {"rule"}, "dungeon": {"dungeons"}}[d["from"]]
         return {f"{p}.discard"} | where
     if kind == "card_returned":
         return hand | {f"{p}.discard", "turn.used"}
@@ -75,7 +75,7 @@ def names(event: dict) -> set[str]:
     if kind == "rule_played":
         return hand | via | {"rule"} | ({"turn.rule_played"} if d["via"] == "phase" else set())
     if kind == "dungeon_played":
-        return hand | via | {f"dungeons.{d['seat']}"} | ({"turn.dungeon_played"} if d["via"] == "phase" else set())
+        return hand | via | {"dungeons"} | ({"turn.dungeon_played"} if d["via"] == "phase" else set())
     if kind == "sent_to_zone":
         return {f"{p}.{d['zone']}"} | ({f"{p}.pool"} if d["from"] == "pool" else {"battle.sides"} | ORDER)
     if kind == "left_limbo":

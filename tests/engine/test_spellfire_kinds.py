@@ -245,7 +245,7 @@ def test_before_combat_realm_negates_the_attacking_champion(match, S):
     acts = find(events, "activated")
     assert [(d["step"], d["def"], d.get("cancelled", False)) for d in acts] == [
         ("6", "thornwall-bastion", False), ("7", "brother-hollis-the-null", True), ("8", "kethra-dunestrider", False)]
-    assert acts[1]["bonus"] == 0  # its power is gone; its level still counts in the totals
+    assert acts[1]["bonus"] == 6  # its power is gone; its level still counts
 
 
 def test_before_combat_ally_played_later_activates_when_played(match, S):
@@ -350,7 +350,8 @@ def test_malformed_new_keywords(tmp_path, body, message):
 def test_every_new_keyword_is_used_by_a_shipped_card():
     cards = [c for c in shipped().cards.values()]
     used = {p for c in cards for p in c["powers"]} | {k for c in cards for k in c["negates"]}
-    assert {"before_combat", "before_battle", "always_active", "brings_ally", "discard_rule_event"} <= used
+    assert {"before_combat", "before_battle", "always_active", "brings_ally", "discard_rule_event",
+            "play_at_once"} <= used
     assert {"champion", "spell", "magical_item", "ally"} <= used
     assert {k for c in cards if c["cost"] for k in c["cost"]} == set(COST_KEYS)
     assert {c["type"] for c in cards} >= {"rule", "dungeon"}
@@ -405,3 +406,23 @@ def test_random_play_with_the_deepvault_deck(n):
         seen |= {"row " + e["data"]["step"] for e in log if e["kind"] == "activated"}
         seen |= {e["data"]["kind"] for e in log if e["kind"] == "prompt"}
     assert {"rule_played", "dungeon_played", "row 1", "row 2", "row 5", "row 6", "play_rule", "before_battle"} <= seen
+
+
+def test_a_cancelled_caller_calls_no_ally_and_a_negated_ally_adds_nothing(match, S):
+    # Brother Hollis attacks first and cancels Ozrik's power: Ozrik has no call to make
+    from battlehall.engine.spellfire import powers
+    for attacker, calls in (("brother-hollis-the-null", []), ("torvald-ironhand", ["oskar-the-sly"])):
+        m = match(alice=S(pool=[attacker]),
+                  bob=S(formation={"A": "ironbridge"}, pool=["ozrik-the-mindcaller", "oskar-the-sly"]), turn=ATTACK)
+        events = fight(m, "ironbridge", attacker, "ozrik-the-mindcaller")
+        assert find(events, "activated")[-1].get("cancelled", False) is (not calls)
+        assert [m.cid(o["id"]) for o in powers.bring_options(m.state, m.state["battle"], "defender")] == calls
+    m2 = match(alice=S(pool=["ozrik-the-mindcaller", "torvald-ironhand"]),
+               bob=S(formation={"A": "ironbridge"}, pool=["tyrant-sorn"], dungeon="hall-of-false-echoes"),
+               turn=ATTACK)
+    events = fight(m2, "ironbridge", "ozrik-the-mindcaller", "tyrant-sorn")
+    before = find(events, "powers_activated")[0]["totals"]
+    assert m2.prompt["seat"] == "alice"
+    events = m2.answer("torvald-ironhand")  # bob's dungeon negates alice's allies: Torvald adds nothing
+    assert find(events, "activated")[0]["cancelled"] is True
+    assert find(events, "ally_called")[0]["totals"] == before

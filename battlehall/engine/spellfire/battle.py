@@ -8,6 +8,7 @@
      "razed": bool, "discarded": bool,    # what card play or combat did to the realm
      "extra": bool,                       # a battle beyond attacks_per_turn (extra_attack)
      "pending": None | {"outcome", "card", "seat", "held"},  # a card's outcome, waiting for its window
+     "at_once": card,                     # while its player may play another card at once (play_at_once)
      "sides": {"attacker": side | None, "defender": side | None},
      "owners": {card: seat},             # cards played for a side by a seat outside the battle
      "before_battle": [card, ...],       # cards played before this round's battle (before.py)
@@ -286,8 +287,33 @@ def _play(state: dict, seat: str, iid: str, events: list, side: str | None = Non
         events.append({"kind": "outcome_pending", "data": {
             "seat": seat, **z.about(state, iid, seat, "battle" if iid in _held(b) else "discard"),
             "outcome": outcome}})
+    if "play_at_once" in z.card(state, iid)["powers"] and seat in (b["attacker"], b["defender"]):
+        prompt_at_once(state, seat, iid)  # the window follows the card played at once, or the pass
+        return False
     _open_window(state, seat, iid, side)
     return False
+
+
+def prompt_at_once(state: dict, seat: str, played: str) -> None:
+    """A card that lets its player play another card at once, outside the order of
+    activation and of the turns of play (spellfire-2: such cards supersede the rule)."""
+    b = state["battle"]
+    b["step"] = "play_at_once"
+    b["at_once"] = played
+    side = _side_of(b, seat)
+    options = [_option(iid, f"Play {z.name(state, iid)} at once", z.about(state, iid, seat, "hand"))
+               for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
+    options.append(_option("pass", "Play nothing more now"))
+    ask(state, seat, "play_at_once", "Play one more card at once, or pass", options, "pass")
+
+
+def answer_at_once(state: dict, seat: str, option: str, events: list) -> bool:
+    b = state["battle"]
+    played = b.pop("at_once")
+    if option == "pass":  # the window answers the card that allowed the play
+        _open_window(state, seat, played, _side_of(b, seat))
+        return False
+    return _play(state, seat, option, events)
 
 
 def answer_play(state: dict, seat: str, option: str, events: list) -> bool:

@@ -65,6 +65,7 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "always_active": _LAND,                      # works in every battle of its owner, attacked or not
     "brings_ally": _CHAMP,                       # calls a pool champion in as an ally (battle_play only)
     "discard_rule_event": ("event",),            # the rule card in play is discarded
+    "play_at_once": ("event",),                  # its player may play another card at once
 }
 # At most one destination per card.
 DESTINATIONS = {"to_limbo": "limbo", "to_abyss": "abyss", "to_void": "void"}

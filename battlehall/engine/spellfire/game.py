@@ -123,6 +123,8 @@ class Spellfire(Ruleset):
             battle_over = bt.answer_attacker(state, option, events)
         elif kind == "choose_defender":
             battle_over = bt.answer_defender(state, option, events)
+        elif kind == "play_at_once":
+            battle_over = bt.answer_at_once(state, seat, option, events)
         elif kind == "before_battle":
             battle_over = bt.answer_before(state, seat, option, events)
         elif kind == "battle_play":

@@ -111,11 +111,11 @@ def activate(state: dict, battle: dict, label: str, side: str | None, iid: str) 
     e = act.effects(battle)
     entry = {**act.where(state, battle, side, iid), "seat": act.owner(state, battle, side, iid), "side": side,
              "step": label, "effects": []}
-    if iid in e["cancelled"]:
-        entry.update(bonus=0, adds={"attacker": 0, "defender": 0}, cancelled=True)
+    is_champion = side is not None and act.kind_of(battle, side, iid, c) == "champion"
+    if iid in e["cancelled"]:  # a champion's level is no power: it still counts
+        entry.update(bonus=level_of(c) if is_champion else 0, adds={"attacker": 0, "defender": 0}, cancelled=True)
         return entry
     e["activated"].append(iid)
-    is_champion = side is not None and act.kind_of(battle, side, iid, c) == "champion"
     adds = {t: (card_bonus(state, battle, t, c) if side in (None, t) else 0) for t in act.SIDES}
     entry["adds"] = adds
     entry["bonus"] = (adds[side] + (level_of(c) if is_champion else 0)) if side is not None else 0

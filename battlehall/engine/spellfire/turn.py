@@ -1,9 +1,8 @@
 """The turn (rules/NOTES.md): 0 rule cards, 1 draw, 2 realm and holding, 3 pool, 4 attack, 5 discard.
 
 Phase 0 (rule cards and dungeons, rulecards.py) is asked only in matches that hold such
-cards. Phases with
-choices are prompts whose default ends the phase; the draw, the end of the turn, the
-victory check and the turn limit are automatic and only emit events. The prompts of
+cards. Phases with choices are prompts whose default ends the phase; the draw, the end
+of the turn, the victory check and the turn limit are automatic and only emit events. The prompts of
 phases 2-4 open whether or not the seat has anything to play, so their existence never
 tells the other seat what is in a hand.
 """
