@@ -127,8 +127,10 @@ def find(events: list[dict], kind: str) -> list[dict]:
     return [e["data"] for e in events if e["kind"] == kind]
 
 
-def seat_setup(hand=(), draw=(), pool=(), formation=None, discard=()) -> dict:
+def seat_setup(hand=(), draw=(), pool=(), formation=None, discard=(), dungeon=None) -> dict:
     out: dict = {"hand": list(hand), "draw": list(draw), "discard": list(discard)}
+    if dungeon is not None:
+        out["dungeon"] = dungeon
     out["pool"] = [{"champion": p, "attached": []} if isinstance(p, str)
                    else {"champion": p[0], "attached": list(p[1])} for p in pool]
     if formation:
@@ -138,10 +140,12 @@ def seat_setup(hand=(), draw=(), pool=(), formation=None, discard=()) -> dict:
 
 @pytest.fixture
 def match():
-    """match(alice={...}, bob={...}, turn={...}, options={...}, cards=[...]) -> Match;
+    """match(alice={...}, bob={...}, turn={...}, options={...}, cards=[...], rule={seat, card}) -> Match;
     more seats by name after bob: match(alice=..., bob=..., carol={...}, dave={...})."""
-    def make(alice=None, bob=None, turn=None, options=None, cards=None, seed=1, **more):
+    def make(alice=None, bob=None, turn=None, options=None, cards=None, seed=1, rule=None, **more):
         setup = {"players": {"alice": alice or {}, "bob": bob or {}, **{k: v or {} for k, v in more.items()}}}
+        if rule is not None:
+            setup["rule"] = rule
         if turn is not None:
             setup["turn"] = turn
         if cards is not None:

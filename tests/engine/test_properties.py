@@ -28,6 +28,7 @@ from rulesets import case_ids, cases, seats as seat_names
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
+from battlehall.engine.spellfire.cards import shipped
 from battlehall.engine.spellfire.zones import all_card_ids
 
 SEATS = ["alice", "bob"]
@@ -78,9 +79,9 @@ def check_step(rs, state, events, full=True):
         assert "rng" not in view
 
 
-def play(rs, seed, rnd, options=None, full=True, seats=SEATS):
+def play(rs, seed, rnd, options=None, full=True, seats=SEATS, setup=None):
     """A random match; returns its state, its events and the answers given."""
-    state, events = rs.start(seats, seed, options)
+    state, events = rs.start(seats, seed, options, setup)
     check_step(rs, state, events, full)
     log, answers = list(events), []
     for _ in range(MAX_STEPS):
@@ -99,8 +100,8 @@ def play(rs, seed, rnd, options=None, full=True, seats=SEATS):
     raise AssertionError(f"{rs.name} seed {seed}: no end after {MAX_STEPS} answers")
 
 
-def replay(rs, seed, answers, options=None, seats=SEATS):
-    state, events = rs.start(seats, seed, options)
+def replay(rs, seed, answers, options=None, seats=SEATS, setup=None):
+    state, events = rs.start(seats, seed, options, setup)
     log = list(events)
     for prompt_id, option, args in answers:
         if option is None:
@@ -139,7 +140,8 @@ SPELLFIRE_OPTIONS = st.fixed_dictionaries({}, optional={
     "exhaustion": st.sampled_from(["end", "continue"]),
     "realms_to_win": st.integers(1, 6),
 })
-DECKS = ["embers", "shadows", "tides", "sands", "crowns", "barrows"]
+DECKS = list(shipped().decks)  # every shipped deck
+CARDS = list(shipped().cards)  # the full set
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -153,6 +155,23 @@ def test_hypothesis_spellfire(seed, rnd, options, n, data):
     seats = seat_names(n)
     state, log, answers = play(rs, seed, rnd, options, seats=seats)
     again, relog = replay(rs, seed, answers, options, seats=seats)
+    assert again == state and msgpack.packb(relog) == msgpack.packb(log)
+
+
+@pytest.mark.parametrize("n", [2, 6])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), rnd=st.randoms(use_true_random=False), order=st.permutations(CARDS),
+       turn_limit=st.integers(10, 30))
+def test_hypothesis_spellfire_full_set(n, seed, rnd, order, turn_limit):
+    """Every shipped card in play at once: the whole set dealt, in any order, into the
+    draw piles of two or six seats (a setup), then random play."""
+    rs = get_ruleset("spellfire")
+    seats = seat_names(n)
+    setup = {"players": {s: {"draw": order[i::n], "hand": []} for i, s in enumerate(seats)}}
+    options = {"turn_limit": turn_limit, "starting_hand": 0}
+    state, log, answers = play(rs, seed, rnd, options, seats=seats, setup=setup)
+    assert sorted(state["cards"].values()) == sorted(CARDS)
+    again, relog = replay(rs, seed, answers, options, seats=seats, setup=setup)
     assert again == state and msgpack.packb(relog) == msgpack.packb(log)
 
 

@@ -67,7 +67,8 @@ def test_b_attacker_from_hand_or_pool(match, S, ev):
               bob=S(formation=bob_realms()), turn=ATTACK)
     events = m.answer("ironbridge")
     assert ev.find(events, "battle_started")[0] == {"attacker": "alice", "defender": "bob",
-                                                    "card": m.iid("ironbridge"), "def": "ironbridge", "slot": "A"}
+                                                    "card": m.iid("ironbridge"), "def": "ironbridge", "slot": "A",
+                                                    "owner": "bob", "zone": "formation"}
     assert m.prompt["kind"] == "choose_attacker"
     assert m.option_ids() == ["torvald-ironhand", "maelis-brightquill", "end"]
     assert m.prompt["default"] == "end"
@@ -115,7 +116,8 @@ def test_c_defender_options_and_decline_razes(match, S, ev):
     assert m.zone("alice", "pool") == ["torvald-ironhand"]
     # J: the attacker draws one card of spoils and is asked whether to play it now
     drawn = ev.find(events, "cards_drawn")[0]
-    assert drawn == {"seat": "alice", "count": 1, "wanted": 1, "reason": "spoils", "draw_size": 0}
+    assert drawn == {"seat": "alice", "count": 1, "wanted": 1, "reason": "spoils", "draw_size": 0,
+                     "owner": "alice", "from": "draw", "zone": "hand"}
     assert m.prompt["kind"] == "spoils" and m.prompt["seat"] == "alice"
 
 
@@ -171,9 +173,9 @@ def test_d_defender_power_defeats_attacker(match, S, ev):
     assert ev.find(events, "round_ended")[0]["winner"] == "defender"
     assert "morvath-hollow-king" in m.zone("alice", "discard")
     assert m.zone("bob", "pool") == ["father-ansel-greaves"]
-    # I: the battle goes on; Morvath may not come back, Torvald may attack
-    assert m.prompt["kind"] == "choose_attacker"
-    assert m.option_ids() == ["torvald-ironhand", "end"]
+    # spellfire-3: the defeated attacker ends the battle (Torvald gets no round); bob's spoils at once
+    assert ev.find(events, "battle_ended")[0]["spoils"] == "bob"
+    assert m.prompt["kind"] == "spoils" and m.prompt["seat"] == "bob"
 
 
 # -- E: totals ---------------------------------------------------------------------------
@@ -272,10 +274,7 @@ def test_f_back_and_forth_with_response_windows(match, S, ev):
     assert m.zone("bob", "pool") == ["grey-warden-tamsin"]
     assert m.zone("bob", "discard") == ["free-company"]
     assert m.zone("alice", "discard") == ["torvald-ironhand", "hillfolk-skirmishers", "iron-fist-strike"]
-    # I: the attacker may go on with another champion (none left): ending the battle gives
-    # J: the defender its spoils, since the attacking champion was discarded
-    assert m.prompt["kind"] == "choose_attacker" and m.option_ids() == ["end"]
-    events = m.answer("end")
+    # the defeated attacker ends the battle; J: the defender draws its spoils at once
     assert ev.find(events, "cards_drawn")[0]["seat"] == "bob"
     assert m.prompt["kind"] == "spoils" and m.prompt["seat"] == "bob"
 
@@ -334,13 +333,15 @@ def test_i_defeat_twice_realm(match, S, ev):
 
 def test_i_defender_champion_cannot_defend_twice(match, S):
     m = match(alice=S(pool=["maelis-brightquill", "torvald-ironhand"]),
-              bob=S(formation=bob_realms(), pool=["grey-warden-tamsin"]), turn=ATTACK)
+              bob=S(formation=bob_realms(), pool=["grey-warden-tamsin"]), turn=ATTACK,
+              options={"attacks_per_turn": 2})
     m.answer("ironbridge")
     m.answer("maelis-brightquill")
     m.answer("grey-warden-tamsin")  # 6 vs 9
-    m.answer("stop")  # alice gives up the round
+    m.answer("stop")  # alice gives up the round: the battle is over
+    m.answer("ironbridge")  # a second battle in the same turn
     m.answer("torvald-ironhand")
-    assert m.option_ids() == ["decline"]
+    assert m.option_ids() == ["decline"]  # Tamsin fought this turn already
 
 
 def test_i_one_battle_per_turn(match, S, ev):
@@ -351,7 +352,7 @@ def test_i_one_battle_per_turn(match, S, ev):
     events = m.answer("decline")
     assert m.state["turn"]["seat"] == "bob"  # no spoils drawn (empty pile), turn over
     assert ev.find(events, "cards_drawn")[0] == {"seat": "alice", "count": 0, "wanted": 1, "reason": "spoils",
-                                                 "draw_size": 0}
+                                                 "draw_size": 0, "owner": "alice", "from": "draw", "zone": "hand"}
 
 
 def test_i_attacks_per_turn_option(match, S):
@@ -392,8 +393,7 @@ def test_j_spoils_kept(match, S, ev):
 
 def test_j_spoils_champion_into_pool_on_opponents_turn(match, S, ev):
     m = battle_f(match, S)
-    m.answer("stop")  # Torvald loses
-    m.answer("end")
+    m.answer("stop")  # Torvald loses: the battle is over
     assert m.prompt["kind"] == "spoils" and m.prompt["seat"] == "bob"
     # bob's spoils is the top of his draw pile: Wailing Barrow (a realm: slot B is taken... D? no:
     # placement goes to the first empty slot)
@@ -408,6 +408,7 @@ def test_outcome_event_razes_realm(match, S, ev):
     m = battle_f(match, S, alice_hand=["earthrend"])
     events = m.answer("earthrend")
     assert ev.find(events, "card_played")[0]["outcome"] == "realm_razed"
+    events = m.answer("pass")  # the any-time window after the card, then its outcome
     assert m.slot("bob", "A")["razed"]
     assert m.zone("alice", "pool") == ["torvald-ironhand"]
     assert m.zone("bob", "pool") == ["grey-warden-tamsin"]
@@ -425,6 +426,7 @@ def test_outcome_attacker_discarded_by_card(match, S, ev):
     m.answer("free-company")  # 11 vs 9
     events = m.answer("sudden-rout")  # bob responds with an event
     assert ev.find(events, "card_played")[0]["outcome"] == "attacker_discarded"
+    events = m.answer("pass")
     assert "torvald-ironhand" in m.zone("alice", "discard")
     assert "free-company" in m.zone("alice", "discard")
     assert m.zone("bob", "pool") == ["grey-warden-tamsin"]
@@ -435,7 +437,8 @@ def test_outcome_attacker_discarded_by_card(match, S, ev):
 
 def test_outcome_both_discarded_no_spoils(match, S, ev):
     m = battle_f(match, S, alice_hand=["mutual-ruin"])
-    events = m.answer("mutual-ruin")
+    m.answer("mutual-ruin")
+    events = m.answer("pass")
     assert "torvald-ironhand" in m.zone("alice", "discard")
     assert "grey-warden-tamsin" in m.zone("bob", "discard")
     assert not [d for d in ev.find(events, "cards_drawn") if d["reason"] == "spoils"]
@@ -445,7 +448,8 @@ def test_outcome_both_discarded_no_spoils(match, S, ev):
 
 def test_outcome_defender_discarded_by_card(match, S, ev):
     m = battle_f(match, S, alice_hand=["assassins-mark"])
-    events = m.answer("assassins-mark")
+    m.answer("assassins-mark")
+    events = m.answer("pass")
     assert ev.find(events, "round_ended")[0]["winner"] == "attacker"
     assert m.slot("bob", "A")["razed"]
     assert m.zone("alice", "pool") == ["torvald-ironhand"]
@@ -460,6 +464,7 @@ def test_outcome_ally_slays(match, S, ev):
     m.answer("morvath-hollow-king")
     events = m.answer("wandering-paladin")
     assert ev.find(events, "card_played")[0]["outcome"] == "defender_discarded"
+    m.answer("pass")
     assert m.slot("bob", "A")["razed"]
 
 
@@ -523,7 +528,8 @@ def test_hook_scavenge_and_draw(match, S, ev):
     m.state["players"]["alice"]["draw"] = []
     events = m.answer("scavengers-luck")
     returned = ev.find(events, "card_returned")[0]
-    assert returned == {"seat": "alice", "count": 1, "from": "discard"}
+    assert returned == {"seat": "alice", "count": 1, "from": "discard", "index": 0,
+                        "owner": "alice", "zone": "hand"}
     assert "thornvale" in m.zone("alice", "hand")
     m.answer("pass")
     events = m.answer("windfall")

@@ -100,10 +100,20 @@ def test_an_event_from_outside_the_battle_razes_the_realm(match, S, ev):
     m = battle_f(match, S, carol_hand=["earthrend"])
     events = m.answer_as("carol", "earthrend")
     assert ev.find(events, "card_played")[0]["side"] is None
+    assert sorted(m.window()) == ["alice", "bob", "dave"]  # the window after the card that ends the battle
+    events = pass_all(m)
     assert ev.find(events, "realm_razed")[0]["how"] == "card"
     assert ev.find(events, "cards_drawn")[0]["seat"] == "alice"  # the attacker's spoils
     assert m.zone("carol", "discard") == ["earthrend"]
     assert m.prompt["kind"] == "spoils" and m.prompt["seat"] == "alice"
+
+
+def pass_all(m) -> list[dict]:
+    """Every seat of the open window passes; the events of the last pass."""
+    events = []
+    for seat in sorted(m.window()):
+        events = m.answer_as(seat, "pass")
+    return events
 
 
 def test_windfall_from_outside_draws_for_its_player(match, S, ev):
@@ -188,5 +198,6 @@ def test_an_outside_event_for_a_side_acts_against_the_other(match, S, ev):
     events = m.answer_as("carol", "glittering-hoard", side="defender")
     played = ev.find(events, "card_played")[0]
     assert (played["seat"], played["side"], played["outcome"]) == ("carol", "defender", "attacker_discarded")
+    events = pass_all(m)
     assert "gnarltooth-ogre" in m.zone("alice", "discard") and m.zone("carol", "discard") == ["glittering-hoard"]
     assert ev.find(events, "cards_drawn")[0]["seat"] == "bob"  # the defender's spoils

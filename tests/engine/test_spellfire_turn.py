@@ -53,9 +53,12 @@ def test_registry_gives_spellfire():
     assert isinstance(get_ruleset("spellfire"), Spellfire)
     described = get_ruleset("spellfire").describe()
     assert set(described["options"]) >= {"turn_limit", "hand_limit", "same_world_bonus", "exhaustion"}
-    assert described["card_sets"][0]["id"] == "starter"
-    assert [d["id"] for d in described["card_sets"][0]["decks"]] == ["embers", "shadows", "tides", "sands",
-                                                                    "crowns", "barrows"]
+    sets = {s["id"]: s for s in described["card_sets"]}
+    assert list(sets) == ["deepvault", "outcomes", "starter"]  # one set per card file, files in sorted order
+    assert [d["id"] for d in sets["starter"]["decks"]] == ["embers", "shadows", "tides", "sands", "crowns", "barrows",
+                                                           "tempests", "hollows"]
+    assert [d["id"] for d in sets["deepvault"]["decks"]] == ["deepvault"]
+    assert [d["id"] for d in sets["outcomes"]["decks"]] == ["omens"]
     assert described["seats"] == {"min": 2, "max": 6}
 
 
@@ -64,7 +67,8 @@ def test_registry_gives_spellfire():
 def test_phase_1_draws_three_privately(match, S, ev):
     m = match(alice=S(draw=["thornvale", "amberfield", "flame-lance", "windfall"]))
     drawn = ev.find(m.events, "cards_drawn")
-    assert drawn == [{"seat": "alice", "count": 3, "wanted": 3, "reason": "turn", "draw_size": 1}]
+    assert drawn == [{"seat": "alice", "count": 3, "wanted": 3, "reason": "turn", "draw_size": 1,
+                      "owner": "alice", "from": "draw", "zone": "hand"}]
     event = [e for e in m.events if e["kind"] == "cards_drawn"][0]
     assert [c["def"] for c in event["private"]["alice"]["cards"]] == ["thornvale", "amberfield", "flame-lance"]
     assert m.rs.redact(event, "bob") == {"kind": "cards_drawn", "data": drawn[0]}
@@ -238,7 +242,7 @@ def test_exhaustion_continue_plays_on(match, S, ev):
     events = m.answer("end")
     assert m.state["result"] is None
     assert ev.find(events, "cards_drawn") == [{"seat": "bob", "count": 0, "wanted": 3, "reason": "turn",
-                                               "draw_size": 0}]
+                                               "draw_size": 0, "owner": "bob", "from": "draw", "zone": "hand"}]
 
 
 def test_phase_prompts_open_even_with_nothing_to_play(match, S):

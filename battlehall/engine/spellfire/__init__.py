@@ -1,9 +1,11 @@
 """The `spellfire` ruleset: Spellfire battles for realms (docs/spellfire.md).
 
 Modules, one idea each: cards (card files and their vocabulary), zones (where cards
-are), formation (the realm pyramid), plays (putting cards into play), turn (the phases),
-battle (steps B-J), activation (the order table), powers (what powers do), setup
-(starting positions), view (what a viewer sees), game (the Ruleset).
+are), formation (the realm pyramid), plays (putting cards into play), rulecards (phase 0:
+rule cards and dungeons), turn (the phases), battle (steps B-J), before (cards played
+before the battle), fates (where a round's champions go), spoils (step J), activation
+(the order table), powers (what powers do), setup (starting positions), view (what a
+viewer sees), game (the Ruleset).
 """
 
 from .game import Spellfire

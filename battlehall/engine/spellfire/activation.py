@@ -1,15 +1,30 @@
-"""The order of activation (spellfire-2), as an explicit table.
+"""The order of activation (spellfire-2), as an explicit table, and step D that follows it.
 
-When both champions of a round are in place (battle step D), the cards in the battle
-activate in the order of this table; within one row, highest bonus first, then by name
-(rules/NOTES.md), then by instance id so that the order is total. Rows for card kinds
-this ruleset has no cards of yet (rule cards, dungeons, cards played "before battle")
-are kept so that adding such cards only means filling a row.
+When both champions of a round are in place (battle step D), every card whose power is
+in the round activates in the order of ORDER; within one row, highest bonus first, then
+by name (rules/NOTES.md), then the attacker's card before the defender's ("the attacker
+is given first use since he is pushed forward first"), then by instance id, so that the
+order is total. Each activation is an ``activated`` event, so a client can show it.
+
+Which cards are in the round (``participants``): the rule card in play (its power is
+everyone's), the dungeons of the two seats, the realm under attack and its holding,
+realms and holdings of the two seats marked ``always_active``, the cards played
+``before_battle`` (row 5), cards whose power acts ``before_combat`` (row 6), then each
+champion with its attachments and the cards played for it, kind by kind.
+
+A direct conflict of powers (``negates``) goes to the card that activates first: a
+negation cancels the powers of cards that have not activated yet, and of cards played
+later in the round, never of a card that already used its power.
 """
 
 from __future__ import annotations
 
 from . import zones as z
+
+SIDES = ("attacker", "defender")
+OTHER = {"attacker": "defender", "defender": "attacker"}
+SUPPORT_ROWS = (("a", "artifact"), ("b", "ally"), ("c", "magical_item"), ("d", "blood_ability"),
+                ("e", "thief_skill"), ("f", "unarmed_combat"), ("g", "psionic_power"), ("h", "spell"))
 
 # (label in spellfire-2, side or None, what activates)
 ORDER: tuple[tuple[str, str | None, str], ...] = (
@@ -22,30 +37,132 @@ ORDER: tuple[tuple[str, str | None, str], ...] = (
 ) + tuple(
     (f"{n}{letter}", side, kind)
     for n, side in (("7", "attacker"), ("8", "defender"))
-    for letter, kind in (("", "champion"), ("a", "artifact"), ("b", "ally"), ("c", "magical_item"),
-                         ("d", "blood_ability"), ("e", "thief_skill"), ("f", "unarmed_combat"),
-                         ("g", "psionic_power"), ("h", "spell"))
+    for letter, kind in (("", "champion"),) + SUPPORT_ROWS
 )
 ROW = {(side, kind): i for i, (_, side, kind) in enumerate(ORDER)}
+LABEL = {(side, kind): ORDER[i][0] for (side, kind), i in ROW.items()}
 
 
-def sequence(state: dict, battle: dict) -> list[tuple[str, str | None, str]]:
-    """(label, side, instance) for every card of the battle, in activation order."""
-    keyed = []
+def row_of(state: dict, battle: dict, side: str | None, iid: str) -> int:
+    """The row a card activates in when it is in the round from step D on."""
+    c = z.card(state, iid)
+    if iid in battle.get("before_battle", ()):
+        return ROW[(None, "yellow_before_battle")]
+    if "before_combat" in c["powers"]:
+        return ROW[(None, "before_combat")]
+    kind = kind_of(battle, side, iid, c) if side is not None else c["type"]
+    if kind in ("rule", "dungeon", "realm", "holding"):
+        return ROW[(None, kind)]
+    return ROW[(side, kind)]
+
+
+def participants(state: dict, battle: dict) -> list[tuple[str | None, str]]:
+    """(side the card acts for, or None for both; instance) of every card in the round,
+    events with a bonus included (they count until the round ends, but have no row)."""
+    out: list[tuple[str | None, str]] = []
+    rule = state.get("rule")
+    if rule is not None:
+        out.append((None, rule["card"]))
+    dungeons = state.get("dungeons", {})
+    for side in SIDES:
+        if battle[side] in dungeons:
+            out.append((side, dungeons[battle[side]]))
     slot = state["players"][battle["defender"]]["formation"][battle["slot"]]
-    keyed.append((ROW[(None, "realm")], slot["realm"], None))
+    defender_side = battle["sides"]["defender"]
+    if defender_side is None or defender_side["champion"] != slot["realm"]:
+        out.append(("defender", slot["realm"]))  # a realm defending itself is its side's champion
     if slot["holding"] is not None:
-        keyed.append((ROW[(None, "holding")], slot["holding"], None))
-    for side in ("attacker", "defender"):
+        out.append(("defender", slot["holding"]))
+    for side in SIDES:  # "unless the card specifies otherwise": powers that work in every battle
+        formation = state["players"][battle[side]]["formation"]
+        for s in sorted(formation):
+            other = formation[s]
+            if other is None or other["razed"] or (side == "defender" and s == battle["slot"]):
+                continue
+            for iid in (other["realm"], other["holding"]):
+                if iid is not None and "always_active" in z.card(state, iid)["powers"]:
+                    out.append((side, iid))
+    for side in SIDES:
         s = battle["sides"][side]
         if s is None:
             continue
-        for iid in [s["champion"]] + s["attached"] + s["played"]:
-            kind = z.card(state, iid)["type"]
-            if (side, kind) in ROW:  # events resolve when played; they have no row
-                keyed.append((ROW[(side, kind)], iid, side))
-    keyed.sort(key=lambda k: (k[0], -z.card(state, k[1])["bonus"], z.card(state, k[1])["name"], _num(k[1])))
-    return [(ORDER[row][0], side, iid) for row, iid, side in keyed]
+        out += [(side, iid) for iid in [s["champion"]] + s["attached"] + s["played"]]
+    return out
+
+
+def sequence(state: dict, battle: dict) -> list[tuple[str, str | None, str]]:
+    """(label, side, instance) for every card of the round, in activation order."""
+    keyed = []
+    for side, iid in participants(state, battle):
+        c = z.card(state, iid)
+        if c["type"] == "event":  # events resolve when played; they have no row
+            continue
+        keyed.append((row_of(state, battle, side, iid), -c["bonus"], c["name"],
+                      SIDES.index(side) if side else -1, _num(iid), side, iid))
+    keyed.sort()
+    return [(ORDER[k[0]][0], k[5], k[6]) for k in keyed]
+
+
+def owner(state: dict, battle: dict, side: str | None, iid: str) -> str:
+    """The seat a card in the round belongs to."""
+    rule = state.get("rule")
+    if rule is not None and rule["card"] == iid:
+        return rule["seat"]
+    for seat, d in state.get("dungeons", {}).items():
+        if d == iid:
+            return seat
+    kind = z.card(state, iid)["type"]
+    if kind in ("realm", "holding"):
+        for seat in (battle["defender"], battle["attacker"]):
+            for slot in state["players"][seat]["formation"].values():
+                if slot is not None and iid in (slot["realm"], slot["holding"]):
+                    return seat
+    return battle["owners"].get(iid, battle[side])
+
+
+def where(state: dict, battle: dict, side: str | None, iid: str) -> dict:
+    """The fields naming a card of the round (zones.about): the rule card and the dungeons
+    are in their own zones, realms and holdings in a formation slot, the other cards in
+    the battle."""
+    seat = owner(state, battle, side, iid)
+    rule = state.get("rule")
+    if rule is not None and rule["card"] == iid:
+        return z.about(state, iid, seat, "rule")
+    if state.get("dungeons", {}).get(seat) == iid:
+        return z.about(state, iid, seat, "dungeon")
+    for s, slot in state["players"][seat]["formation"].items():
+        if slot is not None and iid in (slot["realm"], slot["holding"]):
+            return z.about(state, iid, seat, "formation", s)
+    return z.about(state, iid, seat, "battle")
+
+
+# -- what a negation has done this round ---------------------------------------------------
+
+def effects(battle: dict) -> dict:
+    """The round's negations: {"round", "negated": [[side, kind], ...], "cancelled": [card, ...]},
+    started afresh for each round."""
+    e = battle.get("effects")
+    if e is None or e["round"] != battle["round"]:
+        e = battle["effects"] = {"round": battle["round"], "negated": [], "cancelled": [], "activated": []}
+    return e
+
+
+def cancelled(battle: dict, iid: str) -> bool:
+    e = battle.get("effects")
+    return e is not None and e["round"] == battle["round"] and iid in e["cancelled"]
+
+
+def negation_targets(side: str | None, c: dict) -> tuple[str, ...]:
+    """Whose cards a card's `negates` reaches: a rule card's, everyone's; any other card's,
+    the opposing side's."""
+    if c["type"] == "rule" or side is None:
+        return SIDES
+    return (OTHER[side],)
+
+
+def kind_of(battle: dict, side: str, iid: str, c: dict) -> str:
+    s = battle["sides"][side]
+    return "champion" if s is not None and s["champion"] == iid else c["type"]
 
 
 def _num(iid: str) -> int:

@@ -5,41 +5,68 @@
     {"attacker": seat, "defender": seat, "realm": card, "slot": "A".."F",
      "round": n, "defeats": n,            # rounds fought; rounds the realm lost
      "step": "attacker" | "defender" | "play" | "respond",
-     "razed": bool, "defender_spoils": bool,
+     "razed": bool, "discarded": bool,    # what card play or combat did to the realm
+     "extra": bool,                       # a battle beyond attacks_per_turn (extra_attack)
+     "pending": None | {"outcome", "card", "seat", "held"},  # a card's outcome, waiting for its window
+     "at_once": card,                     # while its player may play another card at once (play_at_once)
      "sides": {"attacker": side | None, "defender": side | None},
-     "owners": {card: seat}}              # cards played for a side by a seat outside the battle
+     "owners": {card: seat},             # cards played for a side by a seat outside the battle
+     "before_battle": [card, ...],       # cards played before this round's battle (before.py)
+     "effects": {...}}                   # this round's negations (activation.effects)
 
-and a side is ``{"seat", "champion", "from": "hand" | "pool", "attached": [...], "played": [...]}``
-(attached: magical items and artifacts, which stay with a winning champion; played:
-allies, spells and the like, discarded when the round ends).
+and a side is ``{"seat", "champion", "from": "hand" | "pool" | "realm", "attached": [...],
+"played": [...], "brought": [...]}`` (attached: magical items and artifacts, which stay
+with a winning champion; played: allies, spells and the like, discarded when the round
+ends; brought: pool champions called in as allies, which stay in the pool; "realm": the
+realm under attack defends itself).
 
 Each function that answers a prompt returns True when the battle is over (spoils
-included), so that the turn goes on; otherwise it has opened the next prompt.
+included), so that the turn goes on; otherwise it has opened the next prompt. Where the
+champions go when a round ends is fates.py; the spoils are spoils.py.
 """
 
 from __future__ import annotations
 
-from . import activation
+from . import before
+from . import fates
 from . import formation as fm
-from . import plays
 from . import powers as pw
+from . import spoils
 from . import zones as z
-from .prompts import ask
+from .prompts import ask, option as _option
 
 OTHER = pw.OTHER
 
 
+def uses_left(state: dict, seat: str, iid: str) -> int:
+    """How many more times this champion may fight this turn: once, or twice for an
+    `extra_attack` champion of the seat whose turn it is (spellfire-1 I: "No champion may
+    be used more than once each turn unless its special power permits it")."""
+    limit = 2 if seat == state["turn"]["seat"] and "extra_attack" in z.card(state, iid)["powers"] else 1
+    return limit - state["turn"]["used"].count(iid)
+
+
 def available_champions(state: dict, seat: str) -> list[tuple[str, str]]:
-    """(champion, "pool" | "hand") not yet used this turn; from hand only if the Rule of
-    the Cosmos lets it come into play."""
-    used = state["turn"]["used"]
+    """(champion, "pool" | "hand") that may still fight this turn; from hand only if the
+    Rule of the Cosmos lets it come into play."""
     player = state["players"][seat]
-    out = [(e["champion"], "pool") for e in player["pool"] if e["champion"] not in used]
-    hand = [iid for iid in player["hand"] if z.card(state, iid)["type"] == "champion" and iid not in used]
+    out = [(e["champion"], "pool") for e in player["pool"] if uses_left(state, seat, e["champion"]) > 0]
+    # an avatar (a champion with a cost) comes into play only through the pool, where its cost is paid
+    hand = [iid for iid in player["hand"] if z.card(state, iid)["type"] == "champion"
+            and uses_left(state, seat, iid) > 0 and z.card(state, iid)["cost"] is None]
     if hand:
         playing = z.in_play(state)
         out += [(iid, "hand") for iid in hand if z.cosmos_allows(state, iid, playing)]
     return out
+
+
+def extra_attackers(state: dict) -> list[tuple[str, str]]:
+    """The turn's champions that attacked once and may attack again (`extra_attack`): each
+    may open a battle beyond `attacks_per_turn` (spellfire-1 J: "Only a handful of champions
+    allow an attack on more than one realm per turn")."""
+    seat = state["turn"]["seat"]
+    return [(iid, where) for iid, where in available_champions(state, seat)
+            if "extra_attack" in z.card(state, iid)["powers"] and iid in state["turn"]["used"]]
 
 
 def _champion_text(state: dict, iid: str, where: str) -> str:
@@ -56,11 +83,12 @@ def start(state: dict, realm: str, events: list) -> None:
             if formation[s] is not None and formation[s]["realm"] == realm:
                 owner, slot = seat, s
     attacker = state["turn"]["seat"]
+    extra = state["turn"]["attacks"] >= state["options"]["attacks_per_turn"]
     state["battle"] = {"attacker": attacker, "defender": owner, "realm": realm, "slot": slot,
-                       "round": 0, "defeats": 0, "step": "attacker", "razed": False,
-                       "defender_spoils": False, "sides": {"attacker": None, "defender": None}, "owners": {}}
+                       "round": 0, "defeats": 0, "step": "attacker", "razed": False, "discarded": False,
+                       "extra": extra, "pending": None, "sides": {"attacker": None, "defender": None}, "owners": {}}
     events.append({"kind": "battle_started", "data": {"attacker": attacker, "defender": owner,
-                                                      **z.ref(state, realm), "slot": slot}})
+                                                      **z.about(state, realm, owner, "formation", slot)}})
     prompt_attacker(state)
 
 
@@ -72,39 +100,42 @@ def prompt_attacker(state: dict) -> None:
     formation = state["players"][b["defender"]]["formation"]
     realm = z.card(state, b["realm"])
     is_exposed = fm.exposed(formation, b["slot"])
-    options = [{"id": iid, "text": f"Attack with {_champion_text(state, iid, where)}"}
-               for iid, where in available_champions(state, b["attacker"])
-               if fm.reaches(z.card(state, iid), realm, is_exposed)]
-    options.append({"id": "end", "text": "End the battle"})
+    champions = extra_attackers(state) if b["extra"] and b["round"] == 0 else available_champions(state, b["attacker"])
+    options = [_option(iid, f"Attack with {_champion_text(state, iid, where)}", z.about(state, iid, b["attacker"], where))
+               for iid, where in champions if fm.reaches(z.card(state, iid), realm, is_exposed)]
+    options.append(_option("end", "End the battle"))
     ask(state, b["attacker"], "choose_attacker",
         f"Round {b['round'] + 1} against {realm['name']}: choose an attacking champion, or end the battle",
         options, "end")
 
 
 def _take_champion(state: dict, seat: str, iid: str) -> dict:
-    """Move a champion (with what is attached to it) from hand or pool into a battle side."""
+    """Move a champion (with what is attached to it) from hand or pool into a battle side;
+    a realm that defends itself stays in its formation slot."""
     player = state["players"][seat]
     entry = z.pool_entry(state, seat, iid)
-    if entry is not None:
+    if iid == state["battle"]["realm"]:
+        where, attached = "realm", []
+    elif entry is not None:
         player["pool"].remove(entry)
         where, attached = "pool", entry["attached"]
     else:
         player["hand"].remove(iid)
         where, attached = "hand", []
-    state["turn"]["used"].append(iid)  # no champion fights twice in a turn
-    return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": []}
+    state["turn"]["used"].append(iid)  # one use of its fights this turn (uses_left)
+    return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": [], "brought": []}
 
 
 def _chosen(state: dict, side: str, s: dict, events: list) -> None:
     events.append({"kind": "champion_chosen", "data": {
-        "seat": s["seat"], "side": side, **z.ref(state, s["champion"]), "from": s["from"],
+        "seat": s["seat"], "side": side, **z.about(state, s["champion"], s["seat"], "battle"), "from": s["from"],
         "attached": z.refs(state, s["attached"]), "round": state["battle"]["round"]}})
 
 
 def answer_attacker(state: dict, option: str, events: list) -> bool:
     b = state["battle"]
     if option == "end":
-        return finish(state, events)
+        return finish(state, None, events)
     b["round"] += 1
     b["sides"]["attacker"] = _take_champion(state, b["attacker"], option)
     _chosen(state, "attacker", b["sides"]["attacker"], events)
@@ -117,9 +148,13 @@ def answer_attacker(state: dict, option: str, events: list) -> bool:
 def prompt_defender(state: dict) -> None:
     b = state["battle"]
     b["step"] = "defender"
-    options = [{"id": iid, "text": f"Defend with {_champion_text(state, iid, where)}"}
+    options = [_option(iid, f"Defend with {_champion_text(state, iid, where)}", z.about(state, iid, b["defender"], where))
                for iid, where in available_champions(state, b["defender"])]
-    options.append({"id": "decline", "text": "Do not defend (the realm is razed)"})
+    realm = z.card(state, b["realm"])
+    if realm["defends_as"] and b["realm"] not in state["turn"]["used"]:
+        options.append(_option(b["realm"], f"{realm['name']} defends itself (level {realm['defends_as']})",
+                               z.about(state, b["realm"], b["defender"], "formation", b["slot"])))
+    options.append(_option("decline", "Do not defend (the realm is razed)"))
     ask(state, b["defender"], "choose_defender",
         f"Choose a champion to defend {z.name(state, b['realm'])}, or decline", options, "decline")
 
@@ -131,22 +166,36 @@ def answer_defender(state: dict, option: str, events: list) -> bool:
         return round_won(state, "attacker", "declined", events)
     b["sides"]["defender"] = _take_champion(state, b["defender"], option)
     _chosen(state, "defender", b["sides"]["defender"], events)
-    # D: powers activate in the order of spellfire-2; a champion that slays its opponent
-    # before the opponent's turn to activate wins the round there and then.
-    order, slain = [], None
-    for label, side, iid in activation.sequence(state, b):
-        entry = pw.activate(state, b, side, iid)
-        entry["step"] = label
-        order.append(entry)
-        if "slays" in entry:
-            slain = entry["slays"]
-            break
-    events.append({"kind": "powers_activated", "data": {"order": order, "slain": slain,
-                                                        "totals": pw.totals(state, b)}})
-    if slain is not None:
-        return round_won(state, OTHER[slain], "slain", events)
-    prompt_play(state)  # E: compare; F: the side behind plays
+    if before.open_step(state):  # yellow cards played before the battle (spellfire-2 row 5)
+        return False
+    return step_d(state, events)
+
+
+def answer_before(state: dict, seat: str, option: str, events: list) -> bool:
+    if before.answer(state, seat, option, events):
+        return step_d(state, events)
     return False
+
+
+def step_d(state: dict, events: list) -> bool:
+    """D: powers activate in the order of spellfire-2 (powers.activate_round); a champion
+    that slays its opponent before the opponent's turn to activate wins the round there
+    and then. E: compare; F: the side behind plays."""
+    b = state["battle"]
+    slain = pw.activate_round(state, b, events)
+    if slain is not None:
+        side, slayer = slain
+        return round_won(state, OTHER[side], "slain", events, cause=[slayer])
+    prompt_play(state)
+    return False
+
+
+def _where(state: dict, b: dict, side: str | None, iid: str) -> dict:
+    """Owner, zone and slot of a card that activates: the realm and its holding are in
+    the defender's formation; the other cards are in the battle, each its player's."""
+    if side is None:
+        return {"owner": b["defender"], "zone": "formation", "slot": b["slot"]}
+    return {"owner": b["owners"].get(iid, b["sides"][side]["seat"]), "zone": "battle", "slot": None}
 
 
 # -- F: the losing side plays cards, each answered by a response window ------------------
@@ -160,50 +209,63 @@ def prompt_play(state: dict) -> None:
     b["step"] = "play"
     side = pw.loser(state, b)
     seat = b["sides"][side]["seat"]
-    options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
+    options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
-    options.append({"id": "stop", "text": "Play no more cards (you lose the round)"})
+    options += pw.bring_options(state, b, side)  # a power that brings a card in acts only now
+    options.append(_option("stop", "Play no more cards (you lose the round)"))
     t = pw.totals(state, b)
     ask(state, seat, "battle_play",
         f"You are behind ({t[side]} against {t[OTHER[side]]}): play a card, or stop", options, "stop")
 
 
-def _open_window(state: dict, player: str) -> None:
+def _open_window(state: dict, player: str, played: str, played_for: str | None) -> None:
     """After a card is played every other player may respond: the two sides with events
     and play-at-any-time cards their champion can use, the other players with events.
     One prompt per seat, sharing a window id; each opens whether or not its seat holds a
-    card it could play, so that being asked tells nothing."""
+    card it could play, so that being asked tells nothing. Every option says, in
+    `answers`, which card the window answers (who played it, for which side)."""
     b = state["battle"]
     b["step"] = "respond"
     window = f"w{state['next_prompt'] + 1}"
+    answers = {**z.ref(state, played), "owner": player, "side": played_for}
     for seat in state["seats"]:
         if seat == player:
             continue
         hand = state["players"][seat]["hand"]
         if seat in (b["attacker"], b["defender"]):
             side = _side_of(b, seat)
-            options = [{"id": iid, "text": f"Play {z.name(state, iid)}"}
+            options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"), answers=answers)
                        for iid in hand if pw.playable(state, b, side, iid, True)]
-            text = "A card was played: respond with an event or a play-at-any-time card, or pass"
+            text = f"{z.name(state, played)} was played: respond with an event or a play-at-any-time card, or pass"
         else:
-            options = [_outside_option(state, iid) for iid in hand if z.card(state, iid)["type"] == "event"]
-            text = (f"A card was played in the battle of {b['attacker']} against {b['defender']}: "
+            options = [_outside_option(state, seat, iid, answers) for iid in hand
+                       if z.card(state, iid)["type"] == "event"]
+            text = (f"{z.name(state, played)} was played in the battle of {b['attacker']} against {b['defender']}: "
                     "play an event, or pass")
-        options.append({"id": "pass", "text": "Let it stand"})
+        options.append(_option("pass", "Let it stand", answers=answers))
         ask(state, seat, "respond", text, options, "pass", window=window)
 
 
-def _outside_option(state: dict, iid: str) -> dict:
+def _outside_option(state: dict, seat: str, iid: str, answers: dict) -> dict:
     """An event played by a seat outside the battle: one that helps a side names it."""
     c = z.card(state, iid)
+    about = z.about(state, iid, seat, "hand")
     if pw.takes_side(c):
-        return {"id": iid, "text": f"Play {c['name']} for a side", "args": {"side": ["attacker", "defender"]}}
-    return {"id": iid, "text": f"Play {c['name']}"}
+        return _option(iid, f"Play {c['name']} for a side", about, answers=answers,
+                       args={"side": ["attacker", "defender"]})
+    return _option(iid, f"Play {c['name']}", about, answers=answers)
+
+
+def _held(b: dict) -> list[str]:
+    """The cards a battle holds for its sides (played and attached)."""
+    return [i for s in b["sides"].values() if s is not None for i in s["played"] + s["attached"]]
 
 
 def _play(state: dict, seat: str, iid: str, events: list, side: str | None = None) -> bool:
     """`seat` plays a card from its hand: for its own side if it is in the battle, else
-    for `side` (or for none: an event that helps no side)."""
+    for `side` (or for none: an event that helps no side). Every card, the one that ends
+    the round or the battle too, is followed by an any-time window (rules/NOTES.md): an
+    outcome waits in ``pending`` until the window has passed."""
     b = state["battle"]
     if seat in (b["attacker"], b["defender"]):
         side = _side_of(b, seat)
@@ -211,10 +273,47 @@ def _play(state: dict, seat: str, iid: str, events: list, side: str | None = Non
         b["owners"][iid] = seat  # it stays with the side until the round ends, then goes back to its owner
     state["players"][seat]["hand"].remove(iid)
     outcome = pw.play(state, b, side, iid, events, seat)
-    if outcome is not None:
-        return _outcome(state, outcome, events)
-    _open_window(state, seat)
+    pending = b["pending"]
+    if pending is not None and pending["held"] and pending["card"] not in _held(b):
+        # the card whose outcome waited was taken out of the battle (counter_spell): no outcome
+        b["pending"] = None
+        events.append({"kind": "outcome_cancelled", "data": {
+            **z.about(state, pending["card"], pending["seat"], "discard"), "outcome": pending["outcome"],
+            "by": z.ref(state, iid)}})
+        pending = None
+    if outcome is not None and pending is None:
+        # a second outcome while one waits has none: the card played first wins (spellfire-2)
+        b["pending"] = {"outcome": outcome, "card": iid, "seat": seat, "held": iid in _held(b)}
+        events.append({"kind": "outcome_pending", "data": {
+            "seat": seat, **z.about(state, iid, seat, "battle" if iid in _held(b) else "discard"),
+            "outcome": outcome}})
+    if "play_at_once" in z.card(state, iid)["powers"] and seat in (b["attacker"], b["defender"]):
+        prompt_at_once(state, seat, iid)  # the window follows the card played at once, or the pass
+        return False
+    _open_window(state, seat, iid, side)
     return False
+
+
+def prompt_at_once(state: dict, seat: str, played: str) -> None:
+    """A card that lets its player play another card at once, outside the order of
+    activation and of the turns of play (spellfire-2: such cards supersede the rule)."""
+    b = state["battle"]
+    b["step"] = "play_at_once"
+    b["at_once"] = played
+    side = _side_of(b, seat)
+    options = [_option(iid, f"Play {z.name(state, iid)} at once", z.about(state, iid, seat, "hand"))
+               for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
+    options.append(_option("pass", "Play nothing more now"))
+    ask(state, seat, "play_at_once", "Play one more card at once, or pass", options, "pass")
+
+
+def answer_at_once(state: dict, seat: str, option: str, events: list) -> bool:
+    b = state["battle"]
+    played = b.pop("at_once")
+    if option == "pass":  # the window answers the card that allowed the play
+        _open_window(state, seat, played, _side_of(b, seat))
+        return False
+    return _play(state, seat, option, events)
 
 
 def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
@@ -222,87 +321,99 @@ def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
     if option == "stop":  # G: the side that stops is behind, so the other wins
         side = _side_of(b, seat)
         return round_won(state, OTHER[side], "combat", events)
+    if option not in state["players"][seat]["hand"]:  # a pool champion called in as an ally
+        side = _side_of(b, seat)
+        pw.bring(state, b, side, option, events)
+        _open_window(state, seat, option, side)
+        return False
     return _play(state, seat, option, events)
 
 
 def answer_respond(state: dict, prompt: dict, option: str, args: dict, events: list) -> bool:
-    """A pass closes that seat's prompt; when the whole window has passed, the side behind
-    plays on. A card played closes the rest of the window and opens the next one."""
+    """A pass closes that seat's prompt; when the whole window has passed, a waiting
+    outcome takes effect, or else the side behind plays on. A card played closes the
+    rest of the window and opens the next one."""
     if option == "pass":
         state["prompts"] = [p for p in state["prompts"] if p["id"] != prompt["id"]]
         if not state["prompts"]:
+            b = state["battle"]
+            if b["pending"] is not None:
+                pending, b["pending"] = b["pending"], None
+                return _outcome(state, pending, events)
             prompt_play(state)
         return False
     state["prompts"] = []
     return _play(state, prompt["seat"], option, events, args.get("side"))
 
 
-def _outcome(state: dict, outcome: str, events: list) -> bool:
-    """A card ended the round or the battle outright (spellfire-3)."""
+# The side a card's outcome makes the round's winner (round_ended.winner), if any.
+CARD_WINNER = {"realm_razed": "attacker", "realm_discarded": "attacker", "attacker_discarded": "defender"}
+
+
+def _outcome(state: dict, pending: dict, events: list) -> bool:
+    """A card ended the round or the battle outright (spellfire-3), once the any-time
+    window after it has passed."""
     b = state["battle"]
+    outcome, card = pending["outcome"], pending["card"]
     if outcome == "defender_discarded":
-        return round_won(state, "attacker", "card", events)
-    keep = {"attacker": outcome == "realm_razed", "defender": outcome in ("realm_razed", "attacker_discarded")}
+        return round_won(state, "attacker", "card", events, cause=[card])
+    to = fates.destination(state, [card])
+    sent = {"realm_razed": {"attacker": "pool", "defender": "pool"},
+            "realm_discarded": {"attacker": "pool", "defender": "pool"},
+            "attacker_discarded": {"attacker": to, "defender": "pool"},
+            "both_discarded": {"attacker": to, "defender": to}}[outcome]
     t = pw.totals(state, b)
-    _close_round(state, keep, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": None, "how": outcome, "totals": t}})
-    if outcome == "realm_razed":
-        _raze(state, "card", events)
-    elif outcome == "attacker_discarded":
-        b["defender_spoils"] = True
-    return finish(state, events)
+    closed = fates.close_round(state, sent, events)
+    winner = CARD_WINNER.get(outcome)
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner,
+                                                   "winner_seat": None if winner is None else b[winner],
+                                                   "how": outcome, "totals": t, "defeats": b["defeats"]}})
+    fates.after_combat(state, closed, events)
+    if outcome in ("realm_razed", "realm_discarded"):  # the attacker's spoils; both champions went home
+        (_raze if outcome == "realm_razed" else _discard_realm)(state, "card", events)
+        return finish(state, "attacker", events)
+    _spend(state, closed)
+    if outcome == "attacker_discarded" and closed["fates"]["attacker"] in fates.LOST:
+        return finish(state, "defender", events)
+    return finish(state, None, events)  # both discarded (or a champion returned): no spoils
 
 
 # -- G, H, I: the round's winner, the cards, the realm ---------------------------------
 
-def _close_round(state: dict, keep: dict, events: list) -> None:
-    """H: a kept champion goes back to its pool with its magical items and artifacts; its
-    other cards are discarded. A champion not kept is discarded with everything."""
+def round_won(state: dict, winner: str, how: str, events: list, cause: list[str] | None = None) -> bool:
+    """The round is over and `winner` won it. The loser goes where `cause` (the cards that
+    defeated it; by default the winner's side) sends it. A defeated attacker ends the
+    battle (spellfire-3); so does a razed realm; a realm that must be defeated twice and
+    has been defeated once holds, and the battle goes on (spellfire-1 I)."""
     b = state["battle"]
-    for side in ("attacker", "defender"):
-        s = b["sides"][side]
-        if s is None:
-            continue
-        b["sides"][side] = None
-        seat = s["seat"]
-        if keep[side]:
-            state["players"][seat]["pool"].append({"champion": s["champion"], "attached": s["attached"]})
-            events.append({"kind": "champion_returned", "data": {"seat": seat, **z.ref(state, s["champion"]),
-                                                                 "attached": z.refs(state, s["attached"])}})
-            _discard_owned(state, seat, s["played"], "round_over", events)
-        else:
-            _discard_owned(state, seat, [s["champion"]] + s["attached"] + s["played"], "defeated", events)
-
-
-def _discard_owned(state: dict, seat: str, iids: list[str], reason: str, events: list) -> None:
-    """Discard a side's cards, each to its owner's pile: the side's seat, or the seat
-    outside the battle that played it for that side."""
-    owners = state["battle"]["owners"]
-    piles: dict[str, list[str]] = {seat: []}
-    for iid in iids:
-        piles.setdefault(owners.pop(iid, seat), []).append(iid)
-    for owner, cards in piles.items():  # insertion order: the side's seat first
-        z.discard(state, owner, cards, reason, events)
-
-
-def round_won(state: dict, winner: str, how: str, events: list) -> bool:
-    b = state["battle"]
-    both = b["sides"]["defender"] is not None
-    t = pw.totals(state, b) if both else None
-    _close_round(state, {winner: True, OTHER[winner]: False}, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "how": how, "totals": t}})
+    loser = OTHER[winner]
+    t = pw.totals(state, b) if b["sides"]["defender"] is not None else None
+    if cause is None:
+        cause = fates.side_cards(b["sides"][winner])
+    closed = fates.close_round(state, {winner: "pool", loser: fates.destination(state, cause)}, events)
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "winner_seat": b[winner],
+                                                   "how": how, "totals": t,
+                                                   "defeats": b["defeats"] + (winner == "attacker")}})
+    fates.after_combat(state, closed, events)
     if winner == "defender":
-        b["defender_spoils"] = True  # the attacking champion was discarded
-        prompt_attacker(state)
-        return False
+        _spend(state, closed)
+        return finish(state, "defender" if closed["fates"]["attacker"] in fates.LOST else None, events)
     b["defeats"] += 1
     if "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
-        events.append({"kind": "realm_holds", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
-                                                       "defeats": b["defeats"]}})
+        events.append({"kind": "realm_holds", "data": {"seat": b["defender"], "defeats": b["defeats"],
+                                                       **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         prompt_attacker(state)
         return False
     _raze(state, how, events)
-    return finish(state, events)
+    return finish(state, "attacker", events)
+
+
+def _spend(state: dict, closed: dict) -> None:
+    """A defeated attacking champion makes no further attack this turn (spellfire-3),
+    even one that returned to its pool or may attack twice."""
+    if "attacker" in closed["champions"]:
+        _, iid = closed["champions"]["attacker"]
+        state["turn"]["used"] += [iid] * max(0, uses_left(state, state["turn"]["seat"], iid))
 
 
 def _raze(state: dict, how: str, events: list) -> None:
@@ -310,52 +421,40 @@ def _raze(state: dict, how: str, events: list) -> None:
     b["razed"] = True
     slot = state["players"][b["defender"]]["formation"][b["slot"]]
     slot["razed"] = True
-    events.append({"kind": "realm_razed", "data": {"seat": b["defender"], **z.ref(state, b["realm"]),
-                                                   "slot": b["slot"], "how": how}})
+    events.append({"kind": "realm_razed", "data": {"seat": b["defender"], "how": how,
+                                                   **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
     if slot["holding"] is not None:  # a razed realm loses its holding
         holding, slot["holding"] = slot["holding"], None
-        z.discard(state, b["defender"], [holding], "realm_razed", events)
+        z.discard(state, b["defender"], [holding], "realm_razed", events, b["slot"])
 
 
-# -- J: spoils of victory ----------------------------------------------------------------
+def _discard_realm(state: dict, how: str, events: list) -> None:
+    """The realm under attack leaves the formation for the discard pile, with its holding;
+    its slot is empty (and shields nothing)."""
+    b = state["battle"]
+    b["discarded"] = True
+    formation = state["players"][b["defender"]]["formation"]
+    slot, formation[b["slot"]] = formation[b["slot"]], None
+    events.append({"kind": "realm_discarded", "data": {"seat": b["defender"], "how": how,
+                                                       **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
+    z.discard(state, b["defender"], [slot["realm"]] + ([slot["holding"]] if slot["holding"] else []),
+              "realm_discarded", events, b["slot"])
 
-def finish(state: dict, events: list) -> bool:
-    """The battle is over: the attacker draws spoils if the realm fell, else the defender
-    if an attacking champion was discarded (once per battle either way)."""
+
+# -- J: the end of the battle, and its spoils --------------------------------------------
+
+def finish(state: dict, winner: str | None, events: list) -> bool:
+    """The battle is over; `winner` ("attacker", "defender" or None) draws the spoils."""
     b = state["battle"]
     state["battle"] = None
+    seat = None if winner is None else b[winner]
+    state["turn"]["attacks"] += 1  # counted here, so that battle_ended can say it
     events.append({"kind": "battle_ended", "data": {"attacker": b["attacker"], "defender": b["defender"],
-                                                    **z.ref(state, b["realm"]), "razed": b["razed"],
-                                                    "rounds": b["round"]}})
-    seat = b["attacker"] if b["razed"] else b["defender"] if b["defender_spoils"] else None
-    if seat is None:
-        return True
-    drawn = z.draw(state, seat, 1, "spoils", events)
-    if not drawn:
-        return True
-    state["spoils"] = {"seat": seat, "card": drawn[0]}
-    prompt_spoils(state)
-    return False
+                                                    **z.about(state, b["realm"], b["defender"],
+                                                              *(("discard", None) if b["discarded"]
+                                                                else ("formation", b["slot"]))),
+                                                    "razed": b["razed"], "discarded": b["discarded"],
+                                                    "rounds": b["round"], "attacks": state["turn"]["attacks"],
+                                                    "spoils": seat}})
+    return spoils.draw(state, seat, events)
 
-
-def prompt_spoils(state: dict) -> None:
-    """Always asked, even when the card cannot be played now, so that nothing leaks."""
-    seat, iid = state["spoils"]["seat"], state["spoils"]["card"]
-    options = []
-    if z.card(state, iid)["type"] in ("realm", "holding", "champion", "magical_item", "artifact"):
-        opt = plays.option(state, seat, iid, z.in_play(state))
-        if opt is not None:
-            options.append(opt)
-    options.append({"id": "keep", "text": "Keep it in your hand"})
-    ask(state, seat, "spoils", f"Spoils of victory: {z.name(state, iid)}. Play it now or keep it",
-        options, "keep")
-
-
-def answer_spoils(state: dict, option: str, args: dict, events: list) -> bool:
-    seat = state["spoils"]["seat"]
-    state["spoils"] = None
-    if option == "keep":
-        events.append({"kind": "spoils_kept", "data": {"seat": seat}})
-    else:
-        plays.play(state, seat, option, args, events)
-    return True

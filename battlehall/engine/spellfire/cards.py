@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import CardDataError
 
 TYPES = ("champion", "ally", "magical_item", "artifact", "spell", "psionic_power", "blood_ability",
-         "thief_skill", "unarmed_combat", "event", "realm", "holding")
+         "thief_skill", "unarmed_combat", "event", "realm", "holding", "rule", "dungeon")
 CLASSES = ("wizard", "cleric", "hero", "monster", "psionicist", "thief", "regent")
 WORLDS = ("forgotten_realms", "greyhawk", "ravenloft", "dark_sun", "dragonlance", "birthright", "add")
 SPELL_CLASSES = ("wizard", "cleric")
@@ -36,9 +36,15 @@ CLASS_USES = {"psionic_power": ("psionicist", "uses_psionic_powers"),
 SPELL_USES = {"wizard": ("wizard", "uses_wizard_spells"), "cleric": ("cleric", "uses_cleric_spells")}
 # The cards the Rule of the Cosmos allows once in play across all players.
 UNIQUE = ("champion", "artifact", "realm", "holding")
+# Where a champion can go instead of the discard pile (rules/NOTES.md): Limbo returns, the
+# Abyss and the Void are out of the game. A card's to_* power sends what it defeats there.
+BEYOND = ("limbo", "abyss", "void")
 
 _CHAMP = ("champion",)
 _PLAYED = SUPPORT + ("event",)
+_LAND = ("realm", "holding")
+# What `negates` may name: a champion's power, or a kind of support card.
+NEGATABLE = ("champion",) + SUPPORT
 # Flag powers (the `powers` list) and the card types each applies to.
 FLAGS: dict[str, tuple[str, ...]] = {
     "flyer": _CHAMP, "swimmer": _CHAMP, "earthwalker": _CHAMP, "undead": _CHAMP,
@@ -46,9 +52,23 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "uses_blood_abilities": _CHAMP, "uses_thief_skills": _CHAMP, "uses_unarmed_combat": _CHAMP,
     "coastal": ("realm",), "sealed": ("realm",), "defeat_twice": ("realm",),
     "any_time": SUPPORT,
-    "raze_realm_event": ("event",), "discard_attacker_event": ("event",),
+    "raze_realm_event": ("event",), "discard_realm_event": ("event",), "discard_attacker_event": ("event",),
     "discard_defender_event": ("event",), "discard_both_event": ("event",), "counter_spell": ("event",),
+    # outcomes of spellfire-3 (battle.py)
+    "return_to_pool": _CHAMP + SUPPORT,           # its champion returns to the pool instead of being discarded
+    "to_limbo": _CHAMP + _PLAYED, "to_abyss": _CHAMP + _PLAYED, "to_void": _CHAMP + _PLAYED,
+    "after_combat_discard": _CHAMP + SUPPORT,     # after the round, the opposing champion is discarded
+    "extra_attack": _CHAMP,                       # may attack twice in a turn, in a further battle too
+    # timing and reach of a power (activation.py)
+    "before_combat": _CHAMP + SUPPORT + _LAND,   # activates in row 6, before every champion
+    "before_battle": SUPPORT,                    # played before the battle, activates in row 5
+    "always_active": _LAND,                      # works in every battle of its owner, attacked or not
+    "brings_ally": _CHAMP,                       # calls a pool champion in as an ally (battle_play only)
+    "discard_rule_event": ("event",),            # the rule card in play is discarded
+    "play_at_once": ("event",),                  # its player may play another card at once
 }
+# At most one destination per card.
+DESTINATIONS = {"to_limbo": "limbo", "to_abyss": "abyss", "to_void": "void"}
 # Named hooks: powers that need code (powers.py), and the types each may sit on.
 HOOKS: dict[str, tuple[str, ...]] = {
     "mirror": ("ally",),            # bonus = half the opposing champion's level
@@ -104,10 +124,13 @@ FIELDS: dict[str, tuple[tuple[str, ...], Any]] = {
     "level": (_CHAMP, _int(0, 20)),
     "bonus": (_PLAYED, _int(-10, 20)),
     "spell_class": (("spell",), _word(SPELL_CLASSES)),
-    "attack_bonus": (_CHAMP + SUPPORT, _int(-10, 20)),
-    "defend_bonus": (_CHAMP + SUPPORT + ("realm", "holding"), _int(-10, 20)),
-    "draw_cards": (("event",), _int(1, 5)),
-    "slays": (_CHAMP + SUPPORT, _word(CLASSES + ("undead",))),
+    "attack_bonus": (_CHAMP + SUPPORT + _LAND + ("rule", "dungeon"), _int(-10, 20)),
+    "defend_bonus": (_CHAMP + SUPPORT + _LAND + ("rule", "dungeon"), _int(-10, 20)),
+    "draw_cards": (_PLAYED, _int(1, 5)),
+    "slays": (_CHAMP + _PLAYED, _word(CLASSES + ("undead",))),
+    "negates": (_CHAMP + _PLAYED + _LAND + ("rule", "dungeon"), None),  # checked by _negates
+    "cost": (_CHAMP, None),  # checked by _cost: a champion with a cost is an avatar
+    "defends_as": (("realm",), _int(1, 20)),  # the realm may defend itself as a champion of this level
     "hook": (ALL, None),   # checked against HOOKS below
     "powers": (ALL, None),  # checked against FLAGS below
 }
@@ -116,11 +139,14 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "realm": ("world",), "holding": ("world",),
     "artifact": ("world", "bonus"),
     "spell": ("bonus", "spell_class"),
-    "event": (),
+    "event": (), "rule": (), "dungeon": (),
 }
 for _t in ("ally", "magical_item", "psionic_power", "blood_ability", "thief_skill", "unarmed_combat"):
     REQUIRED[_t] = ("bonus",)
-NUMBERS = ("level", "bonus", "attack_bonus", "defend_bonus", "draw_cards")
+NUMBERS = ("level", "bonus", "attack_bonus", "defend_bonus", "draw_cards", "defends_as")
+# An avatar's cost (`cost = {...}`): what its player must have, or give, to play it.
+COST_KEYS = {"realms": _int(1, 6),            # at least this many unrazed realms in formation
+             "sacrifice": _word(CLASSES)}     # a pool champion of this class is discarded
 
 
 class FieldError(Exception):
@@ -146,19 +172,24 @@ def parse_card(table: Any) -> dict:
         if key not in table:
             raise FieldError(key, f"missing field {key!r} (a {kind} needs {', '.join(REQUIRED[kind])})")
     card = {"id": table["id"], "name": table["name"], "type": kind, "text": "", "world": None,
-            "class": None, "spell_class": None, "slays": None, "hook": None, "powers": []}
+            "class": None, "spell_class": None, "slays": None, "hook": None, "powers": [],
+            "negates": [], "cost": None}
     card.update({k: 0 for k in NUMBERS})
     if kind != "champion":
         card["level"] = None
     for key in table:  # file order; every key is checked
         if key not in FIELDS:
-            raise FieldError(key, f"unknown field {key!r}")
+            raise FieldError(key, f"unknown field {key!r} (known: {', '.join(FIELDS)})")
         types, check = FIELDS[key]
         if kind not in types:
             raise FieldError(key, f"field {key!r} does not apply to a {kind}")
         value = table[key]
         if key == "powers":
             card["powers"] = _powers(value, kind)
+        elif key == "negates":
+            card["negates"] = _negates(value)
+        elif key == "cost":
+            card["cost"] = _cost(value)
         elif key == "hook":
             if not isinstance(value, str):
                 raise FieldError(key, f"hook must be a string, one of {', '.join(HOOKS)}")
@@ -181,13 +212,38 @@ def _powers(value: Any, kind: str) -> list[str]:
     seen: list[str] = []
     for i, power in enumerate(value):
         if not isinstance(power, str) or power not in FLAGS:
-            raise FieldError(f"powers[{i}]", f"unknown power {power!r}")
+            raise FieldError(f"powers[{i}]", f"unknown power {power!r} (known: {', '.join(FLAGS)})")
         if kind not in FLAGS[power]:
             raise FieldError(f"powers[{i}]", f"power {power!r} does not apply to a {kind}")
         if power in seen:
             raise FieldError(f"powers[{i}]", f"power {power!r} given twice")
         seen.append(power)
+    if len([p for p in seen if p in DESTINATIONS]) > 1:
+        raise FieldError("powers", f"at most one of {', '.join(DESTINATIONS)}")
     return seen
+
+
+def _negates(value: Any) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise FieldError("negates", f"negates must be a non-empty list of {', '.join(NEGATABLE)}")
+    for i, kind in enumerate(value):
+        if kind not in NEGATABLE:
+            raise FieldError(f"negates[{i}]", f"unknown negates {kind!r} (known: {', '.join(NEGATABLE)})")
+        if kind in value[:i]:
+            raise FieldError(f"negates[{i}]", f"negates {kind!r} given twice")
+    return list(value)
+
+
+def _cost(value: Any) -> dict:
+    if not isinstance(value, dict) or not value:
+        raise FieldError("cost", f"cost must be a table of {', '.join(COST_KEYS)}")
+    for key, v in value.items():
+        if key not in COST_KEYS:
+            raise FieldError(f"cost.{key}", f"unknown cost {key!r} (known: {', '.join(COST_KEYS)})")
+        problem = COST_KEYS[key](v)
+        if problem:
+            raise FieldError(f"cost.{key}", f"cost.{key} {problem}")
+    return dict(value)
 
 
 # -- files ----------------------------------------------------------------------------

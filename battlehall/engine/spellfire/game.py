@@ -7,8 +7,11 @@ The state, beside the shared fields of ruleset.py::
     cards          instance id -> card id, for every physical card
     custom_cards   card id -> definition, for the inline cards of a setup
     players        seat -> {draw, hand, pool, formation, discard} (zones.py)
-    turn           {seat, number, phase, realm_played, holding_played, attacks, used}
+    turn           {seat, number, phase, realm_played, holding_played, attacks, used,
+                    rule_played, dungeon_played}
     battle         None, or the battle in progress (battle.py)
+    rule           None, or the rule card in play: {seat, card} (rulecards.py)
+    dungeons       seat -> the dungeon that seat has in play (rulecards.py)
     spoils         None, or {seat, card} while spoils wait to be played or kept
 """
 
@@ -19,6 +22,7 @@ from ..rng import seed_state
 from ..ruleset import Event, Prompt, Ruleset, State, base_state
 from . import battle as bt
 from . import setup as su
+from . import spoils as sp
 from . import turn as tn
 from .cards import shipped
 from .view import secrets as _secrets, view as _view
@@ -57,7 +61,8 @@ class Spellfire(Ruleset):
         "draw_per_turn": {"default": 3, "doc": "cards drawn in phase 1"},
         "hand_limit": {"default": 8, "doc": "hand size a seat discards down to in phase 5 (the pool does not count)"},
         "realms_to_win": {"default": 6, "doc": "unrazed realms in formation at the end of a turn that win"},
-        "attacks_per_turn": {"default": 1, "doc": "battles a seat may start in one attack phase"},
+        "attacks_per_turn": {"default": 1, "doc": "battles a seat may start in one attack phase (an "
+                                                      "extra_attack champion's second attack may open one more)"},
         "same_world_bonus": {"default": False, "doc": "optional rule: a champion of the realm's world gets +3 "
                                                       "when attacking or defending it"},
         "exhaustion": {"default": "end", "doc": "'end': when every draw pile is empty at the end of a turn the "
@@ -86,7 +91,7 @@ class Spellfire(Ruleset):
                 raise SetupError(f"options.decks[{i}]", f"unknown deck {deck!r}")
         state = base_state(seats)
         state.update(rng=seed_state(0 if seed is None else seed), options=dict(options), cards={},
-                     custom_cards={}, players={}, turn=None, battle=None, spoils=None)
+                     custom_cards={}, players={}, turn=None, battle=None, spoils=None, rule=None, dungeons={})
         events: list[Event] = []
         if setup is None:
             su.default_start(state, decks, events)
@@ -104,7 +109,9 @@ class Spellfire(Ruleset):
         state["prompts"] = []
         seat = prompt["seat"]
         battle_over = False
-        if kind == "play_realm":
+        if kind == "play_rule":
+            tn.answer_rule(state, option, events)
+        elif kind == "play_realm":
             tn.answer_realm(state, option, args, events)
         elif kind == "play_pool":
             tn.answer_pool(state, option, args, events)
@@ -116,10 +123,14 @@ class Spellfire(Ruleset):
             battle_over = bt.answer_attacker(state, option, events)
         elif kind == "choose_defender":
             battle_over = bt.answer_defender(state, option, events)
+        elif kind == "play_at_once":
+            battle_over = bt.answer_at_once(state, seat, option, events)
+        elif kind == "before_battle":
+            battle_over = bt.answer_before(state, seat, option, events)
         elif kind == "battle_play":
             battle_over = bt.answer_play(state, seat, option, events)
         elif kind == "spoils":
-            battle_over = bt.answer_spoils(state, option, args, events)
+            battle_over = sp.answer(state, option, args, events)
         else:  # pragma: no cover - every prompt kind is handled above
             raise ValueError(f"unknown prompt kind {kind!r}")
         if battle_over:

@@ -1,14 +1,41 @@
-"""Putting cards into play outside a battle: realms, holdings, champions, attachments.
+"""Putting cards into play outside a battle: realms, holdings, champions, attachments,
+rule cards, dungeons, avatars, and the any-time cards that act without a battle.
 
 Phases 2 and 3 and the "play spoils now" prompt offer the same plays, so the options
 (each enumerating its legal targets) and their effects live here once. An option's id is
-the card's instance id; its args name the target slot or champion.
+the card's instance id; its args name the target slot or champion (or, for an avatar,
+the champion given for it).
 """
 
 from __future__ import annotations
 
 from . import formation as fm
+from . import powers as pw
+from . import rulecards
 from . import zones as z
+from .prompts import option as _option
+
+# Spoils that may be played at once even outside their phase (spellfire-1 J, spellfire-3).
+SPOILS_PLACED = ("realm", "holding", "champion", "magical_item", "artifact", "rule", "dungeon")
+# Effects a card can have without a battle to act in.
+OFF_BATTLE_HOOKS = ("scavenge",)
+
+
+def spoils_option(state: dict, seat: str, iid: str) -> dict | None:
+    """How a card drawn as spoils may be played at once, or None (it is kept). Realms,
+    holdings, champions, magical items, artifacts, rule cards and dungeons go where they
+    would in their phase; an avatar (a champion with a cost) only with its cost met; an
+    event, or a card that may be played at any time, if it does something without a battle."""
+    c = z.card(state, iid)
+    if c["type"] in SPOILS_PLACED:
+        return option(state, seat, iid, z.in_play(state))
+    if (c["type"] == "event" or "any_time" in c["powers"]) and acts_outside_battle(c):
+        return _option(iid, f"Play {c['name']} now", z.about(state, iid, seat, "hand"))
+    return None
+
+
+def acts_outside_battle(c: dict) -> bool:
+    return bool(c["draw_cards"]) or c["hook"] in OFF_BATTLE_HOOKS
 
 
 def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
@@ -21,7 +48,7 @@ def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
         return None  # Rule of the Cosmos
     if kind == "realm":
         slots = fm.placement_slots(player["formation"])
-        return _opt(iid, f"Play realm {c['name']}", "slot", slots)
+        return _opt(state, seat, iid, f"Play realm {c['name']}", "slot", slots)
     if kind == "holding":
         slots = []
         for s in fm.SLOTS:
@@ -29,25 +56,54 @@ def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
             if slot is not None and not slot["razed"] and slot["holding"] is None \
                     and fm.worlds_match(c["world"], z.card(state, slot["realm"])["world"]):
                 slots.append(s)
-        return _opt(iid, f"Play holding {c['name']} on a realm", "slot", slots)
+        return _opt(state, seat, iid, f"Play holding {c['name']} on a realm", "slot", slots)
+    if kind == "champion" and c["cost"] is not None:
+        return _avatar(state, seat, iid, c)
     if kind == "champion":
-        return {"id": iid, "text": f"Put {c['name']} (level {c['level']}) into your pool"}
+        return _option(iid, f"Put {c['name']} (level {c['level']}) into your pool", z.about(state, iid, seat, "hand"))
+    if kind in ("rule", "dungeon"):
+        return _option(iid, f"Play {kind} card {c['name']}", z.about(state, iid, seat, "hand"))
     if kind == "magical_item":
         champions = [e["champion"] for e in player["pool"]]
-        return _opt(iid, f"Attach {c['name']} to a champion", "champion", champions)
+        return _opt(state, seat, iid, f"Attach {c['name']} to a champion", "champion", champions)
     if kind == "artifact":
         champions = [e["champion"] for e in player["pool"]
                      if z.artifact_fits(state, iid, e["champion"], e["attached"])]
-        return _opt(iid, f"Attach artifact {c['name']} to a champion", "champion", champions)
+        return _opt(state, seat, iid, f"Attach artifact {c['name']} to a champion", "champion", champions)
     return None
 
 
-def _opt(iid: str, text: str, arg: str, values: list[str]) -> dict | None:
-    return {"id": iid, "text": text, "args": {arg: values}} if values else None
+def cost_met(state: dict, seat: str, c: dict) -> list[str] | None:
+    """An avatar's cost: None if it cannot be paid now, else the pool champions that may
+    be given for it (empty when nothing is given)."""
+    player = state["players"][seat]
+    cost = c["cost"]
+    if fm.unrazed(player["formation"]) < cost.get("realms", 0):
+        return None
+    if "sacrifice" not in cost:
+        return []
+    victims = [e["champion"] for e in player["pool"] if z.card(state, e["champion"])["class"] == cost["sacrifice"]]
+    return victims or None
 
 
-def play(state: dict, seat: str, iid: str, args: dict, events: list) -> None:
-    """Play a hand card chosen from :func:`option` (already validated)."""
+def _avatar(state: dict, seat: str, iid: str, c: dict) -> dict | None:
+    victims = cost_met(state, seat, c)
+    if victims is None:
+        return None
+    text = f"Put avatar {c['name']} (level {c['level']}) into your pool"
+    if not victims:
+        return _option(iid, text, z.about(state, iid, seat, "hand"))
+    return _opt(state, seat, iid, text + f", giving a {c['cost']['sacrifice']} of your pool for it",
+                "sacrifice", victims)
+
+
+def _opt(state: dict, seat: str, iid: str, text: str, arg: str, values: list[str]) -> dict | None:
+    return _option(iid, text, z.about(state, iid, seat, "hand"), args={arg: values}) if values else None
+
+
+def play(state: dict, seat: str, iid: str, args: dict, events: list, via: str = "phase") -> None:
+    """Play a hand card chosen from :func:`option` (already validated). `via` is `phase`
+    (phases 2 and 3: a realm or holding counts as the turn's one) or `spoils`."""
     player = state["players"][seat]
     player["hand"].remove(iid)
     kind = z.card(state, iid)["type"]
@@ -55,18 +111,46 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list) -> None:
         slot = args["slot"]
         old = player["formation"][slot]
         player["formation"][slot] = {"realm": iid, "razed": False, "holding": None}
-        events.append({"kind": "realm_played", "data": {"seat": seat, **z.ref(state, iid), "slot": slot}})
+        events.append({"kind": "realm_played", "data": {"seat": seat, **z.about(state, iid, seat, "formation", slot),
+                                                        "from": "hand", "via": via}})
         if old is not None:  # a new realm goes over a razed one, which is discarded
             z.discard(state, seat, [old["realm"]] + ([old["holding"]] if old["holding"] else []),
-                      "replaced", events)
+                      "replaced", events, slot)
     elif kind == "holding":
         slot = args["slot"]
         player["formation"][slot]["holding"] = iid
-        events.append({"kind": "holding_played", "data": {"seat": seat, **z.ref(state, iid), "slot": slot}})
+        events.append({"kind": "holding_played", "data": {"seat": seat, **z.about(state, iid, seat, "formation", slot),
+                                                          "from": "hand", "via": via}})
+    elif kind in ("rule", "dungeon"):
+        rulecards.play(state, seat, iid, events, via)
     elif kind == "champion":
+        if "sacrifice" in args:  # an avatar's cost: the chosen champion leaves the pool
+            entry = z.pool_entry(state, seat, args["sacrifice"])
+            player["pool"].remove(entry)
+            z.discard(state, seat, [entry["champion"]] + entry["attached"], "sacrifice", events)
         player["pool"].append({"champion": iid, "attached": []})
-        events.append({"kind": "champion_to_pool", "data": {"seat": seat, **z.ref(state, iid)}})
+        events.append({"kind": "champion_to_pool", "data": {"seat": seat, **z.about(state, iid, seat, "pool"),
+                                                            "from": "hand", "via": via}})
+    elif kind not in ("magical_item", "artifact"):
+        _play_off_battle(state, seat, iid, events)
     else:
         champion = args["champion"]
         z.pool_entry(state, seat, champion)["attached"].append(iid)
-        events.append({"kind": "card_attached", "data": {"seat": seat, **z.ref(state, iid), "champion": champion}})
+        events.append({"kind": "card_attached", "data": {"seat": seat, **z.about(state, iid, seat, "pool"),
+                                                         "champion": champion, "from": "hand", "via": via}})
+
+
+def _play_off_battle(state: dict, seat: str, iid: str, events: list) -> None:
+    """An event or any-time card played with no battle (as spoils): its draw or hook acts
+    for its player, and it goes to the discard pile."""
+    c = z.card(state, iid)
+    played = {"seat": seat, "side": None, **z.about(state, iid, seat, "discard"), "from": "hand", "via": "spoils",
+              "effects": [], "outcome": None, "totals": None}
+    events.append({"kind": "card_played", "data": played})
+    if c["draw_cards"]:
+        played["effects"].append("draw_cards")
+        z.draw(state, seat, c["draw_cards"], "card", events)
+    if c["hook"] in OFF_BATTLE_HOOKS:
+        played["effects"].append(c["hook"])
+        pw.PLAY_HOOKS[c["hook"]](state, None, None, seat, events)
+    z.discard(state, seat, [iid], "played", events)

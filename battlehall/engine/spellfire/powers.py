@@ -5,6 +5,7 @@ are the named hooks at the bottom. A card played into a battle returns an *outco
 when it ends the round or the battle outright (spellfire-3):
 
 - ``"realm_razed"``: the realm falls to card play; both champions go back to their pools.
+- ``"realm_discarded"``: likewise, and the realm (with its holding) goes to the discard pile.
 - ``"attacker_discarded"``: the attacking champion is discarded; the battle is over.
 - ``"defender_discarded"``: the defending champion is discarded; the attacker wins the round.
 - ``"both_discarded"``: both champions are discarded; no winner, no spoils.
@@ -12,9 +13,11 @@ when it ends the round or the battle outright (spellfire-3):
 
 from __future__ import annotations
 
+from . import activation as act
 from . import formation as fm
 from . import zones as z
 from .cards import CLASS_USES, SPELL_USES
+from .prompts import option as _option
 
 OTHER = {"attacker": "defender", "defender": "attacker"}
 SAME_WORLD_BONUS = 3
@@ -45,25 +48,29 @@ def card_bonus(state: dict, battle: dict, side: str, c: dict) -> int:
     return value
 
 
+def level_of(c: dict) -> int:
+    """A champion's level; a realm that defends itself fights at its `defends_as` level."""
+    return c["level"] if c["type"] == "champion" else c["defends_as"]
+
+
 def total(state: dict, battle: dict, side: str) -> int:
-    """A side's adjusted level: champion, its attachments, cards played, and for the
-    defender the realm and holding (and the optional same-world bonus for both)."""
+    """A side's adjusted level: its champion's level, plus what each card in the round
+    adds to it (activation.participants: the rule card, dungeons, the realm and holding
+    for the defender, the champion's power, attachments, cards played, allies called
+    in), except cards whose power was cancelled, and the optional same-world bonus."""
     s = battle["sides"][side]
     if s is None:
         return 0
     champion = z.card(state, s["champion"])
-    value = champion["level"] + card_bonus(state, battle, side, champion)
-    for iid in s["attached"]:
-        value += card_bonus(state, battle, side, z.card(state, iid))
-    for iid in s["played"]:
-        value += card_bonus(state, battle, side, z.card(state, iid))
-    slot = state["players"][battle["defender"]]["formation"][battle["slot"]]
-    realm = z.card(state, slot["realm"])
-    if side == "defender":
-        value += realm["defend_bonus"]
-        if slot["holding"] is not None:
-            value += z.card(state, slot["holding"])["defend_bonus"]
-    if state["options"]["same_world_bonus"] and champion["world"] == realm["world"]:
+    value = level_of(champion)
+    for card_side, iid in act.participants(state, battle):
+        if card_side in (None, side) and not act.cancelled(battle, iid):
+            value += card_bonus(state, battle, side, z.card(state, iid))
+    for iid in s.get("brought", ()):
+        if not act.cancelled(battle, iid):
+            value += z.card(state, iid)["level"]
+    realm = z.card(state, battle["realm"])
+    if state["options"]["same_world_bonus"] and champion["type"] == "champion" and champion["world"] == realm["world"]:
         value += SAME_WORLD_BONUS
     return value
 
@@ -77,18 +84,74 @@ def loser(state: dict, battle: dict) -> str:
     return "attacker" if total(state, battle, "attacker") <= total(state, battle, "defender") else "defender"
 
 
-def activate(state: dict, battle: dict, side: str | None, iid: str) -> dict:
-    """Step D for one card: what it adds, and whether it slays the opposing champion."""
+def activate_round(state: dict, battle: dict, events: list) -> tuple[str, str] | None:
+    """Step D: every card of the round activates in the order of spellfire-2, one
+    ``activated`` event each; a card that slays the opposing champion ends the sequence
+    there (the attacker's power comes first). Returns (the slain side, the card that slew
+    it: where the slain champion goes depends on it), or None."""
+    battle["effects"] = None
+    act.effects(battle)  # this round's negations start empty
+    order, slain = [], None
+    for label, side, iid in act.sequence(state, battle):
+        entry = activate(state, battle, label, side, iid)
+        events.append({"kind": "activated", "data": {**entry, "round": battle["round"]}})
+        order.append(entry)
+        if "slays" in entry:
+            slain = (entry["slays"], iid)
+            break
+    events.append({"kind": "powers_activated", "data": {"order": order, "slain": None if slain is None else slain[0],
+                                                        "totals": totals(state, battle)}})
+    return slain
+
+
+def activate(state: dict, battle: dict, label: str, side: str | None, iid: str) -> dict:
+    """Step D for one card: what it adds to each side, what it negates, whether it slays
+    the opposing champion. A card whose power was cancelled before its turn does nothing."""
     c = z.card(state, iid)
-    entry = {"card": iid, "def": c["id"], "side": side}
-    if side is None:  # realm and holding powers help the defender
-        entry["bonus"] = c["defend_bonus"]
+    e = act.effects(battle)
+    entry = {**act.where(state, battle, side, iid), "seat": act.owner(state, battle, side, iid), "side": side,
+             "step": label, "effects": []}
+    is_champion = side is not None and act.kind_of(battle, side, iid, c) == "champion"
+    if iid in e["cancelled"]:  # a champion's level is no power: it still counts
+        entry.update(bonus=level_of(c) if is_champion else 0, adds={"attacker": 0, "defender": 0}, cancelled=True)
         return entry
-    entry["bonus"] = card_bonus(state, battle, side, c) + (c["level"] if c["type"] == "champion" else 0)
-    target = battle["sides"][OTHER[side]]
+    e["activated"].append(iid)
+    adds = {t: (card_bonus(state, battle, t, c) if side in (None, t) else 0) for t in act.SIDES}
+    entry["adds"] = adds
+    entry["bonus"] = (adds[side] + (level_of(c) if is_champion else 0)) if side is not None else 0
+    _negate(state, battle, side, c, entry)
+    if "brings_ally" in c["powers"]:
+        entry["effects"].append("brings_ally_waits")  # acts only when its player may play a card
+    target = battle["sides"][OTHER[side]] if side is not None else None
     if target is not None and slays(c, z.card(state, target["champion"])):
         entry["slays"] = OTHER[side]
+        entry["effects"].append("slays")
     return entry
+
+
+def _negate(state: dict, battle: dict, side: str | None, c: dict, entry: dict) -> None:
+    """Record what `c` negates, and cancel the cards it reaches that have not activated yet."""
+    if not c["negates"]:
+        return
+    e = act.effects(battle)
+    reached = [[t, kind] for t in act.negation_targets(side, c) for kind in c["negates"]]
+    e["negated"] += [r for r in reached if r not in e["negated"]]
+    hit = []
+    for card_side, iid in act.participants(state, battle):
+        if card_side is None or iid in e["activated"] or iid in e["cancelled"]:
+            continue
+        if [card_side, act.kind_of(battle, card_side, iid, z.card(state, iid))] in e["negated"]:
+            e["cancelled"].append(iid)
+            hit.append(iid)
+    for s in act.SIDES:  # allies called in by a champion's power
+        side_ = battle["sides"][s]
+        for iid in (side_ or {}).get("brought", ()):
+            if [s, "ally"] in e["negated"] and iid not in e["activated"] and iid not in e["cancelled"]:
+                e["cancelled"].append(iid)
+                hit.append(iid)
+    entry["effects"].append("negates")
+    entry["negates"] = reached
+    entry["cancels"] = z.refs(state, hit)
 
 
 def playable(state: dict, battle: dict, side: str, iid: str, responding: bool) -> bool:
@@ -103,6 +166,8 @@ def playable(state: dict, battle: dict, side: str, iid: str, responding: bool) -
         return False  # champions, realms, holdings
     if responding and "any_time" not in c["powers"]:
         return False
+    if "before_battle" in c["powers"]:
+        return False  # only before the battle (activation.prompt_before_battle)
     s = battle["sides"][side]
     champion = z.card(state, s["champion"])
     if not can_use(champion, c):
@@ -117,9 +182,11 @@ SIDED_HOOKS = ("lure",)
 
 def takes_side(c: dict) -> bool:
     """Does this card act for one side of the battle? Support cards, and events that add
-    a bonus, counter the opposing side's spell or act on the opposing champion. A seat
+    a bonus, counter the opposing side's spell or act on the opposing champion (a hook
+    or `slays`). A seat
     outside the battle names the side such an event is played for."""
-    return c["type"] != "event" or bool(c["bonus"]) or "counter_spell" in c["powers"] or c["hook"] in SIDED_HOOKS
+    return (c["type"] != "event" or bool(c["bonus"]) or "counter_spell" in c["powers"] or c["hook"] in SIDED_HOOKS
+            or c["slays"] is not None or bool(c["negates"]))
 
 
 def play(state: dict, battle: dict, side: str | None, iid: str, events: list, seat: str) -> str | None:
@@ -130,13 +197,30 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     other = OTHER[side] if side is not None else None
     outcome = None
     effects: list[str] = []
-    played = {"seat": seat, "side": side, **z.ref(state, iid)}
+    played = {"seat": seat, "side": side, **z.about(state, iid, seat, "battle"), "from": "hand"}
     events.append({"kind": "card_played", "data": played})  # its effects' events follow it
     if s is not None and c["type"] in ("magical_item", "artifact"):
         s["attached"].append(iid)  # stays with the champion if it wins
     elif s is not None and (c["type"] != "event" or c["bonus"]):
         s["played"].append(iid)    # allies, spells, ... and events that add a bonus: until the round ends
+    e = act.effects(battle)
+    if s is not None and c["type"] != "event" and [side, c["type"]] in e["negated"]:
+        e["cancelled"].append(iid)  # negated before it was played: it is in the round, powerless
+        played.update(effects=["cancelled"], outcome=None, totals=totals(state, battle))
+        events.append(_activated(state, battle, side, iid, seat, cancelled=True))
+        return None
+    e["activated"].append(iid)
+    if s is not None and c["type"] != "event":
+        events.append(_activated(state, battle, side, iid, seat))
     powers = c["powers"]
+    if c["negates"] and side is not None:
+        entry: dict = {"effects": []}
+        _negate(state, battle, side, c, entry)
+        effects.append("negates")
+        played.update(negates=entry["negates"])
+    if "discard_rule_event" in powers and state.get("rule") is not None:
+        effects.append("discard_rule_event")
+        discard_rule(state, events)
     if "counter_spell" in powers and s is not None:
         target = battle["sides"][other]
         for spell in reversed(target["played"]):
@@ -155,7 +239,8 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     if outcome is None and target is not None and slays(c, z.card(state, target["champion"])):
         outcome = f"{other}_discarded"
         effects.append("slays")
-    for flag, result in (("raze_realm_event", "realm_razed"), ("discard_attacker_event", "attacker_discarded"),
+    for flag, result in (("raze_realm_event", "realm_razed"), ("discard_realm_event", "realm_discarded"),
+                         ("discard_attacker_event", "attacker_discarded"),
                          ("discard_defender_event", "defender_discarded"), ("discard_both_event", "both_discarded")):
         if flag in powers:
             outcome = outcome or result
@@ -164,6 +249,76 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     if c["type"] == "event" and not c["bonus"]:
         z.discard(state, seat, [iid], "event", events)
     return outcome
+
+
+def _activated(state: dict, battle: dict, side: str, iid: str, seat: str, cancelled: bool = False) -> dict:
+    """A support card played into the round activates when it is played, in its kind's row."""
+    c = z.card(state, iid)
+    data = {**act.where(state, battle, side, iid), "seat": seat, "side": side,
+            "step": act.ORDER[act.row_of(state, battle, side, iid)][0],
+            "round": battle["round"], "bonus": 0 if cancelled else card_bonus(state, battle, side, c)}
+    if cancelled:
+        data["cancelled"] = True
+    return {"kind": "activated", "data": data}
+
+
+def discard_rule(state: dict, events: list) -> None:
+    """The rule card in play goes to its owner's discard pile."""
+    rule, state["rule"] = state["rule"], None
+    z.discard(state, rule["seat"], [rule["card"]], "rule_discarded", events)
+
+
+# -- a champion that calls another champion in as an ally (Gib Aklem) ---------------------
+
+def bring_options(state: dict, battle: dict, side: str) -> list[dict]:
+    """Options of a `brings_ally` champion whose side may play a card now: each champion
+    of its player's pool not used this turn, once per round. The power waits for such a
+    moment (spellfire-2: it activates only when its player may play a card)."""
+    s = battle["sides"][side]
+    champion = z.card(state, s["champion"])
+    if "brings_ally" not in champion["powers"] or act.cancelled(battle, s["champion"]) or s.get("brought"):
+        return []
+    used = state["turn"]["used"]
+    return [_option(e["champion"], f"{champion['name']} calls {z.name(state, e['champion'])} "
+                                   f"(level {z.card(state, e['champion'])['level']}) in as an ally",
+                    z.about(state, e["champion"], s["seat"], "pool"))
+            for e in state["players"][s["seat"]]["pool"] if e["champion"] not in used]
+
+
+def bring(state: dict, battle: dict, side: str, iid: str, events: list) -> None:
+    """The pool champion fights as an ally: its level is added; it stays in the pool (so
+    its attachments stay with it) and is used for this turn."""
+    s = battle["sides"][side]
+    s.setdefault("brought", []).append(iid)
+    state["turn"]["used"].append(iid)
+    e = act.effects(battle)
+    cancelled = [side, "ally"] in e["negated"]
+    (e["cancelled"] if cancelled else e["activated"]).append(iid)
+    events.append({"kind": "ally_called", "data": {"seat": s["seat"], "side": side,
+                                                   **z.about(state, iid, s["seat"], "pool"),
+                                                   "by": z.ref(state, s["champion"]),
+                                                   "totals": totals(state, battle)}})
+    data = {**z.about(state, iid, s["seat"], "pool"), "seat": s["seat"], "side": side,
+            "step": act.LABEL[(side, "ally")],
+            "round": battle["round"], "bonus": 0 if cancelled else z.card(state, iid)["level"]}
+    if cancelled:
+        data["cancelled"] = True
+    events.append({"kind": "activated", "data": data})
+
+
+def release_brought(state: dict, side: dict, kept: bool, events: list) -> None:
+    """When the round ends, allies called from the pool share their side's fate: they stay
+    in the pool if it won, and are discarded from it (with their attachments) if it lost."""
+    if kept or not side.get("brought"):
+        return
+    seat = side["seat"]
+    lost = []
+    for iid in side["brought"]:
+        entry = z.pool_entry(state, seat, iid)
+        if entry is not None:
+            state["players"][seat]["pool"].remove(entry)
+            lost += [entry["champion"]] + entry["attached"]
+    z.discard(state, seat, lost, "defeated", events, where="pool")
 
 
 # -- named hooks ------------------------------------------------------------------------
@@ -175,7 +330,7 @@ def _opposing_champion(state: dict, battle: dict, side: str) -> dict | None:
 
 def _mirror(state: dict, battle: dict, side: str) -> int:
     opposing = _opposing_champion(state, battle, side)
-    return 0 if opposing is None else opposing["level"] // 2
+    return 0 if opposing is None else level_of(opposing) // 2
 
 
 def _last_stand(state: dict, battle: dict, side: str) -> int:
@@ -194,7 +349,8 @@ def _scavenge(state: dict, battle: dict, side: str | None, seat: str, events: li
         if z.card(state, pile[i])["type"] != "event":  # never an event: no endless loops
             iid = pile.pop(i)
             state["players"][seat]["hand"].append(iid)
-            events.append({"kind": "card_returned", "data": {"seat": seat, "count": 1, "from": "discard"},
+            events.append({"kind": "card_returned", "data": {"seat": seat, "count": 1, "from": "discard", "index": i,
+                                                             "owner": seat, "zone": "hand"},
                            "private": {seat: {"cards": [z.ref(state, iid)]}}})
             break
     return None

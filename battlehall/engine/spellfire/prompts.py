@@ -5,8 +5,15 @@ answered prompt and the rules open the next (or end the match)."""
 from __future__ import annotations
 
 from ..ruleset import Ruleset
+from .zones import NO_CARD
 
 
 def ask(state: dict, seat: str, kind: str, text: str, options: list[dict], default: str,
         window: str | None = None) -> None:
     state["prompts"].append(Ruleset.new_prompt(state, seat, kind, text, options, default, window))
+
+
+def option(oid: str, text: str, about: dict | None = None, **more) -> dict:
+    """An option with the fields naming its card (zones.about), or nulls when it is about
+    none, so that every option of every prompt has the same keys."""
+    return {"id": oid, "text": text, **(about if about is not None else NO_CARD), **more}

@@ -2,7 +2,8 @@
 
 Card instances are numbered ``c1, c2, ...`` in the order they are created: seat by seat,
 and for an explicit setup within a seat: formation (A-F, realm then holding), pool
-(champion then attachments), hand, draw pile, discard pile. Every problem of a setup is
+(champion then attachments), hand, draw pile, discard pile, dungeon; the rule card in
+play last. Every problem of a setup is
 a SetupError naming the exact field, e.g. ``setup.players.bob.hand[2]``.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from ..errors import SetupError
 from ..rng import shuffle
+from . import battle as bt
 from . import formation as fm
 from . import turn as tn
 from . import zones as z
@@ -27,7 +29,8 @@ def instance(state: dict, cid: str) -> str:
 
 
 def empty_player() -> dict:
-    return {"draw": [], "hand": [], "pool": [], "formation": fm.empty(), "discard": []}
+    return {"draw": [], "hand": [], "pool": [], "formation": fm.empty(), "discard": [],
+            "limbo": [], "abyss": [], "void": []}
 
 
 def default_start(state: dict, decks: list[str], events: list) -> None:
@@ -45,7 +48,7 @@ def default_start(state: dict, decks: list[str], events: list) -> None:
 
 
 def explicit_start(state: dict, setup: object, events: list) -> None:
-    setup = _dict(setup, "setup", ("cards", "players", "turn"))
+    setup = _dict(setup, "setup", ("cards", "players", "turn", "rule", "battle"))
     cards = _list(setup.get("cards", []), "setup.cards")
     shipped_cards = shipped().cards
     for i, table in enumerate(cards):
@@ -61,15 +64,27 @@ def explicit_start(state: dict, setup: object, events: list) -> None:
     for seat in state["seats"]:
         path = f"setup.players.{seat}"
         state["players"][seat] = _player(state, _dict(players.get(seat, {}), path,
-                                                      ("formation", "pool", "hand", "draw", "discard")), path, in_play)
+                                                      ("formation", "pool", "hand", "draw", "discard", "dungeon")),
+                                               path, in_play)
+        dungeon = players.get(seat, {}).get("dungeon")
+        if dungeon is not None:
+            state["dungeons"][seat] = _in_play(state, dungeon, f"{path}.dungeon", "dungeon")
+    if setup.get("rule") is not None:
+        rule = _dict(setup["rule"], "setup.rule", ("seat", "card"))
+        if rule.get("seat") not in state["seats"]:
+            raise SetupError("setup.rule.seat", f"the rule card's owner must be a seat, not {rule.get('seat')!r}")
+        state["rule"] = {"seat": rule["seat"], "card": _in_play(state, rule.get("card"), "setup.rule.card", "rule")}
     t = _dict(setup.get("turn", {}), "setup.turn",
-              ("seat", "phase", "number", "realm_played", "holding_played", "attacks"))
+              ("seat", "phase", "number", "realm_played", "holding_played", "attacks", "used"))
     seat = t.get("seat", state["seats"][0])
     if seat not in state["seats"]:
         raise SetupError("setup.turn.seat", f"unknown seat {seat!r}")
-    phase = t.get("phase", "draw")
+    battle = setup.get("battle")
+    phase = t.get("phase", "rule" if battle is None else "attack")
     if phase not in tn.PHASES:
         raise SetupError("setup.turn.phase", f"phase must be one of {', '.join(tn.PHASES)}")
+    if battle is not None and phase != "attack":
+        raise SetupError("setup.turn.phase", "a battle is fought in phase attack")
     number = t.get("number", 1)
     if not _is_int(number) or not 1 <= number <= state["options"]["turn_limit"]:
         raise SetupError("setup.turn.number", "number must be an integer from 1 to the turn limit")
@@ -81,9 +96,16 @@ def explicit_start(state: dict, setup: object, events: list) -> None:
     attacks = t.get("attacks", 0)
     if not _is_int(attacks) or attacks < 0:
         raise SetupError("setup.turn.attacks", "attacks must be a non-negative integer")
+    used = _used(state, _list(t.get("used", []), "setup.turn.used"))
+    fight = None if battle is None else _battle(state, battle, seat, used, in_play)
+    if fight is not None and attacks >= state["options"]["attacks_per_turn"]:
+        raise SetupError("setup.turn.attacks", "a battle in progress needs an attack left this turn "
+                                               "(attacks below the option attacks_per_turn)")
     events.append({"kind": "match_started", "data": {"seats": state["seats"], "decks": None,
                                                      "options": state["options"], "setup": True}})
-    tn.begin(state, seat, number, events, phase, attacks=attacks, **flags)
+    tn.begin(state, seat, number, events, phase, attacks=attacks, used=used, **flags)
+    if fight is not None:
+        _enter_battle(state, fight, events)
 
 
 def _player(state: dict, p: dict, path: str, in_play: dict) -> dict:
@@ -139,6 +161,130 @@ def _player(state: dict, p: dict, path: str, in_play: dict) -> dict:
             _card(state, cid, where)
             player[zone].append(instance(state, cid))
     return player
+
+
+def _in_play(state: dict, cid: object, where: str, kind: str) -> str:
+    """A rule card or dungeon put in play by the setup."""
+    if _card(state, cid, where)["type"] != kind:
+        raise SetupError(where, f"{cid!r} is not a {kind}")
+    return instance(state, cid)
+
+
+def _used(state: dict, cids: list) -> list[str]:
+    """`turn.used`: champions that already fought this turn, by card id: every instance
+    of each in a pool or a hand (card ids are unique in play, not in hands)."""
+    used: list[str] = []
+    for i, cid in enumerate(cids):
+        where = f"setup.turn.used[{i}]"
+        if _card(state, cid, where)["type"] != "champion":
+            raise SetupError(where, f"{cid!r} is not a champion")
+        found = [iid for seat in state["seats"] for iid in _champions(state, seat) if state["cards"][iid] == cid]
+        if not found:
+            raise SetupError(where, f"{cid!r} is in no pool or hand of the setup")
+        if found[0] in used:
+            raise SetupError(where, f"{cid!r} is named twice")
+        used += found
+    return used
+
+
+def _champions(state: dict, seat: str) -> list[str]:
+    player = state["players"][seat]
+    return [e["champion"] for e in player["pool"]] + [i for i in player["hand"] if z.card(state, i)["type"] == "champion"]
+
+
+def _battle(state: dict, battle: object, attacker: str, used: list[str], in_play: dict) -> dict:
+    """Check `setup.battle` and create its champions (after every seat's cards): in the
+    pool or hand they come from, so that the battle takes them as an answer would."""
+    b = _dict(battle, "setup.battle", ("realm", "defeats", "attacker", "defender"))
+    if "realm" not in b:
+        raise SetupError("setup.battle.realm", "a battle needs the realm under attack")
+    realm = _dict(b["realm"], "setup.battle.realm", ("seat", "slot"))
+    defender = realm.get("seat")
+    if defender not in state["seats"] or defender == attacker:
+        raise SetupError("setup.battle.realm.seat", "the realm's owner must be a seat other than the one whose turn it is")
+    formation = state["players"][defender]["formation"]
+    slot = realm.get("slot")
+    if slot not in fm.SLOTS or formation[slot] is None or formation[slot]["razed"]:
+        raise SetupError("setup.battle.realm.slot", f"{defender} has no unrazed realm in slot {slot!r}")
+    realm_card = z.card(state, formation[slot]["realm"])
+    defeats = b.get("defeats", 0)
+    if defeats not in (0, 1) or isinstance(defeats, bool) or (defeats and "defeat_twice" not in realm_card["powers"]):
+        raise SetupError("setup.battle.defeats", "defeats is 0, or 1 for a realm that must be defeated twice")
+    fight = {"realm": formation[slot]["realm"], "defeats": defeats, "attacker": None, "defender": None}
+    if "defender" in b and "attacker" not in b:
+        raise SetupError("setup.battle.defender", "a defending champion needs an attacking one")
+    for side, seat in (("attacker", attacker), ("defender", defender)):
+        if side not in b:
+            continue
+        where = f"setup.battle.{side}"
+        entry = _dict(b[side], where, ("champion", "from", "attached"))
+        came = entry.get("from", "pool")
+        if came not in ("pool", "hand"):
+            raise SetupError(f"{where}.from", "from is 'pool' or 'hand'")
+        if "champion" not in entry:
+            raise SetupError(f"{where}.champion", "a side needs a champion")
+        cid = entry["champion"]
+        c = _card(state, cid, f"{where}.champion")
+        if c["type"] != "champion":
+            raise SetupError(f"{where}.champion", f"{cid!r} is a {c['type']}, expected champion")
+        if cid in in_play:
+            raise SetupError(f"{where}.champion", f"Rule of the Cosmos: {cid!r} is already in play at {in_play[cid]}")
+        if cid in (state["cards"][i] for i in used):
+            raise SetupError(f"{where}.champion", f"{cid!r} already fought this turn (setup.turn.used)")
+        if side == "attacker" and not fm.reaches(c, realm_card, fm.exposed(formation, slot)):
+            raise SetupError(f"{where}.champion", f"{cid!r} cannot reach {realm_card['id']!r}: it is not exposed "
+                                                  "and no movement power of the champion reaches it")
+        if came == "hand" and c["cost"] is not None:
+            raise SetupError(f"{where}.from", f"{cid!r} is an avatar: it comes into play only through the pool")
+        attached_ids = _list(entry.get("attached", []), f"{where}.attached")
+        if attached_ids and came == "hand":
+            raise SetupError(f"{where}.attached", "a champion from the hand brings no attachments")
+        in_play[cid] = f"{where}.champion"
+        iid = instance(state, cid)
+        attached: list[str] = []
+        for j, aid in enumerate(attached_ids):
+            at = f"{where}.attached[{j}]"
+            a = _card(state, aid, at)
+            if a["type"] not in ("magical_item", "artifact"):
+                raise SetupError(at, f"{aid!r} is a {a['type']}, expected magical_item or artifact")
+            if a["type"] in UNIQUE:
+                if aid in in_play:
+                    raise SetupError(at, f"Rule of the Cosmos: {aid!r} is already in play at {in_play[aid]}")
+                in_play[aid] = at
+            attached.append(instance(state, aid))
+            if a["type"] == "artifact" and not z.artifact_fits(state, attached[-1], iid, attached[:-1]):
+                raise SetupError(at, "one artifact per champion, of the champion's world")
+        player = state["players"][seat]
+        if came == "pool":
+            player["pool"].append({"champion": iid, "attached": attached})
+        else:
+            player["hand"].append(iid)
+        fight[side] = iid
+    return fight
+
+
+def _enter_battle(state: dict, fight: dict, events: list) -> None:
+    """Start the battle as the answers that lead to it would (steps A, B, C and D), so
+    that its events are those of play and are in the match's log. The prompts those
+    answers close were never shown: they are dropped, and their ids are not spent."""
+    def answered() -> None:
+        state["prompts"] = []
+        state["next_prompt"] = first
+
+    first = state["next_prompt"] - len(state["prompts"])
+    answered()  # the attack phase's choose_realm
+    bt.start(state, fight["realm"], events)
+    b = state["battle"]
+    b["round"] = b["defeats"] = fight["defeats"]  # rounds won before, against a realm defeated twice
+    if fight["attacker"] is None:
+        return
+    answered()
+    bt.answer_attacker(state, fight["attacker"], events)
+    if fight["defender"] is None:
+        return
+    answered()
+    if bt.answer_defender(state, fight["defender"], events):
+        tn.after_battle(state, events)
 
 
 def _card(state: dict, cid: object, where: str) -> dict:

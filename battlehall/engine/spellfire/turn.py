@@ -1,8 +1,8 @@
-"""The turn (rules/NOTES.md): 1 draw, 2 realm and holding, 3 pool, 4 attack, 5 discard.
+"""The turn (rules/NOTES.md): 0 rule cards, 1 draw, 2 realm and holding, 3 pool, 4 attack, 5 discard.
 
-Phase 0 (rule cards) is skipped: the shipped sets have no rule cards. Phases with
-choices are prompts whose default ends the phase; the draw, the end of the turn, the
-victory check and the turn limit are automatic and only emit events. The prompts of
+Phase 0 (rule cards and dungeons, rulecards.py) is asked only in matches that hold such
+cards. Phases with choices are prompts whose default ends the phase; the draw, the end
+of the turn, the victory check and the turn limit are automatic and only emit events. The prompts of
 phases 2-4 open whether or not the seat has anything to play, so their existence never
 tells the other seat what is in a hand.
 """
@@ -12,21 +12,43 @@ from __future__ import annotations
 from . import battle as bt
 from . import formation as fm
 from . import plays
+from . import rulecards
 from . import zones as z
 from ..ruleset import make_result, rank_by
-from .prompts import ask
+from .prompts import ask, option as _option
 
-PHASES = ("draw", "realm", "pool", "attack", "discard")
+PHASES = ("rule", "draw", "realm", "pool", "attack", "discard")
 
 
-def begin(state: dict, seat: str, number: int, events: list, phase: str = "draw", **flags) -> None:
+def begin(state: dict, seat: str, number: int, events: list, phase: str = "rule", **flags) -> None:
     """Start turn `number` of `seat` at `phase` (a setup may start mid-turn)."""
     state["turn"] = {"seat": seat, "number": number, "phase": phase,
                      "realm_played": flags.get("realm_played", False),
                      "holding_played": flags.get("holding_played", False),
-                     "attacks": flags.get("attacks", 0), "used": list(flags.get("used", []))}
+                     "attacks": flags.get("attacks", 0), "used": list(flags.get("used", [])),
+                     "rule_played": False, "dungeon_played": False}
     events.append({"kind": "turn_started", "data": {"seat": seat, "number": number}})
+    leave_limbo(state, seat, events)
+    if phase == "rule" and not rulecards.wanted(state):
+        phase = "draw"  # a match without rule cards or dungeons has no phase 0
     enter(state, phase, events)
+
+
+def leave_limbo(state: dict, seat: str, events: list) -> None:
+    """Champions in Limbo come back to their owner's pool, with their attachments, when
+    the owner's next turn begins (rules/NOTES.md: Limbo "returns later"). One whose card
+    is in play meanwhile (Rule of the Cosmos) is discarded instead."""
+    player = state["players"][seat]
+    while player["limbo"]:
+        entry = player["limbo"].pop(0)
+        back = z.cosmos_allows(state, entry["champion"])
+        events.append({"kind": "left_limbo", "data": {
+            "seat": seat, **z.about(state, entry["champion"], seat, "pool" if back else "discard"),
+            "attached": z.refs(state, entry["attached"]), "from": "limbo", "to": "pool" if back else "discard"}})
+        if back:
+            player["pool"].append(entry)
+        else:
+            z.discard(state, seat, [entry["champion"]] + entry["attached"], "cosmos", events)
 
 
 def enter(state: dict, phase: str, events: list) -> None:
@@ -34,7 +56,9 @@ def enter(state: dict, phase: str, events: list) -> None:
     t["phase"] = phase
     seat = t["seat"]
     events.append({"kind": "phase", "data": {"seat": seat, "phase": phase}})
-    if phase == "draw":
+    if phase == "rule":
+        rulecards.prompt(state)
+    elif phase == "draw":
         z.draw(state, seat, state["options"]["draw_per_turn"], "turn", events)
         enter(state, "realm", events)
     elif phase == "realm":
@@ -45,7 +69,7 @@ def enter(state: dict, phase: str, events: list) -> None:
     elif phase == "pool":
         prompt_pool(state)
     elif phase == "attack":
-        if t["attacks"] >= state["options"]["attacks_per_turn"]:
+        if t["attacks"] >= state["options"]["attacks_per_turn"] and not bt.extra_attackers(state):
             enter(state, "discard", events)
         else:
             prompt_attack(state)
@@ -70,8 +94,13 @@ def prompt_realm(state: dict) -> None:
               if (not t["realm_played"] and z.card(state, iid)["type"] == "realm")
               or (not t["holding_played"] and z.card(state, iid)["type"] == "holding")]
     options = _options(state, seat, wanted)
-    options.append({"id": "done", "text": "End phase 2"})
+    options.append(_option("done", "End phase 2"))
     ask(state, seat, "play_realm", "Phase 2: play a realm and/or a holding, or end the phase", options, "done")
+
+
+def answer_rule(state: dict, option: str, events: list) -> None:
+    if rulecards.answer(state, option, events):
+        enter(state, "draw", events)
 
 
 def answer_realm(state: dict, option: str, args: dict, events: list) -> None:
@@ -92,7 +121,7 @@ def prompt_pool(state: dict) -> None:
     wanted = [iid for iid in state["players"][seat]["hand"]
               if z.card(state, iid)["type"] in ("champion", "magical_item", "artifact")]
     options = _options(state, seat, wanted)
-    options.append({"id": "done", "text": "End phase 3"})
+    options.append(_option("done", "End phase 3"))
     ask(state, seat, "play_pool", "Phase 3: put champions into your pool and attach items, or end the phase",
         options, "done")
 
@@ -108,7 +137,11 @@ def answer_pool(state: dict, option: str, args: dict, events: list) -> None:
 
 def prompt_attack(state: dict) -> None:
     seat = state["turn"]["seat"]
-    champions = [z.card(state, iid) for iid, _ in bt.available_champions(state, seat)]
+    t = state["turn"]
+    # beyond attacks_per_turn, only a champion that may attack again opens a battle
+    extra = t["attacks"] >= state["options"]["attacks_per_turn"]
+    found = bt.extra_attackers(state) if extra else bt.available_champions(state, seat)
+    champions = [z.card(state, iid) for iid, _ in found]
     options = []
     for other in state["seats"]:
         if other == seat:
@@ -121,8 +154,9 @@ def prompt_attack(state: dict) -> None:
             realm = z.card(state, slot["realm"])
             is_exposed = fm.exposed(formation, s)
             if any(fm.reaches(c, realm, is_exposed) for c in champions):
-                options.append({"id": slot["realm"], "text": f"Attack {other}'s {realm['name']} ({s})"})
-    options.append({"id": "end", "text": "End the attack phase"})
+                options.append(_option(slot["realm"], f"Attack {other}'s {realm['name']} ({s})",
+                                       z.about(state, slot["realm"], other, "formation", s)))
+    options.append(_option("end", "End the attack phase"))
     ask(state, seat, "choose_realm", "Phase 4: choose a realm to attack, or end the attack phase", options, "end")
 
 
@@ -133,7 +167,7 @@ def answer_attack(state: dict, option: str, events: list) -> None:
 
 
 def after_battle(state: dict, events: list) -> None:
-    state["turn"]["attacks"] += 1
+    """The battle (and its spoils) is over; it was counted when it ended (battle.finish)."""
     enter(state, "attack", events)
 
 
@@ -145,7 +179,7 @@ def discard_or_end(state: dict, events: list) -> None:
     extra = len(hand) - state["options"]["hand_limit"]
     if extra <= 0:
         return end_turn(state, events)
-    options = [{"id": iid, "text": f"Discard {z.name(state, iid)}"} for iid in hand]
+    options = [_option(iid, f"Discard {z.name(state, iid)}", z.about(state, iid, seat, "hand")) for iid in hand]
     ask(state, seat, "discard", f"Phase 5: discard a card ({extra} over the hand limit)", options, options[0]["id"])
 
 

@@ -1,12 +1,14 @@
 """What one seat (or a spectator, viewer None) may see of a match.
 
-Everyone sees formations, pools, discard piles, the battle, whose turn and phase, and the
+Everyone sees formations, pools, discard piles, Limbo, the Abyss, the Void, the rule
+card and the dungeons in play, the battle, whose turn and phase, and the
 sizes of hands and draw piles. Only its own seat sees a hand. Nobody sees the order of
 a draw pile, or the random generator.
 """
 
 from __future__ import annotations
 
+from . import activation as act
 from . import formation as fm
 from . import powers as pw
 from . import zones as z
@@ -30,6 +32,9 @@ def view(state: dict, viewer: str | None) -> dict:
             "unrazed": fm.unrazed(p["formation"]),
             "pool": [{**z.ref(state, e["champion"]), "attached": z.refs(state, e["attached"])} for e in p["pool"]],
             "discard": z.refs(state, p["discard"]),
+            "limbo": [{**z.ref(state, e["champion"]), "attached": z.refs(state, e["attached"])} for e in p["limbo"]],
+            "abyss": z.refs(state, p["abyss"]),
+            "void": z.refs(state, p["void"]),
         }
     # Champions that fought this turn; one taken back into a hand (Scavenger's Luck) is
     # left out for the other seats, whose view never names a card in another hand.
@@ -42,6 +47,9 @@ def view(state: dict, viewer: str | None) -> dict:
         "players": players,
         "battle": _battle(state),
         "spoils": None if state["spoils"] is None else {"seat": state["spoils"]["seat"]},
+        "rule": None if state.get("rule") is None else {"seat": state["rule"]["seat"],
+                                                        **z.ref(state, state["rule"]["card"])},
+        "dungeons": {seat: z.ref(state, iid) for seat, iid in state.get("dungeons", {}).items()},
         "options": state["options"],
         "custom_cards": list(state["custom_cards"].values()),
         "result": state["result"],
@@ -58,9 +66,15 @@ def _battle(state: dict) -> dict | None:
         sides[side] = None if s is None else {
             "seat": s["seat"], **z.ref(state, s["champion"]), "from": s["from"],
             "attached": z.refs(state, s["attached"]), "played": z.refs(state, s["played"]),
+            "brought": z.refs(state, s.get("brought", [])),
             "total": pw.total(state, b, side)}
+    both = b["sides"]["attacker"] is not None and b["sides"]["defender"] is not None
+    order = [{**z.ref(state, iid), "side": side, "step": label, "cancelled": act.cancelled(b, iid)}
+             for label, side, iid in act.sequence(state, b)] if both else []
+    pending = b["pending"]
     return {"attacker": b["attacker"], "defender": b["defender"], **z.ref(state, b["realm"]), "slot": b["slot"],
-            "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides}
+            "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides, "order": order,
+            "pending": None if pending is None else {**z.ref(state, pending["card"]), "outcome": pending["outcome"]}}
 
 
 def secrets(state: dict, viewer: str | None) -> list:

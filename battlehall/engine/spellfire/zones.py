@@ -4,7 +4,10 @@ A physical card is an instance id (``"c17"``); ``state["cards"]`` maps it to its
 id, whose definition is in the shipped catalog or in ``state["custom_cards"]`` (inline
 cards of a setup). Each player's zones: ``draw`` (top first), ``hand``, ``pool`` (a list
 of ``{"champion", "attached"}``), ``formation`` (formation.py) and ``discard`` (top
-last). A card in a battle is held by the battle (battle.py) until the round ends.
+last); ``limbo`` (entries like the pool's: not in play, they come back), ``abyss`` and
+``void`` (out of the game). The rule card and the dungeons in play are the state's
+(rulecards.py).
+A card in a battle is held by the battle (battle.py) until the round ends.
 """
 
 from __future__ import annotations
@@ -28,6 +31,40 @@ def ref(state: dict, iid: str) -> dict:
     return {"card": iid, "def": state["cards"][iid]}
 
 
+def about(state: dict, iid: str, owner: str, zone: str, slot: str | None = None) -> dict:
+    """How an option or an event names the one card it is about: instance, card id, the
+    seat that owns it, the zone it is in (`hand`, `pool`, `formation`, `battle`,
+    `discard`) and its formation slot (None outside the formation)."""
+    return {"card": iid, "def": state["cards"][iid], "owner": owner, "zone": zone, "slot": slot}
+
+
+def locate(state: dict, iid: str) -> tuple[str, str | None]:
+    """(zone, formation slot) of a card out of any battle: `pool`, `formation`, `discard`,
+    `limbo`, `abyss`, `void`, `hand` or `draw`."""
+    for seat in state["seats"]:
+        p = state["players"][seat]
+        for s in fm.SLOTS:
+            slot = p["formation"][s]
+            if slot is not None and iid in (slot["realm"], slot["holding"]):
+                return "formation", s
+        for zone in ("pool", "limbo"):
+            if any(iid == e["champion"] or iid in e["attached"] for e in p[zone]):
+                return zone, None
+        for zone in ("discard", "abyss", "void", "hand", "draw"):
+            if iid in p[zone]:
+                return zone, None
+    return "battle", None
+
+
+#: The same fields on an option that is about no card (`done`, `end`, `pass`, ...).
+NO_CARD = {"card": None, "def": None, "owner": None, "zone": None, "slot": None}
+
+#: Where the cards of each discard reason were (cards in a battle are held by the battle).
+DISCARDED_FROM = {"replaced": "formation", "realm_razed": "formation", "realm_discarded": "formation",
+                  "hand_limit": "hand", "played": "hand", "no_realms": "pool", "after_combat": "pool",
+                  "sacrifice": "pool", "cosmos": "limbo", "rule_discarded": "rule"}
+
+
 def refs(state: dict, iids: list[str]) -> list[dict]:
     return [{"card": i, "def": state["cards"][i]} for i in iids]
 
@@ -44,17 +81,37 @@ def draw(state: dict, seat: str, count: int, reason: str, events: list) -> list[
     player["hand"].extend(drawn)
     events.append({"kind": "cards_drawn",
                    "data": {"seat": seat, "count": len(drawn), "wanted": count, "reason": reason,
-                            "draw_size": len(player["draw"])},
+                            "draw_size": len(player["draw"]), "owner": seat, "from": "draw", "zone": "hand"},
                    "private": {seat: {"cards": refs(state, drawn)}}})
     return drawn
 
 
-def discard(state: dict, seat: str, iids: list[str], reason: str, events: list) -> None:
-    """Put cards (already taken from wherever they were) on the seat's discard pile."""
+def discard(state: dict, seat: str, iids: list[str], reason: str, events: list, slot: str | None = None,
+            where: str | None = None) -> None:
+    """Put cards (already taken from wherever they were) on the seat's discard pile; the
+    event says where they were (`from`: `where`, or the reason's usual place; and the
+    formation `slot` of a realm's cards)."""
     if not iids:
         return
     state["players"][seat]["discard"].extend(iids)
-    events.append({"kind": "cards_discarded", "data": {"seat": seat, "cards": refs(state, iids), "reason": reason}})
+    events.append({"kind": "cards_discarded", "data": {
+        "seat": seat, "cards": refs(state, iids), "reason": reason, "owner": seat,
+        "from": where or DISCARDED_FROM.get(reason, "battle"), "slot": slot, "zone": "discard"}})
+
+
+def banish(state: dict, seat: str, champion: str, attached: list[str], zone: str, reason: str,
+           events: list) -> None:
+    """Send a champion and what is attached to it to Limbo, the Abyss or the Void
+    (rules/NOTES.md: attachments follow their champion)."""
+    player = state["players"][seat]
+    if zone == "limbo":
+        player["limbo"].append({"champion": champion, "attached": list(attached)})
+    else:
+        player[zone].extend([champion] + list(attached))
+    events.append({"kind": "sent_to_zone", "data": {"seat": seat, **about(state, champion, seat, zone),
+                                                    "attached": refs(state, attached),
+                                                    "from": "battle" if reason == "defeated" else "pool",
+                                                    "reason": reason}})
 
 
 def in_play(state: dict) -> set[str]:
@@ -110,8 +167,8 @@ def all_card_ids(state: dict) -> list[str]:
     out: list[str] = []
     for seat in state["seats"]:
         p = state["players"][seat]
-        out += p["draw"] + p["hand"] + p["discard"]
-        for entry in p["pool"]:
+        out += p["draw"] + p["hand"] + p["discard"] + p["abyss"] + p["void"]
+        for entry in p["pool"] + p["limbo"]:
             out += [entry["champion"]] + entry["attached"]
         for s in fm.SLOTS:
             slot = p["formation"][s]
@@ -122,6 +179,11 @@ def all_card_ids(state: dict) -> list[str]:
     battle = state["battle"]
     if battle is not None:
         for side in battle["sides"].values():
+            if side is not None and side["from"] != "realm":  # a realm defending itself is in its slot
+                out += [side["champion"]]
             if side is not None:
-                out += [side["champion"]] + side["attached"] + side["played"]
+                out += side["attached"] + side["played"]
+    if state.get("rule") is not None:
+        out.append(state["rule"]["card"])
+    out += state.get("dungeons", {}).values()
     return out

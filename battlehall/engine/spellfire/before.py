@@ -1,0 +1,78 @@
+"""Yellow cards played before the battle (spellfire-2, row 5 of the order of activation).
+
+Once both champions of a round are chosen and before any power activates, the attacker
+and then the defender may play support cards marked ``before_battle`` that their
+champion can use (``before_battle`` prompts, repeated until ``done``). These cards then
+activate in row 5, ahead of every champion; they cannot be played later in the round.
+
+The step is asked only in matches that hold a ``before_battle`` card at all (the decks
+are public), and then every round, whatever the hands hold, so that being asked tells
+nothing about a hand.
+"""
+
+from __future__ import annotations
+
+from . import powers as pw
+from . import zones as z
+from .prompts import ask, option as _option
+
+
+def in_match(state: dict) -> bool:
+    return any("before_battle" in z.card(state, iid)["powers"] for iid in state["cards"])
+
+
+def open_step(state: dict) -> bool:
+    """Start the step for a round whose champions are both chosen; False if the match has
+    no such cards (the round goes straight to step D)."""
+    b = state["battle"]
+    b["before_battle"] = []
+    if not in_match(state):
+        return False
+    prompt(state, "attacker")
+    return True
+
+
+def playable(state: dict, side: str, iid: str) -> bool:
+    b = state["battle"]
+    c = z.card(state, iid)
+    if "before_battle" not in c["powers"]:
+        return False
+    s = b["sides"][side]
+    if not pw.can_use(z.card(state, s["champion"]), c):
+        return False
+    if c["type"] == "artifact":
+        return z.artifact_fits(state, iid, s["champion"], s["attached"]) and z.cosmos_allows(state, iid)
+    return True
+
+
+def prompt(state: dict, side: str) -> None:
+    b = state["battle"]
+    b["step"] = "before_battle"
+    seat = b["sides"][side]["seat"]
+    options = [_option(iid, f"Play {z.name(state, iid)} before the battle", z.about(state, iid, seat, "hand"))
+               for iid in state["players"][seat]["hand"] if playable(state, side, iid)]
+    options.append(_option("done", "Play no more cards before the battle"))
+    ask(state, seat, "before_battle",
+        f"Before the battle ({side}): play a card that is played before battle, or go on", options, "done")
+
+
+def answer(state: dict, seat: str, option: str, events: list) -> bool:
+    """True when both sides are done (step D follows)."""
+    b = state["battle"]
+    side = "attacker" if seat == b["attacker"] else "defender"
+    if option == "done":
+        if side == "attacker":
+            prompt(state, "defender")
+            return False
+        return True
+    s = b["sides"][side]
+    state["players"][seat]["hand"].remove(option)
+    kind = z.card(state, option)["type"]
+    (s["attached"] if kind in ("magical_item", "artifact") else s["played"]).append(option)
+    b["before_battle"].append(option)
+    events.append({"kind": "card_played", "data": {"seat": seat, "side": side,
+                                                   **z.about(state, option, seat, "battle"), "from": "hand",
+                                                   "before_battle": True, "effects": [], "outcome": None,
+                                                   "totals": pw.totals(state, b)}})
+    prompt(state, side)
+    return False
