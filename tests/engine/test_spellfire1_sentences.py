@@ -185,17 +185,25 @@ def test_spellfire1_d_attacker_slays_first_defender_discarded_before_its_power(m
                                                  "totals": act["totals"]}
 
 
-def test_spellfire1_d_slain_defender_realm_razed(match, S, ev):
+@pytest.mark.parametrize("realm", ["ironbridge", "gallowfen"])
+def test_spellfire1_d_slain_defender_realm_razed(match, S, ev, realm):
     # "If this is the case the realm is razed."
+    # (unless it must be defeated twice, step I: Gallowfen holds once)
     m = match(alice=S(pool=["sir-cadoc-wyrmsbane"], draw=["thornvale"]),
-              bob=S(formation={"A": {"realm": "ironbridge", "holding": "bellkeep-tower"}}, pool=["vexthra-the-red"]),
+              bob=S(formation={"A": {"realm": realm, "holding": "bellkeep-tower"}}, pool=["vexthra-the-red"]),
               turn=ATTACK)
-    m.answer("ironbridge")
+    m.answer(realm)
     m.answer("sir-cadoc-wyrmsbane")
     events = m.answer("vexthra-the-red")
+    assert "vexthra-the-red" in m.zone("bob", "discard") and "battle_play" not in [
+        p["kind"] for p in ev.find(events, "prompt")]
+    if realm == "gallowfen":
+        assert ev.find(events, "realm_holds")[0]["defeats"] == 1 and not m.slot("bob", "A")["razed"]
+        assert m.prompt["kind"] == "choose_attacker"
+        return
     assert ev.find(events, "realm_razed")[0]["how"] == "slain"
     assert m.slot("bob", "A") == {"realm": "ironbridge", "razed": True, "holding": None}
-    assert not ev.find(events, "battle_play") and spoils_drawn(m, ev) == ["alice"]
+    assert spoils_drawn(m, ev) == ["alice"]
 
 
 # -- E: comparing totals -------------------------------------------------------------------
@@ -333,6 +341,26 @@ def test_spellfire1_g_tie_always_won_by_the_defender(match, S, ev):
 
 # -- H: the cards after the round ----------------------------------------------------------
 
+@pytest.mark.parametrize("winner", ["attacker", "defender"])
+def test_spellfire1_h_winner_champion_with_attachments_into_its_pool(match, S, ev, winner):
+    # "H) The winner places their champion, with all of its attached cards, into their pool"
+    # both champions come from the hand; the winner's goes to its pool with the item played for it
+    m = battle(match, S, alice_pool=[], alice_hand=["torvald-ironhand", "sword-of-morning-star"], bob_pool=[],
+               bob_hand=["grey-warden-tamsin", "cloak-of-dusk"])
+    m.answer("sword-of-morning-star")  # 10 against 9
+    m.answer("pass")
+    if winner == "defender":
+        m.answer("cloak-of-dusk")      # 10 against 10: bob leads on the tie
+        m.answer("pass")
+    m.answer("stop")                   # the side behind stops
+    seat, champion, item = {"attacker": ("alice", "torvald-ironhand", "sword-of-morning-star"),
+                            "defender": ("bob", "grey-warden-tamsin", "cloak-of-dusk")}[winner]
+    assert ev.find(m.log, "round_ended")[0]["winner"] == winner
+    assert m.zone(seat, "pool") == [champion] and m.attached(seat, champion) == [item]
+    returned = [d for d in ev.find(m.log, "champion_returned") if d["seat"] == seat][0]
+    assert [a["def"] for a in returned["attached"]] == [item]
+
+
 def test_spellfire1_h_winner_discards_allies_spells_and_other_non_permanent_cards(match, S, ev):
     # "He discards all allies, spells, and other non-permanent cards used in combat."
     m = battle(match, S, alice_pool=["maelis-brightquill"], attacker="maelis-brightquill",
@@ -373,6 +401,13 @@ def test_spellfire1_h_only_magical_items_and_artifacts_remain(match, S, ev):
     m3.answer("pass")
     m3.answer("stop")
     assert m3.attached("alice", "torvald-ironhand") == ["crown-of-embers"]
+    # an any-time magical item the winner played in a window stays as well
+    m4 = battle(match, S, alice_hand=["hillfolk-skirmishers"], bob_hand=["glass-of-far-seeing"])
+    m4.answer("hillfolk-skirmishers")  # 9 against 9
+    m4.answer("glass-of-far-seeing")   # bob, winning, answers: 9 against 10
+    m4.answer("pass")
+    m4.answer("stop")
+    assert m4.attached("bob", "grey-warden-tamsin") == ["glass-of-far-seeing"]
 
 
 # -- I: the round is complete --------------------------------------------------------------
@@ -404,6 +439,22 @@ def test_spellfire1_j_attacker_spoils_if_any_part_of_the_realm_razed_or_discarde
     assert spoils_drawn(m2, ev) == []
     m2.answer("end")       # alice ends the battle: the realm was never razed
     assert ev.find(m2.log, "battle_ended")[0]["spoils"] is None and spoils_drawn(m2, ev) == []
+
+
+def test_spellfire1_j_spoils_are_drawn_from_the_draw_pile(match, S, ev):
+    # "The spoils of victory are the cards drawn from the draw pile."
+    # one card, from the top of the winner's own draw pile; an empty pile gives none, and
+    # nothing comes from the discard pile or another seat's pile
+    m = battle(match, S, defender=None, alice={"draw": ["thornvale", "amberfield"], "discard": ["free-company"]})
+    m.answer("decline")
+    assert m.state["spoils"] == {"seat": "alice", "card": m.iid("thornvale")}
+    assert m.zone("alice", "draw") == ["amberfield"] and m.zone("alice", "discard") == ["free-company"]
+    m2 = battle(match, S, defender=None, alice={"draw": [], "discard": ["amberfield"]})
+    events = m2.answer("decline")
+    assert [d for d in ev.find(events, "cards_drawn") if d["reason"] == "spoils"] == [
+        {"seat": "alice", "count": 0, "wanted": 1, "reason": "spoils", "draw_size": 0}]
+    assert m2.zone("alice", "hand") == [] and m2.zone("alice", "discard") == ["amberfield"]
+    assert [d["seat"] for d in ev.find(m2.log, "cards_drawn")] == ["alice", "bob"]  # then bob's turn draw
 
 
 @pytest.mark.parametrize("card", ["hillfolk-skirmishers", "silver-hawk-scouts", "flame-lance", "call-of-the-bloodline",
