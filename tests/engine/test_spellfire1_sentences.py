@@ -1,11 +1,10 @@
 """Every sentence of spellfire-1 (the battle, steps A-J), one test per ruling, each named
 after its sentence and starting with it, on explicit setups.
 
-Sentences already tested exactly elsewhere are not repeated here; docs/spellfire.md
-("Every sentence of spellfire-1, and how it is ruled") names the test of each sentence.
-Sentences that state no rule (none are skipped silently):
-- J "Spoils may be played immediately, ..." is tested per card type in
-  test_spellfire_outcomes.py and test_spellfire_battle.py (listed in the table).
+Sentences already tested exactly elsewhere (test_spellfire_battle.py,
+test_spellfire_outcomes.py, test_spellfire_multiseat.py) are not repeated here;
+docs/spellfire.md ("Every sentence of spellfire-1, and how it is ruled") names the test
+of every sentence. No sentence is skipped: each states a rule.
 """
 
 from __future__ import annotations
@@ -36,9 +35,11 @@ def test_spellfire1_phase4_attack_another_players_realm(match, S, ev):
     assert ev.find(m.log, "phase")[-1] == {"seat": "alice", "phase": "attack"}
     assert m.option_ids() == ["ironbridge", "end"]  # bob's realm; never alice's own Emberhold
     m.answer("end")
-    # bob's turn: alice (with her champion) is never asked to attack on it
-    assert m.state["turn"]["seat"] == "bob"
-    assert not [p for p in ev.find(m.log, "prompt")[1:] if p["kind"] == "choose_realm" and p["seat"] == "alice"][1:]
+    # bob's turn: its phase 4 is bob's; alice (with her champion) is not asked to attack
+    m.until("choose_realm")
+    assert m.state["turn"]["seat"] == "bob" and m.prompt["seat"] == "bob"
+    assert [p["seat"] for p in ev.find(m.log, "prompt") if p["kind"] == "choose_realm"] == ["alice", "bob"]
+    assert m.option_ids() == ["end"]  # bob has no champion; alice's realm is the only other one
 
 
 def test_spellfire1_battle_is_a_single_attack_on_one_realm(match, S, ev):
@@ -76,16 +77,6 @@ def test_spellfire1_a_attacker_indicates_the_realm(match, S, ev):
     events = m.answer("ironbridge")
     assert ev.find(events, "battle_started")[0]["def"] == "ironbridge"
     assert m.state["battle"]["realm"] == m.iid("ironbridge") and m.state["battle"]["defender"] == "bob"
-
-
-def test_spellfire1_a_free_choice_over_whose_realms(match, S, ev):
-    # "Each player has free choice over whose realms they want to attack."
-    m = match(alice=S(pool=["torvald-ironhand"]), bob=S(formation={"A": "ironbridge"}),
-              carol=S(formation={"A": "ravencrag"}), dave=S(formation={"A": "gallowfen"}), turn=ATTACK)
-    assert m.option_ids() == ["ironbridge", "ravencrag", "gallowfen", "end"]
-    events = m.answer("gallowfen")  # not the next seat's: dave's
-    assert ev.find(events, "battle_started")[0]["defender"] == "dave"
-    assert m.prompt["kind"] == "choose_attacker"
 
 
 # -- B: the attacking champion ---------------------------------------------------------------
@@ -302,14 +293,23 @@ def test_spellfire1_f_back_and_forth_until_loser_cannot_or_will_not_play(match, 
     assert [c for c in m.zone("alice", "hand") if c == "iron-fist-strike"] == hand[1:]
 
 
-def test_spellfire1_f_round_over_then_winner_plays_no_more(match, S, ev):
-    # "The round is over then. The winner does not have the option to play another card."
-    m = battle(match, S, bob_hand=["sudden-rout", "glass-of-far-seeing"])
-    events = m.answer("stop")
-    # no window follows the stop: bob keeps his any-time cards, the round ended at once
-    assert "respond" not in [p["kind"] for p in ev.find(events, "prompt")]
+def test_spellfire1_f_round_over_when_loser_stops(match, S, ev):
+    # "The round is over then."
+    m = battle(match, S, alice_hand=["free-company"])
+    events = m.answer("stop")  # alice could play, but will not
     assert ev.kinds(events)[:4] == ["prompt_closed", "cards_discarded", "champion_returned", "round_ended"]
+    assert ev.find(events, "round_ended")[0] == {"round": 1, "winner": "defender", "how": "combat",
+                                                 "totals": {"attacker": 7, "defender": 9}}
+
+
+def test_spellfire1_f_winner_has_no_option_to_play_another_card(match, S, ev):
+    # "The winner does not have the option to play another card."
+    m = battle(match, S, bob_hand=["sudden-rout", "glass-of-far-seeing"], carol=S(hand=["rallying-cry"]))
+    events = m.answer("stop")
+    # no window follows the stop, for the winner or anyone: bob keeps his any-time cards
+    assert [p["kind"] for p in ev.find(events, "prompt")] == ["spoils"]
     assert sorted(m.zone("bob", "hand")) == ["glass-of-far-seeing", "ravencrag", "sudden-rout"]  # + his spoils
+    assert m.zone("carol", "hand") == ["rallying-cry"]
 
 
 # -- G: the adjusted level -------------------------------------------------------------------
@@ -364,15 +364,19 @@ def test_spellfire1_h_winner_champion_with_attachments_into_its_pool(match, S, e
 def test_spellfire1_h_winner_discards_allies_spells_and_other_non_permanent_cards(match, S, ev):
     # "He discards all allies, spells, and other non-permanent cards used in combat."
     m = battle(match, S, alice_pool=["maelis-brightquill"], attacker="maelis-brightquill",
-               alice_hand=["hillfolk-skirmishers", "flame-lance", "rallying-cry"])
-    m.answer("hillfolk-skirmishers")  # 8 against 9
+               alice_hand=["flame-lance", "rallying-cry", "ember-drake-hatchling"], bob_hand=["free-company"])
+    m.answer("flame-lance")            # a spell: 9 against 9
     m.answer("pass")
-    m.answer("rallying-cry")          # an event with a bonus: 10 against 9
+    m.answer("rallying-cry")           # an event with a bonus: 11 against 9
     m.answer("pass")
-    m.answer("stop")
+    m.answer("free-company")           # 11 against 13
+    m.answer("pass")
+    m.answer("ember-drake-hatchling")  # an ally: 14 against 13
+    m.answer("pass")
+    m.answer("stop")                   # bob gives up: alice wins
+    assert ev.find(m.log, "round_ended")[0]["winner"] == "attacker"
     assert m.zone("alice", "pool") == ["maelis-brightquill"] and m.attached("alice", "maelis-brightquill") == []
-    assert sorted(m.zone("alice", "discard")) == ["hillfolk-skirmishers", "rallying-cry"]
-    assert m.zone("alice", "hand") == ["flame-lance", "thornvale"]  # + the spoils
+    assert sorted(m.zone("alice", "discard")) == ["ember-drake-hatchling", "flame-lance", "rallying-cry"]
 
 
 def test_spellfire1_h_only_magical_items_and_artifacts_remain(match, S, ev):
