@@ -470,3 +470,5 @@ def test_spellfire1_j_spells_blood_allies_thief_psionic_spoils_kept(match, S, ev
     m = battle(match, S, defender=None, alice={"draw": [card]})
     m.answer("decline")
     assert m.prompt["kind"] == "spoils" and m.option_ids() == ["keep"]
+    m.answer("keep")
+    assert m.zone("alice", "hand") == [card]
