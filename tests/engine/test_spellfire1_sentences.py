@@ -234,7 +234,8 @@ def test_spellfire1_e_largest_total_wins(match, S, ev):
 
 def test_spellfire1_f_losing_player_plays_one_card(match, S, ev):
     # "F) The player that is losing can play one card."
-    m = battle(match, S, alice_hand=["hillfolk-skirmishers", "iron-fist-strike", "sudden-rout"], bob_hand=["free-company"])
+    m = battle(match, S, alice_hand=["hillfolk-skirmishers", "iron-fist-strike", "sudden-rout"],
+               bob_hand=["free-company"])
     assert (m.prompt["kind"], m.prompt["seat"]) == ("battle_play", "alice")
     assert m.option_ids() == ["hillfolk-skirmishers", "iron-fist-strike", "sudden-rout", "stop"]
     m.answer("hillfolk-skirmishers")
