@@ -40,9 +40,16 @@ def cluster(tmp_path):
     c.stop()
 
 
+def logs_per_master(cluster: NodesOnCluster) -> list[int]:
+    """How many match logs each master holds: the matches' writes went to every one."""
+    return [len(cluster.redis.keys("bh:*:log", target_nodes=master)) for master in cluster.redis.get_primaries()]
+
+
 async def test_a_killed_node_s_matches_are_taken_over_on_the_cluster_and_finish(cluster):
     await on_one_redis.test_a_killed_node_s_matches_are_taken_over_and_finish(cluster)
+    assert all(logs_per_master(cluster)), logs_per_master(cluster)
 
 
 async def test_a_paused_node_writes_nothing_to_the_cluster_after_losing_its_leases(cluster):
     await on_one_redis.test_a_paused_node_writes_nothing_after_losing_its_leases(cluster)
+    assert all(logs_per_master(cluster)), logs_per_master(cluster)
