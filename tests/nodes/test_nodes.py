@@ -40,11 +40,15 @@ class Cluster:
     def __init__(self, tmp_path, count: int = 3):
         self.redis_server = EmbeddedRedis(tmp_path / "redis", port=free_port()).start()
         self.redis = redis.Redis.from_url(self.redis_server.url)
+        self.start_nodes(tmp_path, count)
+
+    def start_nodes(self, tmp_path, count: int, args: tuple[str, ...] = ()) -> None:
+        """`count` nodes on `self.redis_server` (anything with a `url` and a `stop()`)."""
         self.nodes = []
         for i in range(count):
             folder = tmp_path / f"node{i}"
             folder.mkdir()
-            node = ServerProcess(folder, redis_url=self.redis_server.url, args=("--api-key", KEY))
+            node = ServerProcess(folder, redis_url=self.redis_server.url, args=("--api-key", KEY, *args))
             node.env = {"BATTLEHALL_NODE_ID": f"n{i}", "BATTLEHALL_NODE_URL": f"ws://127.0.0.1:{node.port}",
                         "BATTLEHALL_LEASE_MS": str(LEASE_MS), "BATTLEHALL_TAKEOVER_SCAN_MS": str(SCAN_MS),
                         "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"}
