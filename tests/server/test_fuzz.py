@@ -56,7 +56,24 @@ def rss_kib(pid: int) -> int:
 
 
 def open_fds(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
+    """The server's open files and sockets, but for its Unix sockets to the private Redis:
+    how many of those it keeps is redis-py's pool and the lease, pub/sub and write
+    connections, opened as first needed, and none of them is a client's."""
+    unix = set()
+    with open(f"/proc/{pid}/net/unix") as table:
+        for line in table.read().splitlines()[1:]:
+            fields = line.split()
+            if len(fields) >= 7:
+                unix.add(fields[6])  # the socket's inode
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:  # closed meanwhile
+            continue
+        if not (link.startswith("socket:[") and link[8:-1] in unix):
+            count += 1
+    return count
 
 
 def gauges(url: str) -> dict[str, float]:
