@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -64,3 +66,33 @@ def stop_server(proc: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+async def play_some(url: str, matches: int, answers: int) -> None:
+    """Create `matches` duels and answer `answers` prompts in each, so that recovering
+    or taking them over also replays logs."""
+    from battlehall.client import Client
+
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        for i in range(matches):
+            created = (await http.post("/matches", json={"ruleset": "duel", "seats": ["a", "b"], "seed": i,
+                                                         "options": {"hp": 1000}})).json()
+            left = {"n": answers}
+
+            def choose(prompt, left=left):
+                left["n"] -= 1
+                return "guard", {}
+
+            clients = [Client(url, created["match"], t, choose=choose) for t in created["tokens"].values()]
+            tasks = [asyncio.ensure_future(c.run()) for c in clients]
+            while left["n"] > 0:
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0.05)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def metric(url: str, name: str) -> float:
+    text = httpx.get(url + "/metrics", timeout=30).text
+    return float(re.search(rf"^{name} ([0-9.]+)", text, re.M).group(1))

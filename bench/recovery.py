@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -29,7 +28,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import BENCH_ENV, free_port, wait_ready  # noqa: E402
+from benchlib import BENCH_ENV, free_port, metric, play_some, wait_ready  # noqa: E402
 
 
 
@@ -70,35 +69,6 @@ async def populate(url: str, n: int) -> None:
                 r.raise_for_status()
 
         await asyncio.gather(*(one(i) for i in range(n)))
-
-
-async def play_some(url: str, matches: int, answers: int) -> None:
-    """Answer a few prompts in the newest matches, so recovery also replays logs."""
-    from battlehall.client import Client
-
-    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-        for i in range(matches):
-            created = (await http.post("/matches", json={"ruleset": "duel", "seats": ["a", "b"], "seed": i,
-                                                         "options": {"hp": 1000}})).json()
-            left = {"n": answers}
-
-            def choose(prompt, left=left):
-                left["n"] -= 1
-                return "guard", {}
-
-            clients = [Client(url, created["match"], t, choose=choose) for t in created["tokens"].values()]
-            tasks = [asyncio.ensure_future(c.run()) for c in clients]
-            while left["n"] > 0:
-                await asyncio.sleep(0.005)
-            await asyncio.sleep(0.05)
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def metric(url: str, name: str) -> float:
-    text = httpx.get(url + "/metrics").text
-    return float(re.search(rf"^{name} ([0-9.]+)", text, re.M).group(1))
 
 
 def run(size: int) -> dict:

@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -34,11 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import BENCH_ENV, free_port, wait_ready  # noqa: E402
+from benchlib import BENCH_ENV, free_port, metric, play_some, wait_ready  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from battlehall.server.embedded_redis import EmbeddedRedis  # noqa: E402
@@ -77,35 +75,6 @@ def clone(r: redis.Redis, templates: list[bytes], n: int, node: str) -> None:
             pipe.set(b"bh:{" + new + b"}:owner", f"1 {node}", px=600_000)
             pipe.zadd("bh:live", {new: int(time.time() * 1000)})
         pipe.execute()
-
-
-async def play_some(url: str, matches: int, answers: int) -> None:
-    """Answer a few prompts in some matches, so the takeover also replays logs."""
-    from battlehall.client import Client
-
-    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-        for i in range(matches):
-            created = (await http.post("/matches", json={"ruleset": "duel", "seats": ["a", "b"], "seed": i,
-                                                         "options": {"hp": 1000}})).json()
-            left = {"n": answers}
-
-            def choose(prompt, left=left):
-                left["n"] -= 1
-                return "guard", {}
-
-            clients = [Client(url, created["match"], t, choose=choose) for t in created["tokens"].values()]
-            tasks = [asyncio.ensure_future(c.run()) for c in clients]
-            while left["n"] > 0:
-                await asyncio.sleep(0.005)
-            await asyncio.sleep(0.05)
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def metric(url: str, name: str) -> float:
-    text = httpx.get(url + "/metrics", timeout=30).text
-    return float(re.search(rf"^{name} ([0-9.]+)", text, re.M).group(1))
 
 
 def holders(r: redis.Redis, ids: list[bytes]) -> list[str | None]:
