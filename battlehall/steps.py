@@ -9,6 +9,7 @@ views show every hand: the hidden information of the match, revealed.
 from __future__ import annotations
 
 from .engine import get_ruleset
+from .engine.ruleset import apply_entry
 
 
 def steps(replay: dict) -> list[dict]:
@@ -21,12 +22,7 @@ def steps(replay: dict) -> list[dict]:
     seq = len(events)
     out = [_step(ruleset, state, seats, 0, 1, seq, None)]
     for k, entry in enumerate(replay["log"], start=1):
-        if entry.get("abort"):
-            events = ruleset.abort(state)
-        elif entry.get("timeout"):
-            events = ruleset.expire(state, entry["prompt"])
-        else:
-            events = ruleset.answer(state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
+        events = apply_entry(ruleset, state, entry)
         first = seq + 1
         seq += len(events)
         out.append(_step(ruleset, state, seats, k, first, seq, entry))

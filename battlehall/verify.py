@@ -7,6 +7,7 @@ from a seed fixed (and published as a hash) before the first card was seen.
 from __future__ import annotations
 
 from .engine import get_ruleset
+from .engine.ruleset import apply_entry
 from .server.seeds import commitment
 
 # What the server's clock adds to prompt events (a timed match's deadlines): not the
@@ -39,12 +40,7 @@ def verify(replay: dict) -> list[str]:
             problems.append(f"log entry at seq {entry['seq']}, the re-run is at seq {len(produced) + 1}")
             break
         try:
-            if entry.get("abort"):
-                events = ruleset.abort(state)
-            elif entry.get("timeout"):
-                events = ruleset.expire(state, entry["prompt"])
-            else:
-                events = ruleset.answer(state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
+            events = apply_entry(ruleset, state, entry)
         except Exception as exc:  # an answer the re-run refuses: the log is not this match's
             problems.append(f"log entry at seq {entry['seq']} is refused by the re-run: {exc!r}")
             break

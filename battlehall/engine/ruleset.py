@@ -267,6 +267,17 @@ def default_answer(prompt: Prompt) -> tuple[str, dict]:
     raise ValueError(f"prompt {prompt['id']} has no option {prompt['default']!r}")
 
 
+def apply_entry(ruleset: "Ruleset", state: State, entry: dict) -> list[Event]:
+    """Apply one entry of a match's log to `state`: an answer (`seat`, `prompt`, `option`,
+    `args`), a timeout (`"timeout": true`, `prompt`) or an abort (`"abort": true`). The
+    server, `battlehall verify` and the replay's steps all re-run a match through this."""
+    if entry.get("timeout"):
+        return ruleset.expire(state, entry["prompt"])
+    if entry.get("abort"):
+        return ruleset.abort(state)
+    return ruleset.answer(state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
+
+
 def random_answer(rng, prompt: Prompt) -> tuple[str, dict]:
     """Any option and any legal arguments of it: always a legal answer. With `combos`,
     a combo is drawn in proportion to its number of answers, so every answer of the

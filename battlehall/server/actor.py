@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..engine import get_ruleset
+from ..engine.ruleset import apply_entry
 from ..engine.errors import EngineError, MatchOver
 from .clock import Clock, now_ms
 from .fanout import event_message, fan_out
@@ -66,12 +67,7 @@ class MatchCore:
 
     def apply(self, entry: dict) -> list[dict]:
         """Apply one answer or timeout; returns its stamped event records (seq, at)."""
-        if entry.get("timeout"):
-            events = self.ruleset.expire(self.state, entry["prompt"])
-        elif entry.get("abort"):
-            events = self.ruleset.abort(self.state)
-        else:
-            events = self.ruleset.answer(self.state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
+        events = apply_entry(self.ruleset, self.state, entry)
         self.answers_since_snapshot += 1
         records = self.stamp(events, entry["at"])
         if entry.get("act") is not None:  # a re-sent act id gets this ack again
