@@ -245,14 +245,22 @@ def create_app(settings: Settings) -> Starlette:
             return error_response(404, "not_found", "no such match")
         return ORJSONResponse(found[0])
 
+    async def finished(hub: Hub, match_id: str) -> tuple[list[dict], Response | None]:
+        """The match's summary (in a list, as `summaries` gives it), or why its replay is
+        refused: 404 for no such match, 409 while it is live."""
+        found = await hub.summaries([match_id])
+        if not found:
+            return found, error_response(404, "not_found", "no such match")
+        if found[0]["status"] != "finished":
+            return found, error_response(409, "match_live", "the replay opens when the match has ended")
+        return found, None
+
     async def replay(request: Request) -> Response:
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
-        found = await hub.summaries([match_id])
-        if not found:
-            return error_response(404, "not_found", "no such match")
-        if found[0]["status"] != "finished":
-            return error_response(409, "match_live", "the replay opens when the match has ended")
+        found, refusal = await finished(hub, match_id)
+        if refusal is not None:
+            return refusal
         ruleset = get_ruleset(found[0]["ruleset"])
         events = []
         for record in await hub.store.events(match_id, 0):
@@ -265,11 +273,9 @@ def create_app(settings: Settings) -> Starlette:
         match takes a fraction of a second to re-run."""
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
-        found = await hub.summaries([match_id])
-        if not found:
-            return error_response(404, "not_found", "no such match")
-        if found[0]["status"] != "finished":
-            return error_response(409, "match_live", "the replay opens when the match has ended")
+        found, refusal = await finished(hub, match_id)
+        if refusal is not None:
+            return refusal
         replay = {**found[0], **await hub.revealed(match_id)}
         if "log" not in replay:
             return error_response(404, "not_found", "this match has no log to re-run")
