@@ -20,7 +20,8 @@ def test_start_of_battle_cubes_from_delay_rounded_up():
     setup = {"battles": [{"tile": "ford", "knights": {"alice": 1, "bob": 1}, "bandits": 1}],
              "attributes": {"alice": {"delay": 2.5}, "bob": {"delay": 2}, "bandits": {"delay": 0.5}}}
     state, events = RS.start(["alice", "bob"], 1, {"alliances": False}, setup)
-    assert kinds(events, "cubes_placed")[0] == {"tile": "ford", "top": {"alice": 3, "bob": 2, "bandits": 1}}
+    assert kinds(events, "cubes_placed")[0] == {"tile": "ford", "top": {"alice": 3, "bob": 2, "bandits": 1},
+                                                  "bottom": {"alice": 0, "bob": 0, "bandits": 0}}
     assert rules.cubes_for(5) == 3 and rules.cubes_for(4) == 2 and rules.cubes_for(0) == 0 and rules.cubes_for(-3) == 0
 
 

@@ -101,7 +101,8 @@ def place_cubes(state: State, b: dict, events: list) -> None:
     for side in rules.sides_in(b):
         b["top"][side] = rules.cubes_for(state["attributes"][side]["delay2"])
         b["bottom"][side] = 0
-    events.append({"kind": "cubes_placed", "data": {"tile": b["tile"], "top": dict(b["top"])}})
+    events.append({"kind": "cubes_placed", "data": {"tile": b["tile"], "top": dict(b["top"]),
+                                                    "bottom": dict(b["bottom"])}})
     state["phase"] = "turn_start"
 
 
