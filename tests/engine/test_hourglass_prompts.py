@@ -59,7 +59,8 @@ def test_prompt_texts_name_cards_not_instances():
                                                     "text": "Parry (Defense +2)"}
     act(state, "bob", "place", "defend", card=parry)
     attack = prompt_of(state, "alice", "attack_card")
-    assert "#" not in attack["text"] and "plain, Parry" in attack["text"] and "Knight 1 attacks bob's Knight 1" in attack["text"]
+    assert "#" not in attack["text"] and "plain, Parry" in attack["text"]
+    assert "Knight 1 attacks bob's Knight 1" in attack["text"]
     assert [(x["knight"]["knight"], x["target"]["knight"]) for x in attack["options"][0]["attacks"]] == [(A, B)]
 
 

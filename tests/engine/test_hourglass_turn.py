@@ -179,7 +179,8 @@ def test_battle_turn_6_wound_change_is_immediate_on_each_targeted_knight():
                               attributes={"alice": {"precision": 0}}))  # alice misses: only the card heals
     events = play_turn(state, {"alice-1@ford": "bob-1@ford", "alice-2@ford": "none"}, {"bob": "salve"})
     changed = kinds(events, "wounds_changed")
-    assert changed == [{"tile": "ford", "knight": "bob-1@ford", "owner": "bob", "change": -2, "wounds": 1}]  # bob-2 was not targeted
+    # bob-2 was not targeted
+    assert changed == [{"tile": "ford", "knight": "bob-1@ford", "owner": "bob", "change": -2, "wounds": 1}]
     assert [k["wounds"] for k in state["battles"][0]["knights"] if k["owner"] == "bob"] == [1, 1]
     assert rules.card_wounds(1, -2) == 0  # never below none
 

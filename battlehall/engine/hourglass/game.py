@@ -36,7 +36,7 @@ def next_battle(state: State, events: list) -> None:
         seat = order[state["resolver"]]
         mine = [b["tile"] for b in state["battles"] if not b["done"] and seat in rules.sides_in(b)]
         if len(mine) > 1:
-            told = {t: about.battle(b) for b in state["battles"] for t in mine if b["tile"] == t}
+            told = {b["tile"]: about.battle(b) for b in state["battles"] if b["tile"] in mine}
             options = [{"id": "battle", "text": "Resolve this battle next", "args": {"tile": mine}, "about": told}]
             text = "Choose the battle you resolve next: " + "; ".join(told[t]["text"] for t in mine)
             state["prompts"] = [new_prompt(state, seat, "choose_battle", text, options, "battle")]
@@ -251,9 +251,9 @@ def attacker_places(state: State, b: dict, events: list) -> None:
     if attacker == BANDITS:  # the Bandits' hand and discard pile are one deck: nothing to discard
         card = bandit_card(state)
         state["turn"]["placed"][BANDITS] = card
-        events.append({"kind": "card_placed", "data": {"tile": b["tile"], "side": BANDITS, "face": "up",
-                                                       "card": state["cards"][card] if card else None,
-                                                       "name": state["kinds"][state["cards"][card]]["name"] if card else None,
+        kind = state["cards"][card] if card else None
+        events.append({"kind": "card_placed", "data": {"tile": b["tile"], "side": BANDITS, "face": "up", "card": kind,
+                                                       "name": state["kinds"][kind]["name"] if kind else None,
                                                        "shuffled": card is not None,
                                                        "bandit_deck": len(state["bandit_deck"])}})
         resolve(state, b, events)
