@@ -156,7 +156,8 @@ def test_bandit_defender_places_face_down_from_the_deck():
                               bandit_deck=["plain-c"]))
     events = act(state, "alice", "assign", "targets", **{"alice-1@ford": "bandit-1@ford"})
     placed = kinds(events, "card_placed")[0]
-    assert placed == {"tile": "ford", "side": "bandits", "face": "down", "card": None, "shuffled": True}
+    assert placed == {"tile": "ford", "side": "bandits", "face": "down", "card": None, "shuffled": True,
+                      "bandit_deck": 0}
     assert RS.view(state, "alice")["turn"]["placed"] == {"bandits": "face_down"}
     events = act(state, "alice", "place", "attack_card", card=state["hands"]["alice"][0],
                  discard=state["hands"]["alice"][1])

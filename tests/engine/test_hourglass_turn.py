@@ -20,7 +20,8 @@ def test_start_of_battle_cubes_from_delay_rounded_up():
     setup = {"battles": [{"tile": "ford", "knights": {"alice": 1, "bob": 1}, "bandits": 1}],
              "attributes": {"alice": {"delay": 2.5}, "bob": {"delay": 2}, "bandits": {"delay": 0.5}}}
     state, events = RS.start(["alice", "bob"], 1, {"alliances": False}, setup)
-    assert kinds(events, "cubes_placed")[0] == {"tile": "ford", "top": {"alice": 3, "bob": 2, "bandits": 1}}
+    assert kinds(events, "cubes_placed")[0] == {"tile": "ford", "top": {"alice": 3, "bob": 2, "bandits": 1},
+                                                  "bottom": {"alice": 0, "bob": 0, "bandits": 0}}
     assert rules.cubes_for(5) == 3 and rules.cubes_for(4) == 2 and rules.cubes_for(0) == 0 and rules.cubes_for(-3) == 0
 
 
@@ -131,7 +132,7 @@ def test_battle_turn_4_attacker_places_face_up_and_discards_another():
     up = [e["data"] for e in events if e["kind"] == "card_placed"][0]
     assert up["face"] == "up" and up["card"] == "plain"
     discarded = [e for e in events if e["kind"] == "card_discarded"][0]
-    assert discarded["private"] == {"alice": {"card": other, "kind": "plain-c"}}
+    assert discarded["private"] == {"alice": {"card": other, "kind": "plain-c", "name": "plain-c"}}
     assert "card" not in RS.redact(discarded, "bob")["data"] and "card" not in RS.redact(discarded, None)["data"]
     assert state["discards"]["alice"] == [other, same]  # the discard, then the active card at the turn's end
 
@@ -178,7 +179,8 @@ def test_battle_turn_6_wound_change_is_immediate_on_each_targeted_knight():
                               attributes={"alice": {"precision": 0}}))  # alice misses: only the card heals
     events = play_turn(state, {"alice-1@ford": "bob-1@ford", "alice-2@ford": "none"}, {"bob": "salve"})
     changed = kinds(events, "wounds_changed")
-    assert changed == [{"tile": "ford", "knight": "bob-1@ford", "change": -2, "wounds": 1}]  # bob-2 was not targeted
+    # bob-2 was not targeted
+    assert changed == [{"tile": "ford", "knight": "bob-1@ford", "owner": "bob", "change": -2, "wounds": 1}]
     assert [k["wounds"] for k in state["battles"][0]["knights"] if k["owner"] == "bob"] == [1, 1]
     assert rules.card_wounds(1, -2) == 0  # never below none
 

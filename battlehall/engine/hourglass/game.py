@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..rng import below, shuffle
 from ..ruleset import Ruleset, State, make_result, rank_by, with_combos
-from . import rules
+from . import about, rules
 from .rules import BANDITS
 
 new_prompt = Ruleset.new_prompt
@@ -36,14 +36,17 @@ def next_battle(state: State, events: list) -> None:
         seat = order[state["resolver"]]
         mine = [b["tile"] for b in state["battles"] if not b["done"] and seat in rules.sides_in(b)]
         if len(mine) > 1:
-            options = [{"id": "battle", "text": "Resolve this battle next", "args": {"tile": mine}}]
-            state["prompts"] = [new_prompt(state, seat, "choose_battle", "Choose the battle you resolve next",
-                                           options, "battle")]
+            told = {b["tile"]: about.battle(b) for b in state["battles"] if b["tile"] in mine}
+            options = [{"id": "battle", "text": "Resolve this battle next", "args": {"tile": mine}, "about": told}]
+            text = "Choose the battle you resolve next: " + "; ".join(told[t]["text"] for t in mine)
+            state["prompts"] = [new_prompt(state, seat, "choose_battle", text, options, "battle")]
             return
         if mine:
             start_battle(state, mine[0], events)
             return
         state["resolver"] += 1
+        following = order[state["resolver"]] if state["resolver"] < len(order) else None
+        events.append({"kind": "player_turn_ended", "data": {"seat": seat, "resolver": following}})
     end_match(state, events)
 
 
@@ -66,16 +69,21 @@ def start_battle(state: State, tile: str, events: list) -> None:
 
 def alliance_prompt(state: State, seat: str, players: list[str]) -> dict:
     others = [p for p in players if p != seat]
-    options = [{"id": "alone", "text": "Fight alone"},
+    b = battle(state)
+    options = [{"id": "alone", "text": "Fight alone", "about": {}},
                {"id": "ally", "text": "Offer an Alliance (it forms if that player offers one to you)",
-                "args": {"with": others}}]
-    return new_prompt(state, seat, "alliance", "Alliances: offer one to another player, or fight alone",
-                      options, "alone")
+                "args": {"with": others}, "about": {p: about.seat(b, p) for p in others}}]
+    text = (f"Alliances at {about.tile_words(b['tile'])}: offer one to another player "
+            f"({', '.join(others)}), or fight alone")
+    return new_prompt(state, seat, "alliance", text, options, "alone")
 
 
 def answer_alliance(state: State, seat: str, partner: str | None, events: list) -> None:
     """By mutual agreement: each player's offer stays its own until every player has answered."""
     state["offers"][seat] = partner
+    # Who was offered an Alliance is the offerer's own to know until the Alliances form.
+    events.append({"kind": "alliance_answered", "data": {"tile": state["current"], "seat": seat},
+                   "private": {seat: {"with": partner}}})
     if state["prompts"]:
         return
     b = battle(state)
@@ -93,7 +101,8 @@ def place_cubes(state: State, b: dict, events: list) -> None:
     for side in rules.sides_in(b):
         b["top"][side] = rules.cubes_for(state["attributes"][side]["delay2"])
         b["bottom"][side] = 0
-    events.append({"kind": "cubes_placed", "data": {"tile": b["tile"], "top": dict(b["top"])}})
+    events.append({"kind": "cubes_placed", "data": {"tile": b["tile"], "top": dict(b["top"]),
+                                                    "bottom": dict(b["bottom"])}})
     state["phase"] = "turn_start"
 
 
@@ -125,11 +134,16 @@ def turn_start(state: State, b: dict, events: list) -> None:
 def targets_prompt(state: State, b: dict, attacker: str) -> dict:
     """2. "The Attacker distributes the Knight they have in this Battle so they each target
     at most one Bandit or one Knight of the other players." One argument per Knight."""
-    foes = [k["id"] for k in rules.enemies(b, attacker)] + ["none"]
-    mine = [k["id"] for k in b["knights"] if k["owner"] == attacker]
+    foes = rules.enemies(b, attacker)
+    mine = [k for k in b["knights"] if k["owner"] == attacker]
+    told = {k["id"]: about.knight(state, b["tile"], k) for k in mine + foes}
+    told["none"] = dict(about.NO_TARGET)
     options = [{"id": "assign", "text": "Give each of your Knights a target (or none)",
-                "args": {knight: foes for knight in mine}}]
-    return new_prompt(state, attacker, "targets", "Choose the targets of your Knights", options, "assign")
+                "args": {k["id"]: [f["id"] for f in foes] + ["none"] for k in mine}, "about": told}]
+    text = (f"Battle at {about.tile_words(b['tile'])}: choose a target for each of your Knights "
+            f"({', '.join(about.knight_name(k) for k in mine)}) among "
+            f"{'; '.join(told[f['id']]['text'] for f in foes)}; or none")
+    return new_prompt(state, attacker, "targets", text, options, "assign")
 
 
 def bandit_targets(state: State, b: dict, events: list) -> None:
@@ -181,7 +195,8 @@ def defenders_place(state: State, b: dict, events: list) -> None:
             card = bandit_card(state)
             turn["placed"][side] = card
             events.append({"kind": "card_placed", "data": {"tile": b["tile"], "side": side, "face": "down",
-                                                           "card": None, "shuffled": card is not None}})
+                                                           "card": None, "shuffled": card is not None,
+                                                           "bandit_deck": len(state["bandit_deck"])}})
             continue
         refill(state, side, events)
         hand = state["hands"][side]
@@ -189,10 +204,7 @@ def defenders_place(state: State, b: dict, events: list) -> None:
             turn["placed"][side] = None
             events.append({"kind": "no_card", "data": {"tile": b["tile"], "side": side}})
             continue
-        options = [{"id": "place", "text": "Place this Battlecard face down", "args": {"card": list(hand)}}]
-        text = "Defend: place one Battlecard face down (" + ", ".join(
-            f"{c}: {state['kinds'][state['cards'][c]]['name']}" for c in hand) + ")"
-        prompts.append(new_prompt(state, side, "defend", text, options, "place"))
+        prompts.append(defend_prompt(state, b, side, hand))
     if prompts:
         state["phase"] = "defend"
         state["prompts"] = prompts
@@ -200,11 +212,34 @@ def defenders_place(state: State, b: dict, events: list) -> None:
         attacker_places(state, b, events)
 
 
+def defend_prompt(state: State, b: dict, side: str, hand: list[str]) -> dict:
+    """The Defender's prompt says which of its Knights are targeted, and by which of the
+    Attacker's Knights (public already: `targets_assigned`), and names its cards."""
+    turn = state["turn"]
+    knights = {k["id"]: k for k in b["knights"]}
+    targeted = []
+    for k in b["knights"]:
+        by = [a for a, t in turn["targets"].items() if t == k["id"]]
+        if k["owner"] == side and by:
+            targeted.append({"knight": about.knight(state, b["tile"], k),
+                             "by": [about.knight(state, b["tile"], knights[a]) for a in by]})
+    options = [{"id": "place", "text": "Place this Battlecard face down", "args": {"card": list(hand)},
+                "about": {c: about.card(state, c, side) for c in hand}, "attacker": turn["attacker"],
+                "targeted": targeted}]
+    threats = "; ".join(f"{t['knight']['name']} is targeted by "
+                        + " and ".join(about.knight_words(knights[a["knight"]]) for a in t["by"]) for t in targeted)
+    text = (f"Defend at {about.tile_words(b['tile'])} against {about.side_words(turn['attacker'])}: your {threats}. "
+            f"Place one Battlecard face down ({about.card_names(state, hand)})")
+    return new_prompt(state, side, "defend", text, options, "place")
+
+
 def answer_defend(state: State, seat: str, card: str, events: list) -> None:
     state["hands"][seat].remove(card)
     state["turn"]["placed"][seat] = card
-    events.append({"kind": "card_placed", "data": {"tile": state["current"], "side": seat, "face": "down", "card": None},
-                   "private": {seat: {"card": card, "kind": state["cards"][card]}}})
+    events.append({"kind": "card_placed", "data": {"tile": state["current"], "side": seat, "face": "down", "card": None,
+                                                   "hand": len(state["hands"][seat])},
+                   "private": {seat: {"card": card, "kind": state["cards"][card],
+                                      "name": state["kinds"][state["cards"][card]]["name"]}}})
     if not state["prompts"]:
         attacker_places(state, battle(state), events)
 
@@ -216,9 +251,11 @@ def attacker_places(state: State, b: dict, events: list) -> None:
     if attacker == BANDITS:  # the Bandits' hand and discard pile are one deck: nothing to discard
         card = bandit_card(state)
         state["turn"]["placed"][BANDITS] = card
-        events.append({"kind": "card_placed", "data": {"tile": b["tile"], "side": BANDITS, "face": "up",
-                                                       "card": state["cards"][card] if card else None,
-                                                       "shuffled": card is not None}})
+        kind = state["cards"][card] if card else None
+        events.append({"kind": "card_placed", "data": {"tile": b["tile"], "side": BANDITS, "face": "up", "card": kind,
+                                                       "name": state["kinds"][kind]["name"] if kind else None,
+                                                       "shuffled": card is not None,
+                                                       "bandit_deck": len(state["bandit_deck"])}})
         resolve(state, b, events)
         return
     refill(state, attacker, events)
@@ -228,15 +265,24 @@ def attacker_places(state: State, b: dict, events: list) -> None:
         events.append({"kind": "no_card", "data": {"tile": b["tile"], "side": attacker}})
         resolve(state, b, events)
         return
-    names = ", ".join(f"{c}: {state['kinds'][state['cards'][c]]['name']}" for c in hand)
+    knights = {k["id"]: k for k in b["knights"]}
+    told = {"about": {c: about.card(state, c, attacker) for c in hand},
+            "attacks": [{"knight": about.knight(state, b["tile"], knights[a]),
+                         "target": about.knight(state, b["tile"], knights[t])}
+                        for a, t in state["turn"]["targets"].items()]}
     if len(hand) == 1:
-        option = {"id": "place", "text": "Place your last Battlecard face up", "args": {"card": list(hand)}}
+        option = {"id": "place", "text": "Place your last Battlecard face up", "args": {"card": list(hand)}, **told}
+        what = "place your last Battlecard face up"
     else:
-        option = with_combos({"id": "place", "text": "Place one Battlecard face up and discard another"},
+        option = with_combos({"id": "place", "text": "Place one Battlecard face up and discard another", **told},
                              [{"card": [c], "discard": [d for d in hand if d != c]} for c in hand])
+        what = "place a Battlecard face up and discard another"
+    attacks = "; ".join(f"{about.knight_name(knights[a])} attacks {about.knight_words(knights[t])}"
+                        for a, t in state["turn"]["targets"].items()) or "none of your Knights attacks"
     state["phase"] = "attack_card"
-    state["prompts"] = [new_prompt(state, attacker, "attack_card", f"Attack: place a Battlecard face up ({names})",
-                                   [option], "place")]
+    state["prompts"] = [new_prompt(state, attacker, "attack_card",
+                                   f"Attack at {about.tile_words(b['tile'])} ({attacks}): {what} "
+                                   f"({about.card_names(state, hand)})", [option], "place")]
 
 
 def answer_attack_card(state: State, seat: str, card: str, discard: str | None, events: list) -> None:
@@ -244,12 +290,16 @@ def answer_attack_card(state: State, seat: str, card: str, discard: str | None, 
     hand.remove(card)
     state["turn"]["placed"][seat] = card
     events.append({"kind": "card_placed", "data": {"tile": state["current"], "side": seat, "face": "up",
-                                                   "card": state["cards"][card]}})
+                                                   "card": state["cards"][card],
+                                                   "name": state["kinds"][state["cards"][card]]["name"],
+                                                   "hand": len(hand)}})
     if discard is not None:  # which card: the Attacker's own to know
         hand.remove(discard)
         state["discards"][seat].append(discard)
-        events.append({"kind": "card_discarded", "data": {"tile": state["current"], "side": seat},
-                       "private": {seat: {"card": discard, "kind": state["cards"][discard]}}})
+        events.append({"kind": "card_discarded", "data": {"tile": state["current"], "side": seat, "hand": len(hand),
+                                                          "discards": len(state["discards"][seat])},
+                       "private": {seat: {"card": discard, "kind": state["cards"][discard],
+                                          "name": state["kinds"][state["cards"][discard]]["name"]}}})
     resolve(state, battle(state), events)
 
 
@@ -296,6 +346,7 @@ def card_wounds_step(state: State, b: dict, events: list) -> None:
             if change:
                 knight["wounds"] = rules.card_wounds(knight["wounds"], change)
                 events.append({"kind": "wounds_changed", "data": {"tile": b["tile"], "knight": knight["id"],
+                                                                  "owner": knight["owner"],
                                                                   "change": change, "wounds": knight["wounds"]}})
 
 
@@ -313,17 +364,20 @@ def perform_attack(state: State, b: dict, knight_id: str, target_id: str, offenc
     attacker = state["turn"]["attacker"]
     target = next((k for k in b["knights"] if k["id"] == target_id), None)
     if target is None:  # sent back by an earlier attack of this turn: nothing left to hit
-        events.append({"kind": "attack", "data": {"tile": b["tile"], "knight": knight_id, "target": target_id,
-                                                  "outcome": "gone", "wounds": 0}})
+        events.append({"kind": "attack", "data": {"tile": b["tile"], "knight": knight_id, "owner": attacker,
+                                                  "target": target_id, "outcome": "gone", "tie": False,
+                                                  "tie_to": None, "wounds_added": 0, "wounds": 0}})
         return
     d = defence[target["owner"]]
     favoured = rules.attacker_wins_ties(state, b, attacker, target["owner"])
     out = rules.attack(offence["precision"], d["dodge"], offence["damage"], d["defense"], favoured)
     target["wounds"] += out["wounds"]
     events.append({"kind": "attack", "data": {
-        "tile": b["tile"], "knight": knight_id, "target": target_id, "outcome": out["outcome"],
+        "tile": b["tile"], "knight": knight_id, "owner": attacker, "target": target_id,
+        "target_owner": target["owner"], "outcome": out["outcome"],
         "precision": offence["precision"], "dodge": d["dodge"], "damage": out["damage"], "defense": d["defense"],
-        "tie": out["tie"], "tie_to": attacker if favoured else target["owner"],
+        # Only a tie is settled for someone: with none, nobody was favoured.
+        "tie": out["tie"], "tie_to": (attacker if favoured else target["owner"]) if out["tie"] else None,
         "wounds_added": out["wounds"], "wounds": target["wounds"]}})
     if rules.knocked_out(target["wounds"], d["health"]):
         b["knights"].remove(target)
@@ -336,9 +390,12 @@ def end_of_turn(state: State, b: dict, offence: dict, events: list) -> None:
     attacker = turn["attacker"]
     placed = rules.end_turn_cubes(b, attacker, offence["delay2"])
     # 2. "All active Battlecards are put on their owner's Battlecard discard pile."
+    discards = {}
     for side, card in turn["placed"].items():
         if card is not None:
             (state["bandit_deck"] if side == BANDITS else state["discards"][side]).append(card)
+            if side != BANDITS:
+                discards[side] = len(state["discards"][side])
     # Only sides involved in the battle are considered: one with no Knight left leaves it.
     for side in list(b["top"]):
         if side not in rules.sides_in(b):
@@ -346,7 +403,8 @@ def end_of_turn(state: State, b: dict, offence: dict, events: list) -> None:
             del b["bottom"][side]
             events.append({"kind": "side_left", "data": {"tile": b["tile"], "side": side}})
     events.append({"kind": "turn_ended", "data": {"tile": b["tile"], "attacker": attacker, "cubes": placed,
-                                                  "top": dict(b["top"]), "bottom": dict(b["bottom"])}})
+                                                  "top": dict(b["top"]), "bottom": dict(b["bottom"]),
+                                                  "discards": discards, "bandit_deck": len(state["bandit_deck"])}})
     # 3. "The Battle Turn is now over. If only one Alliance or player remains, the Battle
     #    is also over." (checked at the start of the next step)
     state["turn"] = None

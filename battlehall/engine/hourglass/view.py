@@ -8,6 +8,7 @@ their owner: public events name a revealed card by its kind (``parry``)."""
 from __future__ import annotations
 
 from ..ruleset import State
+from .about import delay, knight_name
 
 
 def owner(card: str) -> str:
@@ -22,6 +23,12 @@ def secrets(state: State, viewer: str | None) -> list:
 
 def _cards(state: State, ids: list[str]) -> list[dict]:
     return [{"card": c, "kind": state["cards"][c]} for c in ids]
+
+
+def with_delay(table: dict) -> dict:
+    """Attributes or a card with its Delay as players read it (`delay`: 2.5) beside the
+    halves the state keeps (`delay2`: 5)."""
+    return {**table, "delay": delay(table["delay2"])}
 
 
 def view(state: State, viewer: str | None) -> dict:
@@ -41,8 +48,10 @@ def view(state: State, viewer: str | None) -> dict:
         "tie_breaker": state["priority"], "turn_order": state["turn_order"],
         "resolver": state["turn_order"][state["resolver"]] if state["resolver"] < len(state["turn_order"]) else None,
         "current": state["current"], "turn": turn, "battle_turn_limit": state["limit"],
-        "attributes": state["attributes"], "cards": state["kinds"],
-        "battles": [{"tile": b["tile"], "knights": b["knights"], "alliances": b["alliances"], "top": b["top"],
+        "attributes": {s: with_delay(a) for s, a in state["attributes"].items()},
+        "cards": {k: with_delay(c) for k, c in state["kinds"].items()},
+        "battles": [{"tile": b["tile"], "knights": [{**k, "name": knight_name(k)} for k in b["knights"]],
+                     "alliances": b["alliances"], "top": b["top"],
                      "bottom": b["bottom"], "turns": b["turns"], "started": b["started"], "done": b["done"]}
                     for b in state["battles"]],
         "hands": {s: len(h) for s, h in state["hands"].items()},

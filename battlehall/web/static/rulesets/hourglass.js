@@ -21,10 +21,34 @@ function colour(side, model) {
   return COLOURS[(i < 0 ? 0 : i) % COLOURS.length];
 }
 
+/** A Knight or Bandit in words: its `name` and owner from the view (or from an open
+ * prompt's `about` once it has left its battle); the id is parsed only by older servers. */
 function knightName(id, model) {
+  const k = knightOf(id, model);
+  if (k && k.name) return k.owner === "bandits" ? k.name : `${whose(k.owner, model)} ${k.name}`;
   const m = /^(.*)-(\d+)@(.*)$/.exec(String(id));
   if (!m) return String(id);
   return m[1] === "bandits" || m[1] === "bandit" ? `Bandit ${m[2]}` : `${whose(m[1], model)} Knight ${m[2]}`;
+}
+
+function knightOf(id, model) {
+  for (const b of ((model.view || {}).battles || [])) for (const k of b.knights || []) if (k.id === id) return k;
+  const told = aboutOf(id, model);
+  return told && told.knight ? {id, name: told.name, owner: told.owner} : null;
+}
+
+/** What an open prompt's option says about an argument name or value (its `about`). */
+function aboutOf(value, model) {
+  if (typeof value !== "string") return null;
+  for (const p of model.prompts || []) for (const o of p.options || []) {
+    if (o.about && Object.prototype.hasOwnProperty.call(o.about, value)) return o.about[value];
+  }
+  return null;
+}
+
+/** Delay as players read it: the view's `delay`, or the halves older servers send. */
+function delayOf(a) {
+  return a.delay ?? (a.delay2 ?? 0) / 2;
 }
 
 function cardKind(instance, model) {
@@ -41,7 +65,7 @@ function cardTitle(kind, model) {
   const c = cardInfo(kind, model);
   if (!c) return kind;
   const mod = (n, v) => v ? `${n} ${v > 0 ? "+" : ""}${v}` : null;
-  const stats = [mod("Damage", c.damage), mod("Precision", c.precision), mod("Delay", c.delay2 / 2),
+  const stats = [mod("Damage", c.damage), mod("Precision", c.precision), mod("Delay", delayOf(c)),
                  mod("Defense", c.defense), mod("Dodge", c.dodge), mod("Wound", c.wound)].filter(Boolean);
   return `${c.name}: ${stats.join(", ") || "no modifiers"}. ${c.text || ""}`;
 }
@@ -51,6 +75,8 @@ export function argName(name, model) {
 }
 
 export function argLabel(name, value, model) {
+  const told = aboutOf(value, model);
+  if (told && told.text) return told.card ? (told.name || told.text) : told.text;
   if (value === "none") return "no target";
   if (typeof value !== "string") return null;
   if (value.includes("#")) { const k = cardKind(value, model); return k ? (cardInfo(k, model) || {}).name || k : value; }
@@ -143,7 +169,7 @@ function knightEl(k, view, model, controls, tp) {
     target.length ? el("span.hg-targeted", {title: "targeted by " + target.map(t => knightName(t, model)).join(", ")}, "targeted") : null];
   const a = (view.attributes || {})[k.owner] || {};
   const title = `${knightName(k.id, model)}: ${k.wounds || 0} wounds of ${health} health · Defense ${a.defense ?? "?"}, ` +
-    `Dodge ${a.dodge ?? "?"}, Damage ${a.damage ?? "?"}, Precision ${a.precision ?? "?"}, Delay ${(a.delay2 ?? 0) / 2}`;
+    `Dodge ${a.dodge ?? "?"}, Damage ${a.damage ?? "?"}, Precision ${a.precision ?? "?"}, Delay ${delayOf(a)}`;
   const attrs = {class: "hg-knight" + (mine ? " mine" : ""), style: {"--side": colour(k.owner, model)}, dataset: {knight: k.id}, title};
   if (tp && controls) {
     const opt = tp.options[0];
@@ -152,7 +178,7 @@ function knightEl(k, view, model, controls, tp) {
       return el("button", {...attrs, type: "button", class: attrs.class + " selectable" + (selectedKnight === k.id ? " selected" : ""),
         "aria-pressed": selectedKnight === k.id ? "true" : "false",
         onclick: () => { selectedKnight = selectedKnight === k.id ? null : k.id; rerender(); }},
-        body, el("span.hg-aim", {}, "→ " + argLabel(k.id, chosen, model)));
+        body, el("span.hg-aim", {}, "→ " + aimLabel(chosen, model)));
     }
     if (selectedKnight && opt.args && (opt.args[selectedKnight] || []).includes(k.id)) {
       return el("button", {...attrs, type: "button", class: attrs.class + " aimable", dataset: {...attrs.dataset, target: k.id},
@@ -172,7 +198,12 @@ function targetsBar(b, view, model, controls, tp) {
       : "Click one of your Knights, then its target. Then attack."),
     el("button.choice.hg-go", {type: "button", disabled: !ok, dataset: {prompt: tp.id, option: opt.id},
       onclick: () => controls.choose(tp.id, opt.id, args)}, "Attack: ",
-      Object.entries(args).map(([kn, t]) => `${knightName(kn, model)} → ${argLabel(kn, t, model)}`).join("; ")));
+      Object.entries(args).map(([kn, t]) => `${knightName(kn, model)} → ${aimLabel(t, model)}`).join("; ")));
+}
+
+/** A target in short words on the board: "bob's Knight 1", or "no target". */
+function aimLabel(target, model) {
+  return target === "none" ? "no target" : knightName(target, model);
 }
 
 function placedEl(side, turn, model) {
@@ -233,7 +264,7 @@ function handEl(view, model, controls) {
         controls.choose(action.p.id, action.o.id, action.args);
       }}, label);
   });
-  const hint = dp && controls ? "Defend: click the Battlecard to place face down."
+  const hint = dp && controls ? `${defendWords(dp, model)}Click the Battlecard to place face down.`
     : ap && controls ? (placing ? "Now click the card to discard (the other players do not see which)." : "Attack: click the Battlecard to place face up.")
     : null;
   return el("section.hg-hand", {},
@@ -245,10 +276,18 @@ function handEl(view, model, controls) {
       ` · Bandit deck ${view.bandit_deck ?? 0}`));
 }
 
+/** "Your Knight 2 is targeted by alice's Knight 1. " from the defend option's `targeted`. */
+function defendWords(prompt, model) {
+  const targeted = ((prompt.options || [])[0] || {}).targeted;
+  if (!targeted || !targeted.length) return "Defend: ";
+  return "Defend: " + targeted.map(t => `${knightName(t.knight.knight, model)} is targeted by ` +
+    t.by.map(a => knightName(a.knight, model)).join(" and ")).join("; ") + ". ";
+}
+
 function attributesEl(view, model) {
   const rows = Object.entries(view.attributes || {}).map(([s, a]) => el("tr", {},
     el("th", {style: {color: colour(s, model)}}, s === "bandits" ? "Bandits" : who(s, model)),
-    ["health", "defense", "dodge", "damage", "precision"].map(k => el("td", {}, a[k])), el("td", {}, (a.delay2 ?? 0) / 2)));
+    ["health", "defense", "dodge", "damage", "precision"].map(k => el("td", {}, a[k])), el("td", {}, delayOf(a))));
   return el("details.hg-attrs", {}, el("summary", {}, "Attributes"),
     el("table", {}, el("tr", {}, el("th", {}, ""), ["Health", "Defense", "Dodge", "Damage", "Precision", "Delay"].map(h => el("th", {}, h))), rows));
 }
@@ -262,6 +301,9 @@ export function describe(event, model) {
   switch (event.kind) {
     case "match_started": return `The battle phase begins: ${(d.seats || []).join(", ")}; ${plural((d.battles || []).length, "battle")}.`;
     case "battle_started": return `The battle${tile} starts: ${(d.sides || []).map(s).join(", ")}.`;
+    case "player_turn_ended": return d.resolver ? `${s(d.seat)} ${d.seat === model.seat ? "have" : "has"} no battle left: ${s(d.resolver)} resolve${d.resolver === model.seat ? "" : "s"} next.` : null;
+    case "alliance_answered": return d.seat === model.seat && "with" in d
+      ? (d.with ? `You offered an alliance to ${s(d.with)}.` : "You chose to fight alone.") : null;
     case "alliances_formed": return (d.alliances || []).length ? `Alliances${tile}: ${d.alliances.map(a => a.map(s).join(" + ")).join("; ")}.` : `No alliance${tile}.`;
     case "cubes_placed": return `Cubes placed${tile}: ${Object.entries(d.top || {}).map(([k, v]) => `${s(k)} ${v}`).join(", ")}.`;
     case "hourglass_turned": return `The hourglass turns${tile}: ${plural(d.moved, "cube")} of each side go down, ${s(d.first)} first.`;
@@ -272,12 +314,12 @@ export function describe(event, model) {
     }
     case "discards_drawn": return `${s(d.side || d.seat)} took back the discard pile (${plural(d.cards ?? 0, "card")}).`;
     case "no_card": return `${s(d.side || d.seat)} had no Battlecard to place.`;
-    case "card_placed": return `${s(d.side)} placed a Battlecard ${d.face === "up" ? `face up: ${kind(d.card)}` : d.kind ? `face down (${kind(d.kind)})` : "face down"}.`;
-    case "card_discarded": return `${s(d.side)} discarded a card${d.kind ? ` (${kind(d.kind)})` : ""}.`;
+    case "card_placed": return `${s(d.side)} placed a Battlecard ${d.face === "up" ? `face up: ${d.name || kind(d.card)}` : d.kind ? `face down (${d.name || kind(d.kind)})` : "face down"}.`;
+    case "card_discarded": return `${s(d.side)} discarded a card${d.kind ? ` (${d.name || kind(d.kind)})` : ""}.`;
     case "cards_revealed": return "Revealed: " + Object.entries(d.cards || {}).map(([k, v]) => `${s(k)} ${kind(v)}`).join(", ") + ".";
     case "wounds_changed": return `${knightName(d.knight, model)}: ${d.change > 0 ? "+" : ""}${d.change} wounds from a Battlecard (${d.wounds} now).`;
     case "attack": return `${knightName(d.knight, model)} → ${knightName(d.target, model)}: ${d.outcome}` +
-      (d.outcome !== "gone" && d.outcome !== "miss" ? `, ${plural(d.wounds_added ?? 0, "wound")}` : "") + (d.tie ? ` (tie to ${s(d.tie_to)})` : "") + ".";
+      (d.outcome !== "gone" && d.outcome !== "miss" ? `, ${plural(d.wounds_added ?? 0, "wound")}` : "") + (d.tie && d.tie_to ? ` (tie to ${s(d.tie_to)})` : "") + ".";
     case "knight_returned": return `${knightName(d.knight, model)} is beaten and leaves the battle (${plural(d.wounds ?? 0, "wound")}).`;
     case "side_left": return `${s(d.side)} ${d.side === model.seat ? "have" : "has"} no one left${tile}.`;
     case "turn_ended": return null;
