@@ -22,7 +22,7 @@ options come from the base class.
 from __future__ import annotations
 
 from .errors import SetupError
-from .ruleset import Event, Prompt, Ruleset, State, base_state, make_result
+from .ruleset import Declaration, Event, Prompt, Ruleset, State, base_state, make_result
 
 START_HP = 20
 
@@ -30,6 +30,8 @@ START_HP = 20
 class Duel(Ruleset):
     name = "duel"
     summary = "Two seats trade strikes and guards until one falls: the benchmark game."
+    # Simultaneous with its "simultaneous" option; a choice not yet revealed is its only secret.
+    declaration = Declaration(information="perfect", moves="simultaneous", chance="seeded", min_seats=2, max_seats=2)
     options_doc = {
         "hp": {"default": START_HP, "doc": "starting hit points of each seat"},
         "simultaneous": {"default": False, "doc": "both seats choose at once each round, unseen by the other"},
