@@ -9,6 +9,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.client import Client
 from servers import ServerProcess
 from create_bodies import any_bodies
@@ -96,6 +97,19 @@ def test_rulesets_health_and_metrics(server):
     assert httpx.get(server.url + "/healthz").json() == {"ok": True}
     assert httpx.get(server.url + "/readyz").json() == {"ready": True}
     assert "battlehall_answers_total" in httpx.get(server.url + "/metrics").text
+
+
+def test_rulesets_show_each_declaration(server):
+    """GET /rulesets shows what each ruleset declares; its seat range is the declaration's."""
+    described = {r["name"]: r for r in httpx.get(server.url + "/rulesets").json()["rulesets"]}
+    assert sorted(described) == ruleset_names()
+    for name, entry in described.items():
+        declared = get_ruleset(name).declaration
+        assert entry["seats"] == {"min": declared.min_seats, "max": declared.max_seats}
+        assert entry["declaration"] == {"information": declared.information, "moves": declared.moves,
+                                        "chance": declared.chance}
+    assert described["spellfire"]["declaration"] == {"information": "hidden", "moves": "simultaneous", "chance": "seeded"}
+    assert described["duel"]["declaration"]["information"] == "perfect"
 
 
 async def test_list_summary_and_replay(server):
