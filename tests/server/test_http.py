@@ -194,4 +194,4 @@ def test_any_body_gets_201_or_a_400_naming_a_path_and_creates_nothing(http, case
 def matches_created(http: httpx.Client) -> int:
     """Matches created so far, by the server's own count."""
     text = http.get("/metrics").text
-    return int(re.search(r"^battlehall_matches_created_total (\d+)$", text, re.M).group(1))
+    return int(float(re.search(r"^battlehall_matches_created_total (\S+)$", text, re.M).group(1)))
