@@ -22,7 +22,7 @@ options come from the base class.
 from __future__ import annotations
 
 from .errors import SetupError
-from .ruleset import Declaration, Event, Prompt, Ruleset, State, base_state, make_result
+from .ruleset import Declaration, Event, Option, Prompt, Ruleset, State, base_state, make_result
 
 START_HP = 20
 
@@ -59,11 +59,11 @@ class Duel(Ruleset):
 
     def _prompt_turn(self, state: State) -> None:
         seat = state["seats"][state["turn"]]
-        options = [{"id": "strike", "text": "Strike"}, {"id": "guard", "text": "Guard"}]
+        options: list[Option] = [{"id": "strike", "text": "Strike"}, {"id": "guard", "text": "Guard"}]
         state["prompts"] = [self.new_prompt(state, seat, "move", "Strike or guard", options, "strike")]
 
     def _prompt_round(self, state: State) -> None:
-        options = [{"id": "strike", "text": "Strike"}, {"id": "guard", "text": "Guard"}]
+        options: list[Option] = [{"id": "strike", "text": "Strike"}, {"id": "guard", "text": "Guard"}]
         state["prompts"] = [self.new_prompt(state, seat, "move", "Strike or guard (your opponent chooses at the same time)",
                                             options, "strike") for seat in state["seats"]]
 
@@ -78,7 +78,7 @@ class Duel(Ruleset):
         if state["prompts"]:  # the other seat has not chosen yet: nothing shows
             return []
         chosen, state["chosen"] = state["chosen"], {}
-        events = [{"kind": "revealed", "data": {"moves": {s: chosen[s] for s in state["seats"]}}}]
+        events: list[Event] = [{"kind": "revealed", "data": {"moves": {s: chosen[s] for s in state["seats"]}}}]
         for s in state["seats"]:
             if chosen[s] == "guard":
                 state["guarding"][s] = True
@@ -105,6 +105,7 @@ class Duel(Ruleset):
             return self._apply_simultaneous(state, prompt, option)
         seat = prompt["seat"]
         other = state["seats"][1 - state["turn"]]
+        events: list[Event]
         if option == "guard":
             state["guarding"][seat] = True
             events = [{"kind": "guard", "data": {"seat": seat}}]

@@ -36,6 +36,11 @@ any other name (:class:`~battlehall.engine.errors.NotASeat`).
 A *result* (``state["result"]``, made by :func:`make_result`) has the same shape in
 every ruleset: ``{"winners": [seats], "ranking": [[seats tied], ...], "draw": bool,
 "reason": str, "winner": seat | None}`` plus the ruleset's own fields.
+
+These shapes are the TypedDicts below (:class:`Prompt`, :class:`Option`, :class:`Event`,
+:class:`Result`, and :data:`LogEntry` for what :func:`apply_entry` re-runs). What a
+ruleset *is* (hidden information, simultaneous moves, chance, seat range) is its
+:class:`Declaration`.
 """
 
 from __future__ import annotations
@@ -314,10 +319,11 @@ class Ruleset:
         before = list(state["prompts"])
         state["prompts"] = []
         # Nobody won and nobody drew: every seat shares one place, and `draw` is false.
-        state["result"] = make_result("aborted", [list(state["seats"])], winners=[])
-        state["result"]["draw"] = False
+        result = make_result("aborted", [list(state["seats"])], winners=[])
+        result["draw"] = False
+        state["result"] = result
         closed, _ = self._prompt_events(state, before, None, None)
-        return closed + [{"kind": "match_ended", "data": state["result"]}]
+        return closed + [{"kind": "match_ended", "data": cast(dict[str, Any], result)}]
 
     def redact(self, event: Event, viewer: str | None) -> Event:
         """The event as `viewer` may see it: public data plus that viewer's private part."""
@@ -407,10 +413,11 @@ def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     `args`), a timeout (`"timeout": true`, `prompt`) or an abort (`"abort": true`). The
     server, `battlehall verify` and the replay's steps all re-run a match through this."""
     if "timeout" in entry:
-        return ruleset.expire(state, entry["prompt"])
+        return ruleset.expire(state, cast(TimeoutEntry, entry)["prompt"])
     if "abort" in entry:
         return ruleset.abort(state)
-    return ruleset.answer(state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
+    answer = cast(AnswerEntry, entry)
+    return ruleset.answer(state, answer["seat"], answer["prompt"], answer["option"], answer["args"])
 
 
 def random_answer(rng, prompt: Prompt) -> tuple[str, dict[str, Any]]:
