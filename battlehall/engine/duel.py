@@ -13,9 +13,9 @@ With ``"simultaneous": true`` both seats choose at once each round, neither seei
 other's choice until both are in (two prompts open together): guards take effect first,
 then each strike is rolled, in seat order. Both falling in the same round is a draw.
 
-A ruleset only does three things: build a state (`new_state`), apply an answer that
-the base class has already checked against the open prompt (`apply`), and show a
-viewer what it may see (`view`). Prompts, errors, timeouts and redaction of prompt
+A ruleset declares what it is (`declaration`) and does three things: build a state
+(`new_state`), apply an answer that the base class has already checked against the open
+prompt (`apply`), and show a viewer what it may see (`view`). Prompts, errors, timeouts and redaction of prompt
 options come from the base class.
 """
 
