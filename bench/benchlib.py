@@ -95,4 +95,4 @@ async def play_some(url: str, matches: int, answers: int) -> None:
 
 def metric(url: str, name: str) -> float:
     text = httpx.get(url + "/metrics", timeout=30).text
-    return float(re.search(rf"^{name} ([0-9.]+)", text, re.M).group(1))
+    return float(re.search(rf"^{name} (\S+)", text, re.M).group(1))  # prometheus_client may write 1.2e+06

@@ -106,8 +106,8 @@ def main() -> None:
         connect_s = time.perf_counter() - t0
         time.sleep(2)
         rss_connected = rss_mib(server.pid)
-        connections = int([line for line in httpx.get(base + "/metrics").text.splitlines()
-                           if line.startswith("battlehall_connections ")][0].split()[1])
+        connections = int(float([line for line in httpx.get(base + "/metrics").text.splitlines()
+                                 if line.startswith("battlehall_connections ")][0].split()[1]))
         release.set()
         for p in procs:
             p.join(60)

@@ -13,16 +13,16 @@ With ``"simultaneous": true`` both seats choose at once each round, neither seei
 other's choice until both are in (two prompts open together): guards take effect first,
 then each strike is rolled, in seat order. Both falling in the same round is a draw.
 
-A ruleset only does three things: build a state (`new_state`), apply an answer that
-the base class has already checked against the open prompt (`apply`), and show a
-viewer what it may see (`view`). Prompts, errors, timeouts and redaction of prompt
+A ruleset declares what it is (`declaration`) and does three things: build a state
+(`new_state`), apply an answer that the base class has already checked against the open
+prompt (`apply`), and show a viewer what it may see (`view`). Prompts, errors, timeouts and redaction of prompt
 options come from the base class.
 """
 
 from __future__ import annotations
 
 from .errors import SetupError
-from .ruleset import Event, Prompt, Ruleset, State, base_state, make_result
+from .ruleset import Declaration, Event, Option, Prompt, Ruleset, State, base_state, make_result
 
 START_HP = 20
 
@@ -30,6 +30,8 @@ START_HP = 20
 class Duel(Ruleset):
     name = "duel"
     summary = "Two seats trade strikes and guards until one falls: the benchmark game."
+    # Simultaneous with its "simultaneous" option; a choice not yet revealed is its only secret.
+    declaration = Declaration(information="perfect", moves="simultaneous", chance="seeded", min_seats=2, max_seats=2)
     options_doc = {
         "hp": {"default": START_HP, "doc": "starting hit points of each seat"},
         "simultaneous": {"default": False, "doc": "both seats choose at once each round, unseen by the other"},
@@ -57,11 +59,11 @@ class Duel(Ruleset):
 
     def _prompt_turn(self, state: State) -> None:
         seat = state["seats"][state["turn"]]
-        options = [{"id": "strike", "text": "Strike"}, {"id": "guard", "text": "Guard"}]
+        options: list[Option] = [{"id": "strike", "text": "Strike"}, {"id": "guard", "text": "Guard"}]
         state["prompts"] = [self.new_prompt(state, seat, "move", "Strike or guard", options, "strike")]
 
     def _prompt_round(self, state: State) -> None:
-        options = [{"id": "strike", "text": "Strike"}, {"id": "guard", "text": "Guard"}]
+        options: list[Option] = [{"id": "strike", "text": "Strike"}, {"id": "guard", "text": "Guard"}]
         state["prompts"] = [self.new_prompt(state, seat, "move", "Strike or guard (your opponent chooses at the same time)",
                                             options, "strike") for seat in state["seats"]]
 
@@ -76,7 +78,7 @@ class Duel(Ruleset):
         if state["prompts"]:  # the other seat has not chosen yet: nothing shows
             return []
         chosen, state["chosen"] = state["chosen"], {}
-        events = [{"kind": "revealed", "data": {"moves": {s: chosen[s] for s in state["seats"]}}}]
+        events: list[Event] = [{"kind": "revealed", "data": {"moves": {s: chosen[s] for s in state["seats"]}}}]
         for s in state["seats"]:
             if chosen[s] == "guard":
                 state["guarding"][s] = True
@@ -103,6 +105,7 @@ class Duel(Ruleset):
             return self._apply_simultaneous(state, prompt, option)
         seat = prompt["seat"]
         other = state["seats"][1 - state["turn"]]
+        events: list[Event]
         if option == "guard":
             state["guarding"][seat] = True
             events = [{"kind": "guard", "data": {"seat": seat}}]

@@ -36,17 +36,131 @@ any other name (:class:`~battlehall.engine.errors.NotASeat`).
 A *result* (``state["result"]``, made by :func:`make_result`) has the same shape in
 every ruleset: ``{"winners": [seats], "ranking": [[seats tied], ...], "draw": bool,
 "reason": str, "winner": seat | None}`` plus the ruleset's own fields.
+
+These shapes are the TypedDicts below (:class:`Prompt`, :class:`Option`, :class:`Event`,
+:class:`Result`, and :data:`LogEntry` for what :func:`apply_entry` re-runs). What a
+ruleset *is* (hidden information, simultaneous moves, chance, seat range) is its
+:class:`Declaration`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, NotRequired, TypedDict, cast
 
 from .errors import BadArgs, IllegalOption, MatchOver, NotASeat, NotYourPrompt, UnknownPrompt
 
 State = dict[str, Any]
-Event = dict[str, Any]
-Prompt = dict[str, Any]
+
+
+class Option(TypedDict):
+    """One answer a prompt offers; `args` lists every legal value of each argument."""
+
+    id: str
+    text: str
+    args: NotRequired[dict[str, list[Any]]]
+    combos: NotRequired[list[dict[str, list[Any]]]]  # made by with_combos
+
+
+class Prompt(TypedDict):
+    """An open question to one seat (made by Ruleset.new_prompt)."""
+
+    id: str
+    seat: str
+    kind: str
+    text: str
+    options: list[Option]
+    default: str
+    window: NotRequired[str]
+    time_ms: NotRequired[int]
+    bank: NotRequired[bool]
+
+
+class Event(TypedDict):
+    """What happened: public `data`, and each seat's hidden part in `private`."""
+
+    kind: str
+    data: dict[str, Any]
+    private: NotRequired[dict[str, dict[str, Any]]]
+
+
+class Result(TypedDict):
+    """The shared fields of every result (make_result); a ruleset may add its own."""
+
+    winners: list[str]
+    ranking: list[list[str]]
+    draw: bool
+    reason: str
+    winner: str | None
+
+
+class AnswerEntry(TypedDict):
+    """A seat answered a prompt. `at` is the server's clock (ms) when it was recorded."""
+
+    at: NotRequired[int]
+    seat: str
+    prompt: str
+    option: str
+    args: dict[str, Any]
+
+
+class TimeoutEntry(TypedDict):
+    """A prompt's time ran out: its default answer applies."""
+
+    at: NotRequired[int]
+    timeout: Literal[True]
+    prompt: str
+
+
+class AbortEntry(TypedDict):
+    """An operator ended the match."""
+
+    at: NotRequired[int]
+    abort: Literal[True]
+
+
+#: One entry of a match's log, what `apply_entry` re-runs.
+LogEntry = AnswerEntry | TimeoutEntry | AbortEntry
+
+Information = Literal["perfect", "hidden"]
+Moves = Literal["sequential", "simultaneous"]
+Chance = Literal["none", "seeded"]
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a ruleset is, declared once (after OpenSpiel's GameType): the generic tests
+    check each claim in random play, and GET /rulesets shows it.
+
+    - `information`: ``"hidden"`` when some seat may not see something (a hand, a draw
+      pile); the ruleset must then override :meth:`Ruleset.secrets`. ``"perfect"``: every
+      seat sees the whole state (simultaneous choices not yet revealed aside).
+    - `moves`: ``"simultaneous"`` when several prompts may be open at once (a round every
+      seat chooses in, a window), with some seat count or options; ``"sequential"``: never
+      more than one.
+    - `chance`: ``"seeded"`` when the match's seed decides something (a shuffle, a roll);
+      ``"none"``: the same answers give the same match whatever the seed.
+    - `min_seats`, `max_seats`: how many seats a match takes.
+    """
+
+    information: Information
+    moves: Moves
+    chance: Chance
+    min_seats: int
+    max_seats: int
+
+    def __post_init__(self) -> None:
+        for field, value, allowed in (("information", self.information, ("perfect", "hidden")),
+                                      ("moves", self.moves, ("sequential", "simultaneous")),
+                                      ("chance", self.chance, ("none", "seeded"))):
+            if value not in allowed:
+                raise ValueError(f"declaration.{field} is {value!r}, not one of {allowed}")
+        if not 1 <= self.min_seats <= self.max_seats:
+            raise ValueError(f"declaration seats {self.min_seats}..{self.max_seats}: need 1 <= min <= max")
+
+    def as_data(self) -> dict[str, str]:
+        """The claims GET /rulesets shows as `declaration` (the seat range is its `seats`)."""
+        return {"information": self.information, "moves": self.moves, "chance": self.chance}
 
 # What the public copy of a prompt event shows: who is asked, what kind, and how it is
 # timed (a prompt's own `time_ms`, and `bank`: false when the seat's bank does not apply).
@@ -54,14 +168,37 @@ PUBLIC_PROMPT_FIELDS = ("id", "seat", "kind", "window", "time_ms", "bank")
 
 
 class Ruleset:
-    """Base class: subclasses implement :meth:`new_state`, :meth:`apply` and :meth:`view`."""
+    """Base class: subclasses set :attr:`declaration` and implement :meth:`new_state`,
+    :meth:`apply` and :meth:`view` (and :meth:`secrets` when information is hidden)."""
 
     name: str = ""
     summary: str = ""
-    min_seats: int = 2
-    max_seats: int = 2
+    #: What the ruleset is; every subclass sets it (checked when the class is defined).
+    declaration: ClassVar[Declaration]
     #: option name -> {"default": value, "doc": text}; shown by GET /rulesets.
     options_doc: dict[str, dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse a ruleset whose declaration is missing, or that declares hidden
+        information without saying what is hidden (or the reverse): the redaction audit
+        checks what `secrets` names, so a forgotten override would pass it unchecked."""
+        super().__init_subclass__(**kwargs)
+        declared = getattr(cls, "declaration", None)
+        if not isinstance(declared, Declaration):
+            raise TypeError(f"ruleset {cls.__name__} has no `declaration` (a Declaration)")
+        overrides = cls.secrets is not Ruleset.secrets
+        if declared.information == "hidden" and not overrides:
+            raise TypeError(f"ruleset {cls.__name__} declares hidden information but does not override secrets()")
+        if declared.information == "perfect" and overrides:
+            raise TypeError(f"ruleset {cls.__name__} declares perfect information but overrides secrets()")
+
+    @property
+    def min_seats(self) -> int:
+        return self.declaration.min_seats
+
+    @property
+    def max_seats(self) -> int:
+        return self.declaration.max_seats
 
     # -- to implement ---------------------------------------------------------------
 
@@ -69,7 +206,7 @@ class Ruleset:
         """Build the starting state (raise SetupError naming the bad field) and its events."""
         raise NotImplementedError
 
-    def apply(self, state: State, prompt: Prompt, option: str, args: dict) -> list[Event]:
+    def apply(self, state: State, prompt: Prompt, option: str, args: dict[str, Any]) -> list[Event]:
         """Apply an answer already checked against the prompt's options; update ``state["prompts"]``."""
         raise NotImplementedError
 
@@ -84,7 +221,7 @@ class Ruleset:
     def secrets(self, state: State, viewer: str | None) -> list:
         """Every value (string or integer) `viewer` must never receive in this state: the
         redaction audit and the property tests check each message against it. A ruleset
-        with hidden information must override this; nothing is hidden by default."""
+        declaring hidden information must override this (and only such a ruleset may)."""
         return []
 
     # -- the shared contract --------------------------------------------------------
@@ -94,6 +231,7 @@ class Ruleset:
             "name": self.name,
             "summary": self.summary,
             "seats": {"min": self.min_seats, "max": self.max_seats},
+            "declaration": self.declaration.as_data(),
             "options": self.options_doc,
             "card_sets": self.card_sets(),
         }
@@ -133,7 +271,7 @@ class Ruleset:
             raise MatchOver("the match is over")
         raise UnknownPrompt(f"no open prompt {prompt_id!r}")
 
-    def check(self, state: State, seat: str | None, prompt_id: str, option: str, args: dict | None) -> Prompt:
+    def check(self, state: State, seat: str | None, prompt_id: str, option: str, args: dict[str, Any] | None) -> Prompt:
         """Check an answer against the open prompt; raise the matching error, change nothing."""
         prompt = self.find_prompt(state, prompt_id)
         if seat != prompt["seat"]:
@@ -155,7 +293,8 @@ class Ruleset:
             raise BadArgs(f"{given!r} is not a legal combination of the arguments of {option!r}")
         return prompt
 
-    def answer(self, state: State, seat: str | None, prompt_id: str, option: str, args: dict | None = None) -> list[Event]:
+    def answer(self, state: State, seat: str | None, prompt_id: str, option: str,
+               args: dict[str, Any] | None = None) -> list[Event]:
         """Apply one answer of `seat`; raises an EngineError and changes nothing if it is not legal."""
         prompt = self.check(state, seat, prompt_id, option, args)
         before = list(state["prompts"])
@@ -180,22 +319,24 @@ class Ruleset:
         before = list(state["prompts"])
         state["prompts"] = []
         # Nobody won and nobody drew: every seat shares one place, and `draw` is false.
-        state["result"] = {**make_result("aborted", [list(state["seats"])], winners=[]), "draw": False}
+        result = make_result("aborted", [list(state["seats"])], winners=[])
+        result["draw"] = False
+        state["result"] = result
         closed, _ = self._prompt_events(state, before, None, None)
-        return closed + [{"kind": "match_ended", "data": state["result"]}]
+        return closed + [{"kind": "match_ended", "data": cast(dict[str, Any], result)}]
 
-    def redact(self, event: Event, viewer: str | None) -> dict:
+    def redact(self, event: Event, viewer: str | None) -> Event:
         """The event as `viewer` may see it: public data plus that viewer's private part."""
         private = event.get("private")
         if viewer is None or not private or viewer not in private:
             return {"kind": event["kind"], "data": event["data"]}
         return {"kind": event["kind"], "data": {**event["data"], **private[viewer]}}
 
-    def reveal(self, event: Event) -> dict:
+    def reveal(self, event: Event) -> Event:
         """The event with nothing hidden, for replays of finished matches: the public
         `data`, and each seat's hidden part apart in `private` (two seats' fields of the
         same name must not overwrite each other)."""
-        shown = {"kind": event["kind"], "data": event["data"]}
+        shown: Event = {"kind": event["kind"], "data": event["data"]}
         if event.get("private"):
             shown["private"] = event["private"]
         return shown
@@ -203,7 +344,7 @@ class Ruleset:
     # -- helpers for subclasses -----------------------------------------------------
 
     @staticmethod
-    def new_prompt(state: State, seat: str, kind: str, text: str, options: list[dict], default: str,
+    def new_prompt(state: State, seat: str, kind: str, text: str, options: list[Option], default: str,
                    window: str | None = None, time_ms: int | None = None, bank: bool = True) -> Prompt:
         """A prompt for `seat`. `time_ms` gives it its own time instead of the match's
         `prompt_ms`; `bank=False` means it expires at its deadline without spending the
@@ -212,8 +353,8 @@ class Ruleset:
             raise NotASeat(f"{seat!r} is not a seat of this match ({', '.join(state['seats'])}): "
                            "a side that is not a seat decides with the match's generator")
         state["next_prompt"] += 1
-        prompt = {"id": f"p{state['next_prompt']}", "seat": seat, "kind": kind, "text": text,
-                  "options": options, "default": default}
+        prompt: Prompt = {"id": f"p{state['next_prompt']}", "seat": seat, "kind": kind, "text": text,
+                          "options": options, "default": default}
         if window is not None:
             prompt["window"] = window
         if time_ms is not None:
@@ -241,7 +382,7 @@ class Ruleset:
         return closed, opened
 
 
-def with_combos(option: dict, combos: list[dict]) -> dict:
+def with_combos(option: Option, combos: list[dict[str, list[Any]]]) -> Option:
     """`option` with arguments that depend on each other: `combos` lists, for each group
     of values that go together, ``{name: [values]}`` naming every argument (any value
     of each list with any of the others in the same combo is legal). Also sets `args`
@@ -258,7 +399,7 @@ def with_combos(option: dict, combos: list[dict]) -> dict:
     return {**option, "args": args, "combos": combos}
 
 
-def default_answer(prompt: Prompt) -> tuple[str, dict]:
+def default_answer(prompt: Prompt) -> tuple[str, dict[str, Any]]:
     """The option and arguments applied when a prompt times out."""
     for choice in prompt["options"]:
         if choice["id"] == prompt["default"]:
@@ -267,18 +408,19 @@ def default_answer(prompt: Prompt) -> tuple[str, dict]:
     raise ValueError(f"prompt {prompt['id']} has no option {prompt['default']!r}")
 
 
-def apply_entry(ruleset: "Ruleset", state: State, entry: dict) -> list[Event]:
+def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     """Apply one entry of a match's log to `state`: an answer (`seat`, `prompt`, `option`,
     `args`), a timeout (`"timeout": true`, `prompt`) or an abort (`"abort": true`). The
     server, `battlehall verify` and the replay's steps all re-run a match through this."""
-    if entry.get("timeout"):
-        return ruleset.expire(state, entry["prompt"])
-    if entry.get("abort"):
+    if "timeout" in entry:
+        return ruleset.expire(state, cast(TimeoutEntry, entry)["prompt"])
+    if "abort" in entry:
         return ruleset.abort(state)
-    return ruleset.answer(state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
+    answer = cast(AnswerEntry, entry)
+    return ruleset.answer(state, answer["seat"], answer["prompt"], answer["option"], answer["args"])
 
 
-def random_answer(rng, prompt: Prompt) -> tuple[str, dict]:
+def random_answer(rng, prompt: Prompt) -> tuple[str, dict[str, Any]]:
     """Any option and any legal arguments of it: always a legal answer. With `combos`,
     a combo is drawn in proportion to its number of answers, so every answer of the
     option is equally likely.
@@ -299,7 +441,7 @@ def random_answer(rng, prompt: Prompt) -> tuple[str, dict]:
     return option["id"], {name: rng.choice(values) for name, values in sorted(lists.items())}
 
 
-def make_result(reason: str, ranking: list[list[str]], winners: list[str] | None = None, **extra) -> dict:
+def make_result(reason: str, ranking: list[list[str]], winners: list[str] | None = None, **extra: Any) -> Result:
     """The result of a match, the same shape in every ruleset.
 
     `ranking` has every seat, best first, seats that finished equal in one group.
@@ -309,8 +451,8 @@ def make_result(reason: str, ranking: list[list[str]], winners: list[str] | None
     """
     if winners is None:
         winners = list(ranking[0]) if len(ranking[0]) == 1 else []
-    return {"winners": list(winners), "ranking": [list(group) for group in ranking], "draw": not winners,
-            "reason": reason, "winner": winners[0] if len(winners) == 1 else None, **extra}
+    return cast(Result, {"winners": list(winners), "ranking": [list(group) for group in ranking], "draw": not winners,
+                         "reason": reason, "winner": winners[0] if len(winners) == 1 else None, **extra})
 
 
 def rank_by(seats: list[str], score: dict) -> list[list[str]]:

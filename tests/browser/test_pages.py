@@ -160,6 +160,9 @@ async def test_operator_page_lists_and_aborts(keyed_server, page, shoot):
     await row.wait_for()
     assert "live" in await row.inner_text()
     assert "answers per second" in await op.inner_text("#metrics")
+    # The meters read /metrics as prometheus_client writes it (values like 1.0).
+    created_meter = op.locator("#metrics .meter", has_text="matches created").locator(".value")
+    assert int(await created_meter.inner_text()) >= 1
     # A socket joins: the row shows it at the next refresh.
     bob = Client(keyed_server.url, match, created["tokens"]["bob"], on_status=quiet)
     joined = asyncio.ensure_future(bob.run())

@@ -50,7 +50,7 @@ async def duels(server: ServerProcess, cluster: LocalCluster, hp: int, think_s: 
 
 def redirections(server: ServerProcess) -> dict[str, int]:
     text = httpx.get(server.url + "/metrics").text
-    return {kind: int(n) for kind, n in re.findall(r'battlehall_redis_redirections_total\{kind="(\w+)"\} (\d+)', text)}
+    return {kind: int(float(n)) for kind, n in re.findall(r'battlehall_redis_redirections_total\{kind="(\w+)"\} (\S+)', text)}
 
 
 async def test_matches_spread_over_every_master_finish_and_replay(tmp_path, cluster):

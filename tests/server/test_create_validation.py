@@ -3,6 +3,8 @@ its field, never another exception, and every check is bounded."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -97,7 +99,8 @@ def test_seats_beyond_the_ruleset_and_the_server_bound_are_refused():
 
 
 def test_a_duplicate_seat_is_found_in_one_pass(monkeypatch):
-    monkeypatch.setattr(get_ruleset("duel"), "max_seats", validate.MAX_SEATS, raising=False)
+    duel = get_ruleset("duel")
+    monkeypatch.setattr(duel, "declaration", dataclasses.replace(duel.declaration, max_seats=validate.MAX_SEATS))
     CountingList.reads = 0
     seats = CountingList([f"s{i}" for i in range(validate.MAX_SEATS - 1)] + ["s3"])
     with pytest.raises(SetupError) as caught:

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.client import Client
 from servers import ServerProcess
 from create_bodies import any_bodies
@@ -98,6 +99,19 @@ def test_rulesets_health_and_metrics(server):
     assert "battlehall_answers_total" in httpx.get(server.url + "/metrics").text
 
 
+def test_rulesets_show_each_declaration(server):
+    """GET /rulesets shows what each ruleset declares; its seat range is the declaration's."""
+    described = {r["name"]: r for r in httpx.get(server.url + "/rulesets").json()["rulesets"]}
+    assert sorted(described) == ruleset_names()
+    for name, entry in described.items():
+        declared = get_ruleset(name).declaration
+        assert entry["seats"] == {"min": declared.min_seats, "max": declared.max_seats}
+        assert entry["declaration"] == {"information": declared.information, "moves": declared.moves,
+                                        "chance": declared.chance}
+    assert described["spellfire"]["declaration"] == {"information": "hidden", "moves": "simultaneous", "chance": "seeded"}
+    assert described["duel"]["declaration"]["information"] == "perfect"
+
+
 async def test_list_summary_and_replay(server):
     created = server.create(ruleset="duel", seed=4, label={"cup": "friday"})
     listed = httpx.get(server.url + "/matches", params={"ruleset": "duel", "status": "live"}).json()["matches"]
@@ -180,4 +194,4 @@ def test_any_body_gets_201_or_a_400_naming_a_path_and_creates_nothing(http, case
 def matches_created(http: httpx.Client) -> int:
     """Matches created so far, by the server's own count."""
     text = http.get("/metrics").text
-    return int(re.search(r"^battlehall_matches_created_total (\d+)$", text, re.M).group(1))
+    return int(float(re.search(r"^battlehall_matches_created_total (\S+)$", text, re.M).group(1)))

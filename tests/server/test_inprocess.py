@@ -226,7 +226,7 @@ async def test_keep_alive_drops_a_socket_that_stops_answering_and_keeps_one_that
 async def test_the_connections_gauge_counts_open_game_sockets(redis_url):
     async def gauge(http) -> int:
         text = (await http.get("/metrics")).text
-        return int(next(line.split()[1] for line in text.splitlines() if line.startswith("battlehall_connections ")))
+        return int(float(next(line.split()[1] for line in text.splitlines() if line.startswith("battlehall_connections "))))
 
     async with serving(redis_url) as base, httpx.AsyncClient(base_url=base) as http:
         created = await create_duel(base)
@@ -331,8 +331,8 @@ async def test_refused_hellos_load_no_match_and_a_finished_match_is_let_go(redis
 
         async def in_memory() -> int:
             text = (await http.get("/metrics")).text
-            return int(next(line.split()[1] for line in text.splitlines()
-                            if line.startswith("battlehall_matches_in_memory ")))
+            return int(float(next(line.split()[1] for line in text.splitlines()
+                                  if line.startswith("battlehall_matches_in_memory "))))
 
         body = {"ruleset": "duel", "seats": ["alice", "bob"], "options": {"hp": 1}}
         finished, live = [(await http.post("/matches", json=body)).json() for _ in range(2)]

@@ -90,3 +90,20 @@ async def test_event_loop_lag_is_sampled(server):
     assert after["battlehall_event_loop_lag_seconds_count"] >= before + 2
     check_histogram(after, "battlehall_event_loop_lag_seconds")
     assert after["battlehall_event_loop_lag_last_seconds"] >= 0
+
+
+def test_every_documented_metric_is_exposed_with_its_type(server):
+    """The text parses with prometheus_client's own parser, and every metric of the
+    operations guide's table is there with the type it lists."""
+    from pathlib import Path
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx.get(server.url + "/metrics", timeout=10).text
+    families = {f.name: f.type for f in text_string_to_metric_families(text)}
+    guide = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
+    table = re.findall(r"^\| `(\w+)` \| (counter|gauge|histogram) \|", guide, re.M)
+    assert len(table) > 20
+    for name, kind in table:
+        family = "battlehall_" + (name[: -len("_total")] if kind == "counter" else name)
+        assert families.get(family) == kind, (name, kind, families.get(family))

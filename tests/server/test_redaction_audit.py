@@ -3,7 +3,9 @@
 What is hidden from a viewer, at any moment, is what its ruleset's `secrets(state,
 viewer)` says (spellfire: the cards in another seat's hand, every draw pile, the
 random generator). The audit checks every string and integer in every message a viewer
-gets, after decoding it from both wire encodings.
+gets, after decoding it from both wire encodings. A ruleset declaring hidden information
+must name secrets for most of the messages it sends (an audit against nothing checks
+nothing); one declaring perfect information has none (tests/engine/test_declarations.py).
 
 Part 1 runs thousands of random matches of every registered ruleset, at every seat
 count it takes, through the server's own message builders (MatchCore,
@@ -63,7 +65,7 @@ def test_random_matches_leak_nothing(name, n):
     ruleset = get_ruleset(name)
     # Hundreds of two-seat matches; fewer, much longer, with more seats.
     matches = AUDIT_MATCHES if n == 2 else max(10, AUDIT_MATCHES // 50)
-    messages = 0
+    messages = guarded = 0  # guarded: messages checked against at least one secret
     seats = seat_names(n)
     for seed in range(matches):
         rng = random.Random(seed)
@@ -79,6 +81,7 @@ def test_random_matches_leak_nothing(name, n):
                     wires = (codec.JSON, codec.MSGPACK) if messages % 16 == 0 else ()
                     check(event_message(ruleset, record, viewer), secret, f"{name} seed {seed} seq {record['seq']}", wires)
                     messages += 1
+                    guarded += bool(secret)
                 if rng.random() < 0.05:  # a (re)joining socket's welcome
                     welcome = {"t": "welcome", "seq": core.seq, "view": ruleset.view(core.state, viewer),
                                "prompts": core.prompts_for(viewer)}
@@ -94,6 +97,10 @@ def test_random_matches_leak_nothing(name, n):
                 entry = {"at": at, "seat": prompt["seat"], "prompt": prompt["id"], "option": option, "args": args}
             records = core.apply(entry)
     assert messages > 5_000
+    if ruleset.declaration.information == "hidden":
+        assert guarded > messages // 2, f"{name} declares hidden information: {guarded} of {messages} checked against secrets"
+    else:
+        assert guarded == 0
 
 
 async def test_messages_over_real_sockets_leak_nothing(server):

@@ -13,7 +13,7 @@ from copy import deepcopy
 
 from ..errors import SetupError
 from ..rng import seed_state
-from ..ruleset import Event, Prompt, Ruleset, State, base_state
+from ..ruleset import Declaration, Event, Prompt, Ruleset, State, base_state
 from . import game
 from .data import cards, maps
 from .setup import default_start, explicit_start
@@ -23,8 +23,7 @@ class Demigod(Ruleset):
     name = "demigod"
     summary = ("Demayth tactical grid combat for two to four sides: Demigods and Minions, range by melee, "
                "line of sight and perception, six-step attacks, reactions on their own short clock.")
-    min_seats = 2
-    max_seats = 4
+    declaration = Declaration(information="hidden", moves="sequential", chance="seeded", min_seats=2, max_seats=4)
     options_doc = {
         "map": {"default": "crossroads", "doc": "the battlefield: " + ", ".join(sorted(maps()))},
         "turn_limit": {"default": 15, "doc": "rounds before the match ends on points (Health Points left), 1-100"},

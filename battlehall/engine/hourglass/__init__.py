@@ -8,7 +8,7 @@ position, view.py says what each viewer sees and must never see.
 
 from __future__ import annotations
 
-from ..ruleset import Event, Prompt, Ruleset, State
+from ..ruleset import Declaration, Event, Prompt, Ruleset, State
 from . import cards, game
 from .setup import build
 from .view import secrets, view
@@ -17,8 +17,7 @@ from .view import secrets, view
 class Hourglass(Ruleset):
     name = "hourglass"
     summary = "Heirless battles: Knights and Bandits on an hourglass initiative track, 2-4 players."
-    min_seats = 2
-    max_seats = 4
+    declaration = Declaration(information="hidden", moves="simultaneous", chance="seeded", min_seats=2, max_seats=4)
     options_doc = {
         "knights": {"default": 3, "doc": "Knights of each player on the crossroads, in the default scenario (1-4)"},
         "bandits": {"default": 2, "doc": "Bandits on the crossroads in the default scenario (0-4; 0: no Bandits)"},

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..errors import SetupError
 from ..rng import seed_state
-from ..ruleset import Event, Prompt, Ruleset, State, base_state
+from ..ruleset import Declaration, Event, Prompt, Ruleset, State, base_state
 from . import battle as bt
 from . import setup as su
 from . import spoils as sp
@@ -51,8 +51,8 @@ class Spellfire(Ruleset):
     name = "spellfire"
     summary = ("Spellfire: build a formation of six realms; attack other players' realms with champions "
                "and back them with allies, spells, items and events in rounds of combat.")
-    min_seats = 2
-    max_seats = 6
+    # Simultaneous: a battle window asks every seat but the card's player at once (3 seats or more).
+    declaration = Declaration(information="hidden", moves="simultaneous", chance="seeded", min_seats=2, max_seats=6)
     options_doc = {
         "turn_limit": {"default": 150, "doc": "turns (of all seats together) after which the match ends: "
                                               "seats are ranked by unrazed realms; the most wins, "
