@@ -84,7 +84,9 @@ def cmd_serve(args) -> int:
 
     try:
         settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
-                                     api_key=args.api_key, redis_cluster=args.redis_cluster)
+                                     api_key=args.api_key, redis_cluster=args.redis_cluster,
+                                     abandon_s=args.abandon_s, create_per_min=args.create_per_min,
+                                     create_burst=args.create_burst)
     except ValueError as exc:  # a malformed BATTLEHALL_* variable
         return fail("serve", str(exc), 2)
     if settings.redis_cluster and not settings.redis_url:
@@ -278,6 +280,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="--redis is a node of a Redis Cluster (or BATTLEHALL_REDIS_CLUSTER=1)")
     p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
     p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
+    p.add_argument("--abandon-s", type=float, default=None,
+                   help="end a live match with no act and no socket for this long, in seconds (or "
+                        "BATTLEHALL_ABANDON_S; default 3600; 0: never)")
+    p.add_argument("--create-per-min", type=float, default=None,
+                   help="matches one address may create per minute (or BATTLEHALL_CREATE_PER_MIN; default 30; "
+                        "0: no limit)")
+    p.add_argument("--create-burst", type=int, default=None,
+                   help="matches one address may create at once (or BATTLEHALL_CREATE_BURST; default 60)")
     p.add_argument("--fsync", default=None, choices=("always", "everysec"),
                    help="private Redis only: sync each write to disk before its ack (always) or once a "
                         "second (everysec); or BATTLEHALL_FSYNC; default always")

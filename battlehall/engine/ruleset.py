@@ -172,15 +172,16 @@ class Ruleset:
         closed, opened = self._prompt_events(state, before, prompt_id, "timeout")
         return closed + events + opened
 
-    def abort(self, state: State) -> list[Event]:
-        """End the match now, without a winner (an operator's abort): every open prompt is
-        cancelled and the result's reason is ``aborted``."""
+    def abort(self, state: State, reason: str = "aborted") -> list[Event]:
+        """End the match now, without a winner: every open prompt is cancelled and the
+        result's reason is `reason`: ``aborted`` (an operator's abort) or ``abandoned``
+        (nobody answered or was connected for the server's abandon time)."""
         if state["result"] is not None:
             raise MatchOver("the match is over")
         before = list(state["prompts"])
         state["prompts"] = []
         # Nobody won and nobody drew: every seat shares one place, and `draw` is false.
-        state["result"] = {**make_result("aborted", [list(state["seats"])], winners=[]), "draw": False}
+        state["result"] = {**make_result(reason, [list(state["seats"])], winners=[]), "draw": False}
         closed, _ = self._prompt_events(state, before, None, None)
         return closed + [{"kind": "match_ended", "data": state["result"]}]
 
@@ -267,14 +268,18 @@ def default_answer(prompt: Prompt) -> tuple[str, dict]:
     raise ValueError(f"prompt {prompt['id']} has no option {prompt['default']!r}")
 
 
+ABANDONED = "abandoned"  # the result reason of a match the server ended because nobody was there
+
+
 def apply_entry(ruleset: "Ruleset", state: State, entry: dict) -> list[Event]:
     """Apply one entry of a match's log to `state`: an answer (`seat`, `prompt`, `option`,
-    `args`), a timeout (`"timeout": true`, `prompt`) or an abort (`"abort": true`). The
-    server, `battlehall verify` and the replay's steps all re-run a match through this."""
+    `args`), a timeout (`"timeout": true`, `prompt`) or an abort (`"abort": true`, with
+    `"reason": "abandoned"` when the server ended an abandoned match). The server,
+    `battlehall verify` and the replay's steps all re-run a match through this."""
     if entry.get("timeout"):
         return ruleset.expire(state, entry["prompt"])
     if entry.get("abort"):
-        return ruleset.abort(state)
+        return ruleset.abort(state, ABANDONED if entry.get("reason") == ABANDONED else "aborted")
     return ruleset.answer(state, entry["seat"], entry["prompt"], entry["option"], entry["args"])
 
 
