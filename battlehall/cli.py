@@ -237,7 +237,19 @@ def cmd_verify(args) -> int:
     if args.replay.startswith(("http://", "https://")):
         import httpx
 
-        replay = httpx.get(args.replay, timeout=30).raise_for_status().json()
+        # A private match's replay needs one of its tokens (or the API key), as a Bearer header.
+        headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
+        try:
+            answer = httpx.get(args.replay, headers=headers, timeout=30)
+        except httpx.HTTPError as exc:
+            return fail("verify", f"cannot read {args.replay}: {exc}")
+        if answer.status_code != 200:
+            try:
+                message = answer.json()["error"]["message"]
+            except Exception:
+                message = answer.text[:200]
+            return fail("verify", f"{args.replay} answered {answer.status_code}: {message}")
+        replay = answer.json()
     else:
         with open(args.replay, "rb") as f:
             replay = json.load(f)
@@ -320,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("verify", help="check a finished match: its revealed seed and its events")
     p.add_argument("replay", help="GET /matches/{id}/replay saved to a file, or its URL")
+    p.add_argument("--token", default=os.environ.get("BATTLEHALL_TOKEN"),
+                   help="for the URL of a private match's replay: one of its tokens (a seat's or the "
+                        "spectator's) or the API key; or BATTLEHALL_TOKEN")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("loadtest", help="drive concurrent bot matches against a server and report latencies")

@@ -81,3 +81,9 @@ class ServerProcess:
         r = httpx.post(self.url + "/matches", json=body, timeout=10)
         assert r.status_code == 201, r.text
         return r.json()
+
+
+def bearer(created: dict) -> dict:
+    """The header that opens the replay of a private match (any match created without
+    `spectators.public`): one of its tokens, here the spectator token."""
+    return {"Authorization": f"Bearer {created['spectator_token']}"}

@@ -10,6 +10,7 @@ from playwright.async_api import expect
 
 from battlehall.client import Client
 from wsutil import Raw
+from servers import bearer
 
 PHONE = {"width": 390, "height": 844}
 API_KEY = "operator-test-key"  # the keyed_server fixture's
@@ -109,7 +110,7 @@ async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
     early = await page(f"{server.url}/replay/{created['match']}", wait_for="#banner:not([hidden])")
     assert "still being played" in await early.inner_text("#banner")
     await play_out(server.url, created)
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
     last = len(replay["log"])
     r = await page(f"{server.url}/replay/{created['match']}", wait_for="main[data-status=ready]")
     main = r.locator("main")

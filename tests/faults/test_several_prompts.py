@@ -11,7 +11,7 @@ import asyncio
 import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
-from servers import ServerProcess
+from servers import ServerProcess, bearer
 
 from wsutil import Raw
 
@@ -107,7 +107,7 @@ async def test_timeouts_of_prompts_open_together(server):
     await watcher.hello(created["spectator_token"], resume=0)
     ended = await watcher.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended", timeout=20)
     assert ended["data"]["reason"] in ("knockout", "double knockout")
-    summary = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    summary = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
     closes = [e["data"] for e in summary["events"] if e["kind"] == "prompt_closed"]
     assert closes and all(c["reason"] == "timeout" for c in closes)
     assert len(closes) % 2 == 0

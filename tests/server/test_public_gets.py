@@ -5,6 +5,8 @@ plays stays live. Real servers, their real Redis, real sockets."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 
 import httpx
@@ -78,6 +80,13 @@ async def test_a_private_match_is_listed_to_nobody_and_its_replay_needs_a_token(
             assert httpx.get(url, headers=bearer(token)).status_code == 200
     replay = httpx.get(f"{server.url}/matches/{match}/replay", headers=bearer(created["tokens"]["bob"])).json()
     assert verify(replay) == []
+    # `battlehall verify` reads it with a token too, and says why not without one.
+    url = f"{server.url}/matches/{match}/replay"
+    done = subprocess.run([sys.executable, "-m", "battlehall", "verify", url, "--token", created["tokens"]["alice"]],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "verified" in done.stdout, done.stderr
+    done = subprocess.run([sys.executable, "-m", "battlehall", "verify", url], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "401" in done.stderr and "Traceback" not in done.stderr
     # A public match's replay is anyone's.
     public = server.create(ruleset="duel", seed=6, spectators={"public": True})
     await play_out(server.url, public)
