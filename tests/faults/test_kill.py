@@ -177,7 +177,7 @@ async def test_reads_answer_503_while_redis_is_down(tmp_path):
     redis = EmbeddedRedis(tmp_path / "redis", port=port).start()
     server = ServerProcess(tmp_path, redis_url=redis.url).start()
     try:
-        created = server.create(ruleset="duel", seed=1)
+        created = server.create(ruleset="duel", seed=1, spectators={"public": True})  # listed
         redis.stop()
         for path in ("/matches", "/matches/m_0000000000000000", "/matches/m_0000000000000000/replay"):
             r = httpx.get(server.url + path, timeout=30)

@@ -85,7 +85,7 @@ async def test_several_open_prompts_survive_sigkill(tmp_path):
                    for i, (s, w) in enumerate((("alice", JSON), ("bob", MSGPACK)))]
         results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
         assert results[0] == results[1]
-        replay = httpx.get(f"{server.url}/matches/{match_id}/replay").json()
+        replay = httpx.get(f"{server.url}/matches/{match_id}/replay", headers=bearer(created)).json()
         events = replay["events"]
         assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
         answered = [e["data"]["id"] for e in events if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered"]
