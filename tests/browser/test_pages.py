@@ -65,7 +65,7 @@ async def test_lobby_creates_a_match_and_shows_the_links(server, page, shoot):
 
 
 async def test_lobby_lists_a_short_page_of_public_matches_with_short_labels(server, page):
-    long_label = {f"field{i}": "x" * 250 + f"<b>{i}</b>" for i in range(16)}
+    long_label = {f"field{i}": "x" * 240 + f"<b>{i}</b>" for i in range(16)}
     made = [server.create(ruleset="duel", label=long_label, spectators={"public": True})["match"] for _ in range(11)]
     private = server.create(ruleset="duel", label={"name": "hidden"})["match"]
     lobby = await page(server.url + "/", wait_for=f"#live tr[data-match='{made[-1]}']")
@@ -93,7 +93,13 @@ async def test_spectator_page_follows_a_match_and_counts_its_audience(server, pa
     await second.reload()  # a reload in the middle picks the match up again, from its start
     await second.wait_for_selector("main[data-status=open]")
     results = await playing
-    final = httpx.get(f"{server.url}/matches/{created['match']}").json()
+    # The summary is as of the stream delay too: the end shows there once it is 500 ms old.
+    for _ in range(50):
+        final = httpx.get(f"{server.url}/matches/{created['match']}").json()
+        if final["status"] == "finished":
+            break
+        await asyncio.sleep(0.1)
+    assert final["status"] == "finished"
     for p in (watch, second):
         await p.wait_for_selector("[data-result]", timeout=15_000)
         await expect(p.locator("main")).to_have_attribute("data-seq", str(final["seq"]))
