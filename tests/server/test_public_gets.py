@@ -128,6 +128,17 @@ def test_creation_is_limited_per_address(tmp_path):
         srv.stop()
 
 
+def test_creates_with_the_api_key_are_not_limited(tmp_path):
+    srv = ServerProcess(tmp_path, env={"BATTLEHALL_CREATE_PER_MIN": "1", "BATTLEHALL_CREATE_BURST": "1",
+                                       "BATTLEHALL_API_KEY": "sesame"}).start()
+    try:
+        body = {"ruleset": "duel", "seats": ["a", "b"]}
+        codes = [httpx.post(srv.url + "/matches", json=body, headers=bearer("sesame")).status_code for _ in range(4)]
+        assert codes == [201] * 4
+    finally:
+        srv.stop()
+
+
 async def test_a_match_nobody_plays_ends_abandoned_and_stays_ended(tmp_path):
     srv = ServerProcess(tmp_path, env={"BATTLEHALL_ABANDON_S": "1.5"}).start()
     try:
