@@ -86,7 +86,9 @@ def cmd_serve(args) -> int:
 
     try:
         settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
-                                     api_key=args.api_key, redis_cluster=args.redis_cluster)
+                                     api_key=args.api_key, redis_cluster=args.redis_cluster,
+                                     abandon_s=args.abandon_s, create_per_min=args.create_per_min,
+                                     create_burst=args.create_burst)
     except ValueError as exc:  # a malformed BATTLEHALL_* variable
         return fail("serve", str(exc), 2)
     if settings.redis_cluster and not settings.redis_url:
@@ -239,7 +241,19 @@ def cmd_verify(args) -> int:
     if args.replay.startswith(("http://", "https://")):
         import httpx
 
-        replay = httpx.get(args.replay, timeout=30).raise_for_status().json()
+        # A private match's replay needs one of its tokens (or the API key), as a Bearer header.
+        headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
+        try:
+            answer = httpx.get(args.replay, headers=headers, timeout=30)
+        except httpx.HTTPError as exc:
+            return fail("verify", f"cannot read {args.replay}: {exc}")
+        if answer.status_code != 200:
+            try:
+                message = answer.json()["error"]["message"]
+            except Exception:
+                message = answer.text[:200]
+            return fail("verify", f"{args.replay} answered {answer.status_code}: {message}")
+        replay = answer.json()
     else:
         with open(args.replay, "rb") as f:
             replay = json.load(f)
@@ -284,6 +298,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="--redis is a node of a Redis Cluster (or BATTLEHALL_REDIS_CLUSTER=1)")
     p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
     p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
+    p.add_argument("--abandon-s", type=float, default=None,
+                   help="end a live match with no act and no socket for this long, in seconds (or "
+                        "BATTLEHALL_ABANDON_S; default 3600; 0: never)")
+    p.add_argument("--create-per-min", type=float, default=None,
+                   help="matches one address may create per minute (or BATTLEHALL_CREATE_PER_MIN; default 30; "
+                        "0: no limit)")
+    p.add_argument("--create-burst", type=int, default=None,
+                   help="matches one address may create at once (or BATTLEHALL_CREATE_BURST; default 60)")
     p.add_argument("--fsync", default=None, choices=("always", "everysec"),
                    help="private Redis only: sync each write to disk before its ack (always) or once a "
                         "second (everysec); or BATTLEHALL_FSYNC; default always")
@@ -316,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("verify", help="check a finished match: its revealed seed and its events")
     p.add_argument("replay", help="GET /matches/{id}/replay saved to a file, or its URL")
+    p.add_argument("--token", default=os.environ.get("BATTLEHALL_TOKEN"),
+                   help="for the URL of a private match's replay: one of its tokens (a seat's or the "
+                        "spectator's) or the API key; or BATTLEHALL_TOKEN")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("loadtest", help="drive concurrent bot matches against a server and report latencies")

@@ -90,7 +90,7 @@ class Server:
             [sys.executable, "-m", "battlehall", "serve", "--port", str(self.port), "--data-dir",
              str(self.data), "--log-level", "warning"],
             # No cap per address: thousands of sockets from 127.0.0.1.
-            env={**os.environ, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
+            env={**os.environ, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0", "BATTLEHALL_CREATE_PER_MIN": "0",
                  **({"BATTLEHALL_FSYNC": self.fsync} if self.fsync else {})},
             cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=pinned(self.cpu))

@@ -43,7 +43,7 @@ def wait_ready(url: str, timeout_s: float = 600) -> float:
 
 
 # The benchmarks open thousands of sockets from 127.0.0.1: no per-address connection cap.
-BENCH_ENV = {"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"}
+BENCH_ENV = {"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0", "BATTLEHALL_CREATE_PER_MIN": "0"}
 
 
 def start_server(port: int | None = None, data_dir: str | None = None, env: dict | None = None,

@@ -45,7 +45,8 @@ class ServerProcess:
         if self.redis_url:
             cmd += ["--redis", self.redis_url]
         cmd += self.args
-        env = {**os.environ, "BATTLEHALL_HELLO_TIMEOUT_S": "1", **self.env}
+        # Every test creates its matches from 127.0.0.1: no creation limit unless a test sets one.
+        env = {**os.environ, "BATTLEHALL_HELLO_TIMEOUT_S": "1", "BATTLEHALL_CREATE_PER_MIN": "0", **self.env}
         self.log = open(self.data_dir / f"server-{self.port}.log", "ab")
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
@@ -80,3 +81,9 @@ class ServerProcess:
         r = httpx.post(self.url + "/matches", json=body, timeout=10)
         assert r.status_code == 201, r.text
         return r.json()
+
+
+def bearer(created: dict) -> dict:
+    """The header that opens the replay of a private match (any match created without
+    `spectators.public`): one of its tokens, here the spectator token."""
+    return {"Authorization": f"Bearer {created['spectator_token']}"}

@@ -113,10 +113,11 @@ class TimeoutEntry(TypedDict):
 
 
 class AbortEntry(TypedDict):
-    """An operator ended the match."""
+    """An operator ended the match, or the server ended an abandoned one."""
 
     at: NotRequired[int]
     abort: Literal[True]
+    reason: NotRequired[Literal["abandoned"]]
 
 
 #: One entry of a match's log, what `apply_entry` re-runs.
@@ -311,15 +312,16 @@ class Ruleset:
         closed, opened = self._prompt_events(state, before, prompt_id, "timeout")
         return closed + events + opened
 
-    def abort(self, state: State) -> list[Event]:
-        """End the match now, without a winner (an operator's abort): every open prompt is
-        cancelled and the result's reason is ``aborted``."""
+    def abort(self, state: State, reason: str = "aborted") -> list[Event]:
+        """End the match now, without a winner: every open prompt is cancelled and the
+        result's reason is `reason`: ``aborted`` (an operator's abort) or ``abandoned``
+        (nobody answered or was connected for the server's abandon time)."""
         if state["result"] is not None:
             raise MatchOver("the match is over")
         before = list(state["prompts"])
         state["prompts"] = []
         # Nobody won and nobody drew: every seat shares one place, and `draw` is false.
-        result = make_result("aborted", [list(state["seats"])], winners=[])
+        result = make_result(reason, [list(state["seats"])], winners=[])
         result["draw"] = False
         state["result"] = result
         closed, _ = self._prompt_events(state, before, None, None)
@@ -408,14 +410,19 @@ def default_answer(prompt: Prompt) -> tuple[str, dict[str, Any]]:
     raise ValueError(f"prompt {prompt['id']} has no option {prompt['default']!r}")
 
 
+ABANDONED = "abandoned"  # the result reason of a match the server ended because nobody was there
+
+
 def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     """Apply one entry of a match's log to `state`: an answer (`seat`, `prompt`, `option`,
-    `args`), a timeout (`"timeout": true`, `prompt`) or an abort (`"abort": true`). The
-    server, `battlehall verify` and the replay's steps all re-run a match through this."""
+    `args`), a timeout (`"timeout": true`, `prompt`) or an abort (`"abort": true`, with
+    `"reason": "abandoned"` when the server ended an abandoned match). The server,
+    `battlehall verify` and the replay's steps all re-run a match through this."""
     if "timeout" in entry:
         return ruleset.expire(state, cast(TimeoutEntry, entry)["prompt"])
     if "abort" in entry:
-        return ruleset.abort(state)
+        reason = ABANDONED if cast(AbortEntry, entry).get("reason") == ABANDONED else "aborted"
+        return ruleset.abort(state, reason)
     answer = cast(AnswerEntry, entry)
     return ruleset.answer(state, answer["seat"], answer["prompt"], answer["option"], answer["args"])
 

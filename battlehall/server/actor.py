@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..engine import get_ruleset
-from ..engine.ruleset import apply_entry
+from ..engine.ruleset import ABANDONED, apply_entry
 from ..engine.errors import EngineError, MatchOver
 from .clock import Clock, now_ms
 from .fanout import event_message, fan_out
@@ -160,6 +160,7 @@ class MatchActor:
         self.aborting: asyncio.Future | None = None  # an abort's write is in flight
         self.doorbell = core.meta["spectators"]["allowed"]  # spectators may watch on other nodes (mirror.py)
         self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
+        self.touched = now_ms()  # the last act, or the last socket joining or leaving (abandon.py)
 
     @property
     def spectators(self) -> int:
@@ -190,7 +191,7 @@ class MatchActor:
         """The match left this node: whatever still waits for the actor is refused with `error`."""
         pending, self.pending = self.pending, collections.deque()
         for message in pending:
-            future = message[3] if message[0] == "join" else message[1] if message[0] in ("abort", "delete", "release") else None
+            future = message[3] if message[0] == "join" else message[1] if message[0] in ("abort", "abandon", "delete", "release") else None
             if future is not None and not future.done():
                 future.set_exception(error)
                 future.exception()  # retrieved: whoever waits may be gone
@@ -200,8 +201,8 @@ class MatchActor:
 
     def submit(self, message: tuple) -> None:
         """("act", conn, msg), ("join", conn, resume, future), ("view", conn), ("leave", conn),
-        ("expire", prompt id), an operator's ("abort", future) or ("delete", future), or a
-        drain's ("release", future)."""
+        ("expire", prompt id), an operator's ("abort", future) or ("delete", future), a
+        drain's ("release", future), or the abandon sweep's ("abandon", future, idle_before)."""
         if message[0] == "act" and len(message) == 3:  # when it came in, for the ack latency metric
             message = (*message, time.monotonic())
         elif message[0] == "join" and self.stopped:  # let go meanwhile: join again, wherever it runs now
@@ -226,7 +227,7 @@ class MatchActor:
             conn.send({"t": "error", "id": msg.get("id"), "code": "internal", "message": "internal error"})
         elif message[0] == "join" and not message[3].done():
             message[3].set_exception(RuntimeError("internal error"))
-        elif message[0] == "abort":
+        elif message[0] in ("abort", "abandon"):
             self._abort_done(RuntimeError("internal error"))
         elif message[0] == "delete" and not message[1].done():
             message[1].set_exception(RuntimeError("internal error"))
@@ -253,6 +254,7 @@ class MatchActor:
     def _handle(self, message: tuple) -> None:
         kind = message[0]
         if kind == "leave":
+            self.touched = now_ms()
             for conns in (self.conns, self.feed.conns if self.feed else []):
                 if message[1] in conns:
                     conns.remove(message[1])
@@ -273,6 +275,8 @@ class MatchActor:
             self._view(message[1])
         elif kind == "abort":
             self._abort(message[1])
+        elif kind == "abandon":
+            self._abandon(message[1], message[2])
         elif kind == "delete":
             self._delete(message[1])
 
@@ -291,7 +295,7 @@ class MatchActor:
         elif kind == "view":
             message[1].send({"t": "error", "code": "unavailable",
                              "message": "match storage is unreachable; ask for the view again later"})
-        elif kind in ("abort", "delete") and not message[1].done():
+        elif kind in ("abort", "abandon", "delete") and not message[1].done():
             message[1].set_exception(StoreUnavailable("storage unreachable"))
         elif kind == "expire":
             self._retry_later(message)
@@ -317,6 +321,7 @@ class MatchActor:
 
             def message(record):
                 return event_message(core.ruleset, record, conn.audience)
+        self.touched = now_ms()
         catch_up = None
         if resume is not None and resume < seq:
             conn.hold()
@@ -341,6 +346,7 @@ class MatchActor:
     # -- answers --------------------------------------------------------------------
 
     def _act(self, conn: Connection, msg: dict, received: float) -> None:
+        self.touched = now_ms()
         act_id = msg.get("id")
         seat = conn.seat
         act_key = f"{seat} {act_id}"
@@ -393,6 +399,16 @@ class MatchActor:
             return
         self.aborting = done
         self._commit({"at": now_ms(), "abort": True}, None, 0.0)
+
+    def _abandon(self, done: asyncio.Future, idle_before: int) -> None:
+        """End the match as abandoned, recorded like an abort, if nothing touched it since
+        `idle_before` and no socket is on it; else `done` gets False."""
+        if self.core.over or self.touched > idle_before or self.conns or (self.feed and self.feed.conns):
+            if not done.done():
+                done.set_result(False)
+            return
+        self.aborting = done
+        self._commit({"at": now_ms(), "abort": True, "reason": ABANDONED}, None, 0.0)
 
     def _abort_done(self, error: BaseException | None) -> None:
         done, self.aborting = self.aborting, None

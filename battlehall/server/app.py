@@ -29,7 +29,8 @@ from .clock import now_ms
 from .config import Settings
 from .http_protocol import HttpProtocol
 from .hub import Hub, NotHere
-from . import nodes
+from . import abandon, creation_limit, listing, nodes, public
+from .creation_limit import CreationLimit
 from .limits import Limits
 from .store import Store, StoreUnavailable
 from .websocket import WebSockets
@@ -132,6 +133,10 @@ def create_app(settings: Settings) -> Starlette:
         hub = Hub(settings, store)
         app.state.hub = hub
         await recover(hub)
+        try:  # public matches of a version before the listing's index
+            await listing.backfill(store)
+        except Exception as exc:
+            log.warning("could not index the public live matches for GET /matches: %r", exc)
         await store.report_durability()
         # Every answer makes many short-lived containers; with the default thresholds the
         # collector ran often enough to cost ~20% of the CPU per answer under load. Matches
@@ -142,6 +147,7 @@ def create_app(settings: Settings) -> Starlette:
         gc.set_threshold(50_000, 50, 100)
         beat = asyncio.get_running_loop().create_task(hub.beat())
         watch = asyncio.get_running_loop().create_task(hub.watch())
+        abandoned = asyncio.get_running_loop().create_task(abandon.watch(hub))
         hub.loop_lag.start()
         sockets = WebSockets(hub, settings)
         sockets.start()
@@ -149,6 +155,7 @@ def create_app(settings: Settings) -> Starlette:
         sockets.close()
         beat.cancel()
         watch.cancel()
+        abandoned.cancel()
         if hub.leased:
             with contextlib.suppress(Exception):  # no longer a place for matches or redirects
                 await nodes.withdraw(store.redis, settings.node)
@@ -172,8 +179,35 @@ def create_app(settings: Settings) -> Starlette:
         response.headers["WWW-Authenticate"] = "Bearer"
         return response
 
+    creations = CreationLimit(settings.create_per_min, settings.create_burst)
+
+    async def over_creation_limit(request: Request) -> Response | None:
+        """429 when the client's address has created its share of matches (creation_limit.py);
+        not counted: requests with the API key, and creates another node placed here."""
+        if settings.api_key or request.client is None:  # with a key, only its holders create
+            return None
+        address = request.client.host
+        if request.headers.get(PLACED_HEADER) and await from_a_node(hub_of(request), address):
+            return None
+        wait_s = creations.take(address)
+        if not wait_s:
+            return None
+        response = error_response(429, "rate_limited", f"this address has created too many matches: try again "
+                                                       f"in {creation_limit.retry_after(wait_s)} s")
+        response.headers["Retry-After"] = creation_limit.retry_after(wait_s)
+        return response
+
+    async def from_a_node(hub: Hub, address: str) -> bool:
+        try:
+            records = await nodes.live(hub.store.redis)
+        except (RedisError, OSError):
+            return False
+        return any(urlsplit(nodes.http_url(r.get("url", ""))).hostname == address for r in records.values())
+
     async def create_match(request: Request) -> Response:
         if (refusal := refused(request)) is not None:
+            return refusal
+        if (refusal := await over_creation_limit(request)) is not None:
             return refusal
         try:
             body = orjson.loads(await request.body())
@@ -226,39 +260,45 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse({"node": settings.node, "draining": True, "moved": moved})
 
     async def list_matches(request: Request) -> Response:
-        hub = hub_of(request)
-        ruleset = request.query_params.get("ruleset")
-        status = request.query_params.get("status")
-        out = []
-        for summary in await hub.summaries(await hub.store.live_ids()):
-            if ruleset and summary["ruleset"] != ruleset:
-                continue
-            if status and summary["status"] != status:
-                continue
-            out.append(summary)
-        return ORJSONResponse({"matches": out})
+        try:
+            query = listing.parse_query(request.query_params)
+        except listing.BadQuery as exc:
+            return error_response(400, "bad_request", exc.message, exc.path)
+        return ORJSONResponse(await listing.page(hub_of(request), query))
 
     async def get_match(request: Request) -> Response:
         hub = hub_of(request)
         found = await hub.summaries([request.path_params["match_id"]])
         if not found:
             return error_response(404, "not_found", "no such match")
-        return ORJSONResponse(found[0])
+        return ORJSONResponse(await public.as_of_delay(hub.store, found[0], now_ms()))
 
-    async def finished(hub: Hub, match_id: str) -> tuple[list[dict], Response | None]:
+    async def finished(hub: Hub, request: Request, match_id: str) -> tuple[list[dict], Response | None]:
         """The match's summary (in a list, as `summaries` gives it), or why its replay is
-        refused: 404 for no such match, 409 while it is live."""
+        refused: 404 for no such match, 401 for a private match without one of its tokens,
+        409 while it is live (to spectators: until its end plus its stream delay)."""
         found = await hub.summaries([match_id])
         if not found:
             return found, error_response(404, "not_found", "no such match")
-        if found[0]["status"] != "finished":
-            return found, error_response(409, "match_live", "the replay opens when the match has ended")
+        meta = await hub.meta(match_id)
+        if meta is None:  # deleted since its summary was read
+            return [], error_response(404, "not_found", "no such match")
+        if not public.may_read(meta, request.headers.get("authorization", ""), settings.api_key):
+            response = error_response(401, "unauthorized", "the replay of a private match needs one of its tokens "
+                                                           "(a seat's or the spectator's) or the API key, as "
+                                                           "Authorization: Bearer <token>")
+            response.headers["WWW-Authenticate"] = "Bearer"
+            return found, response
+        shown = await public.as_of_delay(hub.store, found[0], now_ms())
+        if shown["status"] != "finished":
+            return found, error_response(409, "match_live", "the replay opens when the match has ended "
+                                                            "(plus its stream delay)")
         return found, None
 
     async def replay(request: Request) -> Response:
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
-        found, refusal = await finished(hub, match_id)
+        found, refusal = await finished(hub, request, match_id)
         if refusal is not None:
             return refusal
         ruleset = get_ruleset(found[0]["ruleset"])
@@ -273,7 +313,7 @@ def create_app(settings: Settings) -> Starlette:
         match takes a fraction of a second to re-run."""
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
-        found, refusal = await finished(hub, match_id)
+        found, refusal = await finished(hub, request, match_id)
         if refusal is not None:
             return refusal
         replay = {**found[0], **await hub.revealed(match_id)}

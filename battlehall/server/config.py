@@ -67,6 +67,14 @@ class Settings:
     request_timeout_s: float = 10.0
     #: Open connections (HTTP and WebSocket) from one address; 0 for no cap. Beyond it: 429.
     max_connections_per_ip: int = 256
+    #: Matches one client address may create per minute, after a burst (creation_limit.py);
+    #: 0 for no limit. Requests with the API key are not counted.
+    create_per_min: float = 30.0
+    #: Matches one address may create at once before `create_per_min` applies.
+    create_burst: int = 60
+    #: Seconds a live match may go with no act and no socket connected before the server
+    #: ends it as "abandoned" (abandon.py); 0 never ends one.
+    abandon_s: float = 3600.0
     #: Benchmarks only: skip every Redis write, to measure what persistence costs.
     #: Nothing survives a restart in this mode; never run it for real play.
     persist: bool = True
@@ -116,6 +124,9 @@ class Settings:
             max_header_bytes=_env_int("BATTLEHALL_MAX_HEADER_BYTES", cls.max_header_bytes),
             request_timeout_s=_env_float("BATTLEHALL_REQUEST_TIMEOUT_S", cls.request_timeout_s),
             max_connections_per_ip=_env_int("BATTLEHALL_MAX_CONNECTIONS_PER_IP", cls.max_connections_per_ip),
+            create_per_min=_env_float("BATTLEHALL_CREATE_PER_MIN", cls.create_per_min),
+            create_burst=_env_int("BATTLEHALL_CREATE_BURST", cls.create_burst),
+            abandon_s=_env_float("BATTLEHALL_ABANDON_S", cls.abandon_s),
             persist=os.environ.get("BATTLEHALL_BENCH_NO_PERSIST", "") != "1",
             node_url=os.environ.get("BATTLEHALL_NODE_URL") or None,
             lease_ms=_env_int("BATTLEHALL_LEASE_MS", cls.lease_ms),
@@ -131,4 +142,7 @@ class Settings:
         for key, value in overrides.items():
             if value is not None:
                 setattr(s, key, value)
+        if s.create_per_min < 0 or s.create_burst < 1 or s.abandon_s < 0:
+            raise ValueError("BATTLEHALL_CREATE_PER_MIN and BATTLEHALL_ABANDON_S must be 0 or more, "
+                             "BATTLEHALL_CREATE_BURST at least 1")
         return s

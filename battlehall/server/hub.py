@@ -17,7 +17,7 @@ from .actor import MatchActor, MatchCore, MatchLive
 from .audience import Audience
 from .clock import Clock, now_ms
 from .config import Settings
-from . import nodes, seeds
+from . import abandon, listing, nodes, seeds
 from .deadlines import Deadlines
 from .lease import NotHere, holder
 from .metrics import ACK_BUCKETS, Histogram, HubCollector, LoopLag, exposition
@@ -119,7 +119,7 @@ class Hub:
         lease = f"1 {self.settings.node}" if self.leased else None
         commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"],
                                               lease, self.settings.lease_ms)
-        await self.store.write(commands)
+        await self.store.write(commands + listing.index_commands(match_id, meta))
         actor = MatchActor(self, match_id, core)
         actor.lease = lease
         if request["spectators"]["delay_ms"]:
@@ -214,6 +214,9 @@ class Hub:
                 await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
             core.answers_since_snapshot = 0
         actor = MatchActor(self, match_id, core)
+        if not core.over and self.settings.abandon_s:  # the abandon countdown goes on from Redis' record
+            last = await abandon.last_touched(self.store, match_id, loaded.log, loaded.meta["created_at"])
+            actor.touched = abandon.loaded_touch(self.settings.abandon_s, last, now_ms())
         actor.lease = lease if not core.over else None
         if core.over and lease is not None:  # ended, but its leaving `bh:live` was lost
             self.finished(match_id)
@@ -572,12 +575,15 @@ class Hub:
     async def summaries(self, match_ids: list[str]) -> list[dict]:
         """Public summaries (no tokens, nothing hidden) of the named matches that exist."""
         out = []
+        in_memory = {m: a for m in match_ids if (a := self.actors.get(m)) is not None and not a.stale}
+        to_load = [m for m in match_ids if m not in in_memory]  # stale: memory is ahead of Redis
+        loads = dict(zip(to_load, await self.store.load_many(to_load))) if to_load else {}
         for match_id in match_ids:
-            actor = self.actors.get(match_id)
-            if actor is not None and not actor.stale:  # stale: memory is ahead of Redis
+            actor = in_memory.get(match_id)
+            if actor is not None:
                 meta, state, seq = actor.core.meta, actor.core.state, actor.core.seq
             else:
-                loaded = await self.store.load(match_id)
+                loaded = loads[match_id]
                 if loaded is None:
                     continue
                 meta, state = loaded.meta, loaded.snapshot["state"]
@@ -627,8 +633,10 @@ class Hub:
         log = []
         for entry in entries:
             shown = {"seq": entry["seq"], "at": entry["at"]}
-            if entry.get("abort"):  # an operator ended the match
+            if entry.get("abort"):  # an operator ended the match, or the server an abandoned one
                 shown["abort"] = True
+                if entry.get("reason"):
+                    shown["reason"] = entry["reason"]
             elif entry.get("timeout"):
                 shown.update(prompt=entry["prompt"], timeout=True)
             else:

@@ -15,7 +15,7 @@ for r in $(seq "$R"); do
   for side in A B; do
     if [ $side = A ]; then SRC=$A; else SRC=$B; fi
     W=$(mktemp -d); cd "$W"
-    BATTLEHALL_MAX_CONNECTIONS_PER_IP=0 PYTHONPATH=$SRC taskset -c 0 "$PY" -m battlehall serve --port "$PORT" > "$W/server.log" 2>&1 &
+    BATTLEHALL_MAX_CONNECTIONS_PER_IP=0 BATTLEHALL_CREATE_PER_MIN=0 PYTHONPATH=$SRC taskset -c 0 "$PY" -m battlehall serve --port "$PORT" > "$W/server.log" 2>&1 &
     PID=$!
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
     taskset -c 1 node "$SCR/loadgen.mjs" --target battlehall --url "http://127.0.0.1:$PORT" --matches "$N" \

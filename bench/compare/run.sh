@@ -160,7 +160,7 @@ bench_battlehall() { # N tag variant (plain|batch)
   mkdir -p "$work"
   # fresh server (and so a fresh private Redis) per run, in its own scratch folder; no
   # per-address connection cap: the load generator's thousands of sockets come from 127.0.0.1
-  ( cd "$work" && export BATTLEHALL_MAX_CONNECTIONS_PER_IP=0 && exec "${PIN_SERVER[@]}" \
+  ( cd "$work" && export BATTLEHALL_MAX_CONNECTIONS_PER_IP=0 BATTLEHALL_CREATE_PER_MIN=0 && exec "${PIN_SERVER[@]}" \
       $BATTLEHALL serve --port "$BH_PORT" ) > "$LOGS/battlehall-$tag.log" 2>&1 &
   pid=$!
   STARTED=("$pid")

@@ -10,6 +10,7 @@ from playwright.async_api import expect
 
 from battlehall.client import Client
 from wsutil import Raw
+from servers import bearer
 
 PHONE = {"width": 390, "height": 844}
 API_KEY = "operator-test-key"  # the keyed_server fixture's
@@ -63,6 +64,22 @@ async def test_lobby_creates_a_match_and_shows_the_links(server, page, shoot):
     await shoot(other, "lobby-phone")
 
 
+async def test_lobby_lists_a_short_page_of_public_matches_with_short_labels(server, page):
+    long_label = {f"field{i}": "x" * 240 + f"<b>{i}</b>" for i in range(16)}
+    made = [server.create(ruleset="duel", label=long_label, spectators={"public": True})["match"] for _ in range(11)]
+    private = server.create(ruleset="duel", label={"name": "hidden"})["match"]
+    lobby = await page(server.url + "/", wait_for=f"#live tr[data-match='{made[-1]}']")
+    assert await lobby.locator("#live tbody tr").count() == 10  # one short page, newest first
+    assert await lobby.locator(f"#live tr[data-match='{made[0]}']").count() == 0
+    label = await lobby.inner_text(f"#live tr[data-match='{made[-1]}'] .label")
+    assert len(label) <= 3 * 60 + 10 and label.endswith("…")  # 3 fields of 60 characters at most
+    assert await lobby.locator("#live b").count() == 0  # text, never markup
+    assert "listed nowhere" in await lobby.text_content("#public-means")  # what "public" means
+    await lobby.click("#more")
+    await lobby.wait_for_selector(f"#live tr[data-match='{made[0]}']")
+    assert await lobby.locator(f"#live tr[data-match='{private}']").count() == 0
+
+
 async def test_spectator_page_follows_a_match_and_counts_its_audience(server, page, shoot):
     created = server.create(ruleset="duel", seed=3, options={"hp": 12}, spectators={"delay_ms": 500})
     url = f"{server.url}/watch/{created['match']}#token={created['spectator_token']}"
@@ -76,7 +93,13 @@ async def test_spectator_page_follows_a_match_and_counts_its_audience(server, pa
     await second.reload()  # a reload in the middle picks the match up again, from its start
     await second.wait_for_selector("main[data-status=open]")
     results = await playing
-    final = httpx.get(f"{server.url}/matches/{created['match']}").json()
+    # The summary is as of the stream delay too: the end shows there once it is 500 ms old.
+    for _ in range(50):
+        final = httpx.get(f"{server.url}/matches/{created['match']}").json()
+        if final["status"] == "finished":
+            break
+        await asyncio.sleep(0.1)
+    assert final["status"] == "finished"
     for p in (watch, second):
         await p.wait_for_selector("[data-result]", timeout=15_000)
         await expect(p.locator("main")).to_have_attribute("data-seq", str(final["seq"]))
@@ -106,12 +129,16 @@ async def test_watch_page_explains_a_missing_match_and_a_bad_link(server, page):
 
 async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
     created = server.create(ruleset="spellfire", seed=5)
-    early = await page(f"{server.url}/replay/{created['match']}", wait_for="#banner:not([hidden])")
+    # A private match: the replay link carries a token in its fragment, sent as a header.
+    link = f"{server.url}/replay/{created['match']}#token={created['spectator_token']}"
+    early = await page(link, wait_for="#banner:not([hidden])")
     assert "still being played" in await early.inner_text("#banner")
     await play_out(server.url, created)
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
     last = len(replay["log"])
-    r = await page(f"{server.url}/replay/{created['match']}", wait_for="main[data-status=ready]")
+    bare = await page(f"{server.url}/replay/{created['match']}", wait_for="#banner:not([hidden])")
+    assert "private" in await bare.inner_text("#banner") and await bare.locator("[data-view-of]").count() == 0
+    r = await page(link, wait_for="main[data-status=ready]")
     main = r.locator("main")
     assert await main.get_attribute("data-step") == "0"
     assert await r.locator("[data-view-of=alice]").count() == 1 and await r.locator("[data-view-of=bob]").count() == 1
@@ -130,7 +157,7 @@ async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
     await r.keyboard.press("ArrowRight")
     assert await main.get_attribute("data-step") == str(last - 2)
     await shoot(r, "replay-spellfire")
-    phone = await page(f"{server.url}/replay/{created['match']}", viewport=PHONE, wait_for="main[data-status=ready]")
+    phone = await page(link, viewport=PHONE, wait_for="main[data-status=ready]")
     await shoot(phone, "replay-spellfire-phone", full_page=False)
     await phone.close()
     # Played at 10 steps a second, it reaches the end and stops there.

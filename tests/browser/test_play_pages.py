@@ -126,8 +126,11 @@ async def test_a_whole_match_in_the_browser(server, page, ruleset):
         assert await spectator.locator(".sf-hand-hidden .sf-back").first.is_visible()
     await shot(spectator, f"{ruleset}-spectator")
 
-    # The replay page steps through the finished match.
-    replay = await page(f"{server.url}/replay/{match_id}", wait_for="main[data-status=ready]")
+    # The replay page steps through the finished match, opened by the player's link to it,
+    # which carries the player's token (the match is private).
+    href = await alice.locator("[data-result] a").get_attribute("href")
+    assert href == f"/replay/{match_id}#token={created['tokens']['alice']}"
+    replay = await page(f"{server.url}{href}", wait_for="main[data-status=ready]")
     step = await replay.locator("main").get_attribute("data-step")
     await replay.locator("#forward").click()
     await replay.wait_for_function("s => document.querySelector('main').dataset.step !== s", arg=step)

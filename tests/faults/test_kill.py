@@ -13,13 +13,15 @@ import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.server.embedded_redis import EmbeddedRedis
-from servers import ServerProcess, free_port
+from servers import ServerProcess, free_port, bearer
 
 
 def check_match(server, clients):
     """No acknowledged answer lost or doubled; every client's stream gapless and true."""
     match_id = clients[0].url.rsplit("/", 1)[1]
-    replay = httpx.get(f"{server.url}/matches/{match_id}/replay", timeout=10).json()
+    token = clients[0].token  # a seat's token opens the replay of a private match
+    replay = httpx.get(f"{server.url}/matches/{match_id}/replay", headers={"Authorization": f"Bearer {token}"},
+                       timeout=10).json()
     events = replay["events"]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     answered = [e["data"]["id"] for e in events if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered"]
@@ -129,16 +131,16 @@ async def test_finished_matches_expire_after_the_retention_period(tmp_path):
         created = server.create(ruleset="duel", seed=3, options={"hp": 3})
         bots = [Client(server.url, created["match"], t, seed=i) for i, t in enumerate(created["tokens"].values())]
         await asyncio.gather(*(b.run() for b in bots))
-        replay = httpx.get(f"{server.url}/matches/{created['match']}/replay")
+        replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created))
         assert replay.status_code == 200 and replay.json()["events"][-1]["kind"] == "match_ended"
         server.kill()  # a fresh process: nothing of the match left in memory, only Redis
         server.start()
-        assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 200
+        assert httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).status_code == 200
         deadline = time.monotonic() + 30
-        while httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 200:
+        while httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).status_code == 200:
             assert time.monotonic() < deadline, "the finished match outlived its retention period"
             await asyncio.sleep(0.5)
-        assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 404
+        assert httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).status_code == 404
     finally:
         server.stop()
 
@@ -175,7 +177,7 @@ async def test_reads_answer_503_while_redis_is_down(tmp_path):
     redis = EmbeddedRedis(tmp_path / "redis", port=port).start()
     server = ServerProcess(tmp_path, redis_url=redis.url).start()
     try:
-        created = server.create(ruleset="duel", seed=1)
+        created = server.create(ruleset="duel", seed=1, spectators={"public": True})  # listed
         redis.stop()
         for path in ("/matches", "/matches/m_0000000000000000", "/matches/m_0000000000000000/replay"):
             r = httpx.get(server.url + path, timeout=30)

@@ -11,7 +11,7 @@ import asyncio
 import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
-from servers import ServerProcess
+from servers import ServerProcess, bearer
 
 from wsutil import Raw
 
@@ -85,7 +85,7 @@ async def test_several_open_prompts_survive_sigkill(tmp_path):
                    for i, (s, w) in enumerate((("alice", JSON), ("bob", MSGPACK)))]
         results = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
         assert results[0] == results[1]
-        replay = httpx.get(f"{server.url}/matches/{match_id}/replay").json()
+        replay = httpx.get(f"{server.url}/matches/{match_id}/replay", headers=bearer(created)).json()
         events = replay["events"]
         assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
         answered = [e["data"]["id"] for e in events if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered"]
@@ -107,7 +107,7 @@ async def test_timeouts_of_prompts_open_together(server):
     await watcher.hello(created["spectator_token"], resume=0)
     ended = await watcher.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended", timeout=20)
     assert ended["data"]["reason"] in ("knockout", "double knockout")
-    summary = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    summary = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
     closes = [e["data"] for e in summary["events"] if e["kind"] == "prompt_closed"]
     assert closes and all(c["reason"] == "timeout" for c in closes)
     assert len(closes) % 2 == 0

@@ -27,7 +27,7 @@ import websockets
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.lease import FENCED_WRITE
-from servers import ServerProcess, free_port
+from servers import ServerProcess, bearer, free_port
 
 LEASE_MS = 1000
 SCAN_MS = 200
@@ -118,7 +118,7 @@ def check_match(cluster: Cluster, created: dict, clients: list[Client]) -> list[
     the fencing tokens of the log in order; returns the lease of each log entry."""
     match_id = created["match"]
     alive = next(n for n in cluster.nodes if n.proc.poll() is None)
-    replay = httpx.get(f"{alive.url}/matches/{match_id}/replay", timeout=10).json()
+    replay = httpx.get(f"{alive.url}/matches/{match_id}/replay", headers=bearer(created), timeout=10).json()
     events = replay["events"]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert events[-1]["kind"] == "match_ended"

@@ -17,7 +17,7 @@ from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import get_ruleset
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.store import key
-from servers import ServerProcess
+from servers import ServerProcess, bearer
 from leaks import atoms
 from wsutil import Raw
 
@@ -99,7 +99,7 @@ async def test_a_spectator_on_another_node_sees_what_the_owners_see_and_nothing_
 
     # Nothing hidden reached the other node's spectator: re-run the match from the seed
     # its replay reveals, and check each message against what was secret at its seq.
-    replay = httpx.get(f"{owner.url}/matches/{match_id}/replay", timeout=10).json()
+    replay = httpx.get(f"{owner.url}/matches/{match_id}/replay", headers=bearer(created), timeout=10).json()
     state, _ = ruleset.start(seats, int(replay["seed"]))
     answers = {pid: (bot.seat, act["option"], act["args"]) for bot in bots for pid, act in bot.answers.items()}
     secret_seed = {str(replay["seed"]), int(replay["seed"])}
@@ -208,3 +208,29 @@ async def test_the_other_nodes_spectators_see_the_match_through_a_takeover(two_n
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # no gap, nothing twice
     assert seen[-1]["kind"] == "match_ended" and seen[-1]["data"] == results[0] == results[1]
     assert watcher.redirects == 0 and watcher.reconnects == 0  # the same socket throughout
+
+
+async def test_a_delayed_match_is_public_only_as_of_its_delay_on_every_node(two_nodes):
+    """The summary, the listing and the replay of a delayed match tell nothing newer than
+    its spectators see, on the node that runs it and on the other alike."""
+    nodes, redis = two_nodes
+    delay = 4000
+    created = create(nodes["node-a"], ruleset="duel", seed=9, spectators={"public": True, "delay_ms": delay})
+    match_id = created["match"]
+    owner, other = owner_and_other(nodes, redis.url, match_id)
+    start_seq = httpx.get(f"{other.url}/matches/{match_id}", timeout=5).json()["seq"]
+    bots = [Client(owner.url, match_id, t, seed=i) for i, t in enumerate(created["tokens"].values())]
+    await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 60)
+    ended = time.monotonic()
+    for node in (owner, other):
+        summary = httpx.get(f"{node.url}/matches/{match_id}", timeout=5).json()
+        assert (summary["status"], summary["result"], summary["seq"]) == ("live", None, start_seq), node.url
+        listed = httpx.get(f"{node.url}/matches", params={"ruleset": "duel", "limit": 100}, timeout=5).json()
+        assert match_id in [m["match"] for m in listed["matches"]]
+        assert httpx.get(f"{node.url}/matches/{match_id}/replay", timeout=5).status_code == 409
+    assert time.monotonic() - ended < delay / 1000, "the checks took longer than the delay"
+    await asyncio.sleep(delay / 1000 + 0.3)
+    for node in (owner, other):
+        summary = httpx.get(f"{node.url}/matches/{match_id}", timeout=5).json()
+        assert summary["status"] == "finished" and summary["result"] is not None
+        assert httpx.get(f"{node.url}/matches/{match_id}/replay", timeout=5).status_code == 200

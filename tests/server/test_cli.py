@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from servers import free_port
+from servers import free_port, bearer
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -197,7 +197,7 @@ def test_watch_prints_a_finished_match(server):
                               created["match"], "--token", token], stdout=subprocess.DEVNULL)
             for token in created["tokens"].values()]
     assert all(b.wait(60) == 0 for b in bots)
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
     done = run("watch", "--url", server.url, "--match", created["match"], "--token", created["spectator_token"],
                timeout=60)
     assert done.returncode == 0, done.stderr
@@ -231,7 +231,7 @@ def test_watch_follows_a_live_public_match_to_its_end(server):
     events = [json.loads(line) for line in out.splitlines()]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert events[-1]["kind"] == "match_ended" and len(events) > 10
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()["events"]
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()["events"]
     assert [(e["seq"], e["kind"]) for e in events] == [(e["seq"], e["kind"]) for e in replay]
     assert [e for e in events if e["kind"] != "prompt"] == [
         {k: e[k] for k in ("seq", "at", "kind", "data")} for e in replay if e["kind"] != "prompt"]

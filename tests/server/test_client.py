@@ -10,11 +10,11 @@ import httpx
 
 from battlehall.client import Client
 
-from servers import ServerProcess
+from servers import ServerProcess, bearer
 
 
-def answered_prompts(server, match_id: str) -> list[str]:
-    replay = httpx.get(f"{server.url}/matches/{match_id}/replay", timeout=10).json()
+def answered_prompts(server, created: dict) -> list[str]:
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created), timeout=10).json()
     return [e["data"]["id"] for e in replay["events"]
             if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered"]
 
@@ -32,7 +32,7 @@ async def test_a_long_match_past_the_rate_limit_finishes(tmp_path):
         assert {e["code"] for b in bots for e in b.errors} == {"rate_limited"}
         acked = {act_id for b in bots for act_id in b.acked}
         assert refused & acked  # ... and a refused act was sent again with its id, and applied
-        answered = answered_prompts(server, created["match"])
+        answered = answered_prompts(server, created)
         assert len(answered) == len(set(answered)) > 40  # nothing applied twice
     finally:
         server.stop()
@@ -60,7 +60,7 @@ async def test_an_act_with_no_answer_is_sent_again_with_the_same_id(tmp_path):
         assert alice.resent >= 1 and not alice.errors
         first_act = alice.answers[frozen[0]]["id"]
         assert first_act in alice.acked
-        answered = answered_prompts(server, created["match"])
+        answered = answered_prompts(server, created)
         assert answered.count(frozen[0]) == 1 and len(answered) == len(set(answered))
     finally:
         os.kill(server.proc.pid, signal.SIGCONT)
@@ -81,7 +81,7 @@ async def test_an_act_refused_for_good_is_dropped_and_play_goes_on(server):
     for act_id in (e["id"] for e in alice.errors):
         per_prompt[alice.sent[act_id]] = per_prompt.get(alice.sent[act_id], 0) + 1
     assert max(per_prompt.values()) == 3  # one answer and two fresh ones, then left to the deadline
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", timeout=10).json()
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created), timeout=10).json()
     timed_out = {e["data"]["id"] for e in replay["events"] if e["kind"] == "prompt_closed" and e["data"]["reason"] == "timeout"}
     assert set(per_prompt) <= timed_out
 

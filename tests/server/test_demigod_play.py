@@ -8,6 +8,7 @@ import asyncio
 import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
+from servers import bearer
 
 
 async def test_demigod_match_by_bots_to_the_end_with_a_spectator(server):
@@ -52,7 +53,7 @@ async def test_reaction_windows_answered_and_timed_out(server):
     alice = Client(server.url, created["match"], created["tokens"]["alice"], choose=eager)
     bob = Client(server.url, created["match"], created["tokens"]["bob"], choose=eager, think_s=1.0)
     await asyncio.wait_for(asyncio.gather(alice.run(), bob.run()), 120)
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()["events"]
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()["events"]
     windows = {e["data"]["id"]: e["data"] for e in replay if e["kind"] == "prompt" and e["data"]["kind"] == "defend"}
     assert all(w["bank"] is False and w["time_ms"] == 500 for w in windows.values())
     closed = {e["data"]["id"]: e["data"]["reason"] for e in replay if e["kind"] == "prompt_closed"}

@@ -12,6 +12,7 @@ import pytest
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import get_ruleset
 from leaks import atoms
+from servers import bearer
 
 
 
@@ -36,7 +37,7 @@ async def test_players_with_bandits_over_real_sockets(server, n):
     assert sorted(results[0]["tiles"]) == ["crossroads", "old-mill", "riverbank", "watchtower"]
     assert not any(c.errors for c in bots)
 
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
     kinds = [e["kind"] for e in replay["events"]]
     assert "cards_revealed" in kinds and "attack" in kinds and "battle_ended" in kinds
     bandits_placed = [e for e in replay["events"] if e["kind"] == "card_placed" and e["data"]["side"] == "bandits"]

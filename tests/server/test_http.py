@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.client import Client
-from servers import ServerProcess
+from servers import ServerProcess, bearer
 from create_bodies import any_bodies
 
 
@@ -113,16 +113,16 @@ def test_rulesets_show_each_declaration(server):
 
 
 async def test_list_summary_and_replay(server):
-    created = server.create(ruleset="duel", seed=4, label={"cup": "friday"})
+    created = server.create(ruleset="duel", seed=4, label={"cup": "friday"}, spectators={"public": True})
     listed = httpx.get(server.url + "/matches", params={"ruleset": "duel", "status": "live"}).json()["matches"]
     mine = [m for m in listed if m["match"] == created["match"]]
     assert mine and mine[0]["label"] == {"cup": "friday"} and mine[0]["status"] == "live"
     assert "tokens" not in mine[0] and created["tokens"]["alice"] not in httpx.get(server.url + "/matches").text
-    assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 409
+    assert httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).status_code == 409
     assert httpx.get(f"{server.url}/matches/m_nope").status_code == 404
     bots = [Client(server.url, created["match"], t, seed=i) for i, t in enumerate(created["tokens"].values())]
     await asyncio.gather(*(b.run() for b in bots))
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
     assert replay["status"] == "finished"
     seqs = [e["seq"] for e in replay["events"]]
     assert seqs == list(range(1, len(seqs) + 1))

@@ -9,6 +9,7 @@ import httpx
 
 from battlehall.client import JSON, Client
 from wsutil import Raw
+from servers import bearer
 
 SAMPLE = re.compile(r"^([a-z_]+)(\{[^}]*\})? (\S+)$")
 
@@ -42,7 +43,7 @@ async def test_ack_histogram_counts_every_ack_of_a_played_match(server):
     bots = [Client(server.url, created["match"], token, seed=i) for i, token in enumerate(created["tokens"].values())]
     await asyncio.gather(*(b.run() for b in bots))
     # Every answer recorded was acked once (the last ack may come after the bots stopped reading).
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", timeout=10).json()
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created), timeout=10).json()
     acks = sum(1 for e in replay["events"] if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered")
     assert acks >= sum(len(b.acked) for b in bots) > 0
     after = scrape(server)

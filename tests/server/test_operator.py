@@ -36,7 +36,9 @@ def create(srv: ServerProcess, **body) -> dict:
 
 
 def live_ids(srv: ServerProcess) -> list[str]:
-    return [m["match"] for m in httpx.get(srv.url + "/matches", params={"status": "live"}).json()["matches"]]
+    """Every live match (the operator's list: `GET /matches` lists public matches only)."""
+    return [m["match"] for m in httpx.get(srv.url + "/operator/matches", headers=AUTH).json()["matches"]
+            if m["status"] == "live"]
 
 
 async def test_abort_ends_the_match_for_its_sockets(keyed):
@@ -67,7 +69,7 @@ async def test_abort_ends_the_match_for_its_sockets(keyed):
     refused = await alice.recv_until(lambda m: m["t"] == "error")
     assert refused["code"] == "match_over"
     assert match not in live_ids(keyed)
-    replay = httpx.get(f"{keyed.url}/matches/{match}/replay").json()
+    replay = httpx.get(f"{keyed.url}/matches/{match}/replay", headers=AUTH).json()  # the key opens any replay
     assert replay["events"][-1]["kind"] == "match_ended"
     assert replay["log"][-1]["abort"] is True and verify(replay) == []  # the abort re-runs too
     again = httpx.post(f"{keyed.url}/matches/{match}/abort", headers=AUTH)
@@ -113,7 +115,7 @@ async def test_delete_refuses_a_live_match_and_removes_an_ended_one(keyed):
     await bob.ws.wait_closed()
     assert bob.ws.close_code == 1001  # the match is gone from memory too
     assert httpx.get(f"{keyed.url}/matches/{match}").status_code == 404
-    assert httpx.get(f"{keyed.url}/matches/{match}/replay").status_code == 404
+    assert httpx.get(f"{keyed.url}/matches/{match}/replay", headers=AUTH).status_code == 404
     assert httpx.delete(f"{keyed.url}/matches/{match}", headers=AUTH).status_code == 404
     assert httpx.post(f"{keyed.url}/matches/{match}/abort", headers=AUTH).status_code == 404
     assert httpx.post(f"{keyed.url}/matches/m_nope/abort", headers=AUTH).status_code == 404

@@ -14,6 +14,7 @@ from websockets.uri import parse_uri
 from battlehall.client import JSON, MSGPACK, Client
 
 from wsutil import Raw
+from servers import bearer
 
 
 async def play(server, ruleset: str, seed: int, wires=(JSON, MSGPACK), batch=(False, False), **body):
@@ -186,7 +187,7 @@ async def test_six_seat_spellfire_over_real_sockets(server):
     assert all(r == results[0] for r in results) and sorted(sum(results[0]["ranking"], [])) == sorted(seats)
     # a window prompt cancelled by another seat's card may still be answered: unknown_prompt, nothing else
     assert all(e["code"] == "unknown_prompt" for c in clients for e in c.errors)
-    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
     prompts = [e for e in replay["events"] if e["kind"] == "prompt"]
     windows: dict = {}
     for e in prompts:

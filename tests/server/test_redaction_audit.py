@@ -34,6 +34,7 @@ from battlehall.server.actor import MatchCore
 from battlehall.server.clock import Clock
 from battlehall.server.fanout import event_message
 from leaks import atoms
+from servers import bearer
 
 
 def hidden_from(state: dict, viewer: str | None, ruleset=None) -> set:
@@ -118,7 +119,7 @@ async def test_messages_over_real_sockets_leak_nothing(server):
                        on_message=recorder(s)) for i, s in enumerate(seats)]
         watcher = Client(server.url, created["match"], created["spectator_token"], on_message=recorder(None))
         await asyncio.wait_for(asyncio.gather(*(c.run() for c in bots + [watcher])), 120)
-        replay = httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+        replay = httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
         # Re-simulate the match from the seed its replay reveals and the bots' answers, to
         # know what was hidden after each answer (each answer's events start with its
         # prompt_closed). The seed was told to nobody before.

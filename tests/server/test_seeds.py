@@ -17,6 +17,7 @@ from battlehall.engine import get_ruleset
 from battlehall.verify import verify
 
 from wsutil import Raw
+from servers import bearer
 
 SEATS = ["alice", "bob"]
 SHORT = {"options": {"turn_limit": 4}, "clock": {"window_min_ms": 0}}
@@ -41,7 +42,7 @@ def dealt(seed: int) -> dict:
 async def finish(server, created) -> dict:
     bots = [Client(server.url, created["match"], created["tokens"][s], seed=i) for i, s in enumerate(SEATS)]
     await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 120)
-    return httpx.get(f"{server.url}/matches/{created['match']}/replay").json()
+    return httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
 
 
 @pytest.mark.parametrize("given", [None, 7], ids=["server-chosen", "client-given"])
@@ -52,7 +53,7 @@ async def test_a_private_seed_gives_no_card_away(server, given):
     commitment = created["seed_commitment"]
     summary = httpx.get(f"{server.url}/matches/{created['match']}").json()
     assert "seed" not in summary and summary["seed_commitment"] == commitment
-    assert httpx.get(f"{server.url}/matches/{created['match']}/replay").status_code == 409
+    assert httpx.get(f"{server.url}/matches/{created['match']}/replay", headers=bearer(created)).status_code == 409
     real = await hands(server, created)
     # Neither the seed a client gave nor any small seed deals this match: re-running the
     # engine on what a client knows does not show the opponent's hand (nor its own).
@@ -82,7 +83,7 @@ async def test_replay_reruns_exactly_with_timeouts_and_detects_tampering(server,
     created = server.create(ruleset="duel", options={"hp": 3}, clock={"prompt_ms": 100, "bank_ms": 0})
     url = f"{server.url}/matches/{created['match']}/replay"
     for _ in range(100):
-        replay = httpx.get(url).json()
+        replay = httpx.get(url, headers=bearer(created)).json()
         if replay.get("status") == "finished":
             break
         await asyncio.sleep(0.1)

@@ -9,6 +9,7 @@ import pytest
 import websockets
 
 from battlehall.client import JSON, MSGPACK, Client
+from servers import bearer
 from wsutil import Raw
 
 
@@ -95,7 +96,7 @@ async def test_windows_stay_open_a_minimum_time_whatever_the_hand(server):
     bots = [Client(server.url, m["match"], t, seed=i) for m in matches for i, t in enumerate(m["tokens"].values())]
     await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 180)
     events = [{**e, "match": m["match"]} for m in matches
-              for e in httpx.get(f"{server.url}/matches/{m['match']}/replay").json()["events"]]
+              for e in httpx.get(f"{server.url}/matches/{m['match']}/replay", headers=bearer(m)).json()["events"]]
     opened = {(e["match"], e["data"]["id"]): e for e in events if e["kind"] == "prompt" and "window" in e["data"]}
     assert len(opened) >= 3
     closes = [e for e in events if e["kind"] == "prompt_closed" and (e["match"], e["data"]["id"]) in opened]

@@ -12,6 +12,7 @@ import pytest
 from battlehall.client import Client
 from battlehall.engine import get_ruleset
 from battlehall.server.web import WEB, content_type
+from servers import bearer
 
 PAGES = ["/", "/play/m_0123456789abcdef", "/watch/m_0123456789abcdef", "/replay/m_0123456789abcdef", "/operator"]
 
@@ -66,12 +67,12 @@ async def test_replay_steps_re_run_every_answer(server):
     match = created["match"]
     missing = httpx.get(f"{server.url}/matches/m_0000000000000000/replay/steps")
     assert missing.status_code == 404
-    live = httpx.get(f"{server.url}/matches/{match}/replay/steps")
+    live = httpx.get(f"{server.url}/matches/{match}/replay/steps", headers=bearer(created))
     assert live.status_code == 409 and live.json()["error"]["code"] == "match_live"
     bots = [Client(server.url, match, token, seed=i) for i, token in enumerate(created["tokens"].values())]
     await asyncio.wait_for(asyncio.gather(*(bot.run() for bot in bots)), 20)
-    replay = httpx.get(f"{server.url}/matches/{match}/replay").json()
-    body = httpx.get(f"{server.url}/matches/{match}/replay/steps").json()
+    replay = httpx.get(f"{server.url}/matches/{match}/replay", headers=bearer(created)).json()
+    body = httpx.get(f"{server.url}/matches/{match}/replay/steps", headers=bearer(created)).json()
     steps = body["steps"]
     assert len(steps) == len(replay["log"]) + 1
     assert steps[0]["entry"] is None and steps[0]["first_seq"] == 1

@@ -1,11 +1,16 @@
 // The lobby: the rulesets this server runs, a form to create a match, the links to share,
 // and the public matches being played now.
 import { request } from "./battlehall.js";
-import { BASE, banner, copyRow, el, errorText, playLink, replayLink, resultText, watchLink } from "./page.js";
+import { BASE, banner, copyRow, el, errorText, playLink, replayLink, resultText, truncate, watchLink } from "./page.js";
 
 const NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
                "mallory", "niaj", "olivia", "peggy", "rupert", "sybil"];
 const KEY = "battlehall.apiKey";
+// The list of live matches: one short page, asked for again every 5 s; "More" asks for the next.
+const PAGE = 10;
+const LABEL_FIELDS = 3; // label fields shown per match
+const LABEL_CHARS = 60; // characters of one label value shown
+let nextCursor = null;
 
 const main = document.getElementById("main");
 const note = banner(document.getElementById("banner"));
@@ -78,7 +83,10 @@ function buildForm() {
           el("label", { class: "inline" }, el("input", { type: "checkbox", id: "seed-public", name: "seed-public" }), el("span", {}, "Public seed (anyone who knows it knows every card)"))),
        el("fieldset", {}, el("legend", {}, "Spectators"),
           el("label", { class: "inline" }, el("input", { type: "checkbox", id: "spec-allowed", name: "spec-allowed", checked: true }), el("span", {}, "Spectators allowed")),
-          el("label", { class: "inline" }, el("input", { type: "checkbox", id: "spec-public", name: "spec-public" }), el("span", {}, "Public: listed here, anyone may watch")),
+          el("label", { class: "inline" }, el("input", { type: "checkbox", id: "spec-public", name: "spec-public" }), el("span", {}, "Public")),
+          el("p", { class: "muted small", id: "public-means" },
+             "A public match is listed on this page, anyone may watch it without a link, and anyone may read its replay (every card) once it ends. " +
+             "A private match is listed nowhere: only its links let people watch it or read its replay."),
           field("Stream delay, seconds", el("input", { type: "number", id: "delay-s", name: "delay-s", value: 0, min: 0, max: 3600, step: "any" })),
           field("At most this many watching", el("input", { type: "number", id: "spec-max", name: "spec-max", value: 10000, min: 0, step: 1 }))),
        el("fieldset", {}, el("legend", {}, "Server key"),
@@ -178,37 +186,70 @@ function showLinks(created) {
     items.push(el("li", { dataset: { link: "spectator" } }, el("strong", {}, "Watch (spectators)"),
                   copyRow("Link to watch", watchLink(created.match, created.spectator_token))));
   }
+  // The replay link carries the spectator token: a private match's replay needs one of its tokens.
   items.push(el("li", { dataset: { link: "replay" } }, el("strong", {}, "Replay (opens when the match ends)"),
-                copyRow("Link to the replay", replayLink(created.match))));
+                copyRow("Link to the replay", replayLink(created.match, created.spectator_token))));
   box.replaceChildren(el("p", {}, "Match ", el("code", { id: "match-id" }, created.match), ` (${created.ruleset}).`),
                       el("ul", { class: "links" }, items));
   panel.hidden = false;
   panel.querySelector("input")?.focus();
 }
 
+function labelText(label) {
+  const values = Object.values(label || {});
+  const shown = values.slice(0, LABEL_FIELDS).map((v) => truncate(v, LABEL_CHARS));
+  return shown.join(" · ") + (values.length > LABEL_FIELDS ? " · …" : "");
+}
+
+function matchRow(m) {
+  const label = labelText(m.label);
+  return el("tr", { dataset: { match: m.match } },
+    el("td", {}, el("code", {}, m.match), label ? el("div", { class: "muted small label" }, label) : null),
+    el("td", {}, m.ruleset), el("td", {}, truncate(m.seats.join(", "), 120)), el("td", {}, m.spectators),
+    el("td", {}, m.status === "live" ? el("a", { href: watchLink(m.match), class: "button" }, "Watch") : resultText(m.result)));
+}
+
+function moreButton() {
+  const more = document.getElementById("more");
+  more.hidden = !nextCursor;
+}
+
+// The first page of public live matches (GET /matches lists only those), newest first.
 async function loadLive() {
   const box = document.getElementById("live");
   try {
-    const { matches } = await request(BASE, "/matches?status=live");
-    const open = matches.filter((m) => m.spectator_settings && m.spectator_settings.allowed && m.spectator_settings.public);
-    if (!open.length) {
+    const { matches, next } = await request(BASE, `/matches?status=live&limit=${PAGE}`);
+    nextCursor = next;
+    moreButton();
+    if (!matches.length) {
       box.replaceChildren(el("p", { class: "muted" }, "No public match is being played right now."));
       return;
     }
     box.replaceChildren(el("div", { class: "table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, ["Match", "Ruleset", "Seats", "Watching", ""].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, open.map((m) => el("tr", { dataset: { match: m.match } },
-        el("td", {}, el("code", {}, m.match), m.label && Object.keys(m.label).length ? el("div", { class: "muted small" }, Object.values(m.label).join(" · ")) : null),
-        el("td", {}, m.ruleset), el("td", {}, m.seats.join(", ")), el("td", {}, m.spectators),
-        el("td", {}, m.status === "live" ? el("a", { href: watchLink(m.match), class: "button" }, "Watch") : resultText(m.result))))))));
+      el("tbody", { id: "live-rows" }, matches.map(matchRow)))));
   } catch (err) {
     box.replaceChildren(el("p", { class: "banner warn" }, `The list of matches cannot be read: ${errorText(err)}`));
+  }
+}
+
+// The next page, added under the rows shown (until the next refresh).
+async function loadMore() {
+  if (!nextCursor) return;
+  try {
+    const { matches, next } = await request(BASE, `/matches?status=live&limit=${PAGE}&cursor=${encodeURIComponent(nextCursor)}`);
+    nextCursor = next;
+    moreButton();
+    document.getElementById("live-rows")?.append(...matches.map(matchRow));
+  } catch (err) {
+    note.show("error", `The next matches cannot be read: ${errorText(err)}`);
   }
 }
 
 async function start() {
   form.addEventListener("submit", create);
   document.getElementById("refresh").addEventListener("click", loadLive);
+  document.getElementById("more").addEventListener("click", loadMore);
   try {
     rulesets = (await request(BASE, "/rulesets")).rulesets;
     buildForm();

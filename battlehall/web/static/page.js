@@ -40,8 +40,15 @@ export function playLink(match, token) {
 export function watchLink(match, token) {
   return `${BASE}/watch/${encodeURIComponent(match)}${token ? `#token=${encodeURIComponent(token)}` : ""}`;
 }
-export function replayLink(match) {
-  return `${BASE}/replay/${encodeURIComponent(match)}`;
+/** The replay page; a private match's replay opens with one of its tokens, in the fragment. */
+export function replayLink(match, token) {
+  return `${BASE}/replay/${encodeURIComponent(match)}${token ? `#token=${encodeURIComponent(token)}` : ""}`;
+}
+
+/** At most `max` characters of `text` (whole code points), with "…" when it was cut. */
+export function truncate(text, max) {
+  const chars = Array.from(String(text).slice(0, 2 * max + 2));
+  return chars.length > max ? chars.slice(0, max - 1).join("") + "…" : chars.join("");
 }
 
 // -- ruleset drawing modules -------------------------------------------------------------
@@ -165,6 +172,7 @@ export function errorText(err) {
 export function resultText(result) {
   if (!result) return "";
   if (result.reason === "aborted") return "Aborted by the operator.";
+  if (result.reason === "abandoned") return "Abandoned: nobody played it for too long.";
   if (result.draw) return `Draw (${result.reason}).`;
   const winners = result.winners || [];
   if (!winners.length) return `Over: no winner (${result.reason}).`;

@@ -315,7 +315,7 @@ function showResult(result) {
   resultEl.replaceChildren(
     el("strong", {}, mine ? "You won! " : "Match over. "),
     mine ? `(${words(result.reason || "")}) ` : resultText(result, model) + " ",
-    el("a", {href: `/replay/${encodeURIComponent(matchId)}`}, "Watch the replay"));
+    el("a", {href: `/replay/${encodeURIComponent(matchId)}${token ? `#token=${encodeURIComponent(token)}` : ""}`}, "Watch the replay"));
 }
 
 // --- the view ------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // GET /matches/{id}/replay gives the events with nothing hidden; GET .../replay/steps the
 // views after each answer, re-run by the server from the match's seed and log.
 import { request } from "./battlehall.js";
-import { BASE, banner, describeEvent, draw, el, errorText, loadDrawing, matchIdFromPath, resultText, watchLink } from "./page.js";
+import { BASE, banner, describeEvent, draw, el, errorText, fragment, loadDrawing, matchIdFromPath, resultText, watchLink } from "./page.js";
 
 const main = document.getElementById("main");
 const note = banner(document.getElementById("banner"));
@@ -11,6 +11,9 @@ const scrubber = document.getElementById("scrubber");
 const playButton = document.getElementById("play");
 const logBox = document.getElementById("log");
 const matchId = matchIdFromPath();
+// A private match's replay needs one of its tokens (from the link's fragment, never sent in
+// the address) or the operator's API key (kept for this tab by the lobby and operator pages).
+const token = fragment().get("token") || sessionStorage.getItem("battlehall.apiKey") || undefined;
 
 let replay = null;
 let steps = [];
@@ -31,6 +34,7 @@ function entryText(k) {
   const step = steps[k];
   if (k === 0) return "The start.";
   const entry = step.entry;
+  if (entry.abort && entry.reason === "abandoned") return "Nobody played or was connected for too long: the server ended the match as abandoned.";
   if (entry.abort) return "The operator aborted the match.";
   const before = steps[k - 1];
   const prompt = Object.values(before.prompts).flat().find((p) => p.id === entry.prompt);
@@ -106,14 +110,16 @@ async function start() {
   main.dataset.status = "loading";
   try {
     [replay, { steps }] = await Promise.all([
-      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay`),
-      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay/steps`),
+      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay`, { apiKey: token }),
+      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay/steps`, { apiKey: token }),
     ]);
   } catch (err) {
     main.dataset.status = "error";
     if (err.code === "match_live") {
       note.show("info", "This match is still being played: its replay opens when it ends.");
       document.getElementById("summary").append(el("a", { href: watchLink(matchId) }, "Watch it live (with the spectator link if it is not public)"));
+    } else if (err.code === "unauthorized") {
+      note.show("error", "This match is private: its replay opens only with one of its links (a player's or the spectator link).");
     } else {
       note.show("error", errorText(err));
     }

@@ -47,7 +47,7 @@ function showResult(result) {
   box.textContent = resultText(result);
   box.dataset.result = JSON.stringify(result);
   if (!document.getElementById("replay-link")) {
-    box.after(el("a", { id: "replay-link", href: replayLink(matchId), class: "button" }, "Replay"));
+    box.after(el("a", { id: "replay-link", href: replayLink(matchId, token), class: "button" }, "Replay"));
   }
 }
 
