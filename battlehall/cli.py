@@ -78,13 +78,14 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
 def cmd_serve(args) -> int:
 
     from .server.app import Server, uvicorn_config
-    from .server.config import Settings
+    from .server.config import Settings, host_list
     from .server.embedded_redis import EmbeddedRedis
     from .server.websocket import connection_log
 
     try:
         settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
-                                     api_key=args.api_key, redis_cluster=args.redis_cluster)
+                                     api_key=args.api_key, redis_cluster=args.redis_cluster,
+                                     allowed_hosts=None if args.allowed_hosts is None else host_list(args.allowed_hosts))
     except ValueError as exc:  # a malformed BATTLEHALL_* variable
         return fail("serve", str(exc), 2)
     if settings.redis_cluster and not settings.redis_url:
@@ -278,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="--redis is a node of a Redis Cluster (or BATTLEHALL_REDIS_CLUSTER=1)")
     p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
     p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
+    p.add_argument("--allowed-hosts", default=None,
+                   help="Host names accepted besides loopback ones, comma-separated (BATTLEHALL_ALLOWED_HOSTS)")
     p.add_argument("--fsync", default=None, choices=("always", "everysec"),
                    help="private Redis only: sync each write to disk before its ack (always) or once a "
                         "second (everysec); or BATTLEHALL_FSYNC; default always")
