@@ -54,7 +54,8 @@ def redis_url_problem(url: str, cluster: bool = False) -> tuple[str, int] | None
 
 
 def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
-    """A Redis Cluster node given without --redis-cluster, or the other way round (exit 2).
+    """A Redis Cluster node given without --redis-cluster, or the other way round, or a
+    Redis that refuses the URL's credentials (exit 2).
 
     A Redis that does not answer yet, or refuses INFO, passes: the server waits for it.
     """
@@ -65,6 +66,8 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
     try:
         with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as r:
             enabled = bool(r.info("cluster").get("cluster_enabled"))
+    except redis.AuthenticationError as exc:  # no use waiting: the URL's user or password is wrong
+        return f"the Redis at {redacted(url)} refused the URL's credentials (user:password@): {exc}", 2
     except (redis.RedisError, OSError):
         return None
     if cluster and not enabled:

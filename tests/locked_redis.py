@@ -55,11 +55,12 @@ class LockedRedis:
     when `tls`): `password` for the default user, `users` as name -> ACL rules."""
 
     def __init__(self, data_dir: Path, password: str | None = "s3cret", users: dict[str, str] | None = None,
-                 tls: bool = False, extra: tuple[str, ...] = ()):
+                 tls: bool = False, client_certs: bool = False, extra: tuple[str, ...] = ()):
         self.data_dir = Path(data_dir)
         self.password = password
         self.users = users or {}
         self.tls = tls
+        self.client_certs = client_certs  # TLS clients must show a certificate the CA signed
         self.extra = extra
         self.port = free_port()
         self.certs: dict[str, Path] | None = None
@@ -72,7 +73,7 @@ class LockedRedis:
             self.certs = make_certificates(self.data_dir / "tls")
             args += ["--port", "0", "--tls-port", str(self.port), "--tls-cert-file", str(self.certs["cert"]),
                      "--tls-key-file", str(self.certs["key"]), "--tls-ca-cert-file", str(self.certs["ca"]),
-                     "--tls-auth-clients", "optional"]
+                     "--tls-auth-clients", "yes" if self.client_certs else "no"]
         else:
             args += ["--port", str(self.port)]
         if self.password:
@@ -106,6 +107,8 @@ class LockedRedis:
         scheme = "rediss" if self.tls else "redis"
         if self.tls:
             query = {"ssl_ca_certs": str(self.certs["ca"]), **query}
+            if self.client_certs:  # the server's certificate serves as the client's too
+                query = {"ssl_certfile": str(self.certs["cert"]), "ssl_keyfile": str(self.certs["key"]), **query}
         tail = "&".join(f"{k}={v}" for k, v in query.items())
         return f"{scheme}://{auth}127.0.0.1:{self.port}/0" + (f"?{tail}" if tail else "")
 
