@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from battlehall.server.auth import key_matches
+from battlehall.server.key_guard import MAX_ADDRESSES, KeyGuard
 from servers import ServerProcess
 
 KEY = "open-sesame"
@@ -89,3 +90,14 @@ def test_key_comparison():
     assert key_matches(KEY, f"Bearer {KEY}") and key_matches(KEY, f"BEARER  {KEY} ")
     for header in ("", "Bearer", f"Basic {KEY}", f"Bearer {KEY}x", f"Bearer {KEY[:-1]}", "Bearer é", KEY):
         assert not key_matches(KEY, header), header
+
+
+def test_the_memory_of_wrong_keys_is_bounded():
+    """Guesses from ever new addresses (IPv6 gives plenty) cannot grow the table without end."""
+    guard = KeyGuard(max_failures=2, window_s=3600)
+    for i in range(MAX_ADDRESSES + 500):
+        guard.failed(f"2001:db8::{i:x}")
+        guard.failed(f"2001:db8::{i:x}")
+    assert len(guard.failures) <= MAX_ADDRESSES
+    assert guard.retry_after(f"2001:db8::{MAX_ADDRESSES + 499:x}") is not None  # the latest are kept
+    assert guard.retry_after("2001:db8::0") is None  # the longest-known made room
