@@ -81,9 +81,10 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
 def cmd_serve(args) -> int:
 
     from .server.app import Server, uvicorn_config
-    from .server.config import Settings, host_list
+    from .server.config import Settings
     from .server.embedded_redis import EmbeddedRedis
     from .server.websocket import connection_log
+    from .server.config import host_list
 
     try:
         settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
