@@ -387,7 +387,7 @@ def uvicorn_config(settings: Settings, **options) -> uvicorn.Config:
     """uvicorn serving the app on `settings`' address, with `/ws/{match_id}` sockets
     handed to websocket.py; `options` are more of uvicorn.Config's (log_level, loop)."""
     options.setdefault("timeout_keep_alive", HTTP_KEEP_ALIVE_S)
-    # one Limits for the server's connections
+    # one Limits and one HostCheck for all the server's connections
     http = functools.partial(HttpProtocol, limits=Limits(settings), hosts=HostCheck.of(settings))
     return uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, http=http,
                           ws="websockets-sansio", ws_per_message_deflate=False, lifespan="on",

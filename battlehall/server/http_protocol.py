@@ -9,9 +9,9 @@ with the request as httptools parsed it.
 The limits of limits.py are kept here, at the socket, before the app sees anything:
 connections per address (counted from `connection_made` to `connection_lost`, or
 handed over with the socket), the size of a request's head and body, and the time a
-request may take to arrive in full; and the `Host:` names accepted (hosts.py). The app starts on a request only once its body is
-all in (at most `max_body_bytes`, which the app would read whole anyway), so a refused
-or unfinished request never reaches it.
+request may take to arrive in full; and the `Host:` names answered (hosts.py). The
+app starts on a request only once its body is all in (at most `max_body_bytes`, which
+the app would read whole anyway), so a refused or unfinished request never reaches it.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import asyncio
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from . import hosts
-from .hosts import HostCheck
+from .hosts import REFUSED as HOST_REFUSED, HostCheck
 from .limits import Closing, Limits, Refused
 from .websocket import WebSocket
 
@@ -117,7 +116,7 @@ class HttpProtocol(HttpToolsProtocol):
         if length > limits.max_body_bytes:  # refused before a byte of the body is read
             raise Refused(limits.too_large)
         if not self.hosts.allows(host):  # DNS rebinding (hosts.py); WebSocket upgrades included
-            raise Refused(hosts.REFUSED)
+            raise Refused(HOST_REFUSED)
         self.in_head = False
         self.body_bytes = 0
         super().on_headers_complete()

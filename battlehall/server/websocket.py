@@ -24,8 +24,8 @@ from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from . import codec, hosts
-from .hosts import HostCheck
+from . import codec
+from .hosts import REFUSED as HOST_REFUSED, HostCheck
 from .connection import Connection, RateLimiter
 from .limits import Closing, Limits
 from .session import Session
@@ -309,7 +309,7 @@ class WebSocket(asyncio.Protocol):
             self.upgrade_timer = None
         protocol = self.protocol
         if not self.sockets.hosts.allows(request.headers.get("Host")):  # DNS rebinding (hosts.py)
-            self._refuse(hosts.REFUSED)
+            self._refuse(HOST_REFUSED)
             return False
         found = WS_PATH.fullmatch(request.path)
         if found is None:
