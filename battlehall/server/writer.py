@@ -254,14 +254,24 @@ def setup_commands(options: dict) -> list[tuple]:
     return setup
 
 
+CERT_REQS = {"none": ssl.CERT_NONE, "optional": ssl.CERT_OPTIONAL, "required": ssl.CERT_REQUIRED}
+
+
 def _tls(url: str, options: dict) -> ssl.SSLContext | None:
-    """For `rediss://`: TLS as redis-py sets it up from the same URL's options."""
+    """For `rediss://`: TLS as redis-py sets it up from the same URL's options (so every
+    connection of the server, this one and redis-py's, is made alike): the CA to trust
+    (`ssl_ca_certs`, `ssl_ca_path`), a client certificate for a Redis that asks for one
+    (`ssl_certfile`, `ssl_keyfile`, `ssl_password`), `ssl_cert_reqs` and `ssl_check_hostname`."""
     if not url.startswith("rediss://"):
         return None
-    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
-    if options.get("ssl_cert_reqs") in ("none", ssl.CERT_NONE):
+    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"), capath=options.get("ssl_ca_path"))
+    if options.get("ssl_certfile"):
+        context.load_cert_chain(options["ssl_certfile"], options.get("ssl_keyfile"), options.get("ssl_password"))
+    requirement = options.get("ssl_cert_reqs", "required")
+    requirement = CERT_REQS.get(requirement, requirement) if isinstance(requirement, str) else requirement
+    if options.get("ssl_check_hostname") in (False, "false", "0", "no") or requirement == ssl.CERT_NONE:
         context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
+    context.verify_mode = requirement
     return context
 
 

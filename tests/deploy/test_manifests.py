@@ -164,6 +164,19 @@ def test_k8s_redis_keeps_its_append_only_file_on_a_volume():
     assert redis["spec"]["serviceName"] == "redis"  # redis-0.redis, the nodes' REDIS_URL
 
 
+def test_k8s_lets_only_the_nodes_reach_redis():
+    """Redis is the trust boundary: write access to it is control of the nodes."""
+    policy = k8s_object("NetworkPolicy", "redis-only-from-nodes")
+    redis_labels = k8s_object("StatefulSet", "redis")["spec"]["template"]["metadata"]["labels"]
+    node_labels = k8s_object("StatefulSet", "battlehall")["spec"]["template"]["metadata"]["labels"]
+    assert policy["spec"]["podSelector"]["matchLabels"] == redis_labels
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    rule, = policy["spec"]["ingress"]
+    source, = rule["from"]
+    assert source == {"podSelector": {"matchLabels": node_labels}}
+    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
+
+
 def test_k8s_haproxy_finds_the_nodes_in_the_headless_service():
     kustomization = yaml.safe_load((DEPLOY / "k8s/kustomization.yaml").read_text())
     assert sorted(kustomization["resources"]) == sorted(p.name for p in (DEPLOY / "k8s").glob("*.yaml")

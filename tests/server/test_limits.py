@@ -77,7 +77,7 @@ def still_serves(srv: ServerProcess) -> None:
 def test_a_body_over_the_cap_is_refused_before_it_is_read(limited):
     sock = connect(limited)
     # Nothing of the announced 400 MB is sent: the answer comes from the headers alone.
-    send_all(sock, b"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Length: 400000000\r\n\r\n")
+    send_all(sock, b"POST /matches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 400000000\r\n\r\n")
     assert error_of(read_to_end(sock)) == (413, "too_large")
     still_serves(limited)
 
@@ -89,7 +89,7 @@ def test_a_streamed_body_over_the_cap_is_refused_without_being_held(limited):
     before = peak_rss_kib(pid)
     sock = connect(limited)
     chunk = b"%x\r\n%s\r\n" % (1 << 20, b"x" * (1 << 20))
-    send_all(sock, b"POST /matches HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+    send_all(sock, b"POST /matches HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n",
              *[chunk] * 32, b"0\r\n\r\n")  # 32 MiB, in 1 MiB chunks
     assert error_of(read_to_end(sock)) == (413, "too_large")
     # Held whole, the body would have taken 32 MiB at least.
@@ -103,7 +103,7 @@ def test_a_body_within_the_cap_is_served_chunked_or_not(limited):
     assert httpx.post(limited.url + "/matches", content=body, timeout=5).status_code == 201
     assert httpx.post(limited.url + "/matches", content=iter([body[:1000], body[1000:]]), timeout=5).status_code == 201
     sock = connect(limited)  # a client that waits for 100 Continue before it sends its body
-    send_all(sock, b"POST /matches HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 100-continue\r\n"
+    send_all(sock, b"POST /matches HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nExpect: 100-continue\r\n"
                    b"Content-Length: %d\r\n\r\n" % len(body))
     assert sock.recv(100).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
     send_all(sock, body)
@@ -112,14 +112,14 @@ def test_a_body_within_the_cap_is_served_chunked_or_not(limited):
 
 def test_headers_over_the_cap_are_refused_431(limited):
     sock = connect(limited)  # in one piece
-    send_all(sock, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * 20_000 + b"\r\n\r\n")
+    send_all(sock, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"y" * 20_000 + b"\r\n\r\n")
     assert error_of(read_to_end(sock)) == (431, "header_too_large")
     sock = connect(limited)  # never ending, a line at a time
     line = b"X-More: " + b"y" * 4000 + b"\r\n"
-    send_all(sock, b"GET /healthz HTTP/1.1\r\nHost: x\r\n", *[line] * 8)
+    send_all(sock, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", *[line] * 8)
     assert error_of(read_to_end(sock)) == (431, "header_too_large")
     sock = connect(limited)  # a WebSocket upgrade
-    send_all(sock, b"GET /ws/m_1 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n",
+    send_all(sock, b"GET /ws/m_1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n",
              *[line] * 5)
     assert error_of(read_to_end(sock)) == (431, "header_too_large")
     still_serves(limited)
@@ -127,11 +127,11 @@ def test_headers_over_the_cap_are_refused_431(limited):
 
 @pytest.mark.parametrize("sent", [
     b"",  # connects and says nothing
-    b"GET /healthz HTTP/1.1\r\nHost: x\r\n",  # half the headers (slowloris)
-    b"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"ruleset\"",  # half the body
-    b"POST /matches HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"rul\r\n",  # half a chunked body
+    b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n",  # half the headers (slowloris)
+    b"POST /matches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"ruleset\"",  # half the body
+    b"POST /matches HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"rul\r\n",  # half a chunked body
     # a half-done WebSocket upgrade, whole prefix in the first bytes or not
-    b"GET /ws/m_1 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n",
+    b"GET /ws/m_1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n",
     b"GET /w",
 ], ids=["silent", "half-headers", "half-body", "half-chunked-body", "half-upgrade", "half-request-line"])
 def test_an_unfinished_request_or_upgrade_is_answered_408_and_closed(limited, sent):
@@ -143,7 +143,7 @@ def test_an_unfinished_request_or_upgrade_is_answered_408_and_closed(limited, se
 def test_a_request_timeout_does_not_cut_an_idle_kept_alive_connection(limited):
     sock = connect(limited)
     for _ in range(2):
-        send_all(sock, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        send_all(sock, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         response = b""
         while not response.endswith(b'{"ok":true}'):
             response += sock.recv(65536)
@@ -156,7 +156,7 @@ async def test_the_connections_of_one_address_are_capped_and_given_back(limited)
     async def http_connection() -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         """A kept-alive HTTP connection that has been served once; None if refused."""
         reader, writer = await asyncio.open_connection("127.0.0.1", limited.port)
-        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
         if not head.startswith(b"HTTP/1.1 200"):
             assert head.startswith(b"HTTP/1.1 429"), head
@@ -168,7 +168,7 @@ async def test_the_connections_of_one_address_are_capped_and_given_back(limited)
     async def refused() -> None:
         """The next connection, HTTP or WebSocket, is answered 429."""
         reader, writer = await asyncio.open_connection("127.0.0.1", limited.port)
-        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert error_of(await asyncio.wait_for(reader.read(), 5)) == (429, "too_many_connections")
         writer.close()
         with pytest.raises(websockets.InvalidStatus) as status:
@@ -199,7 +199,7 @@ async def test_the_connections_of_one_address_are_capped_and_given_back(limited)
     await refused()
     # the connections already open still work
     writer = http[0][1]
-    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert (await asyncio.wait_for(http[0][0].readuntil(b"\r\n\r\n"), 5)).startswith(b"HTTP/1.1 200")
     await sockets[0].send({"t": "ping"})
     assert (await sockets[0].recv())["t"] == "pong"

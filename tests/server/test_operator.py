@@ -131,7 +131,7 @@ def test_an_abort_is_final_after_a_restart(tmp_path):
         assert live_ids(srv) == [other]
         summary = httpx.get(f"{srv.url}/matches/{aborted}").json()
         assert summary["status"] == "finished" and summary["result"]["reason"] == "aborted"
-        assert "battlehall_matches_recovered_total 1" in httpx.get(srv.url + "/metrics").text
+        assert "battlehall_matches_recovered_total 1" in httpx.get(srv.url + "/metrics", headers=AUTH).text
     finally:
         srv.stop()
 

@@ -1,7 +1,7 @@
 // The operator page: behind the server's API key (kept in this tab's session storage).
 // The matches this server runs, live and recently finished, with their seats' sockets,
 // spectators and clocks, and abort; /metrics as a few labelled numbers and bars.
-import { request } from "./battlehall.js";
+import { BattlehallError, request } from "./battlehall.js";
 import { BASE, banner, duration, el, errorText, replayLink, resultText } from "./page.js";
 
 const KEY = "battlehall.apiKey";
@@ -181,12 +181,23 @@ function showMatches(matches) {
         : el("a", { href: replayLink(m.match) }, "Replay")))))));
 }
 
+// /metrics is behind the key too; it answers text, not JSON, so not through `request`.
+async function metricsText() {
+  const response = await fetch(`${BASE}/metrics`, { headers: { authorization: `Bearer ${key}` } });
+  if (!response.ok) {
+    const e = await response.json().then((d) => d.error || {}, () => ({}));
+    throw new BattlehallError(e.code || `http_${response.status}`, e.message || `HTTP ${response.status}`,
+                              { status: response.status });
+  }
+  return response.text();
+}
+
 async function refresh() {
   if (!key) return;
   try {
     const [listed, metrics] = await Promise.all([
       request(BASE, "/operator/matches", { apiKey: key }),
-      fetch(`${BASE}/metrics`).then((r) => r.text()),
+      metricsText(),
     ]);
     clockOffset = listed.now - Date.now();
     showMatches(listed.matches);
