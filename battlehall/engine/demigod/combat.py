@@ -13,16 +13,17 @@ TICKS_TO_DEFEAT = 20
 
 
 def attack_value(card: dict, attacker: dict) -> int:
-    """'Attack Value (AV): Base Card + Weapon/Trinket/Spell bonuses.'"""
-    return card["av"] + bonus(attacker, "av")
+    """'Attack Value (AV): Base Card + Weapon/Trinket/Spell bonuses.' Never below 0, like DV."""
+    return max(0, card["av"] + bonus(attacker, "av"))
 
 
 def defence_value(defence: dict | None, defender: dict) -> int:
     """'Defense Value (DV): Base Card + Shield/Armor/Spell bonuses.' / 'The defender may ...
-    do nothing (DV treated as 0).'"""
+    do nothing (DV treated as 0).' No defence is the least defence there is: a card played
+    with penalties (Blink, DV 0, under Frailty -2) counts 0, never less than doing nothing."""
     if defence is None:
         return 0
-    return defence["dv"] + bonus(defender, "dv")
+    return max(0, defence["dv"] + bonus(defender, "dv"))
 
 
 def hits(av: int, dv: int) -> bool:

@@ -97,9 +97,12 @@ def open_defence_prompt(state: dict) -> None:
     seat = unit["side"]
     hand = state["hands"][seat]
     battle = [c for c in hand if card_of(state, c)["type"] == "battle"]
-    react = [c for c in hand if card_of(state, c)["type"] == "reaction" and not card_of(state, c)["move"]]
+    # 'Reactions interrupt an opponent's turn': the side whose turn it is (its own character
+    # caught in its own area spell) defends with a Battle Card or not at all.
+    reactions = [] if seat == state["turn"]["seat"] else [c for c in hand if card_of(state, c)["type"] == "reaction"]
+    react = [c for c in reactions if not card_of(state, c)["move"]]
     moving = [{"card": [c], "to": grid.reachable(state, unit["pos"], card_of(state, c)["move"])}
-              for c in hand if card_of(state, c)["type"] == "reaction" and card_of(state, c)["move"]]
+              for c in reactions if card_of(state, c)["move"]]
     moving = [m for m in moving if m["to"]]
     options = [{"id": "none", "text": "Do nothing (DV 0)"}]
     if battle:
