@@ -110,21 +110,22 @@ def gain_barrier(state: dict, uid: str, n: int) -> list[dict]:
 
 def after_attack(state: dict, card: dict, attacker: str, source: list, hit: list[str]) -> list[dict]:
     """'Step 6: Resolve After-Attack Effects: Resolve triggers like pushing, drawing cards, or
-    status application.' Each applies to the characters the attack hit (still standing);
-    the draw is the attacker's side's, once, when the attack hit anyone."""
+    status application.' In the text's order: every character hit (still standing) is
+    pushed; then the attacker's side draws, once, when the attack hit anyone; then the
+    statuses (Poison, Disease, the card's effect) land on each character hit."""
     events: list[dict] = []
-    for uid in hit:
-        if uid not in state["units"]:
-            continue
-        if card.get("push"):
+    standing = [uid for uid in hit if uid in state["units"]]
+    if card.get("push"):
+        for uid in standing:
             before = list(state["units"][uid]["pos"])
             to = grid.push(state, uid, source, card["push"])
             events.append({"kind": "pushed", "data": {"unit": uid, "from": before, "to": list(to)}})
+    if card.get("draw") and hit and attacker in state["units"]:
+        events += draw(state, state["units"][attacker]["side"], card["draw"])
+    for uid in standing:
         for kind in ("poison", "disease"):
             if card.get(kind) and uid in state["units"]:
                 events += add_ticks(state, uid, kind, card[kind])
         if card.get("effect") and uid in state["units"]:
             events += apply_effect(state, uid, card["effect"], card["name"])
-    if card.get("draw") and hit and attacker in state["units"]:
-        events += draw(state, state["units"][attacker]["side"], card["draw"])
     return events

@@ -19,7 +19,9 @@ new_prompt = Ruleset.new_prompt
 
 
 def card_of(state: dict, cid: str) -> dict:
-    return cards()[state["cards"][cid]]
+    """The definition of a card instance: the setup's inline cards (`defs`), else the shipped set."""
+    name = state["cards"][cid]
+    return state.get("defs", {}).get(name) or cards()[name]
 
 
 def side_units(state: dict, seat: str) -> list[str]:
