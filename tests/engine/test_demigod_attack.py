@@ -30,7 +30,8 @@ def test_step1_declare_attack_choose_target_and_play_card():
     state, _ = duel()
     cid = state["hands"]["alice"][0]
     events = attack(state, "hero", "Strike", [4, 3])
-    assert kinds(events, "declared") == [{"unit": "hero", "card": cid, "name": "Strike", "target": [4, 3]}]
+    assert kinds(events, "declared") == [{"unit": "hero", "card": cid, "name": "Strike", "target": [4, 3],
+                                          "seat": "alice", "discarded": False}]
     assert kinds(events, "targeted") == [{"units": ["foe"]}]
     assert state["hands"]["alice"] == []
     assert RS.view(state, "bob")["attack"]["name"] == "Strike"
@@ -81,7 +82,7 @@ def test_step2_window_that_times_out_is_no_defence():
     state, _ = duel(bob=("Guard",))
     attack(state, "hero", "Strike", [4, 3])
     events = RS.expire(state, prompt(state, "defend")["id"])
-    assert kinds(events, "defence") == [{"unit": "foe", "choice": "none"}]
+    assert kinds(events, "defence") == [{"unit": "foe", "choice": "none", "seat": "bob"}]
     assert state["hands"]["bob"] != []
 
 
@@ -191,7 +192,7 @@ def test_a_side_whose_demigod_falls_is_out_and_the_last_side_wins():
     attack(state, "hero", "Strike", [4, 3])
     events = defend(state)
     assert [d["unit"] for d in kinds(events, "defeated")] == ["bob.god", "imp"]
-    assert kinds(events, "side_out") == [{"seat": "bob"}]
+    assert kinds(events, "side_out") == [{"seat": "bob", "out": ["bob"], "discarded": []}]
     assert state["result"]["winners"] == ["alice"] and state["result"]["reason"] == "conquest"
     assert state["prompts"] == []
 
@@ -221,7 +222,7 @@ def test_step6_drawing_cards():
     state, _ = duel(alice=("Opportune Strike",), decks={"alice": ["Guard", "Feint"]})
     attack(state, "hero", "Opportune Strike", [4, 3])
     events = defend(state)
-    assert kinds(events, "drew") == [{"seat": "alice", "count": 1}]
+    assert kinds(events, "drew") == [{"seat": "alice", "count": 1, "hand_count": 1, "deck_count": 1}]
     assert [state["cards"][c] for c in state["hands"]["alice"]] == ["Guard"]
 
 
@@ -350,7 +351,8 @@ def test_reaction_that_fells_the_attacker_stops_its_attack():
     cid = state["hands"]["alice"][0]
     attack(state, "hero", "Strike", [4, 3])
     events = defend(state, "react", "Riposte")
-    assert kinds(events, "attack_failed") == [{"unit": "hero", "card": cid, "reason": "attacker_defeated"}]
+    assert kinds(events, "attack_failed") == [{"unit": "hero", "card": cid, "reason": "attacker_defeated",
+                                               "name": "Strike", "seat": "alice"}]
     assert state["units"]["foe"]["hp"] == 10
 
 

@@ -83,6 +83,8 @@ def base(**more):
     (base(cards=[{"name": "Dud", "type": "spell", "range": "los"}]), "setup.cards[0].av"),
     (base(cards=[MAUL], hands={"alice": ["Thunder Maul", "Nope"]}), "setup.hands.alice[1]"),
     (base(cards=[MAUL], decks={"bob": [7]}), "setup.decks.bob[0]"),
+    ({"units": [{"id": "c7", "side": "alice", "kind": "demigod", "pos": [0, 0]}]}, "setup.units[0].id"),
+    ({"units": [{"id": "4,3", "side": "alice", "kind": "demigod", "pos": [0, 0]}]}, "setup.units[0].id"),
 ])
 def test_a_bad_inline_card_names_its_path(setup, path):
     with pytest.raises(SetupError) as err:

@@ -60,13 +60,16 @@ def remove(state: dict, uid: str, cause: str) -> list[dict]:
     if unit["kind"] == "demigod":
         side = unit["side"]
         for other in [u for u in state["order"] if state["units"][u]["side"] == side]:
-            state["units"].pop(other)
+            minion = state["units"].pop(other)
             state["order"].remove(other)
-            events.append({"kind": "defeated", "data": {"unit": other, "cause": "demigod_fell"}})
+            events.append({"kind": "defeated", "data": {"unit": other, "cause": "demigod_fell", "pos": minion["pos"]}})
         state["out"].append(side)
-        state["discard"][side] += state["hands"][side]
+        hand = state["hands"][side]
+        state["discard"][side] += hand
         state["hands"][side] = []
-        events.append({"kind": "side_out", "data": {"seat": side}})
+        # The hand is discarded face up: public from now on, so the event names its cards.
+        events.append({"kind": "side_out", "data": {"seat": side, "out": list(state["out"]),
+                                                    "discarded": [{"id": c, "name": state["cards"][c]} for c in hand]}})
     return events
 
 
@@ -92,7 +95,8 @@ def draw(state: dict, seat: str, n: int) -> list[dict]:
         cid = state["decks"][seat].pop(0)
         state["hands"][seat].append(cid)
         drawn.append(cid)
-    return [{"kind": "drew", "data": {"seat": seat, "count": len(drawn)},
+    return [{"kind": "drew", "data": {"seat": seat, "count": len(drawn), "hand_count": len(state["hands"][seat]),
+                                      "deck_count": len(state["decks"][seat])},
              "private": {seat: {"cards": [{"id": c, "name": state["cards"][c]} for c in drawn]}}}]
 
 

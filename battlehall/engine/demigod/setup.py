@@ -4,6 +4,8 @@ its path."""
 
 from __future__ import annotations
 
+import re
+
 from ..errors import SetupError
 from ..rng import shuffle
 from .data import cards, check_card, maps, units
@@ -13,6 +15,7 @@ UNIT_INTS = {"hp": (1, 999), "ap": (0, 999), "barrier": (0, 999), "dr": (0, 99),
              "poison": (0, 19), "disease": (0, 19)}
 SLOTS = ("weapon", "trinket", "shield", "armour")
 MAX_INLINE_CARDS = 100
+CARD_ID = re.compile(r"c[0-9]+")
 
 
 def _int(value, path: str, lo: int, hi: int) -> int:
@@ -146,6 +149,8 @@ def explicit_start(state: dict, seats: list[str], setup: dict) -> None:
         uid = spec.get("id")
         if not isinstance(uid, str) or not uid or uid in state["units"] or len(uid) > 40:
             raise SetupError(f"{path}.id", "a unique name of at most 40 characters")
+        if "," in uid or CARD_ID.fullmatch(uid):  # an option's `about` keys ids, cards and squares ("x,y") alike
+            raise SetupError(f"{path}.id", "no comma, and not of a card instance's form (c and digits)")
         if not isinstance(spec.get("name", uid), str):
             raise SetupError(f"{path}.name", "text")
         pos = _square(spec.get("pos"), f"{path}.pos", state)

@@ -83,6 +83,7 @@ export function render(root, model, controls) {
   last = [root, model, controls];
   const view = model.view;
   if (!view || !view.map) { root.replaceChildren(el("p", {}, "Waiting for the match…")); return; }
+  for (const c of view.custom_cards || []) details[c.name] = c;  // a setup's own cards, beside the shipped set
   const tp = controls ? turnPrompt(model) : null;
   const dp = controls ? defendPrompt(model) : null;
   if (sel.prompt && !(model.prompts || []).some(p => p.id === sel.prompt)) sel = {unit: null, card: null, option: null, prompt: null};
