@@ -204,3 +204,35 @@ def test_whole_set_matches_events_name_every_change_of_the_view():
                          hands={"alice": deck[:6], "bob": deck[6:12]}, decks={"alice": deck[12::2], "bob": deck[13::2]})
         play(state, random.Random(seed), kinds)
     assert {"defence", "pushed", "ticks", "effect", "barrier", "attack_failed", "defeated", "side_out"} <= kinds
+
+
+def test_options_name_their_characters_cards_and_squares_in_words():
+    state, _ = start([unit("hero", "alice", [3, 3], name="Spearman", hp=10), unit("foe", "bob", [4, 3], name="Ghoul", hp=9)],
+                     hands={"alice": ["Strike"], "bob": ["Parry", "Blink"]})
+    turn = state["prompts"][0]
+    attack = next(o for o in turn["options"] if o["id"] == "attack")
+    strike = state["hands"]["alice"][0]
+    assert attack["about"]["hero"] == {"unit": "hero", "name": "Spearman", "side": "alice", "kind": "minion",
+                                       "pos": [3, 3], "text": "alice's Minion Spearman at [3, 3] (HP 10/10)"}
+    assert attack["about"][strike] == {"card": strike, "name": "Strike", "type": "battle", "owner": "alice",
+                                       "text": "Strike (battle: AV 4, DV 2, melee)"}
+    assert attack["about"]["4,3"] == {"square": [4, 3], "unit": "foe", "text": "[4, 3]: bob's Minion Ghoul"}
+    assert "Spearman" in turn["text"]
+    RS.answer(state, "alice", turn["id"], "attack", {"unit": "hero", "card": strike, "target": [4, 3]})
+    window = state["prompts"][0]
+    assert window["text"] == ("alice's Minion Spearman at [3, 3] attacks your Ghoul at [4, 3] with "
+                              "Strike (battle: AV 4, DV 2, melee): defend?")
+    for o in window["options"]:
+        assert o["attack"]["attacker"]["unit"] == "hero" and o["attack"]["card"]["name"] == "Strike"
+        assert o["attack"]["defender"]["unit"] == "foe" and o["attack"]["square"]["square"] == [4, 3]
+    blink = next(o for o in window["options"] if o["id"] == "react_move")
+    assert blink["about"]["4,5"]["text"] == "[4, 5], empty"
+    assert blink["about"][blink["args"]["card"][0]]["text"].startswith("Blink (reaction: DV 0, move 2)")
+
+
+def test_the_round_stays_the_last_one_played_when_the_turn_limit_ends_the_match():
+    """The view said round 2 of a 1-round match, a change no event named."""
+    state, _ = start([unit("foe", "bob", [4, 3])], options={"turn_limit": 1})
+    RS.answer(state, "alice", state["prompts"][0]["id"], "end", {})
+    events = RS.answer(state, "bob", state["prompts"][0]["id"], "end", {})
+    assert events[-1]["kind"] == "match_ended" and RS.view(state, None)["turn"] == {"seat": "bob", "round": 1}

@@ -32,7 +32,8 @@ def unit(state: dict, uid: str) -> dict:
 def card_words(card: dict) -> str:
     """'Fireball (spell: AV 3, line of sight, area 1)'."""
     bits = [f"{k.upper()} {card[k]}" for k in ("av", "dv") if card[k] is not None]
-    bits.append({"los": "line of sight"}.get(card["range"], card["range"]))
+    if card["type"] != "reaction":  # a reaction is played when targeted: it has no range of its own
+        bits.append({"los": "line of sight"}.get(card["range"], card["range"]))
     bits += [f"{k} {card[k]}" for k in ("reach", "area", "push", "draw", "poison", "disease", "barrier", "damage", "move")
              if card[k]]
     if card.get("effect"):
