@@ -61,7 +61,7 @@ async def test_reaction_windows_answered_and_timed_out(server):
     assert by_seat["alice"] and set(by_seat["alice"]) == {"answered"}
     assert by_seat["bob"] and set(by_seat["bob"]) == {"timeout"}
     defences = [e["data"] for e in replay if e["kind"] == "defence"]
-    assert {"unit": "mor", "choice": "none"} in defences  # a window timed out: no defence, DV 0
+    assert {"unit": "mor", "choice": "none", "seat": "bob"} in defences  # a window timed out: no defence, DV 0
     assert any(d["unit"] == "kael" and d["choice"] == "react" and d["name"] == "Parry" for d in defences)
     assert replay[-1]["kind"] == "match_ended"
 
