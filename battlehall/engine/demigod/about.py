@@ -8,15 +8,35 @@ client shows every choice without looking anything up: ``"bob's Minion Ghoul at 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 KINDS = {"demigod": "Demigod", "minion": "Minion"}
 
 
+@lru_cache(maxsize=4096)
+def _names(x: int, y: int) -> tuple[str, str]:
+    """A square's key and words: a move option lists dozens of squares on every answer."""
+    return f"{x},{y}", f"[{x}, {y}]"
+
+
 def square_key(sq: list) -> str:
-    return f"{sq[0]},{sq[1]}"
+    return _names(sq[0], sq[1])[0]
 
 
 def square_words(sq: list) -> str:
-    return f"[{sq[0]}, {sq[1]}]"
+    return _names(sq[0], sq[1])[1]
+
+
+def squares(state: dict, sqs: list[list]) -> dict:
+    """The descriptions of squares, keyed "x,y", with the character on each (one scan of the grid)."""
+    at = {tuple(u["pos"]): uid for uid, u in state["units"].items()}
+    out = {}
+    for sq in sqs:
+        key, words = _names(sq[0], sq[1])
+        occupant = at.get((sq[0], sq[1]))
+        out[key] = {"square": list(sq), "unit": occupant,
+                    "text": f"{words}, empty" if occupant is None else f"{words}: {unit_words(state['units'][occupant])}"}
+    return out
 
 
 def unit_words(unit: dict) -> str:
@@ -46,7 +66,5 @@ def card(state: dict, cid: str, card_def: dict, owner: str) -> dict:
     return {"card": cid, "name": card_def["name"], "type": card_def["type"], "owner": owner, "text": card_words(card_def)}
 
 
-def square(state: dict, sq: list, occupant: str | None) -> dict:
-    if occupant is None:
-        return {"square": list(sq), "unit": None, "text": f"{square_words(sq)}, empty"}
-    return {"square": list(sq), "unit": occupant, "text": f"{square_words(sq)}: {unit_words(state['units'][occupant])}"}
+def square(state: dict, sq: list) -> dict:
+    return squares(state, [sq])[square_key(sq)]

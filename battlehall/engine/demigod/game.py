@@ -85,11 +85,11 @@ def open_turn_prompt(state: dict) -> None:
         options.append({**option, "about": {
             **{u: about.unit(state, u) for u in option["args"]["unit"]},
             **{c: about.card(state, c, card_of(state, c), seat) for c in option["args"]["card"]},
-            **{about.square_key(sq): about.square(state, sq, grid.unit_at(state, sq)) for sq in option["args"]["target"]}}})
+            **about.squares(state, option["args"]["target"])}})
     if moves:
         option = with_combos({"id": "move", "text": "Move a character"}, moves)
         options.append({**option, "about": {**{u: about.unit(state, u) for u in option["args"]["unit"]},
-                                            **{about.square_key(sq): about.square(state, sq, None) for sq in option["args"]["to"]}}})
+                                            **about.squares(state, option["args"]["to"])}})
     options.append({"id": "end", "text": "End your turn"})
     names = ", ".join(state["units"][u]["name"] for u in side_units(state, seat))
     text = f"Round {state['turn']['round']}: your turn ({names})"
@@ -126,13 +126,13 @@ def open_defence_prompt(state: dict) -> None:
         option = with_combos({"id": "react_move", "text": "Play a Reaction that moves you"}, moving)
         options.append({**option, "about": {
             **{c: about.card(state, c, card_of(state, c), seat) for c in option["args"]["card"]},
-            **{about.square_key(sq): about.square(state, sq, None) for sq in option["args"]["to"]}}})
+            **about.squares(state, option["args"]["to"])}})
     attacker = state["units"][pending["attacker"]]
     # Every option says which attack it answers: the attacker, its card, its aim, and the
     # character this window defends.
     answers = {"attacker": about.unit(state, pending["attacker"]),
                "card": about.card(state, pending["card"], card_of(state, pending["card"]), attacker["side"]),
-               "square": about.square(state, pending["square"], grid.unit_at(state, pending["square"])),
+               "square": about.square(state, pending["square"]),
                "defender": about.unit(state, uid)}
     options = [{**o, "attack": answers} for o in options]
     state["window"] += 1
