@@ -3,7 +3,8 @@
 Two to four sides, each a Demigod and its Minions on a grid battlefield with terrain.
 Every attack follows the six steps of the rule text; the modules map its sentences to
 functions: grid.py (range), effects.py (stacking), combat.py (steps 3-6), game.py (turns,
-steps 1-2 and their prompts), setup.py (starting positions). docs/demigod.md has the rules
+steps 1-2 and their prompts), setup.py (starting positions), about.py (what options are
+about, in words). docs/demigod.md has the rules
 as implemented and every ruling where the text is silent.
 """
 
