@@ -114,7 +114,7 @@ def open_defence_prompt(state: dict) -> None:
     moving = [{"card": [c], "to": grid.reachable(state, unit["pos"], card_of(state, c)["move"])}
               for c in reactions if card_of(state, c)["move"]]
     moving = [m for m in moving if m["to"]]
-    cards_about = {c: about.card(state, c, card_of(state, c), seat) for c in battle + react}
+    cards_about = {c: about.card(state, c, card_of(state, c), seat) for c in battle + reactions}
     options = [{"id": "none", "text": "Do nothing (DV 0)"}]
     if battle:
         options.append({"id": "defend", "text": "Defend with a Battle Card", "args": {"card": battle},
@@ -125,8 +125,7 @@ def open_defence_prompt(state: dict) -> None:
     if moving:
         option = with_combos({"id": "react_move", "text": "Play a Reaction that moves you"}, moving)
         options.append({**option, "about": {
-            **{c: about.card(state, c, card_of(state, c), seat) for c in option["args"]["card"]},
-            **about.squares(state, option["args"]["to"])}})
+            **{c: cards_about[c] for c in option["args"]["card"]}, **about.squares(state, option["args"]["to"])}})
     attacker = state["units"][pending["attacker"]]
     # Every option says which attack it answers: the attacker, its card, its aim, and the
     # character this window defends.
