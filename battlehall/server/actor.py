@@ -547,11 +547,11 @@ class MatchActor:
         open_prompts = clock.data["open"]
         for prompt_id in [p for p in self.timers if p not in open_prompts]:
             del self.timers[prompt_id]
-        if self.core.over or not clock.timed:
+        if self.core.over:
             return
         for prompt_id in open_prompts:
-            due = clock.expires_at(prompt_id)
-            if self.timers.get(prompt_id) != due:
+            due = clock.expires_at(prompt_id)  # None: an untimed match's prompt never expires
+            if due is not None and self.timers.get(prompt_id) != due:
                 self.timers[prompt_id] = due
                 self.hub.deadlines.at(due, self, prompt_id)
 

@@ -4,7 +4,8 @@ Each prompt gets its time from when it opens: its own `time_ms` when the ruleset
 one (a short reaction window), else the match's `prompt_ms`. That is its soft
 `deadline`; after it, the seat's bank is spent, unless the prompt says `"bank": false`
 (then it expires at its deadline). When the bank is empty too, the prompt's default is
-applied.
+applied. In an untimed match (`prompt_ms` None) only prompts with their own `time_ms`
+have a deadline, and they expire at it.
 
 A seat's bank drains once however many of its prompts are overdue together: what is
 charged is the length of the union of their overdue intervals, not the sum. Closes come
@@ -34,8 +35,9 @@ class Clock:
     def __init__(self, data: dict):
         #: {"prompt_ms", "bank_ms", "banks": {seat: ms}, "charged": {seat: ms},
         #:  "open": {prompt_id: {"seat", "opened", "deadline", "bank", "window"}}}
-        #: `deadline` is None in an untimed match. Snapshots written before `charged`,
-        #: `opened`, `bank` and `window` existed read as: nothing charged, bank used.
+        #: `deadline` is None in an untimed match, but for a prompt with its own time_ms.
+        #: Snapshots written before `charged`, `opened`, `bank` and `window` existed read
+        #: as: nothing charged, bank used.
         self.data = data
         data.setdefault("charged", {})
 
@@ -54,7 +56,11 @@ class Clock:
         entry = {"seat": seat, "opened": at, "deadline": None, "bank": bank, "window": window}
         self.data["open"][prompt_id] = entry
         if not self.timed:
-            return {}
+            if time_ms is None:
+                return {}
+            # A prompt with its own time (a reaction window) is timed whatever the match's
+            # clock; an untimed match has no bank to spend after it.
+            entry["bank"] = False
         entry["deadline"] = at + (self.data["prompt_ms"] if time_ms is None else time_ms)
         return {"deadline": entry["deadline"], "bank_ms": self._bank_of(entry)}
 

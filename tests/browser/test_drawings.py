@@ -140,6 +140,31 @@ async def test_a_demigod_card_shows_its_range_and_area(blank):
     assert errors == []
 
 
+async def test_a_demigod_setups_inline_card_shows_its_fields(blank):
+    """A setup's own cards are not in GET /rulesets: the view's `custom_cards` describes them."""
+    page, errors = blank
+    view = {"map": {"name": "x", "width": 3, "height": 3, "terrain": []},
+            "units": {"k": {"id": "k", "side": "alice", "kind": "demigod", "name": "Kaelen", "pos": [0, 0], "hp": 5,
+                            "max_hp": 9, "ap": 1, "barrier": 0, "dr": 0, "move": 3, "poison": 0, "disease": 0,
+                            "equipment": [], "effects": [], "moved": False, "attacked": False}},
+            "turn": {"seat": "alice", "round": 1}, "out": [], "hand_counts": {"alice": 1}, "deck_counts": {"alice": 0},
+            "discard": {"alice": []}, "hand": [{"id": "c1", "name": "Thunder Maul"}], "attack": None, "result": None,
+            "custom_cards": [{"name": "Thunder Maul", "type": "battle", "text": "", "range": "melee", "av": 5, "dv": 1,
+                              "reach": None, "area": 0, "push": 1, "draw": None, "poison": None, "disease": None,
+                              "barrier": None, "damage": None, "move": None}]}
+    model = {"ruleset": "demigod", "view": view, "seat": "alice", "role": "player", "prompts": [], "seats": ["alice"]}
+    text = await page.evaluate("""async (model) => {
+      const mod = await import("/static/rulesets/demigod.js");
+      const root = document.createElement("div");
+      document.body.append(root);
+      mod.render(root, model, null);
+      root.querySelector('[data-card="c1"]').click();
+      return root.querySelector(".card-details").textContent;
+    }""", model)
+    assert text.startswith("Thunder Maul · battle · AV 5 · DV 1 · melee · push 1")
+    assert errors == []
+
+
 async def test_demigod_lights_targets_and_the_area_of_the_chosen_card(blank):
     """Choose a character, then an area card: its target squares light up, and the area
     around the square under the pointer or the keyboard's focus."""

@@ -12,7 +12,7 @@ def unit(uid, side, pos, kind="minion", **stats):
     return {"id": uid, "side": side, "kind": kind, "pos": list(pos), "hp": stats.pop("hp", 20), **stats}
 
 
-def start(units, hands=None, decks=None, terrain=(), size=(8, 8), turn="alice", options=None, seats=SEATS):
+def start(units, hands=None, decks=None, terrain=(), size=(8, 8), turn="alice", options=None, seats=SEATS, cards=None):
     """A match from an explicit setup. Each seat gets a far-away Demigod unless `units` has one."""
     units = list(units)
     # Out of the way of the tests' lines: no row, column or diagonal through the usual squares.
@@ -22,6 +22,8 @@ def start(units, hands=None, decks=None, terrain=(), size=(8, 8), turn="alice", 
             units.append(unit(f"{seat}.god", seat, places[seat], kind="demigod"))
     setup = {"map": {"width": size[0], "height": size[1], "terrain": [list(t) for t in terrain]}, "units": units,
              "hands": hands or {}, "decks": decks or {}, "turn": {"seat": turn, "round": 1}}
+    if cards is not None:
+        setup["cards"] = cards
     state, events = RS.start(seats, 1, options, setup)
     return state, events
 

@@ -30,7 +30,8 @@ def test_step1_declare_attack_choose_target_and_play_card():
     state, _ = duel()
     cid = state["hands"]["alice"][0]
     events = attack(state, "hero", "Strike", [4, 3])
-    assert kinds(events, "declared") == [{"unit": "hero", "card": cid, "name": "Strike", "target": [4, 3]}]
+    assert kinds(events, "declared") == [{"unit": "hero", "card": cid, "name": "Strike", "target": [4, 3],
+                                          "seat": "alice", "discarded": False}]
     assert kinds(events, "targeted") == [{"units": ["foe"]}]
     assert state["hands"]["alice"] == []
     assert RS.view(state, "bob")["attack"]["name"] == "Strike"
@@ -81,7 +82,7 @@ def test_step2_window_that_times_out_is_no_defence():
     state, _ = duel(bob=("Guard",))
     attack(state, "hero", "Strike", [4, 3])
     events = RS.expire(state, prompt(state, "defend")["id"])
-    assert kinds(events, "defence") == [{"unit": "foe", "choice": "none"}]
+    assert kinds(events, "defence") == [{"unit": "foe", "choice": "none", "seat": "bob"}]
     assert state["hands"]["bob"] != []
 
 
@@ -191,7 +192,7 @@ def test_a_side_whose_demigod_falls_is_out_and_the_last_side_wins():
     attack(state, "hero", "Strike", [4, 3])
     events = defend(state)
     assert [d["unit"] for d in kinds(events, "defeated")] == ["bob.god", "imp"]
-    assert kinds(events, "side_out") == [{"seat": "bob"}]
+    assert kinds(events, "side_out") == [{"seat": "bob", "out": ["bob"], "discarded": []}]
     assert state["result"]["winners"] == ["alice"] and state["result"]["reason"] == "conquest"
     assert state["prompts"] == []
 
@@ -221,7 +222,7 @@ def test_step6_drawing_cards():
     state, _ = duel(alice=("Opportune Strike",), decks={"alice": ["Guard", "Feint"]})
     attack(state, "hero", "Opportune Strike", [4, 3])
     events = defend(state)
-    assert kinds(events, "drew") == [{"seat": "alice", "count": 1}]
+    assert kinds(events, "drew") == [{"seat": "alice", "count": 1, "hand_count": 1, "deck_count": 1}]
     assert [state["cards"][c] for c in state["hands"]["alice"]] == ["Guard"]
 
 
@@ -350,7 +351,8 @@ def test_reaction_that_fells_the_attacker_stops_its_attack():
     cid = state["hands"]["alice"][0]
     attack(state, "hero", "Strike", [4, 3])
     events = defend(state, "react", "Riposte")
-    assert kinds(events, "attack_failed") == [{"unit": "hero", "card": cid, "reason": "attacker_defeated"}]
+    assert kinds(events, "attack_failed") == [{"unit": "hero", "card": cid, "reason": "attacker_defeated",
+                                               "name": "Strike", "seat": "alice"}]
     assert state["units"]["foe"]["hp"] == 10
 
 
@@ -419,3 +421,30 @@ def test_aoe_a_character_that_blinks_out_of_the_area_is_not_caught():
     events = defend(state)
     assert [r["unit"] for r in kinds(events, "attack_result")] == ["b"]
     assert state["units"]["a"]["hp"] == 10 and state["units"]["b"]["hp"] == 7
+
+
+def test_reactions_interrupt_an_opponents_turn_not_ones_own():
+    """'Reactions interrupt an opponent's turn.' Alice's Fireball catches her own Minion and
+    bob's: her Minion's window offers her Battle Card but neither Riposte nor Parry (a Riposte
+    there would hurt her own Demigod); bob's window offers his reactions."""
+    state, _ = start([unit("god", "alice", [1, 3], kind="demigod", hp=20), unit("mine", "alice", [5, 3], hp=10),
+                      unit("foe", "bob", [6, 3], hp=10)],
+                     hands={"alice": ["Fireball", "Riposte", "Parry", "Guard"], "bob": ["Riposte", "Parry"]})
+    attack(state, "god", "Fireball", [5, 3])
+    own = prompt(state, "defend")
+    assert own["seat"] == "alice" and [o["id"] for o in own["options"]] == ["none", "defend"]
+    defend(state, "defend", "Guard")
+    theirs = prompt(state, "defend")
+    assert theirs["seat"] == "bob" and [o["id"] for o in theirs["options"]] == ["none", "react"]
+    events = defend(state, "react", "Riposte")
+    assert [d["unit"] for d in kinds(events, "damage")] == ["god"]  # bob's Riposte, at the attacker
+
+
+def test_a_defence_value_is_never_below_0():
+    """'... or do nothing (DV treated as 0).' No defence is the least there is: Blink (DV 0)
+    under Frailty (DV -2) defends with DV 0, exactly as doing nothing; it never adds damage."""
+    frailty = {"title": "Frailty", "source": "Hex of Frailty", "stat": "dv", "value": -2, "turns": 2}
+    state, _ = duel(bob=("Blink",), defender={"hp": 20, "effects": [frailty]})
+    attack(state, "hero", "Strike", [4, 3])
+    events = defend(state, "react_move", "Blink", to=[4, 4])  # still next to the attacker: the blow lands
+    assert kinds(events, "attack_result")[0]["dv"] == 0 and state["units"]["foe"]["hp"] == 16

@@ -131,7 +131,8 @@ def test_out_of_range_attack_fails_and_card_is_discarded():
     cid = state["hands"]["alice"][0]
     attack(state, "hero", "Strike", [4, 3])
     events = defend(state, "react_move", "Blink", to=[6, 3])
-    assert kinds(events, "attack_failed") == [{"unit": "hero", "card": cid, "reason": "out_of_range"}]
+    assert kinds(events, "attack_failed") == [{"unit": "hero", "card": cid, "reason": "out_of_range",
+                                               "name": "Strike", "seat": "alice"}]
     assert state["units"]["foe"]["hp"] == 10 and state["units"]["foe"]["pos"] == [6, 3]
     assert cid in state["discard"]["alice"] and cid not in state["hands"]["alice"]
 

@@ -82,6 +82,17 @@ def test_untimed_match_still_remembers_windows():
     assert c.expires_at("p1") is None and c.window_opened("p1") == 7
 
 
+def test_untimed_match_still_times_a_prompt_with_its_own_time():
+    """A reaction window is a timed prompt on its own short clock whatever the match clock is;
+    an untimed match has no bank to spend after it."""
+    c = clock(prompt_ms=None)
+    assert c.open("p1", "a", 7, time_ms=500, bank=True, window=True) == {"deadline": 507, "bank_ms": 0}
+    assert c.open("p2", "a", 7) == {}
+    assert c.expires_at("p1") == 507 and c.expires_at("p2") is None and c.info("p1") == {"deadline": 507, "bank_ms": 0}
+    c.close("p1", 600)
+    assert c.data["banks"]["a"] == 500
+
+
 def test_clock_data_of_older_snapshots_still_reads():
     c = Clock({"prompt_ms": 1000, "bank_ms": 500, "banks": {"a": 500},
                "open": {"p1": {"seat": "a", "deadline": 1000}}})

@@ -9,6 +9,7 @@ import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
 from servers import bearer
+from wsutil import Raw
 
 
 async def test_demigod_match_by_bots_to_the_end_with_a_spectator(server):
@@ -61,9 +62,44 @@ async def test_reaction_windows_answered_and_timed_out(server):
     assert by_seat["alice"] and set(by_seat["alice"]) == {"answered"}
     assert by_seat["bob"] and set(by_seat["bob"]) == {"timeout"}
     defences = [e["data"] for e in replay if e["kind"] == "defence"]
-    assert {"unit": "mor", "choice": "none"} in defences  # a window timed out: no defence, DV 0
+    assert {"unit": "mor", "choice": "none", "seat": "bob"} in defences  # a window timed out: no defence, DV 0
     assert any(d["unit"] == "kael" and d["choice"] == "react" and d["name"] == "Parry" for d in defences)
     assert replay[-1]["kind"] == "match_ended"
+
+
+async def test_reaction_window_of_an_untimed_match_closes_at_reaction_ms(server):
+    """An untimed match (`prompt_ms: null`): the turn prompt has no deadline, but the reaction
+    window has its own clock: nobody answers it, and at `reaction_ms` its default (no
+    defence, DV 0) is applied and the attack resolves."""
+    units = [{"id": "kael", "side": "alice", "kind": "demigod", "pos": [1, 1], "hp": 40},
+             {"id": "mor", "side": "bob", "kind": "demigod", "pos": [2, 1], "hp": 40}]
+    setup = {"map": {"width": 4, "height": 4, "terrain": []}, "units": units,
+             "hands": {"alice": ["Strike"], "bob": ["Guard"]}}
+    created = server.create(ruleset="demigod", seed=1, setup=setup, clock={"prompt_ms": None, "window_min_ms": 0},
+                            options={"reaction_ms": 700})
+    alice = await Raw.open(server.url, created["match"])
+    try:
+        welcome = await alice.hello(created["tokens"]["alice"])
+        turn = welcome["prompts"][0]
+        assert turn["kind"] == "turn" and "deadline" not in turn  # the match is untimed
+        combo = next(o for o in turn["options"] if o["id"] == "attack")["combos"][0]
+        await alice.send({"t": "act", "id": "a1", "prompt": turn["id"], "option": "attack",
+                          "args": {k: v[0] for k, v in combo.items()}})
+        opened = await alice.recv_until(lambda m: m.get("t") == "event" and m["kind"] == "prompt"
+                                        and m["data"]["kind"] == "defend")
+        window = opened["data"]
+        assert window["time_ms"] == 700 and window["bank"] is False and window["bank_ms"] == 0
+        assert window["deadline"] == opened["at"] + 700
+        closed = await alice.recv_until(lambda m: m.get("t") == "event" and m["kind"] == "prompt_closed"
+                                        and m["data"]["id"] == window["id"], timeout=10)
+        assert closed["data"]["reason"] == "timeout" and closed["at"] >= window["deadline"]
+        result = await alice.recv_until(lambda m: m.get("t") == "event" and m["kind"] == "attack_result")
+        assert result["data"]["dv"] == 0 and result["data"]["hit"] is True
+        again = await alice.recv_until(lambda m: m.get("t") == "event" and m["kind"] == "prompt"
+                                       and m["data"]["kind"] == "turn")
+        assert "deadline" not in again["data"]  # the turn itself still waits for ever
+    finally:
+        await alice.close()
 
 
 def test_rulesets_lists_demigod_and_a_bad_setup_is_a_400_naming_its_field(server):

@@ -3,7 +3,8 @@
 Two to four sides, each a Demigod and its Minions on a grid battlefield with terrain.
 Every attack follows the six steps of the rule text; the modules map its sentences to
 functions: grid.py (range), effects.py (stacking), combat.py (steps 3-6), game.py (turns,
-steps 1-2 and their prompts), setup.py (starting positions). docs/demigod.md has the rules
+steps 1-2 and their prompts), setup.py (starting positions), about.py (what options are
+about, in words). docs/demigod.md has the rules
 as implemented and every ruling where the text is silent.
 """
 
@@ -57,7 +58,7 @@ class Demigod(Ruleset):
     def new_state(self, seats: list[str], seed: int, options: dict, setup: dict | None) -> tuple[State, list[Event]]:
         state = base_state(seats)
         state.update(rng=seed_state(seed), opts=self.check_options(options), map={}, units={}, order=[], cards={},
-                     hands={s: [] for s in seats}, decks={s: [] for s in seats}, discard={s: [] for s in seats},
+                     defs={}, hands={s: [] for s in seats}, decks={s: [] for s in seats}, discard={s: [] for s in seats},
                      out=[], window=0, turn={"seat": seats[0], "round": 1})
         if setup is None:
             if len(seats) > len(maps()[options["map"]]["starts"]):
@@ -67,7 +68,8 @@ class Demigod(Ruleset):
             explicit_start(state, seats, setup)
         # A copy: the event is kept while the state moves on.
         events = [{"kind": "match_started", "data": deepcopy({"seats": seats, "map": state["map"], "units": state["units"],
-                                                              "turn": state["turn"]})}]
+                                                              "turn": state["turn"],
+                                                              "custom_cards": list(state["defs"].values())})}]
         if setup is None:
             for seat in seats:
                 events += game.combat.draw(state, seat, options["hand_size"])
@@ -103,6 +105,7 @@ class Demigod(Ruleset):
                 "attacker": pending["attacker"], "card": pending["card"], "name": pending["name"],
                 "square": pending["square"], "targets": pending["targets"],
                 "answered": sorted(pending["defences"])},
+            "custom_cards": list(state.get("defs", {}).values()),
             "options": {k: v for k, v in sorted(state["opts"].items())},
             "result": state["result"],
         }

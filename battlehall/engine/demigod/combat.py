@@ -13,16 +13,17 @@ TICKS_TO_DEFEAT = 20
 
 
 def attack_value(card: dict, attacker: dict) -> int:
-    """'Attack Value (AV): Base Card + Weapon/Trinket/Spell bonuses.'"""
-    return card["av"] + bonus(attacker, "av")
+    """'Attack Value (AV): Base Card + Weapon/Trinket/Spell bonuses.' Never below 0, like DV."""
+    return max(0, card["av"] + bonus(attacker, "av"))
 
 
 def defence_value(defence: dict | None, defender: dict) -> int:
     """'Defense Value (DV): Base Card + Shield/Armor/Spell bonuses.' / 'The defender may ...
-    do nothing (DV treated as 0).'"""
+    do nothing (DV treated as 0).' No defence is the least defence there is: a card played
+    with penalties (Blink, DV 0, under Frailty -2) counts 0, never less than doing nothing."""
     if defence is None:
         return 0
-    return defence["dv"] + bonus(defender, "dv")
+    return max(0, defence["dv"] + bonus(defender, "dv"))
 
 
 def hits(av: int, dv: int) -> bool:
@@ -59,13 +60,16 @@ def remove(state: dict, uid: str, cause: str) -> list[dict]:
     if unit["kind"] == "demigod":
         side = unit["side"]
         for other in [u for u in state["order"] if state["units"][u]["side"] == side]:
-            state["units"].pop(other)
+            minion = state["units"].pop(other)
             state["order"].remove(other)
-            events.append({"kind": "defeated", "data": {"unit": other, "cause": "demigod_fell"}})
+            events.append({"kind": "defeated", "data": {"unit": other, "cause": "demigod_fell", "pos": minion["pos"]}})
         state["out"].append(side)
-        state["discard"][side] += state["hands"][side]
+        hand = state["hands"][side]
+        state["discard"][side] += hand
         state["hands"][side] = []
-        events.append({"kind": "side_out", "data": {"seat": side}})
+        # The hand is discarded face up: public from now on, so the event names its cards.
+        events.append({"kind": "side_out", "data": {"seat": side, "out": list(state["out"]),
+                                                    "discarded": [{"id": c, "name": state["cards"][c]} for c in hand]}})
     return events
 
 
@@ -91,7 +95,8 @@ def draw(state: dict, seat: str, n: int) -> list[dict]:
         cid = state["decks"][seat].pop(0)
         state["hands"][seat].append(cid)
         drawn.append(cid)
-    return [{"kind": "drew", "data": {"seat": seat, "count": len(drawn)},
+    return [{"kind": "drew", "data": {"seat": seat, "count": len(drawn), "hand_count": len(state["hands"][seat]),
+                                      "deck_count": len(state["decks"][seat])},
              "private": {seat: {"cards": [{"id": c, "name": state["cards"][c]} for c in drawn]}}}]
 
 
@@ -109,21 +114,22 @@ def gain_barrier(state: dict, uid: str, n: int) -> list[dict]:
 
 def after_attack(state: dict, card: dict, attacker: str, source: list, hit: list[str]) -> list[dict]:
     """'Step 6: Resolve After-Attack Effects: Resolve triggers like pushing, drawing cards, or
-    status application.' Each applies to the characters the attack hit (still standing);
-    the draw is the attacker's side's, once, when the attack hit anyone."""
+    status application.' In the text's order: every character hit (still standing) is
+    pushed; then the attacker's side draws, once, when the attack hit anyone; then the
+    statuses (Poison, Disease, the card's effect) land on each character hit."""
     events: list[dict] = []
-    for uid in hit:
-        if uid not in state["units"]:
-            continue
-        if card.get("push"):
+    standing = [uid for uid in hit if uid in state["units"]]
+    if card.get("push"):
+        for uid in standing:
             before = list(state["units"][uid]["pos"])
             to = grid.push(state, uid, source, card["push"])
             events.append({"kind": "pushed", "data": {"unit": uid, "from": before, "to": list(to)}})
+    if card.get("draw") and hit and attacker in state["units"]:
+        events += draw(state, state["units"][attacker]["side"], card["draw"])
+    for uid in standing:
         for kind in ("poison", "disease"):
             if card.get(kind) and uid in state["units"]:
                 events += add_ticks(state, uid, kind, card[kind])
         if card.get("effect") and uid in state["units"]:
             events += apply_effect(state, uid, card["effect"], card["name"])
-    if card.get("draw") and hit and attacker in state["units"]:
-        events += draw(state, state["units"][attacker]["side"], card["draw"])
     return events

@@ -10,7 +10,7 @@ a time; then Steps 3-6 resolve.
 
 from __future__ import annotations
 
-from . import combat, grid
+from . import about, combat, grid
 from .effects import tick_down
 from .data import cards
 from ..ruleset import Ruleset, make_result, rank_by, with_combos
@@ -19,7 +19,9 @@ new_prompt = Ruleset.new_prompt
 
 
 def card_of(state: dict, cid: str) -> dict:
-    return cards()[state["cards"][cid]]
+    """The definition of a card instance: the setup's inline cards (`defs`), else the shipped set."""
+    name = state["cards"][cid]
+    return state.get("defs", {}).get(name) or cards()[name]
 
 
 def side_units(state: dict, seat: str) -> list[str]:
@@ -79,11 +81,19 @@ def open_turn_prompt(state: dict) -> None:
                         attacks.append({"unit": [uid], "card": [cid], "target": list(targets)})
     options = []
     if attacks:
-        options.append(with_combos({"id": "attack", "text": "Attack or cast: a character, a card and a target square"}, attacks))
+        option = with_combos({"id": "attack", "text": "Attack or cast: a character, a card and a target square"}, attacks)
+        options.append({**option, "about": {
+            **{u: about.unit(state, u) for u in option["args"]["unit"]},
+            **{c: about.card(state, c, card_of(state, c), seat) for c in option["args"]["card"]},
+            **about.squares(state, option["args"]["target"])}})
     if moves:
-        options.append(with_combos({"id": "move", "text": "Move a character"}, moves))
+        option = with_combos({"id": "move", "text": "Move a character"}, moves)
+        options.append({**option, "about": {**{u: about.unit(state, u) for u in option["args"]["unit"]},
+                                            **about.squares(state, option["args"]["to"])}})
     options.append({"id": "end", "text": "End your turn"})
-    state["prompts"] = [new_prompt(state, seat, "turn", f"Round {state['turn']['round']}: your turn", options, "end")]
+    names = ", ".join(state["units"][u]["name"] for u in side_units(state, seat))
+    text = f"Round {state['turn']['round']}: your turn ({names})"
+    state["prompts"] = [new_prompt(state, seat, "turn", text, options, "end")]
 
 
 def open_defence_prompt(state: dict) -> None:
@@ -97,19 +107,36 @@ def open_defence_prompt(state: dict) -> None:
     seat = unit["side"]
     hand = state["hands"][seat]
     battle = [c for c in hand if card_of(state, c)["type"] == "battle"]
-    react = [c for c in hand if card_of(state, c)["type"] == "reaction" and not card_of(state, c)["move"]]
+    # 'Reactions interrupt an opponent's turn': the side whose turn it is (its own character
+    # caught in its own area spell) defends with a Battle Card or not at all.
+    reactions = [] if seat == state["turn"]["seat"] else [c for c in hand if card_of(state, c)["type"] == "reaction"]
+    react = [c for c in reactions if not card_of(state, c)["move"]]
     moving = [{"card": [c], "to": grid.reachable(state, unit["pos"], card_of(state, c)["move"])}
-              for c in hand if card_of(state, c)["type"] == "reaction" and card_of(state, c)["move"]]
+              for c in reactions if card_of(state, c)["move"]]
     moving = [m for m in moving if m["to"]]
+    cards_about = {c: about.card(state, c, card_of(state, c), seat) for c in battle + reactions}
     options = [{"id": "none", "text": "Do nothing (DV 0)"}]
     if battle:
-        options.append({"id": "defend", "text": "Defend with a Battle Card", "args": {"card": battle}})
+        options.append({"id": "defend", "text": "Defend with a Battle Card", "args": {"card": battle},
+                        "about": {c: cards_about[c] for c in battle}})
     if react:
-        options.append({"id": "react", "text": "Play a Reaction", "args": {"card": react}})
+        options.append({"id": "react", "text": "Play a Reaction", "args": {"card": react},
+                        "about": {c: cards_about[c] for c in react}})
     if moving:
-        options.append(with_combos({"id": "react_move", "text": "Play a Reaction that moves you"}, moving))
+        option = with_combos({"id": "react_move", "text": "Play a Reaction that moves you"}, moving)
+        options.append({**option, "about": {
+            **{c: cards_about[c] for c in option["args"]["card"]}, **about.squares(state, option["args"]["to"])}})
+    attacker = state["units"][pending["attacker"]]
+    # Every option says which attack it answers: the attacker, its card, its aim, and the
+    # character this window defends.
+    answers = {"attacker": about.unit(state, pending["attacker"]),
+               "card": about.card(state, pending["card"], card_of(state, pending["card"]), attacker["side"]),
+               "square": about.square(state, pending["square"]),
+               "defender": about.unit(state, uid)}
+    options = [{**o, "attack": answers} for o in options]
     state["window"] += 1
-    text = f"{pending['attacker']} attacks {uid} with {pending['name']}: defend?"
+    text = (f"{about.unit_words(attacker)} at {about.square_words(attacker['pos'])} attacks your {unit['name']} "
+            f"at {about.square_words(unit['pos'])} with {about.card_words(card_of(state, pending['card']))}: defend?")
     state["prompts"] = [new_prompt(state, seat, "defend", text, options, "none", window=f"w{state['window']}",
                                    time_ms=state["opts"]["reaction_ms"], bank=False)]
 
@@ -122,7 +149,8 @@ def declare(state: dict, uid: str, cid: str, square: list) -> list[dict]:
     state["hands"][seat].remove(cid)
     unit = state["units"][uid]
     unit["attacked"] = True
-    events = [{"kind": "declared", "data": {"unit": uid, "card": cid, "name": card["name"], "target": square}}]
+    events = [{"kind": "declared", "data": {"unit": uid, "card": cid, "name": card["name"], "target": square,
+                                            "seat": seat, "discarded": card["range"] == "self"}}]
     if card["range"] == "self":  # 'Self: Only affects the caster.' Nobody is targeted: no window.
         state["discard"][seat].append(cid)
         if card.get("barrier"):
@@ -149,14 +177,15 @@ def defend(state: dict, option: str, args: dict) -> list[dict]:
     events: list[dict] = []
     if option == "none":
         pending["defences"][uid] = None
-        events.append({"kind": "defence", "data": {"unit": uid, "choice": "none"}})
+        events.append({"kind": "defence", "data": {"unit": uid, "choice": "none", "seat": seat}})
     else:
         cid = args["card"]
         card = card_of(state, cid)
         state["hands"][seat].remove(cid)
         state["discard"][seat].append(cid)
         pending["defences"][uid] = {"card": cid, "dv": card["dv"]}
-        events.append({"kind": "defence", "data": {"unit": uid, "choice": option, "card": cid, "name": card["name"]}})
+        events.append({"kind": "defence", "data": {"unit": uid, "choice": option, "card": cid, "name": card["name"],
+                                                   "seat": seat}})
         if card["type"] == "reaction":
             events += react(state, uid, card, args.get("to"))
     attacker = pending["attacker"]
@@ -181,9 +210,10 @@ def react(state: dict, uid: str, card: dict, to: list | None) -> list[dict]:
         unit["pos"] = list(to)
     if card.get("damage"):
         attacker = state["pending"]["attacker"]
-        taken = combat.take_damage(state["units"][attacker], card["damage"])
-        events.append({"kind": "damage", "data": {"unit": attacker, "by": card["name"], "taken": taken,
-                                                  "hp": state["units"][attacker]["hp"]}})
+        hurt = state["units"][attacker]
+        taken = combat.take_damage(hurt, card["damage"])
+        events.append({"kind": "damage", "data": {"unit": attacker, "by": card["name"], "taken": taken, "hp": hurt["hp"],
+                                                  "ap": hurt["ap"], "barrier": hurt["barrier"]}})
         events += combat.check_defeat(state, attacker)
     return events
 
@@ -191,9 +221,10 @@ def react(state: dict, uid: str, card: dict, to: list | None) -> list[dict]:
 def fail(state: dict, reason: str) -> list[dict]:
     """'If out of range, the attack fails and the card is discarded.'"""
     pending = state.pop("pending")
-    state["discard"][state["turn"]["seat"]].append(pending["card"])  # the attacker's side played it
-    return [{"kind": "attack_failed", "data": {"unit": pending["attacker"], "card": pending["card"], "reason": reason}}] \
-        + after_action(state)
+    seat = state["turn"]["seat"]
+    state["discard"][seat].append(pending["card"])  # the attacker's side played it
+    return [{"kind": "attack_failed", "data": {"unit": pending["attacker"], "card": pending["card"], "reason": reason,
+                                               "name": pending["name"], "seat": seat}}] + after_action(state)
 
 
 def resolve(state: dict) -> list[dict]:
@@ -224,11 +255,13 @@ def resolve(state: dict) -> list[dict]:
         data = {"unit": uid, "av": av, "dv": dv, "hit": combat.hits(av, dv)}
         if data["hit"]:
             data["taken"] = combat.take_damage(unit, av - dv)
-            data["hp"] = unit["hp"]
+            data.update(hp=unit["hp"], ap=unit["ap"], barrier=unit["barrier"])
             hit.append(uid)
         events.append({"kind": "attack_result", "data": data})
         events += combat.check_defeat(state, uid)
     events += combat.after_attack(state, card, pending["attacker"], pending["from"], hit)
+    events.append({"kind": "attack_resolved", "data": {"unit": pending["attacker"], "card": pending["card"],
+                                                       "name": pending["name"], "seat": state["turn"]["seat"], "hit": hit}})
     return events + after_action(state)
 
 
@@ -267,8 +300,9 @@ def start_turn(state: dict) -> list[dict]:
     """A side's turn begins: its characters may move and attack again; Poison and Disease
     grow by `tick_growth` ticks on each character that has any; it draws."""
     seat = state["turn"]["seat"]
-    events = [{"kind": "turn_started", "data": {"seat": seat, "round": state["turn"]["round"]}}]
-    for uid in side_units(state, seat):
+    ready = side_units(state, seat)
+    events = [{"kind": "turn_started", "data": {"seat": seat, "round": state["turn"]["round"], "ready": ready}}]
+    for uid in ready:  # they may move and attack again
         state["units"][uid]["moved"] = state["units"][uid]["attacked"] = False
     for uid in side_units(state, seat):
         for kind in ("poison", "disease"):
@@ -287,19 +321,22 @@ def next_turn(state: dict) -> list[dict]:
     """The turn passes to the next side still in, in seat order; after the last seat, a new
     round; after round `turn_limit`, the match ends."""
     seat = state["turn"]["seat"]
-    events = [{"kind": "turn_ended", "data": {"seat": seat}}]
+    ended, timers = [], []
     for uid in side_units(state, seat):
         for title in tick_down(state["units"][uid]):
-            events.append({"kind": "effect_ended", "data": {"unit": uid, "title": title}})
+            ended.append({"kind": "effect_ended", "data": {"unit": uid, "title": title}})
+        timers += [{"unit": uid, "title": e["title"], "turns": e["turns"]} for e in state["units"][uid]["effects"]]
+    # `timers`: every effect of the side still running, with the turns it has left.
+    events = [{"kind": "turn_ended", "data": {"seat": seat, "timers": timers}}] + ended
     seats = state["seats"]
     i = seats.index(seat)
     while True:
         i += 1
         if i == len(seats):
+            if state["turn"]["round"] == state["opts"]["turn_limit"]:
+                return events + end(state, "turn_limit")  # the round stays the last one played
             i = 0
             state["turn"]["round"] += 1
-            if state["turn"]["round"] > state["opts"]["turn_limit"]:
-                return events + end(state, "turn_limit")
         if seats[i] not in state["out"]:
             break
     state["turn"]["seat"] = seats[i]

@@ -4,14 +4,18 @@ its path."""
 
 from __future__ import annotations
 
+import re
+
 from ..errors import SetupError
 from ..rng import shuffle
-from .data import cards, maps, units
+from .data import cards, check_card, maps, units
 from . import grid
 
 UNIT_INTS = {"hp": (1, 999), "ap": (0, 999), "barrier": (0, 999), "dr": (0, 99), "move": (0, 20),
              "poison": (0, 19), "disease": (0, 19)}
 SLOTS = ("weapon", "trinket", "shield", "armour")
+MAX_INLINE_CARDS = 100
+CARD_ID = re.compile(r"c[0-9]+")
 
 
 def _int(value, path: str, lo: int, hi: int) -> int:
@@ -94,12 +98,25 @@ def _equipment(value, path: str) -> list:
     return value
 
 
+def inline_cards(state: dict, given) -> None:
+    """`setup.cards`: more cards for this match, in the format of cards.json and checked by
+    the same function; a name may not repeat a shipped card's or an earlier inline card's."""
+    if not isinstance(given, list) or len(given) > MAX_INLINE_CARDS:
+        raise SetupError("setup.cards", f"a list of at most {MAX_INLINE_CARDS} cards")
+    for i, raw in enumerate(given):
+        card = check_card(raw, f"setup.cards[{i}]")
+        if card["name"] in cards() or card["name"] in state["defs"]:
+            raise SetupError(f"setup.cards[{i}].name", f"duplicate name {card['name']!r}")
+        state["defs"][card["name"]] = card
+
+
 def explicit_start(state: dict, seats: list[str], setup: dict) -> None:
     if not isinstance(setup, dict):
         raise SetupError("setup", "must be an object")
     for key in sorted(setup):
-        if key not in ("map", "units", "hands", "decks", "turn"):
+        if key not in ("map", "cards", "units", "hands", "decks", "turn"):
             raise SetupError(f"setup.{key}", "unknown field")
+    inline_cards(state, setup.get("cards", []))
     m = setup.get("map", state["opts"]["map"])
     if isinstance(m, str):
         if m not in maps():
@@ -132,6 +149,8 @@ def explicit_start(state: dict, seats: list[str], setup: dict) -> None:
         uid = spec.get("id")
         if not isinstance(uid, str) or not uid or uid in state["units"] or len(uid) > 40:
             raise SetupError(f"{path}.id", "a unique name of at most 40 characters")
+        if "," in uid or CARD_ID.fullmatch(uid):  # an option's `about` keys ids, cards and squares ("x,y") alike
+            raise SetupError(f"{path}.id", "no comma, and not of a card instance's form (c and digits)")
         if not isinstance(spec.get("name", uid), str):
             raise SetupError(f"{path}.name", "text")
         pos = _square(spec.get("pos"), f"{path}.pos", state)
@@ -168,8 +187,8 @@ def explicit_start(state: dict, seats: list[str], setup: dict) -> None:
             if not isinstance(names, list) or len(names) > 60:
                 raise SetupError(f"setup.{zone}.{seat}", "a list of at most 60 card names")
             for i, name in enumerate(names):
-                if name not in cards():
-                    raise SetupError(f"setup.{zone}.{seat}[{i}]", f"no card {name!r}")
+                if not isinstance(name, str) or (name not in cards() and name not in state["defs"]):
+                    raise SetupError(f"setup.{zone}.{seat}[{i}]", f"no card {name!r} (shipped or in setup.cards)")
             state[zone][seat] = deal(state, seat, names)  # decks: top first, not shuffled
     turn = setup.get("turn", {})
     if not isinstance(turn, dict):

@@ -83,6 +83,7 @@ export function render(root, model, controls) {
   last = [root, model, controls];
   const view = model.view;
   if (!view || !view.map) { root.replaceChildren(el("p", {}, "Waiting for the match…")); return; }
+  for (const c of view.custom_cards || []) details[c.name] = c;  // a setup's own cards, beside the shipped set
   const tp = controls ? turnPrompt(model) : null;
   const dp = controls ? defendPrompt(model) : null;
   if (sel.prompt && !(model.prompts || []).some(p => p.id === sel.prompt)) sel = {unit: null, card: null, option: null, prompt: null};
@@ -269,10 +270,11 @@ export function describe(event, model) {
     case "damage": return `${d.by || "A reaction"} hurts ${u(d.unit)} (HP ${d.hp}).`;
     case "attack_result": return `${u(d.unit)}: AV ${d.av} against DV ${d.dv}: ${d.hit ? `hit${d.taken ? ` (${Object.entries(d.taken).filter(([, v]) => v).map(([k, v]) => `${k.toUpperCase()} ${v}`).join(", ") || "no damage"})` : ""}, HP ${d.hp}` : "miss"}.`;
     case "attack_failed": return `The attack fails (${words(d.reason || "")}).`;
+    case "attack_resolved": return null;  // its results are the lines before it
     case "pushed": return `${u(d.unit)} is pushed to ${squareName(d.to)}.`;
     case "ticks": return `${u(d.unit)} gains ${d.added} ${d.kind} (${d.total}/20).`;
     case "defeated": return `${u(d.unit)} is defeated (${words(d.cause || "")}).`;
-    case "side_out": return `${who(d.seat, model)} ${d.seat === model.seat ? "are" : "is"} out.`;
+    case "side_out": return `${who(d.seat, model)} ${d.seat === model.seat ? "are" : "is"} out` + ((d.discarded || []).length ? `, discarding ${d.discarded.map(c => c.name).join(", ")}` : "") + ".";
     case "effect_ended": return `${u(d.unit)}: ${d.title} ends.`;
     case "turn_ended": return null;
     case "hands": return null;
