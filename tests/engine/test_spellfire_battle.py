@@ -316,10 +316,11 @@ def test_g_h_items_played_in_battle_stay_with_the_winner(match, S):
 
 def test_i_defeat_twice_realm(match, S, ev):
     m = match(alice=S(pool=["torvald-ironhand", "maelis-brightquill"], draw=["thornvale"]),
-              bob=S(formation={"A": "gallowfen"}), turn=ATTACK)
+              bob=S(formation={"A": "gallowfen"}, pool=["oskar-the-sly"]), turn=ATTACK)
     m.answer("gallowfen")
     m.answer("torvald-ironhand")
-    events = m.answer("decline")
+    m.answer("oskar-the-sly")
+    events = m.answer("stop")  # Oskar (5) behind Torvald (7): bob gives up the round
     assert ev.find(events, "realm_holds")[0]["defeats"] == 1
     assert not m.slot("bob", "A")["razed"]
     assert m.prompt["kind"] == "choose_attacker"

@@ -12,6 +12,7 @@
      "sides": {"attacker": side | None, "defender": side | None},
      "owners": {card: seat},             # cards played for a side by a seat outside the battle
      "before_battle": [card, ...],       # cards played before this round's battle (before.py)
+     "entered": {card: moment},          # when each card came into this round (activation.enter)
      "effects": {...}}                   # this round's negations (activation.effects)
 
 and a side is ``{"seat", "champion", "from": "hand" | "pool" | "realm", "attached": [...],
@@ -27,6 +28,7 @@ champions go when a round ends is fates.py; the spoils are spoils.py.
 
 from __future__ import annotations
 
+from . import activation as act
 from . import before
 from . import fates
 from . import formation as fm
@@ -123,6 +125,7 @@ def _take_champion(state: dict, seat: str, iid: str) -> dict:
         player["hand"].remove(iid)
         where, attached = "hand", []
     state["turn"]["used"].append(iid)  # one use of its fights this turn (uses_left)
+    act.enter(state["battle"], [iid] + attached)  # its pool items come in with it (spellfire-2)
     return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": [], "brought": []}
 
 
@@ -137,6 +140,7 @@ def answer_attacker(state: dict, option: str, events: list) -> bool:
     if option == "end":
         return finish(state, None, events)
     b["round"] += 1
+    b["entered"] = {}  # a new round: nothing has come into it yet
     b["sides"]["attacker"] = _take_champion(state, b["attacker"], option)
     _chosen(state, "attacker", b["sides"]["attacker"], events)
     prompt_defender(state)
@@ -384,7 +388,9 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
     """The round is over and `winner` won it. The loser goes where `cause` (the cards that
     defeated it; by default the winner's side) sends it. A defeated attacker ends the
     battle (spellfire-3); so does a razed realm; a realm that must be defeated twice and
-    has been defeated once holds, and the battle goes on (spellfire-1 I)."""
+    has been defeated once holds, and the battle goes on (spellfire-1 I) — but not when
+    the defence was declined: "Whenever a defender declines to defend the realm, the
+    realm is razed and the battle ends" (spellfire-3; no champion was defeated)."""
     b = state["battle"]
     loser = OTHER[winner]
     t = pw.totals(state, b) if b["sides"]["defender"] is not None else None
@@ -399,7 +405,7 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
         _spend(state, closed)
         return finish(state, "defender" if closed["fates"]["attacker"] in fates.LOST else None, events)
     b["defeats"] += 1
-    if "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
+    if how != "declined" and "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
         events.append({"kind": "realm_holds", "data": {"seat": b["defender"], "defeats": b["defeats"],
                                                        **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         prompt_attacker(state)
