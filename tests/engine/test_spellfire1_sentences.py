@@ -88,7 +88,7 @@ def test_spellfire1_b_attacker_cannot_add_cards_to_its_champion(match, S, ev):
                                                        "hillfolk-skirmishers"]),
               bob=S(formation=BOB, pool=["oskar-the-sly"]), turn=ATTACK)
     m.answer("ironbridge")
-    assert m.option_ids() == ["torvald-ironhand", "end"]  # champions only, no attachment choice
+    assert m.option_ids() == ["torvald-ironhand", "back", "end"]  # champions only, no attachment choice
     events = m.answer("torvald-ironhand")
     assert ev.find(events, "champion_chosen")[0]["attached"] == []
     assert (m.prompt["kind"], m.prompt["seat"]) == ("choose_defender", "bob")  # straight to step C

@@ -104,6 +104,8 @@ def names(event: dict) -> set[str]:
         return {f"{p}.formation.{d['slot']}", f"{p}.unrazed"}
     if kind == "battle_ended":
         return {"battle", "turn.attacks"}
+    if kind == "attack_withdrawn":
+        return {"battle", "turn.withdrawn"}
     if kind == "spoils_kept":
         return {"spoils"}
     if kind == "match_ended":

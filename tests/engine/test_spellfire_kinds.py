@@ -161,7 +161,7 @@ def test_avatar_is_playable_only_when_its_cost_is_met(match, S):
 def test_avatar_does_not_attack_from_the_hand(match, S):
     m = match(alice=S(hand=["ashen-herald", "torvald-ironhand"]), bob=S(formation={"A": "ironbridge"}), turn=ATTACK)
     m.answer("ironbridge")
-    assert m.option_ids() == ["torvald-ironhand", "end"]
+    assert m.option_ids() == ["torvald-ironhand", "back", "end"]
 
 
 def test_avatar_as_spoils_only_with_its_cost(match, S):

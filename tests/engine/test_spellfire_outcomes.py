@@ -524,7 +524,7 @@ def test_spellfire1_champion_attacking_twice_gets_several_spoils_in_one_turn(mat
     # attacks_per_turn is 1, yet Kestrel may open a second battle: the realms she reaches
     assert m.prompt["kind"] == "choose_realm" and m.option_ids() == ["hollowmere", "mistveil-hamlet", "end"]
     m.answer("hollowmere")
-    assert m.option_ids() == ["kestrel-twinblade", "end"]  # Torvald: only within the turn's one battle
+    assert m.option_ids() == ["kestrel-twinblade", "back", "end"]  # Torvald: only within the turn's one battle
     m.answer("kestrel-twinblade")
     m.answer("decline")
     m.answer("keep")

@@ -105,10 +105,39 @@ def prompt_attacker(state: dict) -> None:
     champions = extra_attackers(state) if b["extra"] and b["round"] == 0 else available_champions(state, b["attacker"])
     options = [_option(iid, f"Attack with {_champion_text(state, iid, where)}", z.about(state, iid, b["attacker"], where))
                for iid, where in champions if fm.reaches(z.card(state, iid), realm, is_exposed)]
-    options.append(_option("end", "End the battle"))
-    ask(state, b["attacker"], "choose_attacker",
-        f"Round {b['round'] + 1} against {realm['name']}: choose an attacking champion, or end the battle",
-        options, "end")
+    target = f"{b['defender']}'s {realm['name']} ({b['slot']})"
+    if b["round"] > 0:
+        options.append(_option("end", f"End the battle: {realm['name']} stands, and nobody draws spoils"))
+        text = f"Round {b['round'] + 1} against {target}: choose an attacking champion, or end the battle"
+    else:
+        if may_withdraw(state):
+            options.append(_option("back", f"Back: leave {realm['name']} and choose another realm or end "
+                                           "the attack phase (the attack is not spent; once a turn)"))
+        options.append(_option("end", f"End the battle against {realm['name']} without fighting: "
+                                      "no spoils, and this attack is spent"))
+        text = (f"Round 1 against {target}: choose an attacking champion"
+                + (", go back (the attack is not spent)" if may_withdraw(state) else "")
+                + ", or end the battle (the attack is spent)")
+    ask(state, b["attacker"], "choose_attacker", text, options, "end")
+
+
+def may_withdraw(state: dict) -> bool:
+    """May the attacker back out of the realm it chose, before any champion steps forward?
+    Once a turn, so that a turn always moves on (every other answer consumes a card or
+    a step)."""
+    return not state["turn"].get("withdrawn", False)
+
+
+def withdraw(state: dict, events: list) -> bool:
+    """`back` at step B of the first round: no battle was fought, the attack is not
+    spent; the turn goes back to choosing a realm (turn.after_battle)."""
+    b = state["battle"]
+    state["battle"] = None
+    state["turn"]["withdrawn"] = True
+    events.append({"kind": "attack_withdrawn", "data": {
+        "attacker": b["attacker"], "defender": b["defender"],
+        **z.about(state, b["realm"], b["defender"], "formation", b["slot"]), "attacks": state["turn"]["attacks"]}})
+    return True
 
 
 def _take_champion(state: dict, seat: str, iid: str) -> dict:
@@ -137,6 +166,8 @@ def _chosen(state: dict, side: str, s: dict, events: list) -> None:
 
 def answer_attacker(state: dict, option: str, events: list) -> bool:
     b = state["battle"]
+    if option == "back":
+        return withdraw(state, events)
     if option == "end":
         return finish(state, None, events)
     b["round"] += 1
