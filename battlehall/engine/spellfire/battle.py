@@ -189,15 +189,20 @@ def prompt_defender(state: dict) -> None:
     if realm["defends_as"] and b["realm"] not in state["turn"]["used"]:
         options.append(_option(b["realm"], f"{realm['name']} defends itself (level {realm['defends_as']})",
                                z.about(state, b["realm"], b["defender"], "formation", b["slot"])))
-    options.append(_option("decline", "Do not defend (the realm is razed)"))
+    options.append(_option("decline", f"Do not defend: {realm['name']} is razed and the battle ends"))
+    attacking = b["sides"]["attacker"]["champion"]
     ask(state, b["defender"], "choose_defender",
-        f"Choose a champion to defend {z.name(state, b['realm'])}, or decline", options, "decline")
+        f"Round {b['round']}: {b['attacker']} attacks your {realm['name']} ({b['slot']}) with "
+        f"{_champion_text(state, attacking, b['sides']['attacker']['from'])}: choose a champion to defend it, "
+        "or decline", options, "decline")
 
 
 def answer_defender(state: dict, option: str, events: list) -> bool:
     b = state["battle"]
     if option == "decline":
-        events.append({"kind": "defense_declined", "data": {"seat": b["defender"], "round": b["round"]}})
+        events.append({"kind": "defense_declined", "data": {
+        "seat": b["defender"], "round": b["round"], "attacker": b["attacker"],
+        **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         return round_won(state, "attacker", "declined", events)
     b["sides"]["defender"] = _take_champion(state, b["defender"], option)
     _chosen(state, "defender", b["sides"]["defender"], events)
@@ -249,8 +254,10 @@ def prompt_play(state: dict) -> None:
     options += pw.bring_options(state, b, side)  # a power that brings a card in acts only now
     options.append(_option("stop", "Play no more cards (you lose the round)"))
     t = pw.totals(state, b)
+    mine, theirs = (z.name(state, b["sides"][s]["champion"]) for s in (side, OTHER[side]))
     ask(state, seat, "battle_play",
-        f"You are behind ({t[side]} against {t[OTHER[side]]}): play a card, or stop", options, "stop")
+        f"Round {b['round']} for {b['defender']}'s {z.name(state, b['realm'])} ({b['slot']}): your {mine} "
+        f"({side}) is behind {theirs}, {t[side]} against {t[OTHER[side]]}: play a card, or stop", options, "stop")
 
 
 def _open_window(state: dict, player: str, played: str, played_for: str | None) -> None:
@@ -271,13 +278,18 @@ def _open_window(state: dict, player: str, played: str, played_for: str | None) 
             side = _side_of(b, seat)
             options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"), answers=answers)
                        for iid in hand if pw.playable(state, b, side, iid, True)]
-            text = f"{z.name(state, played)} was played: respond with an event or a play-at-any-time card, or pass"
+            text = (f"{player} played {z.name(state, played)}"
+                    + (f" for the {played_for}" if played_for else "")
+                    + f" in the battle for {z.name(state, b['realm'])}: respond with an event or a "
+                    "play-at-any-time card, or pass")
         else:
             options = [_outside_option(state, seat, iid, answers) for iid in hand
                        if z.card(state, iid)["type"] == "event"]
-            text = (f"{z.name(state, played)} was played in the battle of {b['attacker']} against {b['defender']}: "
+            text = (f"{player} played {z.name(state, played)}"
+                    + (f" for the {played_for}" if played_for else "")
+                    + f" in the battle of {b['attacker']} against {b['defender']}'s {z.name(state, b['realm'])}: "
                     "play an event, or pass")
-        options.append(_option("pass", "Let it stand", answers=answers))
+        options.append(_option("pass", f"Let {z.name(state, played)} stand", answers=answers))
         ask(state, seat, "respond", text, options, "pass", window=window)
 
 
@@ -286,8 +298,11 @@ def _outside_option(state: dict, seat: str, iid: str, answers: dict) -> dict:
     c = z.card(state, iid)
     about = z.about(state, iid, seat, "hand")
     if pw.takes_side(c):
+        b = state["battle"]
+        words = {side: f"for the {side}, {b[side]}'s {z.name(state, b['sides'][side]['champion'])}"
+                 for side in ("attacker", "defender")}
         return _option(iid, f"Play {c['name']} for a side", about, answers=answers,
-                       args={"side": ["attacker", "defender"]})
+                       args={"side": ["attacker", "defender"]}, args_text={"side": words})
     return _option(iid, f"Play {c['name']}", about, answers=answers)
 
 
@@ -339,7 +354,8 @@ def prompt_at_once(state: dict, seat: str, played: str) -> None:
     options = [_option(iid, f"Play {z.name(state, iid)} at once", z.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
     options.append(_option("pass", "Play nothing more now"))
-    ask(state, seat, "play_at_once", "Play one more card at once, or pass", options, "pass")
+    ask(state, seat, "play_at_once", f"{z.name(state, played)} lets you play one more card at once, or pass",
+        options, "pass")
 
 
 def answer_at_once(state: dict, seat: str, option: str, events: list) -> bool:
