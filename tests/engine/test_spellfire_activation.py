@@ -92,7 +92,8 @@ def test_spellfire2_unless_the_card_specifies_otherwise(match, S):
              champion("raider", 5), champion("guard", 4)]
     m, events = start(match, S, cards, ["raider"], ["guard"],
                       alice={"formation": {"A": {"realm": "signal-hill", "holding": "beacon"}}})
-    assert order(events) == [("3", "keep"), ("3", "signal-hill"), ("4", "beacon"), ("7", "raider"), ("8", "guard")]
+    # in play before the battle, both: in a shared row the attacker's card first
+    assert order(events) == [("3", "signal-hill"), ("3", "keep"), ("4", "beacon"), ("7", "raider"), ("8", "guard")]
     signal = next(d for d in ev_find(events, "activated") if d["def"] == "signal-hill")
     assert signal["seat"] == "alice" and signal["side"] == "attacker" and signal["adds"] == {"attacker": 1, "defender": 0}
     assert ev_find(events, "powers_activated")[0]["totals"] == {"attacker": 5 + 1 + 2, "defender": 4}

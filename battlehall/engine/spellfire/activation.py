@@ -7,9 +7,9 @@ first"): the cards in play before the battle (the rule card, dungeons, realms an
 holdings), then the attacking champion with what it brings from its pool ("the attacker
 is given first use since he is pushed forward first"), then the defending champion with
 its own, then each card played before the battle or in step F, in the order played
-(``entered``). Cards that came in together: highest bonus first, then by name
-(rules/NOTES.md), then the attacker's card before the defender's, then by instance id,
-so that the order is total. Each activation is an ``activated`` event, so a client can
+(``entered``). Cards that came in together: the attacker's before the defender's, then
+highest bonus first, then by name (rules/NOTES.md), then by instance id, so that the
+order is total. A bonus or a name never puts one side's card before the other's. Each activation is an ``activated`` event, so a client can
 show it.
 
 Which cards are in the round (``participants``): the rule card in play (its power is
@@ -103,8 +103,8 @@ def sequence(state: dict, battle: dict) -> list[tuple[str, str | None, str]]:
         c = z.card(state, iid)
         if c["type"] == "event":  # events resolve when played; they have no row
             continue
-        keyed.append((row_of(state, battle, side, iid), entered_at(battle, iid), -c["bonus"], c["name"],
-                      SIDES.index(side) if side else -1, _num(iid), side, iid))
+        keyed.append((row_of(state, battle, side, iid), entered_at(battle, iid),
+                      SIDES.index(side) if side else -1, -c["bonus"], c["name"], _num(iid), side, iid))
     keyed.sort()
     return [(ORDER[k[0]][0], k[6], k[7]) for k in keyed]
 

@@ -70,7 +70,7 @@ def answer(state: dict, seat: str, option: str, events: list) -> bool:
     b = state["battle"]
     side = "attacker" if seat == b["attacker"] else "defender"
     if option == "done":
-        b["before_passes"] += 1
+        b["before_passes"] = b.get("before_passes", 0) + 1
         if b["before_passes"] >= 2:
             del b["before_passes"]
             return True
