@@ -228,6 +228,7 @@ def test_round_ended_names_the_winner_of_card_play(match, S, ev):
     m.answer("earthrend")
     ended = ev.find(m.answer("pass"), "round_ended")[0]  # the outcome waits for the window after it
     assert ended["winner"] == "attacker" and ended["winner_seat"] == "alice" and ended["how"] == "realm_razed"
+    assert (ended["attacker"], ended["defender"]) == ("alice", "bob")
 
 
 def test_round_ended_names_the_defender_when_the_attacker_is_discarded(match, S, ev):

@@ -67,7 +67,8 @@ def test_spellfire3_round_over_when_defender_defeats_attacker(match, S, ev):
     m = battle(match, S)
     events = m.answer("stop")
     ended = ev.find(events, "round_ended")[0]
-    assert ended == {"round": 1, "winner": "defender", "winner_seat": "bob", "how": "combat",
+    assert ended == {"round": 1, "attacker": "alice", "defender": "bob", "winner": "defender", "winner_seat": "bob",
+                     "how": "combat",
                      "totals": {"attacker": 7, "defender": 9}, "defeats": 0}
     assert "torvald-ironhand" in m.zone("alice", "discard")
 

@@ -416,7 +416,8 @@ def _outcome(state: dict, pending: dict, events: list) -> bool:
     t = pw.totals(state, b)
     closed = fates.close_round(state, sent, events)
     winner = CARD_WINNER.get(outcome)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner,
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "attacker": b["attacker"],
+                                                   "defender": b["defender"], "winner": winner,
                                                    "winner_seat": None if winner is None else b[winner],
                                                    "how": outcome, "totals": t, "defeats": b["defeats"]}})
     fates.after_combat(state, closed, events)
@@ -444,7 +445,8 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
     if cause is None:
         cause = fates.side_cards(b["sides"][winner])
     closed = fates.close_round(state, {winner: "pool", loser: fates.destination(state, cause)}, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "winner_seat": b[winner],
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "attacker": b["attacker"],
+                                                   "defender": b["defender"], "winner": winner, "winner_seat": b[winner],
                                                    "how": how, "totals": t,
                                                    "defeats": b["defeats"] + (winner == "attacker")}})
     fates.after_combat(state, closed, events)
