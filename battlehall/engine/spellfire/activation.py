@@ -9,8 +9,8 @@ is given first use since he is pushed forward first"), then the defending champi
 its own, then each card played before the battle or in step F, in the order played
 (``entered``). Cards that came in together: the attacker's before the defender's, then
 highest bonus first, then by name (rules/NOTES.md), then by instance id, so that the
-order is total. A bonus or a name never puts one side's card before the other's. Each activation is an ``activated`` event, so a client can
-show it.
+order is total. A bonus or a name never puts one side's card before the other's. Each
+activation is an ``activated`` event, so a client can show it.
 
 Which cards are in the round (``participants``): the rule card in play (its power is
 everyone's), the dungeons of the two seats, the realm under attack and its holding,

@@ -201,8 +201,8 @@ def answer_defender(state: dict, option: str, events: list) -> bool:
     b = state["battle"]
     if option == "decline":
         events.append({"kind": "defense_declined", "data": {
-        "seat": b["defender"], "round": b["round"], "attacker": b["attacker"],
-        **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
+            "seat": b["defender"], "round": b["round"], "attacker": b["attacker"],
+            **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         return round_won(state, "attacker", "declined", events)
     b["sides"]["defender"] = _take_champion(state, b["defender"], option)
     _chosen(state, "defender", b["sides"]["defender"], events)
@@ -446,8 +446,8 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
         cause = fates.side_cards(b["sides"][winner])
     closed = fates.close_round(state, {winner: "pool", loser: fates.destination(state, cause)}, events)
     events.append({"kind": "round_ended", "data": {"round": b["round"], "attacker": b["attacker"],
-                                                   "defender": b["defender"], "winner": winner, "winner_seat": b[winner],
-                                                   "how": how, "totals": t,
+                                                   "defender": b["defender"], "winner": winner,
+                                                   "winner_seat": b[winner], "how": how, "totals": t,
                                                    "defeats": b["defeats"] + (winner == "attacker")}})
     fates.after_combat(state, closed, events)
     if winner == "defender":
