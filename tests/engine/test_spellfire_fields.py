@@ -326,8 +326,13 @@ def test_prompts_and_events_say_what_they_are_about(n, full):
             for e in RS.answer(state, prompt["seat"], prompt["id"], option, args):
                 if e["kind"] in ABOUT_THE_REALM:  # the realm of the battle, named like a card
                     assert all(k in e["data"] for k in FIELDS) and e["data"]["card"] is not None, e
+                if e["kind"] == "card_attached":  # the champion by its ref, not only its instance
+                    champion = e["data"]["champion"]
+                    assert e["data"]["attached_to"] == {"card": champion, "def": state["cards"][champion]}, e
+                seen_kinds.add(e["kind"])
         assert state["result"] is not None
-    assert {"choose_realm", "choose_attacker", "choose_defender", "battle_play", "respond", "spoils"} <= seen_kinds
+    assert {"choose_realm", "choose_attacker", "choose_defender", "battle_play", "respond", "spoils",
+            "card_attached", "defense_declined", "attack_withdrawn"} <= seen_kinds
 
 
 def test_arguments_are_told_in_words(match, S):

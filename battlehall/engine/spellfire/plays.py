@@ -157,7 +157,8 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list, via: str = 
         champion = args["champion"]
         z.pool_entry(state, seat, champion)["attached"].append(iid)
         events.append({"kind": "card_attached", "data": {"seat": seat, **z.about(state, iid, seat, "pool"),
-                                                         "champion": champion, "from": "hand", "via": via}})
+                                                         "champion": champion, "attached_to": z.ref(state, champion),
+                                                         "from": "hand", "via": via}})
 
 
 def _play_off_battle(state: dict, seat: str, iid: str, events: list) -> None:

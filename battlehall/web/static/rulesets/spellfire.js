@@ -309,7 +309,7 @@ export function describe(event, model) {
     case "realm_played": return `${s(d.seat)} played the realm ${n(d)} in slot ${d.slot}.`;
     case "holding_played": return `${s(d.seat)} put the holding ${n(d)} on slot ${d.slot}.`;
     case "champion_to_pool": return `${s(d.seat)} put ${n(d)} into the pool.`;
-    case "card_attached": return `${s(d.seat)} attached ${n(d)} to ${n(findRef(d.champion, model) || {card: d.champion})}.`;
+    case "card_attached": return `${s(d.seat)} attached ${n(d)} to ${n(d.attached_to || findRef(d.champion, model) || {card: d.champion})}.`;
     case "cards_discarded": return `${s(d.seat)} discarded ${cards(d.cards)} (${words(d.reason || "")}).`;
     case "battle_started": return `${s(d.attacker)} attacked ${whose(d.defender, model)} ${n(d)} (${d.slot}).`;
     case "champion_chosen": return `${s(d.seat)} sent ${n(d)} to ${d.side === "attacker" ? "attack" : "defend"}` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") + ".";
