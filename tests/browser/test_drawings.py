@@ -226,3 +226,40 @@ async def test_spellfire_event_for_a_side_is_played_in_two_clicks(blank):
     assert out["sides"] == ["for the attacker", "for the defender"]
     assert out["chosen"] == [["p9", "c2", {"side": "defender"}]]
     assert errors == []
+
+
+async def test_spellfire_armed_choice_says_each_value_as_the_option_tells_it(blank):
+    """An option's `args_text` is what the choice buttons say (an older option without it
+    falls back to the drawing's own words, above)."""
+    page, errors = blank
+    prompt = {"id": "p9", "seat": "alice", "kind": "respond", "window": "w3", "text": "Respond", "default": "pass",
+              "options": [{"id": "c2", "text": "Play Emberhold for a side", "args": {"side": ["attacker", "defender"]},
+                           "args_text": {"side": {"attacker": "for the attacker, bob's Torvald Ironhand",
+                                                  "defender": "for the defender, carol's Oskar the Sly"}}},
+                          {"id": "pass", "text": "Let Emberhold stand"}]}
+    model = {"ruleset": "spellfire", "view": SPELLFIRE_VIEW, "seat": "alice", "role": "player",
+             "prompts": [prompt], "seats": ["alice", "bob"]}
+    sides = await page.evaluate("""async (model) => {
+      const mod = await import("/static/rulesets/spellfire.js");
+      const root = document.createElement("div");
+      document.body.append(root);
+      mod.render(root, model, {choose: () => {}});
+      root.querySelector('.sf-hand [data-option="c2"]').click();
+      return [...root.querySelectorAll(".sf-armed [data-arg-side]")].map(b => b.textContent);
+    }""", model)
+    assert sides == ["for the attacker, bob's Torvald Ironhand", "for the defender, carol's Oskar the Sly"]
+    assert errors == []
+
+
+async def test_spellfire_log_names_the_realm_of_a_declined_or_withdrawn_attack(blank):
+    page, errors = blank
+    model = {"ruleset": "spellfire", "view": SPELLFIRE_VIEW, "seat": "alice", "role": "player", "prompts": [],
+             "seats": ["alice", "bob"]}
+    realm = {"card": "c3", "def": "amberfield", "owner": "alice", "zone": "formation", "slot": "A"}
+    events = [{"seq": 1, "kind": "defense_declined", "data": {"seat": "alice", "round": 1, "attacker": "bob", **realm}},
+              {"seq": 2, "kind": "attack_withdrawn", "data": {"attacker": "bob", "defender": "alice", "attacks": 0,
+                                                              **realm}}]
+    out = await page.evaluate(DRAW, ["spellfire", model, events])
+    assert "Amberfield" in out["lines"][0] and "not defend" in out["lines"][0]
+    assert "Amberfield" in out["lines"][1] and "not spent" in out["lines"][1]
+    assert errors == []

@@ -88,7 +88,7 @@ def test_spellfire1_b_attacker_cannot_add_cards_to_its_champion(match, S, ev):
                                                        "hillfolk-skirmishers"]),
               bob=S(formation=BOB, pool=["oskar-the-sly"]), turn=ATTACK)
     m.answer("ironbridge")
-    assert m.option_ids() == ["torvald-ironhand", "end"]  # champions only, no attachment choice
+    assert m.option_ids() == ["torvald-ironhand", "back", "end"]  # champions only, no attachment choice
     events = m.answer("torvald-ironhand")
     assert ev.find(events, "champion_chosen")[0]["attached"] == []
     assert (m.prompt["kind"], m.prompt["seat"]) == ("choose_defender", "bob")  # straight to step C
@@ -103,9 +103,10 @@ def test_spellfire1_b_only_one_round_unless_a_power_says_otherwise(match, S, ev)
     m.answer("decline")
     assert ev.find(m.log, "battle_ended")[0]["rounds"] == 1
     assert [p["kind"] for p in ev.find(m.log, "prompt")].count("choose_attacker") == 1
-    # Gallowfen's power (defeat_twice) states otherwise: a second round
-    m2 = battle(match, S, bob_formation={"A": "gallowfen"}, realm="gallowfen", defender=None)
-    m2.answer("decline")
+    # Gallowfen's power (defeat_twice) states otherwise: a second round after a won one
+    m2 = battle(match, S, bob_formation={"A": "gallowfen"}, realm="gallowfen", bob_pool=["oskar-the-sly"],
+                defender="oskar-the-sly")
+    m2.answer("stop")  # Oskar (5) is behind Torvald (7) and gives up: the attacker won the round
     assert m2.prompt["kind"] == "choose_attacker" and m2.state["battle"]["round"] == 1
 
 
@@ -419,8 +420,9 @@ def test_spellfire1_h_only_magical_items_and_artifacts_remain(match, S, ev):
 
 def test_spellfire1_i_one_round_of_battle_completed(match, S, ev):
     # "I) The players have now completed one round of battle"
-    m = battle(match, S, bob_formation={"A": "gallowfen"}, realm="gallowfen", defender=None)
-    m.answer("decline")
+    m = battle(match, S, bob_formation={"A": "gallowfen"}, realm="gallowfen", bob_pool=["oskar-the-sly"],
+               defender="oskar-the-sly")
+    m.answer("stop")  # bob, behind, gives up the round; Gallowfen holds
     assert [r["round"] for r in ev.find(m.log, "round_ended")] == [1]
     assert m.rs.view(m.state, "bob")["battle"]["round"] == 1
     m.answer("maelis-brightquill")
@@ -439,8 +441,9 @@ def test_spellfire1_j_attacker_spoils_if_any_part_of_the_realm_razed_or_discarde
     m.answer("decline")
     assert [c["def"] for d in ev.find(m.log, "cards_discarded") for c in d["cards"]] == ["bellkeep-tower"]
     assert spoils_drawn(m, ev) == ["alice"]
-    m2 = battle(match, S, bob_formation={"A": "gallowfen"}, realm="gallowfen", defender=None)
-    m2.answer("decline")   # Gallowfen holds: no spoils yet
+    m2 = battle(match, S, bob_formation={"A": "gallowfen"}, realm="gallowfen", bob_pool=["oskar-the-sly"],
+                defender="oskar-the-sly")
+    m2.answer("stop")      # a round lost by its defender: Gallowfen holds, no spoils yet
     assert spoils_drawn(m2, ev) == []
     m2.answer("end")       # alice ends the battle: the realm was never razed
     assert ev.find(m2.log, "battle_ended")[0]["spoils"] is None and spoils_drawn(m2, ev) == []

@@ -92,7 +92,8 @@ def test_spellfire2_unless_the_card_specifies_otherwise(match, S):
              champion("raider", 5), champion("guard", 4)]
     m, events = start(match, S, cards, ["raider"], ["guard"],
                       alice={"formation": {"A": {"realm": "signal-hill", "holding": "beacon"}}})
-    assert order(events) == [("3", "keep"), ("3", "signal-hill"), ("4", "beacon"), ("7", "raider"), ("8", "guard")]
+    # in play before the battle, both: in a shared row the attacker's card first
+    assert order(events) == [("3", "signal-hill"), ("3", "keep"), ("4", "beacon"), ("7", "raider"), ("8", "guard")]
     signal = next(d for d in ev_find(events, "activated") if d["def"] == "signal-hill")
     assert signal["seat"] == "alice" and signal["side"] == "attacker" and signal["adds"] == {"attacker": 1, "defender": 0}
     assert ev_find(events, "powers_activated")[0]["totals"] == {"attacker": 5 + 1 + 2, "defender": 4}
@@ -261,22 +262,22 @@ def test_spellfire2_the_list_rows_1_to_8h_in_one_round(match, S):
     m.answer("keep")
     m.answer("a-champ")
     m.answer("b-champ")
-    # row 5: yellow cards played before the battle, the attacker first, then the defender
+    # row 5: yellow cards played before the battle, the sides in turn, the attacker first
     assert m.prompt["kind"] == "before_battle" and m.prompt["seat"] == "alice"
     assert m.option_ids() == ["a-scouts", "done"]
     m.answer("a-scouts")
-    m.answer("done")
     assert m.prompt["seat"] == "bob"
     m.answer("b-scouts")
+    m.answer("done")                                    # alice passes, then bob: the step ends
     events = m.answer("done")
     assert order(events) == [
         ("1", "law"), ("2", "a-den"), ("2", "b-den"), ("3", "keep"), ("4", "gate"),
-        ("5", "b-scouts"), ("5", "a-scouts"),           # highest bonus first
+        ("5", "a-scouts"), ("5", "b-scouts"),           # in the order played (the higher bonus second)
         ("6", "ambush"),
         ("7", "a-champ"), ("7a", "a-art"), ("7c", "a-item"),
         ("8", "b-champ"), ("8a", "b-art"), ("8c", "b-item")]
     assert [d["seat"] for d in ev_find(events, "activated")] == [
-        "bob", "alice", "bob", "bob", "bob", "bob", "alice", "alice", "alice", "alice", "alice", "bob", "bob", "bob"]
+        "bob", "alice", "bob", "bob", "bob", "alice", "bob", "alice", "alice", "alice", "alice", "bob", "bob", "bob"]
     # step F: cards played one by one, in a scrambled order, each activates when played
     plays = ["a-spell", "b-ally", "a-thief", "b-mind", "a-ally", "b-spell", "a-blood", "b-fist",
              "a-mind", "b-blood", "a-fist", "b-thief"]
@@ -289,7 +290,7 @@ def test_spellfire2_the_list_rows_1_to_8h_in_one_round(match, S):
     view = m.rs.view(m.state, "alice")
     assert [(o["step"], o["def"]) for o in view["battle"]["order"]] == [
         ("1", "law"), ("2", "a-den"), ("2", "b-den"), ("3", "keep"), ("4", "gate"),
-        ("5", "b-scouts"), ("5", "a-scouts"), ("6", "ambush"),
+        ("5", "a-scouts"), ("5", "b-scouts"), ("6", "ambush"),
         ("7", "a-champ"), ("7a", "a-art"), ("7b", "a-ally"), ("7c", "a-item"), ("7d", "a-blood"),
         ("7e", "a-thief"), ("7f", "a-fist"), ("7g", "a-mind"), ("7h", "a-spell"),
         ("8", "b-champ"), ("8a", "b-art"), ("8b", "b-ally"), ("8c", "b-item"), ("8d", "b-blood"),
@@ -306,17 +307,133 @@ def test_spellfire2_several_cards_of_one_type_highest_bonus_first_then_alphabeti
                              ("7c", "beta-charm"), ("8", "guard"), ("8c", "twin-ward")]
 
 
-def test_spellfire2_in_a_shared_row_equal_cards_go_attacker_first(match, S):
+def before_battle(m, plays):
+    """Answer the before-battle step: `plays` is [(seat, card or "done"), ...]; the
+    step's last two passes follow."""
+    events = []
+    for seat, name in plays:
+        assert m.prompt["kind"] == "before_battle" and m.prompt["seat"] == seat, (seat, m.prompt)
+        events += m.answer(name)
+    return events
+
+
+@pytest.mark.parametrize("first", ["alice", "bob"])
+def test_spellfire2_in_a_shared_row_the_card_played_first_activates_first(match, S, first):
+    """Two equal cards in row 5, one per side: the one played first activates first,
+    whichever side played it (the sides take turns before the battle, the attacker first,
+    and either may pass)."""
     cards = [champion("raider", 5), champion("guard", 4), card("outriders", "ally", 1, powers=["before_battle"])]
     m, events = start(match, S, cards, ["raider"], ["guard"], alice={"hand": ["outriders"]},
                       bob={"hand": ["outriders"]})
-    m.answer("outriders")
-    m.answer("done")
-    m.answer_as("bob", "outriders")
-    events = m.answer("done")
+    second = "bob" if first == "alice" else "alice"
+    plays = ([("alice", "done")] if first == "bob" else []) + [
+        (first, "outriders"), (second, "outriders"), (first, "done"), (second, "done")]
+    events = before_battle(m, plays)
     fives = [d for d in ev_find(events, "activated") if d["step"] == "5"]
-    assert [(d["def"], d["side"], d["seat"]) for d in fives] == [("outriders", "attacker", "alice"),
-                                                                ("outriders", "defender", "bob")]
+    assert [(d["def"], d["seat"]) for d in fives] == [("outriders", first), ("outriders", second)]
+
+
+# -- a direct conflict of powers within one row: the card played first wins, both orders -------
+
+@pytest.mark.parametrize("first", ["alice", "bob"])
+def test_spellfire2_row5_direct_conflict_goes_to_the_card_played_first(match, S, first):
+    """Row 5, two yellow cards played before the battle that each cancel the other side's
+    allies: the first played uses its power first and cancels the other — whichever side
+    played it, although the second has the higher bonus and the earlier name (the row's
+    order for cards that come in together)."""
+    second = "bob" if first == "alice" else "alice"
+    cards = [champion("raider", 5), champion("guard", 5),
+             card("hush-horn", "ally", 1, negates=["ally"], powers=["before_battle"]),
+             card("aaa-null-drum", "ally", 3, negates=["ally"], powers=["before_battle"])]
+    hands = {first: {"hand": ["hush-horn"]}, second: {"hand": ["aaa-null-drum"]}}
+    m, _ = start(match, S, cards, ["raider"], ["guard"], alice=hands["alice"], bob=hands["bob"])
+    plays = ([("alice", "done")] if first == "bob" else []) + [
+        (first, "hush-horn"), (second, "aaa-null-drum"), (first, "done"), (second, "done")]
+    events = before_battle(m, plays)
+    fives = [d for d in ev_find(events, "activated") if d["step"] == "5"]
+    assert [(d["def"], d["seat"], d.get("cancelled", False)) for d in fives] == [
+        ("hush-horn", first, False), ("aaa-null-drum", second, True)]
+    assert fives[0]["cancels"] == [{"card": m.iid("aaa-null-drum"), "def": "aaa-null-drum"}]
+    side = {"alice": "attacker", "bob": "defender"}
+    assert ev_find(events, "powers_activated")[0]["totals"] == {side[first]: 5 + 1, side[second]: 5}
+
+
+def test_spellfire2_row6_the_attacker_is_pushed_forward_first(match, S):
+    """Row 6, two champions whose power acts before combat and cancels the other's: the
+    attacking champion came into the battle first, so its power acts first — although the
+    defender's sorts first by name."""
+    cards = [champion("zed-the-hush", 5, negates=["champion"], attack_bonus=2, powers=["before_combat"]),
+             champion("abel-the-hush", 5, negates=["champion"], defend_bonus=2, powers=["before_combat"])]
+    m, events = start(match, S, cards, ["zed-the-hush"], ["abel-the-hush"])
+    assert [(d["step"], d["def"], d.get("cancelled", False)) for d in ev_find(events, "activated")] == [
+        ("3", "keep", False), ("6", "zed-the-hush", False), ("6", "abel-the-hush", True)]
+    assert ev_find(events, "powers_activated")[0]["totals"] == {"attacker": 7, "defender": 5}
+
+
+def test_spellfire2_row6_items_from_the_pool_come_in_with_their_champion(match, S):
+    """"Additionally, magic items and artifacts the player brings into combat from his pool
+    of items are subject to the same rules": in row 6, the attacker's item (it came in
+    with the attacking champion) acts before the defender's."""
+    cards = [champion("raider", 5), champion("guard", 5),
+             card("zz-charm", "magical_item", 1, negates=["magical_item"], powers=["before_combat"]),
+             card("aa-charm", "magical_item", 2, negates=["magical_item"], powers=["before_combat"])]
+    m, events = start(match, S, cards, [("raider", ["zz-charm"])], [("guard", ["aa-charm"])])
+    sixes = [(d["def"], d["side"], d.get("cancelled", False)) for d in ev_find(events, "activated") if d["step"] == "6"]
+    assert sixes == [("zz-charm", "attacker", False), ("aa-charm", "defender", True)]
+
+
+def test_spellfire2_row6_the_defenders_realm_was_in_the_battle_first(match, S):
+    """Row 6, the defender's card first: a realm whose power acts before combat has been in
+    the battle since the attacker chose it, before any champion; it cancels the attacking
+    champion's power (a slayer's) before that power acts — although the champion sorts
+    first by name."""
+    cards = [realm("zz-bastion", negates=["champion"], powers=["before_combat"]),
+             champion("aa-stalker", 6, cls="monster", slays="hero", powers=["before_combat"]),
+             champion("guard", 5)]
+    m, events = start(match, S, cards, ["aa-stalker"], ["guard"], target="zz-bastion")
+    assert [(d["step"], d["def"], d.get("cancelled", False)) for d in ev_find(events, "activated")] == [
+        ("6", "zz-bastion", False), ("6", "aa-stalker", True), ("8", "guard", False)]
+    assert ev_find(events, "powers_activated")[0]["slain"] is None
+    assert m.prompt["kind"] == "battle_play"  # no slaying: the round goes on
+
+
+@pytest.mark.parametrize("first", ["alice", "bob"])
+def test_spellfire2_row6_a_card_played_in_the_round_after_a_before_combat_power(match, S, first):
+    """Row 6 again, with a card played in step F: the side whose before-combat card was
+    in the battle first (its champion's item) cancels the other side's before-combat item
+    played later, whichever side that is."""
+    second = "bob" if first == "alice" else "alice"
+    cards = [champion("raider", 6 if first == "alice" else 5), champion("guard", 5),
+             card("null-charm", "magical_item", 0, negates=["magical_item"], powers=["before_combat"]),
+             card("late-charm", "magical_item", 3, negates=["magical_item"], powers=["before_combat"])]
+    pools = {first: [("raider" if first == "alice" else "guard", ["null-charm"])],
+             second: ["raider" if second == "alice" else "guard"]}
+    m, events = start(match, S, cards, pools["alice"], pools["bob"], **{second: {"hand": ["late-charm"]}})
+    assert m.prompt["kind"] == "battle_play" and m.prompt["seat"] == second  # the side behind
+    events = m.answer("late-charm")
+    late = ev_find(events, "activated")[0]
+    assert (late["step"], late["def"], late["cancelled"], late["bonus"]) == ("6", "late-charm", True, 0)
+
+
+@pytest.mark.parametrize("first", ["alice", "bob"])
+def test_spellfire2_rows_7b_8b_allies_played_in_step_f_the_first_played_wins(match, S, first):
+    """Rows 7b and 8b, in step F: of two allies that each cancel the other side's allies,
+    the one played first keeps its power and the later one has none, whichever side
+    played first (the side behind plays: a tie puts the attacker behind, a higher
+    attacking champion the defender)."""
+    second = "bob" if first == "alice" else "alice"
+    cards = [champion("raider", 5 if first == "alice" else 6), champion("guard", 5),
+             card("hush-band", "ally", 2, negates=["ally"])]
+    m, events = start(match, S, cards, ["raider"], ["guard"], alice={"hand": ["hush-band"]},
+                      bob={"hand": ["hush-band"]})
+    assert m.prompt["seat"] == first
+    played = ev_find(m.answer("hush-band"), "activated")[0]
+    assert "cancelled" not in played and played["bonus"] == 2
+    m.answer_as(second, "pass")
+    assert m.prompt["seat"] == second  # now behind
+    played = ev_find(m.answer("hush-band"), "activated")[0]
+    assert played["cancelled"] is True and played["bonus"] == 0
+    assert played["step"] == ("8b" if second == "bob" else "7b")
 
 
 # -- paragraph 4 --------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ def test_b_attacker_from_hand_or_pool(match, S, ev):
                                                     "card": m.iid("ironbridge"), "def": "ironbridge", "slot": "A",
                                                     "owner": "bob", "zone": "formation"}
     assert m.prompt["kind"] == "choose_attacker"
-    assert m.option_ids() == ["torvald-ironhand", "maelis-brightquill", "end"]
+    assert m.option_ids() == ["torvald-ironhand", "maelis-brightquill", "back", "end"]
     assert m.prompt["default"] == "end"
     events = m.answer("maelis-brightquill")
     chosen = ev.find(events, "champion_chosen")[0]
@@ -97,6 +97,47 @@ def test_b_end_before_any_round_ends_the_attack(match, S, ev):
     assert ev.find(events, "battle_ended")[0]["rounds"] == 0
     assert not ev.find(events, "cards_drawn") or ev.find(events, "cards_drawn")[0]["reason"] == "turn"
     assert m.state["battle"] is None
+
+
+def test_b_attacker_may_back_out_before_a_champion_is_chosen_once_a_turn(match, S, ev):
+    """Choosing a realm starts the battle; until a champion steps forward the attacker may
+    go back (`back`) without spending the turn's attack, once a turn. `end` says that it
+    spends the attack, and does."""
+    m = match(alice=S(pool=["torvald-ironhand"], formation={"A": "emberhold"}), bob=S(formation=bob_realms()),
+              turn=ATTACK)
+    m.answer("ironbridge")
+    assert "the attack is spent" in m.prompt["text"] and "not spent" in m.prompt["text"]
+    assert "attack is spent" in m.option("end")["text"] and "not spent" in m.option("back")["text"]
+    assert "Ironbridge" in m.option("back")["text"] and "Ironbridge" in m.option("end")["text"]
+    events = m.answer("back")
+    assert ev.find(events, "attack_withdrawn") == [{"attacker": "alice", "defender": "bob",
+                                                     "card": m.iid("ironbridge"), "def": "ironbridge",
+                                                     "owner": "bob", "zone": "formation", "slot": "A", "attacks": 0}]
+    assert not ev.find(events, "battle_ended") and m.state["battle"] is None
+    view = m.rs.view(m.state, "bob")
+    assert view["battle"] is None and view["turn"]["attacks"] == 0 and view["turn"]["withdrawn"] is True
+    assert m.prompt["kind"] == "choose_realm" and m.option_ids() == ["ironbridge", "end"]
+    m.answer("ironbridge")  # the attack was not spent: a battle may still be fought
+    assert m.option_ids() == ["torvald-ironhand", "end"]  # once a turn: no going back again
+    assert "go back" not in m.prompt["text"]
+    events = m.answer("end")
+    assert ev.find(events, "battle_ended")[0]["attacks"] == 1 and ev.find(events, "battle_ended")[0]["rounds"] == 0
+    assert m.state["turn"]["seat"] == "bob"  # the attack was spent: the turn moved on
+    assert m.state["turn"]["withdrawn"] is False  # bob's turn may back out again
+
+
+def test_b_no_going_back_once_a_round_was_fought(match, S):
+    """In the second round against a realm that must be defeated twice, `end` ends the
+    battle (the realm stands) and there is no `back`."""
+    m = match(alice=S(pool=["torvald-ironhand", "maelis-brightquill"]),
+              bob=S(formation={"A": "gallowfen"}, pool=["oskar-the-sly"]), turn=ATTACK)
+    m.answer("gallowfen")
+    m.answer("torvald-ironhand")
+    m.answer("oskar-the-sly")
+    m.answer("stop")  # Gallowfen holds
+    assert m.prompt["kind"] == "choose_attacker" and m.option_ids() == ["maelis-brightquill", "end"]
+    assert m.prompt["text"].startswith("Round 2 against bob's Gallowfen (A)")
+    assert "Gallowfen stands" in m.option("end")["text"]
 
 
 # -- C: the defender, or none -------------------------------------------------------------
@@ -316,10 +357,11 @@ def test_g_h_items_played_in_battle_stay_with_the_winner(match, S):
 
 def test_i_defeat_twice_realm(match, S, ev):
     m = match(alice=S(pool=["torvald-ironhand", "maelis-brightquill"], draw=["thornvale"]),
-              bob=S(formation={"A": "gallowfen"}), turn=ATTACK)
+              bob=S(formation={"A": "gallowfen"}, pool=["oskar-the-sly"]), turn=ATTACK)
     m.answer("gallowfen")
     m.answer("torvald-ironhand")
-    events = m.answer("decline")
+    m.answer("oskar-the-sly")
+    events = m.answer("stop")  # Oskar (5) behind Torvald (7): bob gives up the round
     assert ev.find(events, "realm_holds")[0]["defeats"] == 1
     assert not m.slot("bob", "A")["razed"]
     assert m.prompt["kind"] == "choose_attacker"

@@ -18,12 +18,14 @@ after each answer, for every seat and for a spectator:
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 from battlehall.engine.spellfire.cards import shipped
+from battlehall.engine.spellfire.zones import card as card_of
 from rulesets import seats as seat_names
 from spellfire_kit import ev, match, S  # noqa: F401  (pytest fixtures)
 
@@ -104,6 +106,8 @@ def names(event: dict) -> set[str]:
         return {f"{p}.formation.{d['slot']}", f"{p}.unrazed"}
     if kind == "battle_ended":
         return {"battle", "turn.attacks"}
+    if kind == "attack_withdrawn":
+        return {"battle", "turn.withdrawn"}
     if kind == "spoils_kept":
         return {"spoils"}
     if kind == "match_ended":
@@ -224,6 +228,7 @@ def test_round_ended_names_the_winner_of_card_play(match, S, ev):
     m.answer("earthrend")
     ended = ev.find(m.answer("pass"), "round_ended")[0]  # the outcome waits for the window after it
     assert ended["winner"] == "attacker" and ended["winner_seat"] == "alice" and ended["how"] == "realm_razed"
+    assert (ended["attacker"], ended["defender"]) == ("alice", "bob")
 
 
 def test_round_ended_names_the_defender_when_the_attacker_is_discarded(match, S, ev):
@@ -268,3 +273,96 @@ def test_choose_realm_options_name_owner_and_slot(match, S):
         "hollowmere": {"card": m.iid("hollowmere"), "def": "hollowmere", "owner": "bob", "zone": "formation", "slot": "B"}}
     end = m.option("end")
     assert {k: end[k] for k in FIELDS} == dict.fromkeys(FIELDS)
+
+
+# -- prompts that say what they are about, in words ----------------------------------------------
+
+INSTANCE = re.compile(r"\bc\d+\b")
+REALM_PROMPTS = ("choose_attacker", "choose_defender", "before_battle", "battle_play", "respond")
+ABOUT_THE_REALM = ("defense_declined", "attack_withdrawn", "battle_started", "realm_holds", "battle_ended")
+
+
+def check_words(state: dict, prompt: dict) -> None:
+    """A prompt and its options say in words which cards, realms and targets they are
+    about: an option about a card names it; every value of every argument is told in
+    `args_text`; a battle's prompts name the realm under attack (a window's, also the card
+    it answers); no text shows an instance id."""
+    def name(iid: str) -> str:
+        return card_of(state, iid)["name"]
+
+    assert not INSTANCE.search(prompt["text"]), prompt["text"]
+    b = state["battle"]
+    if prompt["kind"] in REALM_PROMPTS:
+        assert name(b["realm"]) in prompt["text"], (prompt["kind"], prompt["text"])
+    if prompt["kind"] == "play_at_once":
+        assert name(b["at_once"]) in prompt["text"], prompt["text"]
+    for o in prompt["options"]:
+        assert o["text"] and not INSTANCE.search(o["text"]), o
+        if o["card"] is not None:
+            assert name(o["card"]) in o["text"], (prompt["kind"], o)
+        if "answers" in o:
+            assert name(o["answers"]["card"]) in prompt["text"], (prompt["text"], o["answers"])
+        for arg, values in (o.get("args") or {}).items():
+            told = o["args_text"][arg]
+            assert sorted(told) == sorted(values) and all(told[v] and not INSTANCE.search(told[v]) for v in values), o
+
+
+@pytest.mark.parametrize(("n", "full"), [(2, False), (3, True)], ids=["2", "3-whole-set"])
+def test_prompts_and_events_say_what_they_are_about(n, full):
+    seats = seat_names(n)
+    seen_kinds: set[str] = set()
+    for seed in range(4):
+        rnd = random.Random(100 + seed)
+        setup = whole_set(seats, seed) if full else None
+        state, _ = RS.start(seats, seed, {"turn_limit": 40, "starting_hand": 0 if full else 5}, setup)
+        for _ in range(20_000):
+            if state["result"] is not None:
+                break
+            for p in state["prompts"]:
+                check_words(state, p)
+                seen_kinds.add(p["kind"])
+            prompt = rnd.choice(state["prompts"])
+            option, args = random_answer(rnd, prompt)
+            for e in RS.answer(state, prompt["seat"], prompt["id"], option, args):
+                if e["kind"] in ABOUT_THE_REALM:  # the realm of the battle, named like a card
+                    assert all(k in e["data"] for k in FIELDS) and e["data"]["card"] is not None, e
+                if e["kind"] == "card_attached":  # the champion by its ref, not only its instance
+                    champion = e["data"]["champion"]
+                    assert e["data"]["attached_to"] == {"card": champion, "def": state["cards"][champion]}, e
+                seen_kinds.add(e["kind"])
+        assert state["result"] is not None
+    assert {"choose_realm", "choose_attacker", "choose_defender", "battle_play", "respond", "spoils",
+            "card_attached", "defense_declined", "attack_withdrawn"} <= seen_kinds
+
+
+def test_arguments_are_told_in_words(match, S):
+    """Each value of a play's argument is said in `args_text`: a slot by what is in it,
+    a champion by name, level and class."""
+    m = match(alice=S(hand=["thornvale", "bellkeep-tower"], draw=["amberfield"] * 3,
+                      formation={"A": {"realm": "emberhold", "razed": True}, "B": "ironbridge"}))
+    assert m.prompt["kind"] == "play_realm"
+    assert m.option("thornvale")["args_text"] == {"slot": {"A": "slot A, over the razed Emberhold",
+                                                           "C": "slot C (empty)"}}
+    assert m.option("bellkeep-tower")["args_text"] == {"slot": {"B": "on Ironbridge (slot B)"}}
+    m2 = match(alice=S(pool=["torvald-ironhand", "maelis-brightquill"], hand=["sword-of-morning-star"]),
+               turn={"seat": "alice", "phase": "pool"})
+    told = m2.option("sword-of-morning-star")["args_text"]["champion"]
+    assert told == {m2.iid("torvald-ironhand"): "on Torvald Ironhand (level 7, hero)",
+                    m2.iid("maelis-brightquill"): "on Maelis Brightquill (level 6, wizard)"}
+
+
+def test_battle_prompts_name_the_realm_the_champions_and_the_card_answered(match, S):
+    m = match(alice=S(pool=["torvald-ironhand"], hand=["hillfolk-skirmishers"]),
+              bob=S(formation={"A": "ironbridge"}, pool=["grey-warden-tamsin"]), turn={"seat": "alice", "phase": "attack"})
+    m.answer("ironbridge")
+    m.answer("torvald-ironhand")
+    assert m.prompt["text"] == ("Round 1: alice attacks your Ironbridge (A) with Torvald Ironhand (level 7, hero, "
+                                "from pool): choose a champion to defend it, or decline")
+    assert m.option("decline")["text"] == "Do not defend: Ironbridge is razed and the battle ends"
+    m.answer("grey-warden-tamsin")
+    assert m.prompt["text"] == ("Round 1 for bob's Ironbridge (A): your Torvald Ironhand (attacker) is behind "
+                                "Grey Warden Tamsin, 7 against 9: play a card, or stop")
+    m.answer("hillfolk-skirmishers")
+    window = m.window()["bob"]
+    assert window["text"].startswith("alice played Hillfolk Skirmishers for the attacker in the battle for Ironbridge")
+    assert window["options"][-1]["text"] == "Let Hillfolk Skirmishers stand"

@@ -52,7 +52,7 @@ def test_cosmos_keeps_a_hand_champion_out_of_battle(match, S):
               bob=S(formation={"A": "ironbridge"}, pool=["oskar-the-sly"]),
               turn={"seat": "alice", "phase": "attack"})
     m.answer("ironbridge")
-    assert m.option_ids() == ["torvald-ironhand", "end"]  # bob's Oskar is in play
+    assert m.option_ids() == ["torvald-ironhand", "back", "end"]  # bob's Oskar is in play
 
 
 def test_cosmos_defender_from_hand(match, S):

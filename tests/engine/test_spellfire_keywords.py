@@ -221,7 +221,8 @@ def test_card_model_cataclysm_the_sky_cracks(match, S, ev):
     m = battle(match, S, alice_hand=["the-sky-cracks"])
     m.answer("the-sky-cracks")
     events = m.answer("pass")
-    assert ev.find(events, "round_ended")[0] == {"round": 1, "winner": "attacker", "winner_seat": "alice",
+    assert ev.find(events, "round_ended")[0] == {"round": 1, "attacker": "alice", "defender": "bob",
+                                                 "winner": "attacker", "winner_seat": "alice",
                                                  "how": "realm_razed", "totals": {"attacker": 7, "defender": 9},
                                                  "defeats": 0}
     assert m.slot("bob", "A")["razed"] and ev.find(events, "battle_ended")[0]["spoils"] == "alice"

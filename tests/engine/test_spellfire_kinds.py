@@ -161,7 +161,7 @@ def test_avatar_is_playable_only_when_its_cost_is_met(match, S):
 def test_avatar_does_not_attack_from_the_hand(match, S):
     m = match(alice=S(hand=["ashen-herald", "torvald-ironhand"]), bob=S(formation={"A": "ironbridge"}), turn=ATTACK)
     m.answer("ironbridge")
-    assert m.option_ids() == ["torvald-ironhand", "end"]
+    assert m.option_ids() == ["torvald-ironhand", "back", "end"]
 
 
 def test_avatar_as_spoils_only_with_its_cost(match, S):
@@ -211,9 +211,10 @@ def test_triad_spire_that_loses_is_razed(match, S):
 # -- the Trollmoors, the Banner ------------------------------------------------------------------
 
 def test_rotfen_moors_must_be_defeated_twice(match, S):
-    m = match(alice=S(pool=["vexthra-the-red", "torvald-ironhand"]), bob=S(formation={"A": "rotfen-moors"}),
-              turn=ATTACK)
-    events = fight(m, "rotfen-moors", "vexthra-the-red", "decline")
+    m = match(alice=S(pool=["vexthra-the-red", "torvald-ironhand"]),
+              bob=S(formation={"A": "rotfen-moors"}, pool=["oskar-the-sly"]), turn=ATTACK)
+    fight(m, "rotfen-moors", "vexthra-the-red", "oskar-the-sly")
+    events = m.answer("stop")  # Oskar (5 + 1) behind Vexthra (8): bob gives up the round
     assert find(events, "realm_holds")[0]["def"] == "rotfen-moors" and not m.slot("bob", "A")["razed"]
     m.answer("torvald-ironhand")
     m.answer("decline")
@@ -267,9 +268,10 @@ def test_before_battle_cards_only_before_the_battle(match, S):
     assert m.prompt["kind"] == "before_battle" and m.option_ids() == ["omen-of-war", "vanguard-outriders", "done"]
     events = m.answer("omen-of-war")
     assert find(events, "card_played")[0]["before_battle"] is True and not find(events, "activated")
-    m.answer("done")
     assert m.prompt["seat"] == "bob" and m.option_ids() == ["done"]  # Lady Seraphine casts no wizard spell
-    events = m.answer("done")
+    m.answer("done")
+    assert m.prompt["seat"] == "alice" and m.option_ids() == ["vanguard-outriders", "done"]  # the sides take turns
+    events = m.answer("done")  # two passes in a row end the step
     assert ("5", "omen-of-war") in steps(events)
     assert m.prompt["kind"] == "battle_play"
     assert "vanguard-outriders" not in m.option_ids() and "flame-lance" in m.option_ids()

@@ -67,7 +67,8 @@ def test_spellfire3_round_over_when_defender_defeats_attacker(match, S, ev):
     m = battle(match, S)
     events = m.answer("stop")
     ended = ev.find(events, "round_ended")[0]
-    assert ended == {"round": 1, "winner": "defender", "winner_seat": "bob", "how": "combat",
+    assert ended == {"round": 1, "attacker": "alice", "defender": "bob", "winner": "defender", "winner_seat": "bob",
+                     "how": "combat",
                      "totals": {"attacker": 7, "defender": 9}, "defeats": 0}
     assert "torvald-ironhand" in m.zone("alice", "discard")
 
@@ -130,6 +131,29 @@ def test_spellfire3_declined_defense_razes_and_ends_battle(match, S, ev):
     assert m.slot("bob", "A")["razed"] and spoils_drawn(m, ev) == ["alice"]
 
 
+def test_spellfire3_declined_defense_razes_even_a_realm_defeated_twice(match, S, ev):
+    """"Whenever a defender declines to defend the realm, the realm is razed and the battle
+    ends" admits no exception: a `defeat_twice` realm (spellfire-1 I: "If the attacker
+    won the round ... unless its special power declares that it needs to be defeated
+    twice") is defeated by beating its defenders; undefended, it is razed at once, in the
+    first round as in the second."""
+    m = battle(match, S, bob_formation={"A": "gallowfen"}, realm="gallowfen", defender=None)
+    events = m.answer("decline")
+    assert not ev.find(events, "realm_holds")
+    assert ev.find(events, "realm_razed")[0]["how"] == "declined" and m.slot("bob", "A")["razed"]
+    ended = ev.find(events, "battle_ended")[0]
+    assert ended["rounds"] == 1 and ended["razed"] is True and ended["spoils"] == "alice"
+    assert m.iid("maelis-brightquill") not in m.state["turn"]["used"]  # no second round was fought
+    # after a round won in combat (Gallowfen holds), a declined second round razes it too
+    m2 = battle(match, S, bob_formation={"A": "gallowfen"}, realm="gallowfen",
+                bob_pool=["oskar-the-sly", "grey-warden-tamsin"], defender="oskar-the-sly")
+    assert ev.find(m2.answer("stop"), "realm_holds")[0]["defeats"] == 1
+    m2.answer("maelis-brightquill")
+    events = m2.answer("decline")
+    assert ev.find(events, "round_ended")[0]["defeats"] == 2 and m2.slot("bob", "A")["razed"]
+    assert ev.find(events, "battle_ended")[0]["rounds"] == 2 and spoils_drawn(m2, ev) == ["alice"]
+
+
 # -- "A battle ends when a realm is razed or discarded during combat due to card play ...
 #     The attacking player receives spoils of victory, and both attacker and defender
 #     return to their pools." -------------------------------------------------------------
@@ -182,8 +206,8 @@ def test_spellfire3_both_champions_discarded_no_winner_no_spoils(match, S, ev):
 
 def test_spellfire3_both_discarded_after_a_won_round_still_no_spoils(match, S, ev):
     m = battle(match, S, alice_hand=["mutual-ruin"], bob_formation={"A": "gallowfen"}, realm="gallowfen",
-               defender=None)
-    m.answer("decline")  # round 1: the attacker wins, Gallowfen holds
+               bob_pool=["oskar-the-sly", "grey-warden-tamsin"], defender="oskar-the-sly")
+    m.answer("stop")  # round 1: Oskar (5) gives up against Torvald (7); Gallowfen holds
     m.answer("maelis-brightquill")
     m.answer("grey-warden-tamsin")
     m.answer("mutual-ruin")
@@ -400,8 +424,9 @@ def test_spellfire3_defender_spoils_even_when_another_players_card_eliminated_th
 #  champion and attack again. ... The attack must be made against the same realm."
 
 def test_spellfire1_realm_defeated_twice_continues_only_after_a_won_round(match, S, ev):
-    m = battle(match, S, bob_formation={"A": "gallowfen", "B": "hollowmere"}, realm="gallowfen", defender=None)
-    events = m.answer("decline")
+    m = battle(match, S, bob_formation={"A": "gallowfen", "B": "hollowmere"}, realm="gallowfen",
+               bob_pool=["oskar-the-sly", "grey-warden-tamsin"], defender="oskar-the-sly")
+    events = m.answer("stop")  # Oskar (5) gives up against Torvald (7): the attacker won the round
     assert ev.find(events, "realm_holds")[0]["defeats"] == 1 and not ev.find(events, "battle_ended")
     assert m.prompt["kind"] == "choose_attacker" and m.state["battle"]["realm"] == m.iid("gallowfen")
     assert m.option_ids() == ["maelis-brightquill", "end"]
@@ -422,20 +447,22 @@ def test_spellfire1_realm_defeated_twice_lost_first_round_ends_battle(match, S, 
 # "No champion may be used more than once each turn unless its special power permits it."
 
 def test_spellfire1_champion_used_once_a_turn_unless_its_power_permits(match, S, ev):
-    m = match(alice=S(pool=["kestrel-twinblade", "torvald-ironhand"]), bob=S(formation={"A": "gallowfen"}),
-              turn=ATTACK)
+    m = match(alice=S(pool=["kestrel-twinblade", "torvald-ironhand"]),
+              bob=S(formation={"A": "gallowfen"}, pool=["oskar-the-sly"]), turn=ATTACK)
     m.answer("gallowfen")
     m.answer("kestrel-twinblade")
-    m.answer("decline")
+    m.answer("oskar-the-sly")
+    m.answer("stop")  # Oskar (5) gives up against Kestrel (6): Gallowfen holds
     assert m.option_ids() == ["torvald-ironhand", "kestrel-twinblade", "end"]  # extra_attack: Kestrel again
     m.answer("torvald-ironhand")
     m.answer("decline")
     assert m.slot("bob", "A")["razed"]
-    m2 = match(alice=S(pool=["torvald-ironhand", "maelis-brightquill"]), bob=S(formation={"A": "gallowfen"}),
-               turn=ATTACK)
+    m2 = match(alice=S(pool=["torvald-ironhand", "maelis-brightquill"]),
+               bob=S(formation={"A": "gallowfen"}, pool=["oskar-the-sly"]), turn=ATTACK)
     m2.answer("gallowfen")
     m2.answer("torvald-ironhand")
-    m2.answer("decline")
+    m2.answer("oskar-the-sly")
+    m2.answer("stop")
     assert m2.option_ids() == ["maelis-brightquill", "end"]
 
 
@@ -498,7 +525,7 @@ def test_spellfire1_champion_attacking_twice_gets_several_spoils_in_one_turn(mat
     # attacks_per_turn is 1, yet Kestrel may open a second battle: the realms she reaches
     assert m.prompt["kind"] == "choose_realm" and m.option_ids() == ["hollowmere", "mistveil-hamlet", "end"]
     m.answer("hollowmere")
-    assert m.option_ids() == ["kestrel-twinblade", "end"]  # Torvald: only within the turn's one battle
+    assert m.option_ids() == ["kestrel-twinblade", "back", "end"]  # Torvald: only within the turn's one battle
     m.answer("kestrel-twinblade")
     m.answer("decline")
     m.answer("keep")

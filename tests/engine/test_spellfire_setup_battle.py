@@ -65,7 +65,7 @@ def test_champions_used_this_turn_are_not_offered():
     assert [e["kind"] for e in events][-2:] == ["battle_started", "prompt"]
     assert state["battle"]["round"] == 1 and state["battle"]["step"] == "attacker"
     offered = [state["cards"].get(o["id"], o["id"]) for o in state["prompts"][0]["options"]]
-    assert offered == ["oskar-the-sly", "vexthra-the-red", "end"]
+    assert offered == ["oskar-the-sly", "vexthra-the-red", "back", "end"]
     rs = Spellfire()
     rs.answer(state, "alice", state["prompts"][0]["id"], state["prompts"][0]["options"][0]["id"], {})
     offered = [state["cards"].get(o["id"], o["id"]) for o in state["prompts"][0]["options"]]

@@ -144,6 +144,7 @@ def test_phase_3_champions_items_artifacts(match, S, ev):
     assert m.option("orb-of-nine-winds")["args"] == {"champion": [torvald, quillon]}
     events = m.answer("crown-of-embers", champion=torvald)
     assert ev.find(events, "card_attached")[0]["champion"] == torvald
+    assert ev.find(events, "card_attached")[0]["attached_to"] == {"card": torvald, "def": "torvald-ironhand"}
     assert m.option("orb-of-nine-winds")["args"] == {"champion": [quillon]}  # one artifact per champion
     m.answer("cloak-of-dusk", champion=torvald)
     assert m.attached("alice", "torvald-ironhand") == ["crown-of-embers", "cloak-of-dusk"]

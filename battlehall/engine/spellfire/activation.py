@@ -1,10 +1,16 @@
 """The order of activation (spellfire-2), as an explicit table, and step D that follows it.
 
 When both champions of a round are in place (battle step D), every card whose power is
-in the round activates in the order of ORDER; within one row, highest bonus first, then
-by name (rules/NOTES.md), then the attacker's card before the defender's ("the attacker
-is given first use since he is pushed forward first"), then by instance id, so that the
-order is total. Each activation is an ``activated`` event, so a client can show it.
+in the round activates in the order of ORDER. Within one row the card that came into the
+battle first activates first (spellfire-2: "the first card played gets to use the power
+first"): the cards in play before the battle (the rule card, dungeons, realms and
+holdings), then the attacking champion with what it brings from its pool ("the attacker
+is given first use since he is pushed forward first"), then the defending champion with
+its own, then each card played before the battle or in step F, in the order played
+(``entered``). Cards that came in together: the attacker's before the defender's, then
+highest bonus first, then by name (rules/NOTES.md), then by instance id, so that the
+order is total. A bonus or a name never puts one side's card before the other's. Each
+activation is an ``activated`` event, so a client can show it.
 
 Which cards are in the round (``participants``): the rule card in play (its power is
 everyone's), the dungeons of the two seats, the realm under attack and its holding,
@@ -97,10 +103,26 @@ def sequence(state: dict, battle: dict) -> list[tuple[str, str | None, str]]:
         c = z.card(state, iid)
         if c["type"] == "event":  # events resolve when played; they have no row
             continue
-        keyed.append((row_of(state, battle, side, iid), -c["bonus"], c["name"],
-                      SIDES.index(side) if side else -1, _num(iid), side, iid))
+        keyed.append((row_of(state, battle, side, iid), entered_at(battle, iid),
+                      SIDES.index(side) if side else -1, -c["bonus"], c["name"], _num(iid), side, iid))
     keyed.sort()
-    return [(ORDER[k[0]][0], k[5], k[6]) for k in keyed]
+    return [(ORDER[k[0]][0], k[6], k[7]) for k in keyed]
+
+
+# -- the order in which cards came into the round ----------------------------------------
+
+def enter(battle: dict, iids: list[str]) -> None:
+    """Cards that come into the round together (a champion with its attachments, or one
+    card played): one moment, after every earlier one."""
+    entered = battle.setdefault("entered", {})
+    moment = max(entered.values(), default=0) + 1
+    for iid in iids:
+        entered[iid] = moment
+
+
+def entered_at(battle: dict, iid: str) -> int:
+    """The moment a card came into the round; 0 for the cards in play before the battle."""
+    return battle.get("entered", {}).get(iid, 0)
 
 
 def owner(state: dict, battle: dict, side: str | None, iid: str) -> str:

@@ -12,6 +12,7 @@
      "sides": {"attacker": side | None, "defender": side | None},
      "owners": {card: seat},             # cards played for a side by a seat outside the battle
      "before_battle": [card, ...],       # cards played before this round's battle (before.py)
+     "entered": {card: moment},          # when each card came into this round (activation.enter)
      "effects": {...}}                   # this round's negations (activation.effects)
 
 and a side is ``{"seat", "champion", "from": "hand" | "pool" | "realm", "attached": [...],
@@ -27,6 +28,7 @@ champions go when a round ends is fates.py; the spoils are spoils.py.
 
 from __future__ import annotations
 
+from . import activation as act
 from . import before
 from . import fates
 from . import formation as fm
@@ -103,10 +105,39 @@ def prompt_attacker(state: dict) -> None:
     champions = extra_attackers(state) if b["extra"] and b["round"] == 0 else available_champions(state, b["attacker"])
     options = [_option(iid, f"Attack with {_champion_text(state, iid, where)}", z.about(state, iid, b["attacker"], where))
                for iid, where in champions if fm.reaches(z.card(state, iid), realm, is_exposed)]
-    options.append(_option("end", "End the battle"))
-    ask(state, b["attacker"], "choose_attacker",
-        f"Round {b['round'] + 1} against {realm['name']}: choose an attacking champion, or end the battle",
-        options, "end")
+    target = f"{b['defender']}'s {realm['name']} ({b['slot']})"
+    if b["round"] > 0:
+        options.append(_option("end", f"End the battle: {realm['name']} stands, and nobody draws spoils"))
+        text = f"Round {b['round'] + 1} against {target}: choose an attacking champion, or end the battle"
+    else:
+        if may_withdraw(state):
+            options.append(_option("back", f"Back: leave {realm['name']} and choose another realm or end "
+                                           "the attack phase (the attack is not spent; once a turn)"))
+        options.append(_option("end", f"End the battle against {realm['name']} without fighting: "
+                                      "no spoils, and this attack is spent"))
+        text = (f"Round 1 against {target}: choose an attacking champion"
+                + (", go back (the attack is not spent)" if may_withdraw(state) else "")
+                + ", or end the battle (the attack is spent)")
+    ask(state, b["attacker"], "choose_attacker", text, options, "end")
+
+
+def may_withdraw(state: dict) -> bool:
+    """May the attacker back out of the realm it chose, before any champion steps forward?
+    Once a turn, so that a turn always moves on (every other answer consumes a card or
+    a step)."""
+    return not state["turn"].get("withdrawn", False)
+
+
+def withdraw(state: dict, events: list) -> bool:
+    """`back` at step B of the first round: no battle was fought, the attack is not
+    spent; the turn goes back to choosing a realm (turn.after_battle)."""
+    b = state["battle"]
+    state["battle"] = None
+    state["turn"]["withdrawn"] = True
+    events.append({"kind": "attack_withdrawn", "data": {
+        "attacker": b["attacker"], "defender": b["defender"],
+        **z.about(state, b["realm"], b["defender"], "formation", b["slot"]), "attacks": state["turn"]["attacks"]}})
+    return True
 
 
 def _take_champion(state: dict, seat: str, iid: str) -> dict:
@@ -123,6 +154,7 @@ def _take_champion(state: dict, seat: str, iid: str) -> dict:
         player["hand"].remove(iid)
         where, attached = "hand", []
     state["turn"]["used"].append(iid)  # one use of its fights this turn (uses_left)
+    act.enter(state["battle"], [iid] + attached)  # its pool items come in with it (spellfire-2)
     return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": [], "brought": []}
 
 
@@ -134,9 +166,12 @@ def _chosen(state: dict, side: str, s: dict, events: list) -> None:
 
 def answer_attacker(state: dict, option: str, events: list) -> bool:
     b = state["battle"]
+    if option == "back":
+        return withdraw(state, events)
     if option == "end":
         return finish(state, None, events)
     b["round"] += 1
+    b["entered"] = {}  # a new round: nothing has come into it yet
     b["sides"]["attacker"] = _take_champion(state, b["attacker"], option)
     _chosen(state, "attacker", b["sides"]["attacker"], events)
     prompt_defender(state)
@@ -154,15 +189,20 @@ def prompt_defender(state: dict) -> None:
     if realm["defends_as"] and b["realm"] not in state["turn"]["used"]:
         options.append(_option(b["realm"], f"{realm['name']} defends itself (level {realm['defends_as']})",
                                z.about(state, b["realm"], b["defender"], "formation", b["slot"])))
-    options.append(_option("decline", "Do not defend (the realm is razed)"))
+    options.append(_option("decline", f"Do not defend: {realm['name']} is razed and the battle ends"))
+    attacking = b["sides"]["attacker"]["champion"]
     ask(state, b["defender"], "choose_defender",
-        f"Choose a champion to defend {z.name(state, b['realm'])}, or decline", options, "decline")
+        f"Round {b['round']}: {b['attacker']} attacks your {realm['name']} ({b['slot']}) with "
+        f"{_champion_text(state, attacking, b['sides']['attacker']['from'])}: choose a champion to defend it, "
+        "or decline", options, "decline")
 
 
 def answer_defender(state: dict, option: str, events: list) -> bool:
     b = state["battle"]
     if option == "decline":
-        events.append({"kind": "defense_declined", "data": {"seat": b["defender"], "round": b["round"]}})
+        events.append({"kind": "defense_declined", "data": {
+            "seat": b["defender"], "round": b["round"], "attacker": b["attacker"],
+            **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         return round_won(state, "attacker", "declined", events)
     b["sides"]["defender"] = _take_champion(state, b["defender"], option)
     _chosen(state, "defender", b["sides"]["defender"], events)
@@ -214,8 +254,10 @@ def prompt_play(state: dict) -> None:
     options += pw.bring_options(state, b, side)  # a power that brings a card in acts only now
     options.append(_option("stop", "Play no more cards (you lose the round)"))
     t = pw.totals(state, b)
+    mine, theirs = (z.name(state, b["sides"][s]["champion"]) for s in (side, OTHER[side]))
     ask(state, seat, "battle_play",
-        f"You are behind ({t[side]} against {t[OTHER[side]]}): play a card, or stop", options, "stop")
+        f"Round {b['round']} for {b['defender']}'s {z.name(state, b['realm'])} ({b['slot']}): your {mine} "
+        f"({side}) is behind {theirs}, {t[side]} against {t[OTHER[side]]}: play a card, or stop", options, "stop")
 
 
 def _open_window(state: dict, player: str, played: str, played_for: str | None) -> None:
@@ -236,13 +278,18 @@ def _open_window(state: dict, player: str, played: str, played_for: str | None) 
             side = _side_of(b, seat)
             options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"), answers=answers)
                        for iid in hand if pw.playable(state, b, side, iid, True)]
-            text = f"{z.name(state, played)} was played: respond with an event or a play-at-any-time card, or pass"
+            text = (f"{player} played {z.name(state, played)}"
+                    + (f" for the {played_for}" if played_for else "")
+                    + f" in the battle for {z.name(state, b['realm'])}: respond with an event or a "
+                    "play-at-any-time card, or pass")
         else:
             options = [_outside_option(state, seat, iid, answers) for iid in hand
                        if z.card(state, iid)["type"] == "event"]
-            text = (f"{z.name(state, played)} was played in the battle of {b['attacker']} against {b['defender']}: "
+            text = (f"{player} played {z.name(state, played)}"
+                    + (f" for the {played_for}" if played_for else "")
+                    + f" in the battle of {b['attacker']} against {b['defender']}'s {z.name(state, b['realm'])}: "
                     "play an event, or pass")
-        options.append(_option("pass", "Let it stand", answers=answers))
+        options.append(_option("pass", f"Let {z.name(state, played)} stand", answers=answers))
         ask(state, seat, "respond", text, options, "pass", window=window)
 
 
@@ -251,8 +298,11 @@ def _outside_option(state: dict, seat: str, iid: str, answers: dict) -> dict:
     c = z.card(state, iid)
     about = z.about(state, iid, seat, "hand")
     if pw.takes_side(c):
+        b = state["battle"]
+        words = {side: f"for the {side}, {b[side]}'s {z.name(state, b['sides'][side]['champion'])}"
+                 for side in ("attacker", "defender")}
         return _option(iid, f"Play {c['name']} for a side", about, answers=answers,
-                       args={"side": ["attacker", "defender"]})
+                       args={"side": ["attacker", "defender"]}, args_text={"side": words})
     return _option(iid, f"Play {c['name']}", about, answers=answers)
 
 
@@ -304,7 +354,8 @@ def prompt_at_once(state: dict, seat: str, played: str) -> None:
     options = [_option(iid, f"Play {z.name(state, iid)} at once", z.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
     options.append(_option("pass", "Play nothing more now"))
-    ask(state, seat, "play_at_once", "Play one more card at once, or pass", options, "pass")
+    ask(state, seat, "play_at_once", f"{z.name(state, played)} lets you play one more card at once, or pass",
+        options, "pass")
 
 
 def answer_at_once(state: dict, seat: str, option: str, events: list) -> bool:
@@ -365,7 +416,8 @@ def _outcome(state: dict, pending: dict, events: list) -> bool:
     t = pw.totals(state, b)
     closed = fates.close_round(state, sent, events)
     winner = CARD_WINNER.get(outcome)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner,
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "attacker": b["attacker"],
+                                                   "defender": b["defender"], "winner": winner,
                                                    "winner_seat": None if winner is None else b[winner],
                                                    "how": outcome, "totals": t, "defeats": b["defeats"]}})
     fates.after_combat(state, closed, events)
@@ -384,22 +436,25 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
     """The round is over and `winner` won it. The loser goes where `cause` (the cards that
     defeated it; by default the winner's side) sends it. A defeated attacker ends the
     battle (spellfire-3); so does a razed realm; a realm that must be defeated twice and
-    has been defeated once holds, and the battle goes on (spellfire-1 I)."""
+    has been defeated once holds, and the battle goes on (spellfire-1 I) — but not when
+    the defence was declined: "Whenever a defender declines to defend the realm, the
+    realm is razed and the battle ends" (spellfire-3; no champion was defeated)."""
     b = state["battle"]
     loser = OTHER[winner]
     t = pw.totals(state, b) if b["sides"]["defender"] is not None else None
     if cause is None:
         cause = fates.side_cards(b["sides"][winner])
     closed = fates.close_round(state, {winner: "pool", loser: fates.destination(state, cause)}, events)
-    events.append({"kind": "round_ended", "data": {"round": b["round"], "winner": winner, "winner_seat": b[winner],
-                                                   "how": how, "totals": t,
+    events.append({"kind": "round_ended", "data": {"round": b["round"], "attacker": b["attacker"],
+                                                   "defender": b["defender"], "winner": winner,
+                                                   "winner_seat": b[winner], "how": how, "totals": t,
                                                    "defeats": b["defeats"] + (winner == "attacker")}})
     fates.after_combat(state, closed, events)
     if winner == "defender":
         _spend(state, closed)
         return finish(state, "defender" if closed["fates"]["attacker"] in fates.LOST else None, events)
     b["defeats"] += 1
-    if "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
+    if how != "declined" and "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
         events.append({"kind": "realm_holds", "data": {"seat": b["defender"], "defeats": b["defeats"],
                                                        **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         prompt_attacker(state)

@@ -1,9 +1,12 @@
 """Yellow cards played before the battle (spellfire-2, row 5 of the order of activation).
 
-Once both champions of a round are chosen and before any power activates, the attacker
-and then the defender may play support cards marked ``before_battle`` that their
-champion can use (``before_battle`` prompts, repeated until ``done``). These cards then
-activate in row 5, ahead of every champion; they cannot be played later in the round.
+Once both champions of a round are chosen and before any power activates, the two sides
+take turns, the attacker first, each playing one support card marked ``before_battle``
+that its champion can use or passing (``done``); the step ends when both have passed one
+after the other. So either side may play first, and each may answer the other's card.
+These cards then activate in row 5, ahead of every champion, in the order they were
+played (spellfire-2: "the first card played gets to use the power first"); they cannot
+be played later in the round.
 
 The step is asked only in matches that hold a ``before_battle`` card at all (the decks
 are public), and then every round, whatever the hands hold, so that being asked tells
@@ -12,9 +15,12 @@ nothing about a hand.
 
 from __future__ import annotations
 
+from . import activation as act
 from . import powers as pw
 from . import zones as z
 from .prompts import ask, option as _option
+
+OTHER = act.OTHER
 
 
 def in_match(state: dict) -> bool:
@@ -28,6 +34,7 @@ def open_step(state: dict) -> bool:
     b["before_battle"] = []
     if not in_match(state):
         return False
+    b["before_passes"] = 0  # passes in a row: two end the step
     prompt(state, "attacker")
     return True
 
@@ -51,28 +58,34 @@ def prompt(state: dict, side: str) -> None:
     seat = b["sides"][side]["seat"]
     options = [_option(iid, f"Play {z.name(state, iid)} before the battle", z.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if playable(state, side, iid)]
-    options.append(_option("done", "Play no more cards before the battle"))
+    options.append(_option("done", "Play nothing more before the battle now (pass)"))
+    mine, theirs = (z.name(state, b["sides"][t]["champion"]) for t in (side, OTHER[side]))
     ask(state, seat, "before_battle",
-        f"Before the battle ({side}): play a card that is played before battle, or go on", options, "done")
+        f"Before the battle for {z.name(state, b['realm'])}, your {mine} ({side}) against {theirs}: "
+        "play a card that is played before battle, or pass", options, "done")
 
 
 def answer(state: dict, seat: str, option: str, events: list) -> bool:
-    """True when both sides are done (step D follows)."""
+    """True when both sides have passed one after the other (step D follows)."""
     b = state["battle"]
     side = "attacker" if seat == b["attacker"] else "defender"
     if option == "done":
-        if side == "attacker":
-            prompt(state, "defender")
-            return False
-        return True
+        b["before_passes"] = b.get("before_passes", 0) + 1
+        if b["before_passes"] >= 2:
+            del b["before_passes"]
+            return True
+        prompt(state, OTHER[side])
+        return False
+    b["before_passes"] = 0
     s = b["sides"][side]
     state["players"][seat]["hand"].remove(option)
     kind = z.card(state, option)["type"]
     (s["attached"] if kind in ("magical_item", "artifact") else s["played"]).append(option)
     b["before_battle"].append(option)
+    act.enter(b, [option])
     events.append({"kind": "card_played", "data": {"seat": seat, "side": side,
                                                    **z.about(state, option, seat, "battle"), "from": "hand",
                                                    "before_battle": True, "effects": [], "outcome": None,
                                                    "totals": pw.totals(state, b)}})
-    prompt(state, side)
+    prompt(state, OTHER[side])
     return False

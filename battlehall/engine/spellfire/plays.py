@@ -98,7 +98,27 @@ def _avatar(state: dict, seat: str, iid: str, c: dict) -> dict | None:
 
 
 def _opt(state: dict, seat: str, iid: str, text: str, arg: str, values: list[str]) -> dict | None:
-    return _option(iid, text, z.about(state, iid, seat, "hand"), args={arg: values}) if values else None
+    """An option taking one argument; `args_text` says each value in words (a slot by what
+    is in it, a champion by its name and level), so that a client need not look them up."""
+    if not values:
+        return None
+    words = {v: target_text(state, seat, iid, arg, v) for v in values}
+    return _option(iid, text, z.about(state, iid, seat, "hand"), args={arg: values}, args_text={arg: words})
+
+
+def target_text(state: dict, seat: str, iid: str, arg: str, value: str) -> str:
+    """One value of a play's argument, in words."""
+    if arg == "slot":
+        slot = state["players"][seat]["formation"][value]
+        if z.card(state, iid)["type"] == "holding":
+            return f"on {z.name(state, slot['realm'])} (slot {value})"
+        if slot is None:
+            return f"slot {value} (empty)"
+        return f"slot {value}, over the razed {z.name(state, slot['realm'])}"
+    c = z.card(state, value)
+    if arg == "sacrifice":
+        return f"giving {c['name']} (level {c['level']}, {c['class']}) from your pool"
+    return f"on {c['name']} (level {c['level']}, {c['class']})"
 
 
 def play(state: dict, seat: str, iid: str, args: dict, events: list, via: str = "phase") -> None:
@@ -137,7 +157,8 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list, via: str = 
         champion = args["champion"]
         z.pool_entry(state, seat, champion)["attached"].append(iid)
         events.append({"kind": "card_attached", "data": {"seat": seat, **z.about(state, iid, seat, "pool"),
-                                                         "champion": champion, "from": "hand", "via": via}})
+                                                         "champion": champion, "attached_to": z.ref(state, champion),
+                                                         "from": "hand", "via": via}})
 
 
 def _play_off_battle(state: dict, seat: str, iid: str, events: list) -> None:

@@ -199,6 +199,7 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     effects: list[str] = []
     played = {"seat": seat, "side": side, **z.about(state, iid, seat, "battle"), "from": "hand"}
     events.append({"kind": "card_played", "data": played})  # its effects' events follow it
+    act.enter(battle, [iid])  # played after every card already in the round (spellfire-2)
     if s is not None and c["type"] in ("magical_item", "artifact"):
         s["attached"].append(iid)  # stays with the champion if it wins
     elif s is not None and (c["type"] != "event" or c["bonus"]):
@@ -291,6 +292,7 @@ def bring(state: dict, battle: dict, side: str, iid: str, events: list) -> None:
     s = battle["sides"][side]
     s.setdefault("brought", []).append(iid)
     state["turn"]["used"].append(iid)
+    act.enter(battle, [iid])
     e = act.effects(battle)
     cancelled = [side, "ally"] in e["negated"]
     (e["cancelled"] if cancelled else e["activated"]).append(iid)

@@ -32,7 +32,7 @@ def prompt(state: dict) -> None:
     opt = plays.spoils_option(state, seat, iid)
     if opt is not None:
         options.append(opt)
-    options.append(_option("keep", "Keep it in your hand", z.about(state, iid, seat, "hand")))
+    options.append(_option("keep", f"Keep {z.name(state, iid)} in your hand", z.about(state, iid, seat, "hand")))
     ask(state, seat, "spoils", f"Spoils of victory: {z.name(state, iid)}. Play it now or keep it",
         options, "keep")
 

@@ -26,7 +26,8 @@ def begin(state: dict, seat: str, number: int, events: list, phase: str = "rule"
                      "realm_played": flags.get("realm_played", False),
                      "holding_played": flags.get("holding_played", False),
                      "attacks": flags.get("attacks", 0), "used": list(flags.get("used", [])),
-                     "rule_played": False, "dungeon_played": False}
+                     "rule_played": False, "dungeon_played": False,
+                     "withdrawn": False}  # backed out of a chosen realm this turn (battle.withdraw)
     events.append({"kind": "turn_started", "data": {"seat": seat, "number": number}})
     leave_limbo(state, seat, events)
     if phase == "rule" and not rulecards.wanted(state):
@@ -167,7 +168,8 @@ def answer_attack(state: dict, option: str, events: list) -> None:
 
 
 def after_battle(state: dict, events: list) -> None:
-    """The battle (and its spoils) is over; it was counted when it ended (battle.finish)."""
+    """The battle (and its spoils) is over; it was counted when it ended (battle.finish),
+    unless the attacker backed out before it began (battle.withdraw)."""
     enter(state, "attack", events)
 
 

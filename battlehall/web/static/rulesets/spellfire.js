@@ -144,7 +144,7 @@ function armedBar(model, controls) {
   const [prompt, option] = found;
   const buttons = answers(option).map(args => el("button.choice.sf-target", {
     type: "button", dataset: {prompt: prompt.id, option: option.id, ...argData(args)},
-    onclick: () => { armed = null; controls.choose(prompt.id, option.id, args); }}, argsText(args, model)));
+    onclick: () => { armed = null; controls.choose(prompt.id, option.id, args); }}, argsText(args, model, option)));
   return el("div.sf-armed", {role: "group", "aria-label": "Choose where"},
     el("span", {}, `${option.text || option.id}: `), buttons,
     el("button", {type: "button", onclick: () => { armed = null; rerender(); }}, "Cancel"));
@@ -156,8 +156,10 @@ function argData(args) {
   return out;
 }
 
-function argsText(args, model) {
-  return Object.entries(args).map(([k, v]) => argLabel(k, v, model) || String(v)).join(", ");
+/** An answer's arguments in words: the option's own `args_text` when it has it. */
+function argsText(args, model, option) {
+  const told = (option && option.args_text) || {};
+  return Object.entries(args).map(([k, v]) => (told[k] || {})[v] || argLabel(k, v, model) || String(v)).join(", ");
 }
 
 export function argLabel(name, value, model) {
@@ -165,7 +167,8 @@ export function argLabel(name, value, model) {
   if (name === "side") return `for the ${value}`;
   if (typeof value === "string" && /^c\d+$/.test(value)) {
     const ref = findRef(value, model);
-    return ref ? `on ${cardName(ref, model)}` : value;
+    if (!ref) return value;
+    return name === "sacrifice" ? `giving ${cardName(ref, model)}` : `on ${cardName(ref, model)}`;
   }
   return null;
 }
@@ -306,11 +309,12 @@ export function describe(event, model) {
     case "realm_played": return `${s(d.seat)} played the realm ${n(d)} in slot ${d.slot}.`;
     case "holding_played": return `${s(d.seat)} put the holding ${n(d)} on slot ${d.slot}.`;
     case "champion_to_pool": return `${s(d.seat)} put ${n(d)} into the pool.`;
-    case "card_attached": return `${s(d.seat)} attached ${n(d)} to ${n(findRef(d.champion, model) || {card: d.champion})}.`;
+    case "card_attached": return `${s(d.seat)} attached ${n(d)} to ${n(d.attached_to || findRef(d.champion, model) || {card: d.champion})}.`;
     case "cards_discarded": return `${s(d.seat)} discarded ${cards(d.cards)} (${words(d.reason || "")}).`;
     case "battle_started": return `${s(d.attacker)} attacked ${whose(d.defender, model)} ${n(d)} (${d.slot}).`;
     case "champion_chosen": return `${s(d.seat)} sent ${n(d)} to ${d.side === "attacker" ? "attack" : "defend"}` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") + ".";
-    case "defense_declined": return `${s(d.seat)} did not defend.`;
+    case "defense_declined": return `${s(d.seat)} did not defend` + (d.card ? ` ${n(d)}` : "") + ".";
+    case "attack_withdrawn": return `${s(d.attacker)} went back from ${whose(d.defender, model)} ${n(d)} (${d.slot}); the attack is not spent.`;
     case "powers_activated": return `Powers activated: ` + (d.order || []).map(o => `${n(o)}${o.bonus ? ` +${o.bonus}` : ""}`).join(", ") +
       (d.totals ? ` · attacker ${d.totals.attacker}, defender ${d.totals.defender}` : "") + (d.slain ? ` · the ${d.slain} is slain` : "") + ".";
     case "card_played": return `${s(d.seat)} played ${n(d)}` + (d.side ? ` for the ${d.side}` : "") + (d.outcome ? ` (${words(d.outcome)})` : "") +
