@@ -230,15 +230,12 @@ def cmd_play_local(args) -> int:
 
 def cmd_verify(args) -> int:
     """Check a finished match's replay: its seed against the commitment, its events against a re-run."""
-    from .verify import verify
+    from .verify import Unreadable, load, verify
 
-    if args.replay.startswith(("http://", "https://")):
-        import httpx
-
-        replay = httpx.get(args.replay, timeout=30).raise_for_status().json()
-    else:
-        with open(args.replay, "rb") as f:
-            replay = json.load(f)
+    try:
+        replay = load(args.replay)
+    except Unreadable as exc:
+        return fail("verify", str(exc), 2)
     problems = verify(replay)
     for problem in problems:
         print(f"battlehall verify: {problem}", file=sys.stderr)
@@ -309,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_play_local)
 
     p = sub.add_parser("verify", help="check a finished match: its revealed seed and its events")
-    p.add_argument("replay", help="GET /matches/{id}/replay saved to a file, or its URL")
+    p.add_argument("replay", help="GET /matches/{id}/replay saved to a file, or its URL, or the replay "
+                                  "page's link (http://.../replay/{id})")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("loadtest", help="drive concurrent bot matches against a server and report latencies")
@@ -322,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
     return args.func(args)
 
 

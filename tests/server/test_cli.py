@@ -190,3 +190,50 @@ def test_watch_of_a_match_that_does_not_exist_stops_with_one_line(server):
     done = run("watch", "--url", server.url, "--match", "m_nosuchmatch", timeout=30)
     assert done.returncode == 2 and done.stdout == ""
     assert one_line(done) == "battlehall watch: no such match m_nosuchmatch"
+
+
+# -- verify -------------------------------------------------------------------------------
+
+
+def finished_duel(server) -> str:
+    """A duel that ends by itself: every prompt times out at once."""
+    created = server.create(ruleset="duel", options={"hp": 3}, clock={"prompt_ms": 50, "bank_ms": 0})
+    deadline = time.monotonic() + 30
+    while httpx.get(f"{server.url}/matches/{created['match']}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the duel did not end"
+        time.sleep(0.05)
+    return created["match"]
+
+
+def test_verify_takes_the_replay_pages_link_and_the_api_url(server):
+    """The replay page's own link (/replay/{id}) ended in a JSONDecodeError traceback, and
+    every fetch printed an httpx INFO line."""
+    match = finished_duel(server)
+    for url in (f"{server.url}/replay/{match}", f"{server.url}/replay/{match}?step=3#x",
+                f"{server.url}/matches/{match}/replay"):
+        done = run("verify", url, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("verified: seed ") and done.stderr == "", (url, done.stderr)
+
+
+@pytest.mark.parametrize("case", ["missing file", "a folder", "not JSON", "a JSON list", "a summary",
+                                  "no such match (page)", "no such match (API)", "a live match",
+                                  "an HTML page", "nobody listening", "a bad URL"])
+def test_verify_that_cannot_read_its_replay_says_so_in_one_line(server, tmp_path, case):
+    live = server.create(ruleset="duel")["match"]
+    summary = httpx.get(f"{server.url}/matches/{live}").json()
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    source = {"missing file": str(tmp_path / "nope.json"), "a folder": str(tmp_path),
+              "not JSON": str(tmp_path / "bad.json"), "a JSON list": str(tmp_path / "list.json"),
+              "a summary": str(tmp_path / "summary.json"),
+              "no such match (page)": f"{server.url}/replay/m_0000000000000000",
+              "no such match (API)": f"{server.url}/matches/m_0000000000000000/replay",
+              "a live match": f"{server.url}/replay/{live}", "an HTML page": f"{server.url}/",
+              "nobody listening": f"http://127.0.0.1:{free_port()}/replay/{live}",
+              "a bad URL": "http://[::1/replay/x"}[case]
+    done = run("verify", source, timeout=60)
+    assert done.returncode == 2 and done.stdout == "", (case, done.stderr)
+    line = one_line(done)
+    assert line.startswith("battlehall verify: ") and len(line) < 400, line
