@@ -21,14 +21,19 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 install: $(VENV)/.installed /usr/bin/chromium
 
-# The browser tests drive the distribution's Chromium (tests/browser/), never a downloaded one.
+# Debian's packages the suite needs, installed when missing: the browser tests drive the
+# distribution's Chromium (tests/browser/), never a downloaded one; the deploy and
+# several-nodes tests run haproxy as the load balancer (tests/deploy/).
 /usr/bin/chromium:
-	apt-get update -qq && apt-get install -y -qq chromium
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+/usr/sbin/haproxy:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy
 
 serve: $(VENV)/.installed
 	$(VENV)/bin/battlehall serve $(ARGS)
 
-test: $(VENV)/.installed /usr/bin/chromium
+test: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy
 	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
 
 fuzz: $(VENV)/.installed
