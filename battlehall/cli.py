@@ -27,6 +27,23 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+#: The most seats `--seats N` makes (no ruleset is played by more than 16).
+MAX_SEATS = 64
+
+
+def seat_names(text: str) -> list[str]:
+    """--seats: the seat names, comma-separated, or how many seats (named p1, p2, ...)."""
+    if text.strip().isdigit():
+        count = int(text)
+        if not 1 <= count <= MAX_SEATS:
+            raise argparse.ArgumentTypeError(f"{count} seats: from 1 to {MAX_SEATS}")
+        return [f"p{i + 1}" for i in range(count)]
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: seat names are comma-separated (alice,bob), or a count (6)")
+    return names
+
+
 def fail(command: str, message: str, code: int = 1) -> int:
     print(f"battlehall {command}: {message}", file=sys.stderr, flush=True)
     return code
@@ -207,9 +224,9 @@ def cmd_play_local(args) -> int:
 
     ruleset = get_ruleset(args.ruleset)
     rng = random.Random(args.seed)
-    seats = args.seats.split(",")
+    seats = args.seats
     if len(set(seats)) != len(seats):
-        return fail("play-local", f"--seats names a seat twice: {args.seats}", 2)
+        return fail("play-local", f"--seats names a seat twice: {','.join(seats)}", 2)
     try:
         options = json.loads(args.options) if args.options else {}
     except json.JSONDecodeError as exc:
@@ -241,27 +258,12 @@ def cmd_play_local(args) -> int:
 
 def cmd_verify(args) -> int:
     """Check a finished match's replay: its seed against the commitment, its events against a re-run."""
-    from .verify import verify
+    from .verify import Unreadable, load, verify
 
-    if args.replay.startswith(("http://", "https://")):
-        import httpx
-
-        # A private match's replay needs one of its tokens (or the API key), as a Bearer header.
-        headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
-        try:
-            answer = httpx.get(args.replay, headers=headers, timeout=30)
-        except httpx.HTTPError as exc:
-            return fail("verify", f"cannot read {args.replay}: {exc}")
-        if answer.status_code != 200:
-            try:
-                message = answer.json()["error"]["message"]
-            except Exception:
-                message = answer.text[:200]
-            return fail("verify", f"{args.replay} answered {answer.status_code}: {message}")
-        replay = answer.json()
-    else:
-        with open(args.replay, "rb") as f:
-            replay = json.load(f)
+    try:
+        replay = load(args.replay, args.token)
+    except Unreadable as exc:
+        return fail("verify", str(exc), 2)
     problems = verify(replay)
     for problem in problems:
         print(f"battlehall verify: {problem}", file=sys.stderr)
@@ -287,7 +289,8 @@ def add_client_arguments(p: argparse.ArgumentParser, token_help: str, required: 
                    help="stop after the server has been unreachable this long (default 60)")
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> Parser:
+    """Every command and option, each with its help text (`battlehall COMMAND --help`)."""
     from .engine import ruleset_names
 
     parser = Parser(prog="battlehall", description="Real-time WebSocket game server for turn-based battles.")
@@ -317,7 +320,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="private Redis only: sync each write to disk before its ack (always) or once a "
                         "second (everysec); or BATTLEHALL_FSYNC; default always")
     p.add_argument("--loop", default="auto", help="uvicorn event loop: auto, uvloop, asyncio")
-    p.add_argument("--log-level", default="info")
+    p.add_argument("--log-level", default="info",
+                   help="what the server logs: critical, error, warning, info (default) or debug (also every "
+                        "WebSocket opened and closed)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("bot", help="play one seat with random legal answers")
@@ -335,16 +340,23 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("play-local", help="play a whole match in-process and print its events")
-    p.add_argument("--ruleset", default="spellfire", choices=ruleset_names())
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--seats", default="alice,bob")
-    p.add_argument("--options", default=None, help="match options as JSON")
-    p.add_argument("--max-answers", type=int, default=100_000)
+    p.add_argument("--ruleset", default="spellfire", choices=ruleset_names(),
+                   help="the ruleset to play (default spellfire)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="deals the cards and picks every answer: the same seed plays the same match (default 1)")
+    p.add_argument("--seats", type=seat_names, default=seat_names("alice,bob"), metavar="NAMES|N",
+                   help="the seats: their names, comma-separated (default alice,bob), or how many "
+                        "(6: p1,p2,...,p6); the ruleset says how many it is played by")
+    p.add_argument("--options", default=None,
+                   help="match options as a JSON object, such as '{\"hp\": 5}' (GET /rulesets lists each ruleset's)")
+    p.add_argument("--max-answers", type=int, default=100_000,
+                   help="stop after this many answers if the match has not ended (default 100000)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the result")
     p.set_defaults(func=cmd_play_local)
 
     p = sub.add_parser("verify", help="check a finished match: its revealed seed and its events")
-    p.add_argument("replay", help="GET /matches/{id}/replay saved to a file, or its URL")
+    p.add_argument("replay", help="GET /matches/{id}/replay saved to a file, or its URL, or the replay "
+                                  "page's link (http://.../replay/{id})")
     p.add_argument("--token", default=os.environ.get("BATTLEHALL_TOKEN"),
                    help="for the URL of a private match's replay: one of its tokens (a seat's or the "
                         "spectator's) or the API key; or BATTLEHALL_TOKEN")
@@ -355,9 +367,13 @@ def main(argv: list[str] | None = None) -> int:
 
     add_arguments(p)
     p.set_defaults(func=cmd_loadtest)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
     return args.func(args)
 
 

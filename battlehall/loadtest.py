@@ -653,7 +653,7 @@ def format_report(r: dict) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the server's base URL")
-    parser.add_argument("--ruleset", default="duel")
+    parser.add_argument("--ruleset", default="duel", help="the ruleset of the matches (default duel)")
     parser.add_argument("--seats", type=int, default=None,
                         help="seats per match (default: the fewest the ruleset is played by)")
     parser.add_argument("--matches", type=int, default=100, help="matches kept in play at once")

@@ -6,6 +6,10 @@ from a seed fixed (and published as a hash) before the first card was seen.
 
 from __future__ import annotations
 
+import json
+import re
+from urllib.parse import urlsplit, urlunsplit
+
 from .engine import get_ruleset
 from .engine.ruleset import apply_entry
 from .server.seeds import commitment
@@ -13,6 +17,73 @@ from .server.seeds import commitment
 # What the server's clock adds to prompt events (a timed match's deadlines): not the
 # engine's, and shifted after a server restart, so they are left out of the comparison.
 CLOCK_FIELDS = ("deadline", "bank_ms")
+
+
+#: What a replay has that the check reads (docs/protocol.md, The replay).
+REPLAY_FIELDS = ("ruleset", "seats", "options", "setup", "seed", "seed_commitment", "log", "events")
+#: The replay page's own link, /replay/{id}: its data is GET /matches/{id}/replay.
+PAGE_PATH = re.compile(r"^(?P<base>.*)/replay/(?P<match>[^/]+)/?$")
+FETCH_TIMEOUT_S = 30
+
+
+class Unreadable(Exception):
+    """The replay could not be had (no file, not JSON, no such match, no server): one line."""
+
+
+def api_url(url: str) -> str:
+    """The replay's API URL, from it or from the replay page's link (query and fragment dropped)."""
+    parts = urlsplit(url)
+    page = PAGE_PATH.match(parts.path)
+    if page is None:
+        return url
+    return urlunsplit((parts.scheme, parts.netloc, f"{page['base']}/matches/{page['match']}/replay", "", ""))
+
+
+def load(source: str, token: str | None = None) -> dict:
+    """The replay saved in the file `source`, or at the URL `source` (the API's, or the
+    replay page's link); Unreadable says why not. A private match's replay needs `token`:
+    one of its tokens (a seat's or the spectator's) or the API key."""
+    if source.startswith(("http://", "https://")):
+        try:
+            url = api_url(source)
+        except ValueError as exc:  # urlsplit: a malformed address
+            raise Unreadable(f"bad URL {source!r}: {exc}") from None
+        replay = _fetch(url, token)
+    else:
+        try:
+            with open(source, "rb") as f:
+                replay = json.load(f)
+        except OSError as exc:
+            raise Unreadable(f"cannot read {source}: {exc.strerror or exc}") from None
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise Unreadable(f"{source} is not JSON: {str(exc)[:200]}") from None
+    if not isinstance(replay, dict):
+        raise Unreadable(f"{source} is not a replay (GET /matches/{{id}}/replay): not a JSON object")
+    missing = [name for name in REPLAY_FIELDS if name not in replay]
+    if missing:
+        raise Unreadable(f"{source} is not a replay (GET /matches/{{id}}/replay): it has no {', '.join(missing)}")
+    return replay
+
+
+def _fetch(url: str, token: str | None) -> object:
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        response = httpx.get(url, headers=headers, timeout=FETCH_TIMEOUT_S, follow_redirects=True)
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        raise Unreadable(f"cannot get {url}: {str(exc) or type(exc).__name__}") from None
+    if response.status_code != 200:
+        try:
+            reason = response.json()["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            reason = response.reason_phrase
+        raise Unreadable(f"{url} answered {response.status_code}: {reason}")
+    try:
+        return response.json()
+    except ValueError:
+        raise Unreadable(f"{url} did not answer with JSON: is it a replay's URL (/replay/{{id}} or "
+                         f"/matches/{{id}}/replay)?") from None
 
 
 def _shown(event: dict) -> dict:
@@ -26,14 +97,20 @@ def verify(replay: dict) -> list[str]:
     """The problems found in `replay` (GET /matches/{id}/replay); none if it checks out."""
     if "seed" not in replay or "log" not in replay:
         return ["the replay has no seed or log to check (a match from before seeds were revealed?)"]
-    seed = int(replay["seed"])
+    try:
+        seed = int(replay["seed"])
+    except (TypeError, ValueError):
+        return [f"the seed {str(replay['seed'])[:80]!r} is not an integer"]
     problems = []
     if replay.get("seed_commitment") is None:
         problems.append("the replay has no seed commitment")
     elif commitment(seed) != replay["seed_commitment"]:
         problems.append(f"the seed does not match its commitment {replay['seed_commitment']}")
-    ruleset = get_ruleset(replay["ruleset"])
-    state, events = ruleset.start(replay["seats"], seed, replay["options"], replay["setup"])
+    try:
+        ruleset = get_ruleset(replay["ruleset"])
+        state, events = ruleset.start(replay["seats"], seed, replay["options"], replay["setup"])
+    except Exception as exc:  # an unknown ruleset, seats or options it refuses: not this server's match
+        return problems + [f"the re-run cannot start the match: {exc!r}"]
     produced = [ruleset.reveal(e) for e in events]
     for entry in replay["log"]:
         if entry["seq"] != len(produced) + 1:

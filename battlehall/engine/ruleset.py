@@ -286,12 +286,14 @@ class Ruleset:
         given = args or {}
         if not isinstance(given, dict) or sorted(given) != sorted(wanted):
             raise BadArgs(f"option {option!r} takes arguments {sorted(wanted)}")
+        # The texts name the option and arguments (the prompt's own), never a value given:
+        # those are the client's, of any size.
         for name in sorted(wanted):
             if given[name] not in wanted[name]:
-                raise BadArgs(f"{given[name]!r} is not a legal value of {name!r}")
+                raise BadArgs(f"the value of {name!r} is not one the option lists")
         combos = choice.get("combos")
         if combos is not None and not any(all(given[n] in combo[n] for n in combo) for combo in combos):
-            raise BadArgs(f"{given!r} is not a legal combination of the arguments of {option!r}")
+            raise BadArgs(f"these values are not a legal combination of the arguments of {option!r}")
         return prompt
 
     def answer(self, state: State, seat: str | None, prompt_id: str, option: str,

@@ -236,7 +236,10 @@ def create_app(settings: Settings) -> Starlette:
         if (settings.placement == "local" or not hub.leased or request.headers.get(PLACED_HEADER)):
             return None
         try:
-            found = nodes.least_loaded(await nodes.live(hub.store.redis))
+            async with asyncio.timeout(nodes.PLACEMENT_TIMEOUT_S):
+                found = nodes.least_loaded(await nodes.live(hub.store.redis))
+        except TimeoutError:  # Redis stopped or stalled: the write would wait out its own timeout too
+            raise StoreUnavailable(f"Redis did not answer within {nodes.PLACEMENT_TIMEOUT_S:g} s") from None
         except (RedisError, OSError):
             return None
         if found is None or found[0] == settings.node:

@@ -12,11 +12,6 @@ MSGPACK = "battlehall.v1.msgpack"
 SUBPROTOCOLS = (JSON, MSGPACK)
 
 
-class DecodeError(ValueError):
-    #: the act id of a message that decoded but holds what JSON cannot say, if it has one
-    id: str | int | None = None
-
-
 def choose_subprotocol(offered: list[str]) -> str | None:
     """The first of the client's offers that we speak; None (JSON, unnamed) if none."""
     for name in offered:
@@ -49,55 +44,115 @@ def batch(codec: str, frames: list[bytes]) -> bytes:
     return _BATCH_PREFIX[JSON] + b",".join(frames) + b"]}"
 
 
+#: What one message may hold (docs/protocol.md, Limits): maps and lists nested at most
+#: MAX_DEPTH levels, the message itself being the first; at most MAX_VALUES values in all
+#: (maps, lists, keys and scalars); strings and map keys of at most MAX_STRING characters.
+#: A message a client sends is a few fields; these leave room for far more.
+MAX_DEPTH = 8
+MAX_VALUES = 1_000
+MAX_STRING = 1_024
+#: The longest `act` id (a string, or an integer written out): an error echoes it.
+MAX_ACT_ID = 64
+#: How deep the parsers themselves go (orjson and msgpack both stop past 1,024 levels).
+PARSER_DEPTH = 1_024
+
+
+class DecodeError(ValueError):
+    """A frame the server refuses: its text never holds more than a bounded part of the frame."""
+
+    def __init__(self, text: str, code: str = "bad_message", act_id: str | int | None = None):
+        super().__init__(text)
+        #: the error code of docs/protocol.md: bad_args when it is an act's `args` that is refused
+        self.code = code
+        #: the act id of a message that decoded but was refused, if it has a valid one
+        self.id = act_id
+
+
+def act_id(message: dict) -> str | int | None:
+    """The message's `id` when it is a valid act id (so an error may echo it), else None."""
+    value = message.get("id")
+    kind = type(value)
+    if (kind is str or kind is int) and len(str(value)) <= MAX_ACT_ID:
+        return value
+    return None
+
+
 def decode(codec: str, frame: bytes | str) -> dict:
+    """The message of one frame, checked against the limits above before anything uses it."""
     try:
         if codec == MSGPACK:
             if isinstance(frame, str):
                 raise DecodeError("MessagePack frames must be binary")
             message = msgpack.unpackb(frame, strict_map_key=True, raw=False)
-            problem = not_plain(message)
-            if problem is not None:
-                error = DecodeError(problem)
-                act_id = message.get("id") if isinstance(message, dict) else None
-                if type(act_id) in (str, int):  # so a client knows which act was refused
-                    error.id = act_id
-                raise error
         else:
             message = orjson.loads(frame)
     except DecodeError:
         raise
+    except (msgpack.StackError, RecursionError):
+        raise DecodeError(f"cannot decode frame: nested more than {PARSER_DEPTH} levels deep") from None
     except Exception as exc:  # any malformed frame is the client's error
-        raise DecodeError(f"cannot decode frame: {exc}") from None
+        # The parsers' texts say where (line, column, position), never what: still cut short.
+        raise DecodeError(f"cannot decode frame: {str(exc)[:200]}") from None
     if not isinstance(message, dict) or not isinstance(message.get("t"), str):
         raise DecodeError("every message is a map with a string field 't'")
+    problem = not_plain(message)
+    if problem is not None:
+        field, text, past_limit = problem
+        # An act's arguments past a limit are its bad arguments; a kind of data JSON
+        # cannot say is a bad message wherever it is.
+        code = "bad_args" if past_limit and field == "args" and message["t"] == "act" else "bad_message"
+        raise DecodeError(f"{field}: {text}" if field else text, code, act_id(message))
     return message
 
 
-def not_plain(value) -> str | None:
-    """What keeps a decoded MessagePack value from being JSON's kind of data, or None.
+def not_plain(message: dict) -> tuple[str, str, bool] | None:
+    """What keeps a decoded message from being a plain, bounded one: (the top-level field
+    it is in, or "" for the message itself; why; whether it is a limit that was passed,
+    rather than a kind of data), or None.
 
     A message must mean the same in both encodings: maps with string keys, lists,
     strings, integers, finite floats, booleans and null. MessagePack can also carry bin
     (bytes) values and keys, extension types and NaN; let through, a bytes key beside a
-    string one made the engine's sorting of arguments fail. orjson's JSON is plain
-    already. The walk is iterative: no nesting a client sends can exhaust the stack.
+    string one made the engine's sorting of arguments fail. And it must be small: an
+    `act`'s arguments nested 1,000 deep once overflowed the recursion limit while the
+    error text was built. The walk is iterative, and stops at the first excess.
     """
-    stack = [value]
+    count = 0
+    stack: list[tuple[object, str, int]] = []
+    for key, value in message.items():
+        count += 1
+        if type(key) is not str:
+            return "", f"map keys must be strings, not {type(key).__name__}", False
+        if len(key) > MAX_STRING:
+            return "", f"a field name is at most {MAX_STRING} characters", True
+        stack.append((value, key, 2))
     while stack:
-        item = stack.pop()
+        item, field, depth = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            return field, f"a message holds at most {MAX_VALUES} values", True
         kind = type(item)
-        if kind is str or kind is int or kind is bool or item is None:
+        if kind is str:
+            if len(item) > MAX_STRING:
+                return field, f"a string is at most {MAX_STRING} characters", True
+        elif kind is int or kind is bool or item is None:
             continue
-        if kind is dict:
-            for key in item:
-                if type(key) is not str:
-                    return f"map keys must be strings, not {type(key).__name__}"
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
+        elif kind is dict or kind is list:
+            if depth > MAX_DEPTH:
+                return field, f"maps and lists nest at most {MAX_DEPTH} levels deep, the message being the first", True
+            if kind is dict:
+                for key in item:
+                    if type(key) is not str:
+                        return field, f"map keys must be strings, not {type(key).__name__}", False
+                    if len(key) > MAX_STRING:
+                        return field, f"a map key is at most {MAX_STRING} characters", True
+                    count += 1
+                stack.extend((value, field, depth + 1) for value in item.values())
+            else:
+                stack.extend((value, field, depth + 1) for value in item)
         elif kind is float:
             if not math.isfinite(item):
-                return "numbers must be finite"
+                return field, "numbers must be finite", False
         else:
-            return f"{kind.__name__} values are not allowed: send JSON's kinds of data only"
+            return field, f"{kind.__name__} values are not allowed: send JSON's kinds of data only", False
     return None

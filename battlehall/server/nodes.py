@@ -17,6 +17,10 @@ import orjson
 NODES = "bh:nodes"
 FORGET_MS = 24 * 3600 * 1000  # a node silent this long leaves `bh:nodes`
 FORWARD_TIMEOUT_S = 10
+#: How long placement may wait for the nodes' records. A Redis that does not answer this
+#: read would not take the match's write either: the create is refused (503) at once,
+#: rather than after this wait and the write's own.
+PLACEMENT_TIMEOUT_S = 2.0
 
 log = logging.getLogger("battlehall.nodes")
 logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per create passed on

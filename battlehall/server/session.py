@@ -19,9 +19,14 @@ log = logging.getLogger("battlehall.session")
 CLOSE_UNAUTHORIZED = 4001
 CLOSE_NOT_FOUND = 4004
 CLOSE_POLICY = 1008
-MAX_ACT_ID = 64
 FLOOD_STRIKES = 50  # refusals in a row before a flooding client is closed
 MAX_EARLY = 100  # messages a client may send before its welcome
+#: An act's `prompt` and `option` (the engine's errors name them): far longer than any id.
+MAX_NAME = 64
+
+
+def _short_string(value) -> bool:
+    return isinstance(value, str) and len(value) <= MAX_NAME
 
 
 def _same(a: str, b: str) -> bool:
@@ -54,7 +59,7 @@ class Session:
         try:
             return codec.decode(self.conn.codec, frame)
         except codec.DecodeError as exc:
-            self.error("bad_message", str(exc), exc.id)
+            self.error(exc.code, str(exc), exc.id)
             return None
 
     def on_frame(self, frame: bytes | str, text: bool) -> None:
@@ -65,7 +70,7 @@ class Session:
         if message is None:
             return
         if not self.limiter.allow():
-            self.error("rate_limited", "too many messages; slow down", message.get("id"))
+            self.error("rate_limited", "too many messages; slow down", codec.act_id(message))
             if self.limiter.strikes >= FLOOD_STRIKES:
                 self.conn.close(CLOSE_POLICY)
             return
@@ -73,7 +78,7 @@ class Session:
             self.dispatch(message)
         except Exception:  # a bug: called from the socket's parser, it would close the socket
             log.exception("match %s: error handling a %r message", self.match_id, message.get("t"))
-            self.error("internal", "internal error", message.get("id"))
+            self.error("internal", "internal error", codec.act_id(message))
 
     def hello(self, frame: bytes, text: bool) -> None:
         """The first message, which must be `hello`; what comes while it is being checked waits."""
@@ -211,16 +216,16 @@ class Session:
         if kind == "ping":
             self.conn.send({"t": "pong", "now": now_ms()})
         elif kind == "act":
-            act_id = message.get("id")
-            if not isinstance(act_id, (str, int)) or isinstance(act_id, bool) or len(str(act_id)) > MAX_ACT_ID:
-                self.error("bad_message", f"act needs an id: a string or integer of at most {MAX_ACT_ID} characters")
+            act_id = codec.act_id(message)
+            if act_id is None:
+                self.error("bad_message", f"act needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
                 return
             if self.conn.role == "spectator":
                 self.error("spectator", "spectators cannot act", act_id)
                 return
             prompt, option, args = message.get("prompt"), message.get("option"), message.get("args", {})
-            if not isinstance(prompt, str) or not isinstance(option, str):
-                self.error("bad_message", "act needs string fields prompt and option", act_id)
+            if not _short_string(prompt) or not _short_string(option):
+                self.error("bad_message", f"act needs string fields prompt and option of at most {MAX_NAME} characters", act_id)
                 return
             if args is not None and not isinstance(args, dict):
                 self.error("bad_args", "args must be a map of argument names to values", act_id)
@@ -231,7 +236,8 @@ class Session:
         elif kind == "hello":
             self.error("bad_message", "already said hello")
         else:
-            self.error("bad_message", f"unknown message type {kind!r}")
+            shown = f" {kind!r}" if len(kind) <= MAX_NAME else ""  # an error never echoes a long value
+            self.error("bad_message", f"unknown message type{shown}: a client sends hello, act, ping or view")
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""

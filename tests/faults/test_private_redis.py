@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from servers import ServerProcess
 from test_kill import check_match, start_bots
@@ -76,6 +77,34 @@ async def test_readyz_answers_at_once_while_redis_is_stopped(tmp_path):
         while readyz(server)[0] != 200:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.05)
+        assert private_redis_pid(server) == pid
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        server.stop()
+
+
+@pytest.mark.parametrize("placement", ["least-loaded", "local"])
+async def test_create_answers_unavailable_in_bounded_time_while_redis_is_stopped(tmp_path, placement):
+    """POST /matches while Redis is stopped took 10 s (placement's read of the nodes, then
+    the write, each waiting out 5 s): a client's own timeout ran out first. It answers
+    503 `unavailable` within the store's 5 s, and creates matches again when Redis resumes."""
+    server = ServerProcess(tmp_path, env={"BATTLEHALL_PLACEMENT": placement}).start()
+    pid = private_redis_pid(server)
+    body = {"ruleset": "duel", "seats": ["alice", "bob"]}
+    try:
+        assert httpx.post(server.url + "/matches", json=body, timeout=10).status_code == 201
+        os.kill(pid, signal.SIGSTOP)
+        for _ in range(2):  # the second after the first has given up on the connection
+            started = time.monotonic()
+            answer = await asyncio.to_thread(httpx.post, server.url + "/matches", json=body, timeout=30)
+            took = time.monotonic() - started
+            assert answer.status_code == 503 and answer.json()["error"]["code"] == "unavailable", answer.text
+            assert took < 7, f"POST /matches took {took:.1f} s"
+        os.kill(pid, signal.SIGCONT)
+        deadline = time.monotonic() + 15
+        while (answer := httpx.post(server.url + "/matches", json=body, timeout=10)).status_code != 201:
+            assert time.monotonic() < deadline, answer.text
+            await asyncio.sleep(0.1)
         assert private_redis_pid(server) == pid
     finally:
         os.kill(pid, signal.SIGCONT)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -241,3 +243,112 @@ def test_watch_of_a_match_that_does_not_exist_stops_with_one_line(server):
     done = run("watch", "--url", server.url, "--match", "m_nosuchmatch", timeout=30)
     assert done.returncode == 2 and done.stdout == ""
     assert one_line(done) == "battlehall watch: no such match m_nosuchmatch"
+
+
+# -- verify -------------------------------------------------------------------------------
+
+
+def finished_duel(server) -> str:
+    """A duel that ends by itself: every prompt times out at once."""
+    created = server.create(ruleset="duel", options={"hp": 3}, clock={"prompt_ms": 50, "bank_ms": 0},
+                            spectators={"public": True})
+    deadline = time.monotonic() + 30
+    while httpx.get(f"{server.url}/matches/{created['match']}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the duel did not end"
+        time.sleep(0.05)
+    return created["match"]
+
+
+def test_verify_takes_the_replay_pages_link_and_the_api_url(server):
+    """The replay page's own link (/replay/{id}) ended in a JSONDecodeError traceback, and
+    every fetch printed an httpx INFO line."""
+    match = finished_duel(server)
+    for url in (f"{server.url}/replay/{match}", f"{server.url}/replay/{match}?step=3#x",
+                f"{server.url}/matches/{match}/replay"):
+        done = run("verify", url, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("verified: seed ") and done.stderr == "", (url, done.stderr)
+
+
+@pytest.mark.parametrize("case", ["missing file", "a folder", "not JSON", "a JSON list", "a summary",
+                                  "no such match (page)", "no such match (API)", "a live match",
+                                  "an HTML page", "nobody listening", "a bad URL"])
+def test_verify_that_cannot_read_its_replay_says_so_in_one_line(server, tmp_path, case):
+    live = server.create(ruleset="duel")["match"]
+    summary = httpx.get(f"{server.url}/matches/{live}").json()
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    source = {"missing file": str(tmp_path / "nope.json"), "a folder": str(tmp_path),
+              "not JSON": str(tmp_path / "bad.json"), "a JSON list": str(tmp_path / "list.json"),
+              "a summary": str(tmp_path / "summary.json"),
+              "no such match (page)": f"{server.url}/replay/m_0000000000000000",
+              "no such match (API)": f"{server.url}/matches/m_0000000000000000/replay",
+              "a live match": f"{server.url}/replay/{live}", "an HTML page": f"{server.url}/",
+              "nobody listening": f"http://127.0.0.1:{free_port()}/replay/{live}",
+              "a bad URL": "http://[::1/replay/x"}[case]
+    done = run("verify", source, timeout=60)
+    assert done.returncode == 2 and done.stdout == "", (case, done.stderr)
+    line = one_line(done)
+    assert line.startswith("battlehall verify: ") and len(line) < 400, line
+
+
+# -- play-local's seats, and help for every option ---------------------------------------
+
+
+def test_every_option_of_every_command_says_what_it_is():
+    from battlehall.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    silent = [f"{name} {action.option_strings or action.dest}" for name, command in sorted(commands.items())
+              for action in command._actions if not action.help]
+    assert silent == []
+    shown = run("play-local", "--help", timeout=30).stdout
+    assert "comma-separated" in shown and "how many" in shown
+
+
+@pytest.mark.parametrize("seats, says", [
+    ("6", "duel is played by 2 seats, not 6"),
+    ("0", "argument --seats: 0 seats: from 1 to 64"),
+    ("alice,,bob", "seat names are comma-separated (alice,bob), or a count (6)"),
+    (",", "seat names are comma-separated"),
+])
+def test_play_local_seats_that_cannot_play_say_why_in_one_line(seats, says):
+    done = run("play-local", "--ruleset", "duel", "--seats", seats, timeout=30)
+    assert done.returncode == 2 and done.stdout == ""
+    line = one_line(done)
+    assert line.startswith("battlehall play-local: ") and says in line, line
+
+
+@pytest.mark.parametrize("seats, names", [("2", ["p1", "p2"]), ("ann,bo", ["ann", "bo"]), ("3", ["p1", "p2", "p3"])])
+def test_play_local_seats_are_names_or_a_count(seats, names):
+    ruleset = "spellfire" if len(names) == 3 else "duel"
+    done = run("play-local", "--ruleset", ruleset, "--seats", seats, "--max-answers", "5", timeout=60)
+    assert done.returncode == 0, done.stderr
+    started = json.loads(done.stdout.splitlines()[0])
+    assert started["kind"] == "match_started" and started["data"]["seats"] == names, started
+
+
+def test_the_readmes_server_with_an_api_key_opens_the_operator_routes(tmp_path):
+    """The README showed no way to start the server with a key: /operator was a dead end."""
+    import re
+
+    from servers import ServerProcess
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    found = re.search(r'^make serve ARGS="([^"]*)"', readme, re.M)
+    assert found, "the README shows no `make serve ARGS=...` with a key"
+    key = "k" * 32
+    args = found.group(1).replace("$KEY", key).split()
+    assert "--api-key" in args
+    server = ServerProcess(tmp_path, args=tuple(args)).start()  # what `make serve` runs: battlehall serve $(ARGS)
+    try:
+        body = {"ruleset": "duel", "seats": ["alice", "bob"]}
+        assert httpx.post(server.url + "/matches", json=body, timeout=10).status_code == 401
+        bearer = {"authorization": f"Bearer {key}"}
+        created = httpx.post(server.url + "/matches", json=body, headers=bearer, timeout=10).json()
+        aborted = httpx.post(f"{server.url}/matches/{created['match']}/abort", headers=bearer, timeout=10)
+        assert aborted.status_code == 200 and aborted.json()["status"] == "finished", aborted.text
+    finally:
+        server.stop()

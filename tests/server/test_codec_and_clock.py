@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from battlehall.server import codec
 from battlehall.server.clock import Clock
@@ -14,10 +14,20 @@ plain = st.recursive(
     max_leaves=30)
 
 
+def depth(value) -> int:
+    """Levels of maps and lists, the value itself the first."""
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    return 0
+
+
 @settings(deadline=None)  # CI machines are noisy; time is not what this test checks
 @given(st.dictionaries(st.text(max_size=10), plain, max_size=6))
 def test_both_encodings_carry_the_same_maps(body):
     message = {**body, "t": "event"}
+    assume(depth(message) <= codec.MAX_DEPTH)  # deeper is refused: the next test
     assert codec.decode(codec.JSON, codec.encode(codec.JSON, message)) == message
     assert codec.decode(codec.MSGPACK, codec.encode(codec.MSGPACK, message)) == message
 
@@ -29,6 +39,35 @@ def test_both_encodings_carry_the_same_maps(body):
 def test_undecodable_frames_are_decode_errors(wire, frame):
     with pytest.raises(codec.DecodeError):
         codec.decode(wire, frame)
+
+
+@pytest.mark.parametrize("wire", [codec.JSON, codec.MSGPACK])
+@pytest.mark.parametrize("message, code, act_id", [
+    ({"t": "act", "id": 1, "args": {"a": [[[[[[[1]]]]]]]}}, "bad_args", 1),  # 9 levels
+    ({"t": "act", "id": 2, "args": {"a": [0] * 1_000}}, "bad_args", 2),
+    ({"t": "act", "id": 3, "args": {"a": "x" * 1_025}}, "bad_args", 3),
+    ({"t": "act", "id": 4, "args": {"x" * 1_025: 1}}, "bad_args", 4),
+    ({"t": "act", "id": 5, "prompt": [[[[[[[[1]]]]]]]]}, "bad_message", 5),
+    ({"t": "act", "id": "i" * 65, "args": [[[[[[[[1]]]]]]]]}, "bad_args", None),  # an id too long is not echoed
+    ({"t": "ping", "args": [[[[[[[[1]]]]]]]]}, "bad_message", None),  # `args` of no act
+    ({"t": "hello", "token": "x" * 1_025}, "bad_message", None),
+])
+def test_messages_past_the_limits_are_refused(wire, message, code, act_id):
+    with pytest.raises(codec.DecodeError) as refused:
+        codec.decode(wire, codec.encode(wire, message))
+    assert (refused.value.code, refused.value.id) == (code, act_id)
+    assert len(str(refused.value)) < 200
+
+
+@pytest.mark.parametrize("wire", [codec.JSON, codec.MSGPACK])
+def test_messages_at_the_limits_are_read(wire):
+    # 8 levels; 18 values besides `extra`'s (4 field names, 2 argument names, 12 others)
+    message = {"t": "act", "id": "i" * 64, "args": {"a": [[[[[[1]]]]]], "b": "x" * 1_024},
+               "extra": [0] * (codec.MAX_VALUES - 18)}
+    assert codec.decode(wire, codec.encode(wire, message)) == message
+    message["extra"].append(0)
+    with pytest.raises(codec.DecodeError):
+        codec.decode(wire, codec.encode(wire, message))
 
 
 def test_subprotocol_choice():

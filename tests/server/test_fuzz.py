@@ -26,6 +26,7 @@ import pytest
 from websockets.frames import Frame, Opcode
 
 from battlehall.client import JSON, MSGPACK, ws_url
+from battlehall.server import codec
 from servers import ServerProcess
 from wsutil import Raw, raw_client
 
@@ -126,6 +127,15 @@ def value(rng: random.Random, binary: bool, depth: int = 0):
     return out
 
 
+def nested(rng: random.Random):
+    """Lists and maps nested deeper than a message may hold (docs/protocol.md, Limits),
+    within what the encoders write (orjson stops at 255 levels)."""
+    inner = rng.choice((None, 1, "x", [], {}))
+    for _ in range(rng.randrange(codec.MAX_DEPTH - 2, 250)):
+        inner = [inner] if rng.random() < 0.5 else {rng.choice(("k", "tile", "")): inner}
+    return inner
+
+
 def template(rng: random.Random, prompts: list[dict], token: str, act_ids: list, binary: bool = False) -> dict:
     """A valid message: hello, ping, view, or an act on one of the open prompts (legal, as a rule)."""
     roll = rng.random()
@@ -163,11 +173,33 @@ def mutate(rng: random.Random, message: dict, binary: bool):
             key = text(rng)
             args[key.encode() if binary and rng.random() < 0.5 else key] = value(rng, binary)
             message["args"] = args
-        elif roll < 0.95:
+        elif roll < 0.93:  # nested past the limits of a message, in args or any field
+            message[rng.choice(keys + ["args", "args"])] = nested(rng)
+        elif roll < 0.96:
             return value(rng, binary)  # not a map at all, as a rule
         else:
             return [message]
     return message
+
+
+def deep_arguments(rng: random.Random, message: dict, binary: bool) -> bytes:
+    """The message with one argument nested deeper than the encoders go, short of the
+    parsers' own limit (1,024): a 2 KB frame that once made the error text overflow the
+    recursion limit."""
+    depth = rng.randrange(980, 1_020)
+    placeholder = "__deep__"
+    args = dict(message["args"])
+    args[rng.choice(sorted(a for a in args if isinstance(a, str)) or ["x"])] = placeholder
+    whole = {**message, "args": args}
+    if binary:
+        try:
+            return msgpack.packb(whole).replace(msgpack.packb(placeholder), b"\x91" * depth + b"\xc0")
+        except (TypeError, ValueError, OverflowError):
+            return b"\xc1"
+    try:
+        return orjson.dumps(whole).replace(orjson.dumps(placeholder), b"[" * depth + b"]" * depth)
+    except orjson.JSONEncodeError:
+        return b"{"
 
 
 def encode(rng: random.Random, message, binary: bool) -> bytes | str:
@@ -182,8 +214,10 @@ def encode(rng: random.Random, message, binary: bool) -> bytes | str:
     elif roll < 0.1 and data:
         i = rng.randrange(len(data))
         data = data[:i] + bytes([rng.randrange(256)]) + data[i + 1:]  # one byte changed
-    elif roll < 0.12:
+    elif roll < 0.11:
         data = (b"\x91" * 2000 + b"\xc0") if binary else (b"[" * 2000 + b"]" * 2000)  # deep nesting
+    elif roll < 0.12 and isinstance(message, dict) and isinstance(message.get("args"), dict) and message["args"]:
+        data = deep_arguments(rng, message, binary)
     elif roll < 0.14:
         data = rng.choice([b"\xdd\xff\xff\xff\xff", b"\xdf\x7f\xff\xff\xff", b"\xdb\xff\xff\xff\xff"]) if binary \
             else b'"\\ud800"'  # huge containers announced / a lone surrogate

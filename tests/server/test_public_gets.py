@@ -86,7 +86,7 @@ async def test_a_private_match_is_listed_to_nobody_and_its_replay_needs_a_token(
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "verified" in done.stdout, done.stderr
     done = subprocess.run([sys.executable, "-m", "battlehall", "verify", url], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1 and "401" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "401" in done.stderr and "Traceback" not in done.stderr
     # A public match's replay is anyone's.
     public = server.create(ruleset="duel", seed=6, spectators={"public": True})
     await play_out(server.url, public)
