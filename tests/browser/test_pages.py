@@ -213,3 +213,25 @@ async def test_spectator_page_reconnects_by_itself_after_a_server_restart(start_
     seqs = await watch.eval_on_selector_all("#log li", "items => items.map(li => Number(li.dataset.seq))")
     assert seqs == sorted(set(seqs)) and seqs[-1] == final["seq"]
     assert await banner.is_hidden()
+
+
+async def test_inline_cards_are_drawn_from_the_definitions_sent_once(server, page):
+    """A setup's inline champion, defined once (in each socket's welcome, and beside the
+    replay's steps) and named by id in every view: the player, spectator and replay pages
+    show it by its name."""
+    setup = {"cards": [{"id": "test-knight", "name": "Sir Inline of Testwood", "type": "champion", "class": "hero",
+                        "level": 3, "world": "greyhawk"}],
+             "players": {"alice": {"formation": {"A": {"realm": "emberhold"}}, "pool": [{"champion": "test-knight"}],
+                                   "hand": ["amberfield"]},
+                         "bob": {"formation": {"A": {"realm": "ironbridge"}}, "hand": ["sudden-rout"]}}}
+    created = server.create(ruleset="spellfire", seats=["alice", "bob"], seed=5, setup=setup,
+                            options={"realms_to_win": 2}, spectators={"public": True})
+    match = created["match"]
+    player = await page(f"{server.url}/play/{match}#token={created['tokens']['alice']}",
+                        wait_for="#play[data-status=open]")
+    await expect(player.locator("#app")).to_contain_text("Sir Inline of Testwood")
+    watch = await page(f"{server.url}/watch/{match}", wait_for="main[data-seq]")
+    await expect(watch.locator("#board")).to_contain_text("Sir Inline of Testwood")
+    await play_out(server.url, created)
+    replay = await page(f"{server.url}/replay/{match}", wait_for="main[data-status=ready]")
+    await expect(replay.locator("[data-view-of=alice]")).to_contain_text("Sir Inline of Testwood")
