@@ -15,6 +15,7 @@ checkpoint before them.
 from __future__ import annotations
 
 import pickle
+import zlib
 from dataclasses import dataclass
 
 import orjson
@@ -35,7 +36,7 @@ class Index:
     log: list[dict]
     seqs: list[tuple[int, int]]  # step -> (first_seq, seq): its first and last events
     every: int  # checkpoint j is the state at step j * every
-    checkpoints: list[bytes]  # pickled states (this process's own, never a client's bytes)
+    checkpoints: list[bytes]  # pickled states, compressed (this process's own, never a client's bytes)
     definitions: dict  # the ruleset's static definitions (Ruleset.definitions)
 
     @property
@@ -58,13 +59,13 @@ def index(replay: dict) -> Index:
     definitions = ruleset.definitions(state)
     seq = len(events)
     seqs = [(1, seq)]
-    checkpoints = [pickle.dumps(state, pickle.HIGHEST_PROTOCOL)]
+    checkpoints = [_frozen(state)]
     for k, entry in enumerate(log, start=1):
         first = seq + 1
         seq += len(apply_entry(ruleset, state, entry))
         seqs.append((first, seq))
         if k % every == 0 and k < len(log):
-            checkpoints.append(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+            checkpoints.append(_frozen(state))
     return Index(replay["ruleset"], list(replay["seats"]), log, seqs, every, checkpoints, definitions)
 
 
@@ -74,7 +75,7 @@ def encoded(idx: Index, start: int, stop: int) -> list[bytes]:
     its open prompts, in full)."""
     ruleset = get_ruleset(idx.ruleset)
     at = min(start // idx.every, len(idx.checkpoints) - 1) * idx.every
-    state = pickle.loads(idx.checkpoints[at // idx.every])
+    state = pickle.loads(zlib.decompress(idx.checkpoints[at // idx.every]))
     for entry in idx.log[at:start]:
         apply_entry(ruleset, state, entry)
     out = []
@@ -83,6 +84,11 @@ def encoded(idx: Index, start: int, stop: int) -> list[bytes]:
             apply_entry(ruleset, state, idx.log[k - 1])
         out.append(orjson.dumps(_step(ruleset, state, idx, k)))
     return out
+
+
+def _frozen(state: dict) -> bytes:
+    # Compressed: a setup's inline cards (up to a megabyte) are in every copy of the state.
+    return zlib.compress(pickle.dumps(state, pickle.HIGHEST_PROTOCOL), 1)
 
 
 def _step(ruleset, state, idx: Index, k: int) -> dict:

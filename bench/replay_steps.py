@@ -3,8 +3,9 @@
 
 A real server (private Redis) gets the heaviest Spellfire match a default server takes:
 6 seats, 200 inline cards of ~3,900 characters each (an 0.8 MB body, under the 1 MiB
-limit), every seat's draw pile its deck plus 33 of those cards, `turn_limit` 3000 and
-`exhaustion: continue`, played to the end by 6 bots over real sockets.
+limit), every seat's draw pile its deck (but for its 6th realm and after: nobody can win on realms) plus 33
+of those cards, `turn_limit` 3000 and `exhaustion: continue`, played to the turn limit
+by 6 bots over real sockets.
 
 - **steps**: `--concurrent` clients at once each GET one range of its steps
   (`?from=&count=`: all the same range, then each a different one, spread over the
@@ -65,8 +66,14 @@ def heaviest_body(turn_limit: int) -> dict:
     seats = [f"seat{i}" for i in range(6)]
     cards = [{"id": f"inline-{i}", "name": f"Inline champion {i}", "type": "champion", "class": "hero",
               "level": 1 + i % 9, "world": "greyhawk", "text": f"card {i} " + "x" * 3890} for i in range(200)]
-    players = {seat: {"draw": (list(catalog.decks[DECKS[i]]["cards"]) + [c["id"] for c in cards[i * 33:(i + 1) * 33]])[:200]}
-               for i, seat in enumerate(seats)}
+    players = {}
+    for i, seat in enumerate(seats):
+        deck, realms = [], 0
+        for cid in catalog.decks[DECKS[i]]["cards"]:
+            realms += catalog.cards[cid]["type"] == "realm"
+            if catalog.cards[cid]["type"] != "realm" or realms <= 5:  # 6 realms win: this match goes the distance
+                deck.append(cid)
+        players[seat] = {"draw": (deck + [c["id"] for c in cards[i * 33:(i + 1) * 33]])[:200]}
     return {"ruleset": "spellfire", "seats": seats, "seed": 3,
             "options": {"turn_limit": turn_limit, "exhaustion": "continue"},
             "setup": {"cards": cards, "players": players}}
@@ -202,7 +209,7 @@ async def main() -> None:
         summary = httpx.get(f"{url}/matches/{created['match']}").json()
         print(json.dumps({"machine": f"{os.cpu_count()} CPUs, {platform.python_version()}",
                           "body_mb": round(len(json.dumps(body)) / 1e6, 2), "played_s": round(played_s, 1),
-                          "events": summary["seq"], "status": summary["status"]}), flush=True)
+                          "events": summary["seq"], "status": summary["status"], "result": summary["result"]}), flush=True)
         if args.only != "views":
             await steps_scenarios(url, proc.pid, created["match"], args.concurrent)
         if args.only != "steps":

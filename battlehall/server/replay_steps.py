@@ -7,20 +7,24 @@ shared by everyone who asks:
 
 - A request names a range of at most MAX_COUNT steps (docs/protocol.md, Replay steps).
 - The match is re-run once without views (steps.index), then drawn in aligned chunks
-  of CHUNK steps; the index and the chunks, encoded, are kept in a least-recently-used
-  cache of at most `replay_cache_bytes`.
+  of CHUNK steps; the index and the chunks, encoded and compressed (the views of one
+  step repeat each other: 60 to 1), are kept in a least-recently-used cache of at most
+  `replay_cache_bytes`, which holds all the steps of the longest match.
 - Requests for what is being computed wait for that one computation (single flight).
-- The computing runs in threads, BUILDERS at a time, in short pieces (one chunk each),
-  so the event loop keeps serving; past BUILDERS + WAITING computations started or
-  waiting, a request that needs one more is answered 503 `busy`.
-- The answer is streamed from the cached bytes: another request for the same range
-  costs no copy.
+- The computing runs in a thread, BUILDERS at a time (threads share one interpreter
+  lock: more would only slow the event loop), in short pieces (one chunk each), so the
+  event loop keeps serving; past BUILDERS + WAITING computations started or waiting, a
+  request that needs one more is answered 503 `busy`. A request waits for one at a time.
+- The answer is streamed, decompressed 64 KiB at a time from the cached bytes, at the
+  pace the client reads: however many ask, what each holds is a piece.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import zlib
+from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 import orjson
@@ -30,9 +34,10 @@ from .. import steps
 
 MAX_COUNT = 32  # steps in one answer
 CHUNK = 16  # steps computed and kept together
-BUILDERS = 2  # computations running at once (one per core of a small machine)
-WAITING = 16  # computations waiting for a builder; past that, 503 busy
+BUILDERS = 1  # computations running at once
+WAITING = 31  # computations waiting for the builder; past that, 503 busy
 RETRY_AFTER_S = 1
+PIECE = 64 * 1024  # bytes decompressed and written at a time
 
 
 class Refused(Exception):
@@ -71,6 +76,31 @@ class ByteCache:
             self.used -= self.entries.popitem(last=False)[1][1]
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """Steps first..first+len(ends)-1 as JSON, joined by commas and compressed; step
+    first+i ends at byte ends[i] of the decompressed text (and starts at ends[i-1] + 1)."""
+
+    compressed: bytes
+    ends: list[int]
+
+    def span(self, i: int, j: int) -> tuple[int, int]:
+        """The bytes of steps first+i to first+j-1 (with the commas between them)."""
+        return (self.ends[i - 1] + 1 if i else 0), self.ends[j - 1]
+
+    def read(self, begin: int, end: int, piece: int = PIECE):
+        """Bytes begin..end of the text, decompressed `piece` bytes at a time."""
+        inflate, data, at = zlib.decompressobj(), self.compressed, 0
+        while at < end:
+            out = inflate.decompress(data, piece)
+            data = inflate.unconsumed_tail
+            if not out:
+                return
+            if at + len(out) > begin:
+                yield out[max(0, begin - at):end - at]
+            at += len(out)
+
+
 def parse_range(query) -> tuple[int, int]:
     """`from` (default 0) and `count` (default MAX_COUNT) of the query string."""
     out = []
@@ -104,12 +134,11 @@ class ReplaySteps:
         stop = min(start + count, idx.total)
         if start >= idx.total:
             raise Refused(400, "bad_request", f"from must be below {idx.total}, the match's number of steps", "from")
-        parts = []
-        for chunk in range(start // CHUNK, (stop - 1) // CHUNK + 1):
-            encoded = await self._cached(("chunk", match_id, chunk),
-                                         lambda c=chunk: self._chunk(idx, c))
-            first = chunk * CHUNK
-            parts += encoded[max(start, first) - first:stop - first]
+        parts = []  # (chunk, begin, end)
+        for number in range(start // CHUNK, (stop - 1) // CHUNK + 1):
+            chunk = await self._cached(("chunk", match_id, number), lambda n=number: self._chunk(idx, n))
+            first = number * CHUNK
+            parts.append((chunk, *chunk.span(max(start, first) - first, min(stop, first + CHUNK) - first)))
         head = orjson.dumps({"match": match_id, "ruleset": idx.ruleset, "seats": idx.seats,
                              "result": summary["result"], "total": idx.total, "from": start})
         return _streamed(head[:-1] + b',"steps":[', parts, b"]}")
@@ -127,10 +156,10 @@ class ReplaySteps:
             return idx, idx.size()
         return await self._cached(("index", match_id), build)
 
-    async def _chunk(self, idx: steps.Index, chunk: int):
-        first = chunk * CHUNK
-        encoded = await asyncio.to_thread(steps.encoded, idx, first, min(first + CHUNK, idx.total))
-        return encoded, sum(map(len, encoded)) + 64 * len(encoded)
+    async def _chunk(self, idx: steps.Index, number: int):
+        first = number * CHUNK
+        chunk = await asyncio.to_thread(_drawn, idx, first, min(first + CHUNK, idx.total))
+        return chunk, len(chunk.compressed) + 32 * len(chunk.ends) + 200
 
     async def _cached(self, key: tuple, build):
         """The cached value of `key`, else the one being built, else build it (a builder
@@ -144,6 +173,7 @@ class ReplaySteps:
                 raise Refused(503, "busy", "the server is re-running as many replays as it may at once; "
                                            f"try again in {RETRY_AFTER_S} s")
             flight = asyncio.get_running_loop().create_task(self._fly(key, build))
+            flight.add_done_callback(_retrieved)  # its error is each waiter's; with none left, nobody's
             self.flights[key] = flight
         # Shielded: a client that goes away does not cancel what others wait for.
         return await asyncio.shield(flight)
@@ -159,15 +189,32 @@ class ReplaySteps:
             del self.flights[key]
 
 
-def _streamed(head: bytes, parts: list[bytes], tail: bytes) -> StreamingResponse:
-    """`head`, the parts separated by commas, `tail`: written from the cached bytes
-    themselves, at the pace the client reads."""
+def _retrieved(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+def _drawn(idx: steps.Index, first: int, stop: int) -> Chunk:
+    encoded = steps.encoded(idx, first, stop)
+    ends, at = [], -1
+    for step in encoded:
+        at += 1 + len(step)
+        ends.append(at)
+    return Chunk(zlib.compress(b",".join(encoded), 6), ends)
+
+
+def _streamed(head: bytes, parts: list[tuple[Chunk, int, int]], tail: bytes) -> StreamingResponse:
+    """`head`, the parts (each a span of a chunk) separated by commas, `tail`; each part
+    decompressed a piece at a time, at the pace the client reads."""
 
     async def body():
         yield head
-        for i, part in enumerate(parts):
-            yield b"," + part if i else part
+        for i, (chunk, begin, end) in enumerate(parts):
+            if i:
+                yield b","
+            for piece in chunk.read(begin, end):
+                yield piece
         yield tail
 
-    length = len(head) + sum(map(len, parts)) + max(0, len(parts) - 1) + len(tail)
+    length = len(head) + sum(end - begin for _, begin, end in parts) + max(0, len(parts) - 1) + len(tail)
     return StreamingResponse(body(), media_type="application/json", headers={"content-length": str(length)})

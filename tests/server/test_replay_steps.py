@@ -11,6 +11,7 @@ import httpx
 import orjson
 import pytest
 
+from battlehall import steps
 from battlehall.client import Client
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
@@ -72,6 +73,20 @@ async def test_every_range_is_the_engine_re_run():
             assert b"custom_cards" not in orjson.dumps(s)
 
 
+def test_a_chunk_reads_any_span_a_piece_at_a_time():
+    replay = played(seats=2, seed=4)
+    idx = steps.index(replay)
+    chunk = replay_steps._drawn(idx, CHUNK, 2 * CHUNK)
+    text = b",".join(steps.encoded(idx, CHUNK, 2 * CHUNK))
+    assert len(text) > 10 * 1000
+    for i, j in ((0, CHUNK), (0, 1), (3, 4), (5, CHUNK), (CHUNK - 1, CHUNK)):
+        begin, end = chunk.span(i, j)
+        for piece in (1000, 7, replay_steps.PIECE):
+            parts = list(chunk.read(begin, end, piece))
+            assert b"".join(parts) == text[begin:end] == b",".join(steps.encoded(idx, CHUNK + i, CHUNK + j))
+            assert max(map(len, parts)) <= piece
+
+
 async def test_many_asking_at_once_share_one_computation():
     replay = played(seats=6, seed=2)
     pages = ReplaySteps(64 * 1024 * 1024)
@@ -92,13 +107,18 @@ async def test_many_asking_at_once_share_one_computation():
 
 async def test_the_cache_is_bounded_in_bytes_and_forgets_the_oldest():
     replay = played(seats=6, seed=3)
-    pages = ReplaySteps(400_000)
+    idx = steps.index(replay)
+    chunk = max(len(replay_steps._drawn(idx, first, min(first + CHUNK, idx.total)).compressed)
+                for first in range(0, idx.total, CHUNK))
+    limit = idx.size() + 3 * (chunk + 32 * CHUNK + 200)  # the index and three chunks
+    pages = ReplaySteps(limit)
 
     async def read():
         return replay
-    for start in range(0, len(replay["log"]), CHUNK):
+    assert idx.total > 6 * CHUNK
+    for start in range(0, idx.total, CHUNK):
         await body(await pages.page("m", {"result": None}, read, {"from": str(start), "count": "1"}))
-        assert pages.cache.used <= 400_000
+        assert pages.cache.used <= limit
     built = pages.builds
     await body(await pages.page("m", {"result": None}, read, {"from": "0", "count": "1"}))
     assert pages.builds == built + 1  # the first chunk was forgotten, and built again
