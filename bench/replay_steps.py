@@ -18,11 +18,13 @@ by 6 bots over real sockets.
   `rate_limited` refusals.
 
 `--code DIR` runs the server from another source tree (e.g. an older revision,
-extracted with `git archive <rev> battlehall | tar -x -C DIR`); `--only views` skips
-the steps (an older server answered a steps GET with every step of the match at once,
-gigabytes for this one).
+extracted with `git archive <rev> battlehall | tar -x -C DIR`). A server before ranges
+answered a steps GET with every step of the match, gigabytes for this one: measure it
+with `--whole N` (N GETs with no range at once) on a shorter match (`--turn-limit`), or
+skip the steps with `--only views`.
 
-    python bench/replay_steps.py [--turn-limit 3000] [--concurrent 20] [--views 200] [--code DIR] [--only views]
+    python bench/replay_steps.py [--turn-limit 3000] [--concurrent 20] [--views 200] [--code DIR]
+                                 [--only steps|views] [--whole N]
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ async def play(url: str, created: dict) -> float:
 def _watch(url: str, pid: int, started, stop, out) -> None:
     """In a process of its own (the clients' parsing must not delay it): the server's RSS
     every 10 ms and /healthz every 20 ms on a kept-alive connection, until `stop`."""
+    os.nice(-10)  # back to the server's priority (the clients run at +10): see main
     base = peak = rss_bytes(pid)
     health: list[float] = []
     with httpx.Client(base_url=url, timeout=30) as http:
@@ -144,6 +147,12 @@ async def get_all(url: str, path: str, ranges: list[tuple[int, int]]) -> tuple[l
 async def steps_scenarios(url: str, pid: int, match: str, concurrent: int) -> list[dict]:
     path, count, total = f"/matches/{match}/replay/steps", 32, None
     out = []
+    async with Watch(url, pid) as watch:  # the machine's own noise, for comparison
+        await asyncio.sleep(2)
+    out.append({"scenario": "no request", "healthz_p50_ms": round(pct(watch.health, 50) * 1000, 1),
+                "healthz_p99_ms": round(pct(watch.health, 99) * 1000, 1),
+                "healthz_max_ms": round(max(watch.health) * 1000, 1), "healthz_n": len(watch.health)})
+    print(json.dumps(out[-1]), flush=True)
     for name in ("same range", "different ranges"):
         if name == "same range":  # the first: its cold run also re-runs the match (the index)
             ranges = [(0, count)] * concurrent
@@ -165,6 +174,32 @@ async def steps_scenarios(url: str, pid: int, match: str, concurrent: int) -> li
                         "healthz_max_ms": round(max(watch.health) * 1000, 1), "healthz_n": len(watch.health)})
             print(json.dumps(out[-1]), flush=True)
     return out
+
+
+async def whole(url: str, pid: int, match: str, concurrent: int) -> None:
+    """`concurrent` GETs of the steps with no range at once: what a server that answered
+    every step of the match to each of them (before ranges) spent."""
+    path = f"/matches/{match}/replay/steps"
+    cpu0 = cpu_seconds(pid)
+    async with Watch(url, pid) as watch:
+        async def one():
+            async with httpx.AsyncClient(base_url=url, timeout=600) as http:
+                size = 0
+                async with http.stream("GET", path) as r:
+                    async for chunk in r.aiter_raw():
+                        size += len(chunk)
+                return r.status_code, size
+        t0 = time.perf_counter()
+        got = await asyncio.gather(*(one() for _ in range(concurrent)))
+        seconds = time.perf_counter() - t0
+    print(json.dumps({"scenario": "no range", "gets": concurrent, "statuses": sorted({g[0] for g in got}),
+                      "answer_mb": round(sum(g[1] for g in got) / len(got) / 1e6, 2), "seconds": round(seconds, 2),
+                      "server_cpu_s": round(cpu_seconds(pid) - cpu0, 2), "rss_before_mb": round(watch.base / 1e6, 1),
+                      "rss_growth_mb": round((watch.peak - watch.base) / 1e6, 1),
+                      "healthz_p50_ms": round(pct(watch.health, 50) * 1000, 1),
+                      "healthz_p99_ms": round(pct(watch.health, 99) * 1000, 1),
+                      "healthz_max_ms": round(max(watch.health) * 1000, 1), "healthz_n": len(watch.health)}),
+          flush=True)
 
 
 async def views(url: str, match: str, token: str, n: int) -> dict:
@@ -197,6 +232,8 @@ async def main() -> None:
     ap.add_argument("--views", type=int, default=200)
     ap.add_argument("--code", default=None, help="serve from this source tree")
     ap.add_argument("--only", choices=["steps", "views"], default=None)
+    ap.add_argument("--whole", type=int, default=0,
+                    help="instead of ranges: this many GETs with no range at once (for servers before ranges)")
     args = ap.parse_args()
     proc, url = start_server(cwd=args.code)
     try:
@@ -208,10 +245,17 @@ async def main() -> None:
         played_s = await play(url, created)
         summary = httpx.get(f"{url}/matches/{created['match']}").json()
         print(json.dumps({"machine": f"{os.cpu_count()} CPUs, {platform.python_version()}",
+                          "load_average": os.getloadavg(),
                           "body_mb": round(len(json.dumps(body)) / 1e6, 2), "played_s": round(played_s, 1),
                           "events": summary["seq"], "status": summary["status"], "result": summary["result"]}), flush=True)
         if args.only != "views":
-            await steps_scenarios(url, proc.pid, created["match"], args.concurrent)
+            # The clients read 70 MB as fast as they can on the server's own two cores: at
+            # a lower priority, as if they were elsewhere, so /healthz measures the server.
+            os.nice(10)
+            if args.whole:
+                await whole(url, proc.pid, created["match"], args.whole)
+            else:
+                await steps_scenarios(url, proc.pid, created["match"], args.concurrent)
         if args.only != "steps":
             print(json.dumps(await views(url, created["match"], created["tokens"]["seat0"], args.views)), flush=True)
     finally:
