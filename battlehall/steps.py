@@ -9,7 +9,8 @@ Re-running the rules is cheap; drawing every seat's view after every answer is n
 long six-seat match makes hundreds of megabytes of views). So `index` re-runs the
 match once without views, keeping a few copies of the state along the way
 (checkpoints), and `encoded` draws only the steps asked for, starting from the nearest
-checkpoint before them.
+checkpoint before them. Each also comes as a generator that pauses every few
+milliseconds of work, for a server to run between its other work.
 """
 
 from __future__ import annotations
@@ -52,6 +53,23 @@ class Index:
 def index(replay: dict) -> Index:
     """Re-run the match of `replay` (as GET /matches/{id}/replay answers it) without
     drawing any view: each step's seqs, and checkpoints to start a range from."""
+    return finish(indexing(replay))
+
+
+def encoded(idx: Index, start: int, stop: int) -> list[bytes]:
+    """Steps `start` to `stop - 1`, each as JSON: `step`, `first_seq`, `seq`, `entry` (the
+    log entry it follows, None for step 0), `views` (seat -> view) and `prompts` (seat ->
+    its open prompts, in full)."""
+    return finish(encoding(idx, start, stop))
+
+
+# The same work as generators that stop every few milliseconds of it (`yield`), so that
+# a server can run it on its event loop between other work; `finish` runs one through.
+
+SLICE_ENTRIES = 64  # log entries re-run between two pauses: a few milliseconds
+
+
+def indexing(replay: dict):
     ruleset = get_ruleset(replay["ruleset"])
     log = replay["log"]
     every = max(MIN_EVERY, -(-len(log) // MAX_CHECKPOINTS))
@@ -60,30 +78,43 @@ def index(replay: dict) -> Index:
     seq = len(events)
     seqs = [(1, seq)]
     checkpoints = [_frozen(state)]
+    yield
     for k, entry in enumerate(log, start=1):
         first = seq + 1
         seq += len(apply_entry(ruleset, state, entry))
         seqs.append((first, seq))
         if k % every == 0 and k < len(log):
             checkpoints.append(_frozen(state))
+            yield
+        elif k % SLICE_ENTRIES == 0:
+            yield
     return Index(replay["ruleset"], list(replay["seats"]), log, seqs, every, checkpoints, definitions)
 
 
-def encoded(idx: Index, start: int, stop: int) -> list[bytes]:
-    """Steps `start` to `stop - 1`, each as JSON: `step`, `first_seq`, `seq`, `entry` (the
-    log entry it follows, None for step 0), `views` (seat -> view) and `prompts` (seat ->
-    its open prompts, in full)."""
+def encoding(idx: Index, start: int, stop: int):
     ruleset = get_ruleset(idx.ruleset)
     at = min(start // idx.every, len(idx.checkpoints) - 1) * idx.every
     state = pickle.loads(zlib.decompress(idx.checkpoints[at // idx.every]))
-    for entry in idx.log[at:start]:
+    for k, entry in enumerate(idx.log[at:start], start=1):
         apply_entry(ruleset, state, entry)
+        if k % SLICE_ENTRIES == 0:
+            yield
     out = []
     for k in range(start, stop):
         if k > start:
             apply_entry(ruleset, state, idx.log[k - 1])
+        yield  # a step of a long six-seat match is a few milliseconds to draw
         out.append(orjson.dumps(_step(ruleset, state, idx, k)))
     return out
+
+
+def finish(work):
+    """Run a generator of this module through; what it returns."""
+    while True:
+        try:
+            next(work)
+        except StopIteration as done:
+            return done.value
 
 
 def _frozen(state: dict) -> bytes:

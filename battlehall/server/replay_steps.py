@@ -11,10 +11,12 @@ shared by everyone who asks:
   step repeat each other: 60 to 1), are kept in a least-recently-used cache of at most
   `replay_cache_bytes`, which holds all the steps of the longest match.
 - Requests for what is being computed wait for that one computation (single flight).
-- The computing runs in a thread, BUILDERS at a time (threads share one interpreter
-  lock: more would only slow the event loop), in short pieces (one chunk each), so the
-  event loop keeps serving; past BUILDERS + WAITING computations started or waiting, a
-  request that needs one more is answered 503 `busy`. A request waits for one at a time.
+- The computing runs on the event loop in slices of a few milliseconds (steps.py's
+  generators), BUILDERS at a time, so the loop serves everything else between two
+  slices (a thread would hold the interpreter lock for as long as it liked: /healthz
+  waited up to 65 ms behind one); the compression, which lets go of that lock, runs in a
+  thread. Past BUILDERS + WAITING computations started or waiting, a request that needs
+  one more is answered 503 `busy`. A request waits for one at a time.
 - The answer is streamed, decompressed 64 KiB at a time from the cached bytes, at the
   pace the client reads: however many ask, what each holds is a piece.
 """
@@ -152,13 +154,14 @@ class ReplaySteps:
             read = await replay()
             if "log" not in read:
                 raise Refused(404, "not_found", "this match has no log to re-run")
-            idx = await asyncio.to_thread(steps.index, read)
+            idx = await _sliced(steps.indexing(read))
             return idx, idx.size()
         return await self._cached(("index", match_id), build)
 
     async def _chunk(self, idx: steps.Index, number: int):
         first = number * CHUNK
-        chunk = await asyncio.to_thread(_drawn, idx, first, min(first + CHUNK, idx.total))
+        encoded = await _sliced(steps.encoding(idx, first, min(first + CHUNK, idx.total)))
+        chunk = Chunk(await asyncio.to_thread(zlib.compress, b",".join(encoded), 6), _ends(encoded))
         return chunk, len(chunk.compressed) + 32 * len(chunk.ends) + 200
 
     async def _cached(self, key: tuple, build):
@@ -194,13 +197,29 @@ def _retrieved(task: asyncio.Task) -> None:
         task.exception()
 
 
-def _drawn(idx: steps.Index, first: int, stop: int) -> Chunk:
-    encoded = steps.encoded(idx, first, stop)
+async def _sliced(work):
+    """Run a generator of steps.py on the loop, letting everything else run between its slices."""
+    while True:
+        try:
+            next(work)
+        except StopIteration as done:
+            return done.value
+        await asyncio.sleep(0)
+
+
+def _ends(encoded: list[bytes]) -> list[int]:
+    """Where each step ends in the steps joined by commas."""
     ends, at = [], -1
     for step in encoded:
         at += 1 + len(step)
         ends.append(at)
-    return Chunk(zlib.compress(b",".join(encoded), 6), ends)
+    return ends
+
+
+def _drawn(idx: steps.Index, first: int, stop: int) -> Chunk:
+    """The chunk of steps first..stop-1, drawn at once (for tests and tools)."""
+    encoded = steps.encoded(idx, first, stop)
+    return Chunk(zlib.compress(b",".join(encoded), 6), _ends(encoded))
 
 
 def _streamed(head: bytes, parts: list[tuple[Chunk, int, int]], tail: bytes) -> StreamingResponse:

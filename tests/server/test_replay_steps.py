@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import zlib
 
 import httpx
 import orjson
@@ -18,6 +19,12 @@ from battlehall.engine.ruleset import random_answer
 from battlehall.server import replay_steps
 from battlehall.server.replay_steps import BUILDERS, CHUNK, MAX_COUNT, WAITING, ReplaySteps
 from create_bodies import SPELLFIRE_SETUP
+
+
+def drawn(idx: steps.Index, first: int, stop: int) -> replay_steps.Chunk:
+    """A chunk as the server keeps it, drawn at once."""
+    encoded = steps.encoded(idx, first, stop)
+    return replay_steps.Chunk(zlib.compress(b",".join(encoded), 6), replay_steps._ends(encoded))
 
 
 def played(seats: int = 3, seed: int = 1, turn_limit: int = 40) -> dict:
@@ -76,7 +83,7 @@ async def test_every_range_is_the_engine_re_run():
 def test_a_chunk_reads_any_span_a_piece_at_a_time():
     replay = played(seats=2, seed=4)
     idx = steps.index(replay)
-    chunk = replay_steps._drawn(idx, CHUNK, 2 * CHUNK)
+    chunk = drawn(idx, CHUNK, 2 * CHUNK)
     text = b",".join(steps.encoded(idx, CHUNK, 2 * CHUNK))
     assert len(text) > 10 * 1000
     for i, j in ((0, CHUNK), (0, 1), (3, 4), (5, CHUNK), (CHUNK - 1, CHUNK)):
@@ -108,7 +115,7 @@ async def test_many_asking_at_once_share_one_computation():
 async def test_the_cache_is_bounded_in_bytes_and_forgets_the_oldest():
     replay = played(seats=6, seed=3)
     idx = steps.index(replay)
-    chunk = max(len(replay_steps._drawn(idx, first, min(first + CHUNK, idx.total)).compressed)
+    chunk = max(len(drawn(idx, first, min(first + CHUNK, idx.total)).compressed)
                 for first in range(0, idx.total, CHUNK))
     limit = idx.size() + 3 * (chunk + 32 * CHUNK + 200)  # the index and three chunks
     pages = ReplaySteps(limit)
