@@ -47,7 +47,8 @@ class Index:
 
     def size(self) -> int:
         """Roughly the bytes it holds, for a cache bounded in bytes."""
-        return (sum(map(len, self.checkpoints)) + len(orjson.dumps(self.log)) + len(orjson.dumps(self.definitions)) + 32 * len(self.seqs))
+        return (sum(map(len, self.checkpoints)) + len(orjson.dumps(self.log))
+                + len(orjson.dumps(self.definitions)) + 32 * len(self.seqs))
 
 
 def index(replay: dict) -> Index:

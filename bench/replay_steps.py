@@ -247,7 +247,8 @@ async def main() -> None:
         print(json.dumps({"machine": f"{os.cpu_count()} CPUs, {platform.python_version()}",
                           "load_average": os.getloadavg(),
                           "body_mb": round(len(json.dumps(body)) / 1e6, 2), "played_s": round(played_s, 1),
-                          "events": summary["seq"], "status": summary["status"], "result": summary["result"]}), flush=True)
+                          "events": summary["seq"], "status": summary["status"], "result": summary["result"]}),
+              flush=True)
         if args.only != "views":
             # The clients read 70 MB as fast as they can on the server's own two cores: at
             # a lower priority, as if they were elsewhere, so /healthz measures the server.

@@ -9,7 +9,8 @@ shared by everyone who asks:
 - The match is re-run once without views (steps.index), then drawn in aligned chunks
   of CHUNK steps; the index and the chunks, encoded and compressed (the views of one
   step repeat each other: 60 to 1), are kept in a least-recently-used cache of at most
-  `replay_cache_bytes`, which holds all the steps of the longest match.
+  `replay_cache_bytes` (the default, 32 MiB, holds about every step of the longest
+  match a default server allows).
 - Requests for what is being computed wait for that one computation (single flight).
 - The computing runs on the event loop in slices of a few milliseconds (steps.py's
   generators), BUILDERS at a time, so the loop serves everything else between two
@@ -106,15 +107,16 @@ class Chunk:
 def parse_range(query) -> tuple[int, int]:
     """`from` (default 0) and `count` (default MAX_COUNT) of the query string."""
     out = []
-    for name, default, most in (("from", 0, None), ("count", MAX_COUNT, MAX_COUNT)):
+    for name, default, low, high in (("from", 0, 0, 10**9), ("count", MAX_COUNT, 1, MAX_COUNT)):
         raw = query.get(name)
         if raw is None:
             out.append(default)
             continue
-        if not raw.isdigit() or len(raw) > 9 or (most is not None and int(raw) > most) or (name == "count" and int(raw) < 1):
+        value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else -1  # isdigit alone: "²"
+        if not low <= value <= high:
             what = f"an integer from 1 to {MAX_COUNT}" if name == "count" else "a non-negative integer"
             raise Refused(400, "bad_request", f"{name} must be {what}", name)
-        out.append(int(raw))
+        out.append(value)
     return out[0], out[1]
 
 
@@ -214,12 +216,6 @@ def _ends(encoded: list[bytes]) -> list[int]:
         at += 1 + len(step)
         ends.append(at)
     return ends
-
-
-def _drawn(idx: steps.Index, first: int, stop: int) -> Chunk:
-    """The chunk of steps first..stop-1, drawn at once (for tests and tools)."""
-    encoded = steps.encoded(idx, first, stop)
-    return Chunk(zlib.compress(b",".join(encoded), 6), _ends(encoded))
 
 
 def _streamed(head: bytes, parts: list[tuple[Chunk, int, int]], tail: bytes) -> StreamingResponse:

@@ -171,7 +171,8 @@ async def test_a_long_match_over_http_comes_in_ranges(server):
         got += r.json()["steps"]
     assert [s["views"] for s in got] == expected
     for params, path in (({"count": MAX_COUNT + 1}, "count"), ({"count": 0}, "count"), ({"from": -1}, "from"),
-                         ({"from": "x"}, "from"), ({"from": total}, "from")):
+                         ({"from": "x"}, "from"), ({"from": total}, "from"), ({"from": "²"}, "from"),
+                         ({"count": "00"}, "count"), ({"count": "1.5"}, "count"), ({"from": "9" * 40}, "from")):
         r = httpx.get(f"{server.url}/matches/{match}/replay/steps", params=params)
         assert r.status_code == 400, params
         assert r.json()["error"]["code"] == "bad_request" and r.json()["error"]["path"] == path
