@@ -215,6 +215,12 @@ class Ruleset:
         """What `viewer` (a seat, or None for spectators) may see of the state."""
         raise NotImplementedError
 
+    def definitions(self, state: State) -> dict:
+        """What the match defines at its start and never changes, shown to everyone (a
+        setup's inline cards): sent once per socket in `welcome`, and once per replay,
+        never in a view. Empty by default."""
+        return {}
+
     def card_sets(self) -> list[dict]:
         """The card sets this ruleset ships (for GET /rulesets)."""
         return []

@@ -317,7 +317,8 @@ class MatchActor:
             seq, conns = core.seq, self.conns
             conn.send({"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
                        "seq": core.seq, "view": core.ruleset.view(core.state, conn.audience),
-                       "prompts": core.prompts_for(conn.audience), "now": now_ms()})
+                       "prompts": core.prompts_for(conn.audience), "now": now_ms(),
+                       "definitions": core.ruleset.definitions(core.state)})
 
             def message(record):
                 return event_message(core.ruleset, record, conn.audience)
@@ -341,7 +342,7 @@ class MatchActor:
             core = self.core
             message = {"t": "view", "seq": core.seq, "view": core.ruleset.view(core.state, conn.audience),
                        "prompts": core.prompts_for(conn.audience), "now": now_ms()}
-        conn.send(message)
+        conn.views.spend(conn.send(message))
 
     # -- answers --------------------------------------------------------------------
 

@@ -20,7 +20,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Match, Route
 
-from .. import steps
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import MatchOver, SetupError
 from . import auth, validate, web
@@ -34,6 +33,7 @@ from . import abandon, creation_limit, listing, nodes, public
 from .creation_limit import CreationLimit
 from .key_guard import KeyGuard
 from .limits import Limits
+from .replay_steps import ReplaySteps, Refused as ReplayRefused
 from .store import Store, StoreUnavailable
 from .websocket import WebSockets
 
@@ -163,6 +163,8 @@ def create_app(settings: Settings) -> Starlette:
                 await nodes.withdraw(store.redis, settings.node)
         await hub.close()
         await store.close()
+
+    pages = ReplaySteps(settings.replay_cache_bytes)
 
     def hub_of(request) -> Hub:
         return request.app.state.hub
@@ -317,19 +319,30 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse({**found[0], **await hub.revealed(match_id), "events": events})
 
     async def replay_steps(request: Request) -> Response:
-        """Each step's views, re-run from the replay (steps.py), off the event loop: a long
-        match takes a fraction of a second to re-run."""
+        """A range of the steps re-run from the replay (replay_steps.py): bounded, cached."""
+        return await replay_pages(request, lambda match_id, summary, read: pages.page(
+            match_id, summary, read, request.query_params))
+
+    async def replay_definitions(request: Request) -> Response:
+        """What no step repeats: the match's inline definitions (replay_steps.py)."""
+        return await replay_pages(request, lambda match_id, summary, read: pages.definitions(match_id, read))
+
+    async def replay_pages(request: Request, answer) -> Response:
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
         found, refusal = await finished(hub, request, match_id)
         if refusal is not None:
             return refusal
-        replay = {**found[0], **await hub.revealed(match_id)}
-        if "log" not in replay:
-            return error_response(404, "not_found", "this match has no log to re-run")
-        all_steps = await asyncio.to_thread(steps.steps, replay)
-        return ORJSONResponse({"match": match_id, "ruleset": replay["ruleset"], "seats": replay["seats"],
-                               "result": replay["result"], "steps": all_steps})
+
+        async def read() -> dict:
+            return {**found[0], **await hub.revealed(match_id)}
+        try:
+            answered = await answer(match_id, found[0], read)
+        except ReplayRefused as exc:
+            response = error_response(exc.status, exc.code, exc.message, exc.path)
+            response.headers.update(exc.headers)
+            return response
+        return answered if isinstance(answered, Response) else ORJSONResponse(answered)
 
     async def operator_matches(request: Request) -> Response:
         """Live matches, and finished ones this server still keeps, with their sockets and clocks."""
@@ -407,6 +420,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/matches/{match_id}/replay", replay, methods=["GET"]),
         Route("/drain", drain, methods=["POST"]),
         Route("/matches/{match_id}/replay/steps", replay_steps, methods=["GET"]),
+        Route("/matches/{match_id}/replay/definitions", replay_definitions, methods=["GET"]),
         Route("/rulesets", rulesets, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

@@ -69,6 +69,11 @@ class Settings:
     rate_per_s: float = 50.0
     #: Outgoing messages queued for one socket before it is dropped as too slow.
     send_queue_limit: int = 10_000
+    #: Bytes per second a socket's `view` requests may make the server encode (bursts of
+    #: four times that) before `rate_limited`; 0 for no cap.
+    view_bytes_per_s: int = 512 * 1024
+    #: Bytes of re-run replay steps kept in memory for GET .../replay/steps (replay_steps.py).
+    replay_cache_bytes: int = 32 * 1024 * 1024
     # What one client may hold (limits.py): each refusal is an HTTP error, then a close.
     #: Largest request body; a larger one is answered 413 `too_large`.
     max_body_bytes: int = 1024 * 1024
@@ -134,6 +139,8 @@ class Settings:
             max_frame_bytes=_env_int("BATTLEHALL_MAX_FRAME_BYTES", cls.max_frame_bytes),
             rate_per_s=_env_float("BATTLEHALL_RATE_PER_S", cls.rate_per_s),
             send_queue_limit=_env_int("BATTLEHALL_SEND_QUEUE_LIMIT", cls.send_queue_limit),
+            view_bytes_per_s=_env_int("BATTLEHALL_VIEW_BYTES_PER_S", cls.view_bytes_per_s),
+            replay_cache_bytes=_env_int("BATTLEHALL_REPLAY_CACHE_BYTES", cls.replay_cache_bytes),
             max_body_bytes=_env_int("BATTLEHALL_MAX_BODY_BYTES", cls.max_body_bytes),
             max_header_bytes=_env_int("BATTLEHALL_MAX_HEADER_BYTES", cls.max_header_bytes),
             request_timeout_s=_env_float("BATTLEHALL_REQUEST_TIMEOUT_S", cls.request_timeout_s),

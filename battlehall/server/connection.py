@@ -46,7 +46,7 @@ counters = Counters()
 
 class Connection:
 
-    def __init__(self, socket, wire: str, queue_limit: int):
+    def __init__(self, socket, wire: str, queue_limit: int, view_bytes_per_s: float = 0):
         self.socket = socket  # websocket.WebSocket: write_frames, close, paused
         self.codec = wire
         self.binary = wire == codec.MSGPACK
@@ -60,17 +60,21 @@ class Connection:
         self.close_code: int | None = None
         self.held: list[bytes] | None = None  # while the history is sent: what must come after it
         self.drain: asyncio.Future | None = None  # `drained`'s, until the socket can take more
+        self.views = ByteBudget(view_bytes_per_s)  # what this socket's `view` requests may have encoded
 
     @property
     def audience(self) -> str | None:
         """Whose copy of each event this socket receives: its seat, or None (the public copy)."""
         return self.seat
 
-    def send(self, message: dict) -> None:
+    def send(self, message: dict) -> int:
+        """Queue `message`; the bytes it was encoded to."""
         if message["t"] == "error":  # every error a client gets passes here: count it by code
             errors = counters.errors
             errors[message["code"]] = errors.get(message["code"], 0) + 1
-        self.send_frame(codec.encode(self.codec, message))
+        frame = codec.encode(self.codec, message)
+        self.send_frame(frame)
+        return len(frame)
 
     def send_frame(self, frame: bytes) -> None:
         self.send_frames((frame,))
@@ -202,3 +206,30 @@ class RateLimiter:
             return True
         self.strikes += 1
         return False
+
+
+class ByteBudget:
+    """A token bucket in bytes: what a socket's `view` requests may make the server
+    encode, `rate` bytes per second, bursts of four times that; rate 0: no cap.
+
+    A request costs the size of its answer, known only once it is encoded: it is taken
+    while the bucket holds anything and charged in full after, so the bucket may go
+    below zero and stays shut until the rate has filled it again.
+    """
+
+    def __init__(self, rate: float):
+        self.rate = rate
+        self.capacity = rate * 4
+        self.tokens = self.capacity
+        self.stamp = time.monotonic()
+
+    def allow(self) -> bool:
+        if not self.rate:
+            return True
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        return self.tokens > 0
+
+    def spend(self, size: int) -> None:
+        self.tokens -= size

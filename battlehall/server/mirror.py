@@ -153,7 +153,8 @@ class Mirror:
         feed = self.feed
         r = feed.replica
         welcome = {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": None, "seq": r.seq,
-                   "view": r.ruleset.view(r.state, None), "prompts": [], "now": now_ms()}
+                   "view": r.ruleset.view(r.state, None), "prompts": [], "now": now_ms(),
+                   "definitions": r.ruleset.definitions(r.state)}
         if feed.delay_ms:
             welcome["delay_ms"] = feed.delay_ms
         conn.send(welcome)

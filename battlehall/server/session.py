@@ -232,6 +232,10 @@ class Session:
                 return
             self.actor.submit(("act", self.conn, message))
         elif kind == "view":  # in order with the match's events, so its seq is exact
+            if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
+                self.error("rate_limited", "views take more bytes per second than this server sends a socket; "
+                                           "ask again later")
+                return
             self.actor.submit(("view", self.conn))
         elif kind == "hello":
             self.error("bad_message", "already said hello")

@@ -70,7 +70,7 @@ class DelayedFeed:
         r = self.replica
         return {"t": "welcome", "match": match_id, "role": conn.role, "seat": None, "seq": r.seq,
                 "view": r.ruleset.view(r.state, None), "prompts": [], "now": now_ms(),
-                "delay_ms": self.delay_ms}
+                "delay_ms": self.delay_ms, "definitions": r.ruleset.definitions(r.state)}
 
     def message(self, record: dict) -> dict:
         return event_message(self.replica.ruleset, record, None, self.delay_ms)

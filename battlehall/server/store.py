@@ -55,6 +55,7 @@ __all__ = ["LoadedMatch", "Store", "StoreUnavailable", "key"]
 
 LIVE = "bh:live"
 PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
+LOG_PAGE = 1000  # log entries per read when a whole log is read (load_from_start)
 
 FENCED_KEYS = ("owner", "log", "snap", "meta", "start", "epoch", "held")  # lease.FENCED_WRITE's KEYS, in order
 ACQUIRE_SHA, RENEW_SHA, RELEASE_SHA = (leases.sha1(s) for s in (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
@@ -329,10 +330,19 @@ class Store:
         return out
 
     async def load_from_start(self, match_id: str) -> tuple[dict, list[dict]]:
-        """The starting snapshot and the whole log (delayed spectator streams replay it)."""
+        """The starting snapshot and the whole log (delayed spectator streams replay it).
+
+        The log is read LOG_PAGE entries at a time: a long match's (10,000 entries and
+        more) read and decoded at once kept the event loop for tens of milliseconds. Its
+        entries are only ever appended, so the pages make one prefix of it."""
         start = unpack(await self.redis.get(key(match_id, "start")))
-        rows = await self.redis.xrange(key(match_id, "log"), "-", "+")
-        return start, [unpack(fields[b"e"]) for _, fields in rows]
+        entries, first = [], "-"
+        while True:
+            rows = await self.redis.xrange(key(match_id, "log"), first, "+", count=LOG_PAGE)
+            entries += [unpack(fields[b"e"]) for _, fields in rows]
+            if len(rows) < LOG_PAGE:
+                return start, entries
+            first = f"{int(rows[-1][0].split(b'-')[0]) + 1}-0"  # ids are "<seq>-0" (record)
 
     async def entries_after(self, match_id: str, seq: int) -> list[dict]:
         """The log entries after `seq`, in order (a mirror catching up, mirror.py)."""

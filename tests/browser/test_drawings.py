@@ -23,7 +23,7 @@ SPELLFIRE_VIEW = {
                 "dungeon": {"card": "c9", "def": "deep-halls"}},
     },
     "rule_card": {"card": "c10", "def": "the-burning-rule"},
-    "battle": None, "spoils": None, "options": {}, "custom_cards": [], "result": None,
+    "battle": None, "spoils": None, "options": {}, "result": None,
 }
 SPELLFIRE_PROMPT = {"id": "p4", "seat": "alice", "kind": "play_pool", "text": "Phase 3", "default": "done",
                     "options": [{"id": "c1", "text": "Play the new card", "card": "c1", "def": "no-such-card",

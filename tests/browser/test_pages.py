@@ -9,6 +9,7 @@ import httpx
 from playwright.async_api import expect
 
 from battlehall.client import Client
+from battlehall.server.replay_steps import MAX_COUNT as STEPS_PER_REQUEST
 from wsutil import Raw
 from servers import bearer
 
@@ -139,23 +140,28 @@ async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
     bare = await page(f"{server.url}/replay/{created['match']}", wait_for="#banner:not([hidden])")
     assert "private" in await bare.inner_text("#banner") and await bare.locator("[data-view-of]").count() == 0
     r = await page(link, wait_for="main[data-status=ready]")
+    requested = []
+    r.on("request", lambda req: requested.append(req.url))
     main = r.locator("main")
-    assert await main.get_attribute("data-step") == "0"
+    await expect(main).to_have_attribute("data-step", "0")
     assert await r.locator("[data-view-of=alice]").count() == 1 and await r.locator("[data-view-of=bob]").count() == 1
     logged = await r.eval_on_selector_all("#log li", "items => items.map(li => Number(li.dataset.seq))")
     assert logged and logged == sorted(set(logged)) and logged[-1] == replay["events"][-1]["seq"]
     await r.click("#forward")
     await r.click("#forward")
-    assert await main.get_attribute("data-step") == "2"
+    await expect(main).to_have_attribute("data-step", "2")
     assert await main.get_attribute("data-seq") == str(replay["log"][2]["seq"] - 1)
     await r.click("#back")
-    assert await main.get_attribute("data-step") == "1"
+    await expect(main).to_have_attribute("data-step", "1")
     assert replay["log"][0]["seat"] in await r.inner_text("#step-text")
-    # The scrubber jumps anywhere; the keyboard steps too.
+    # The scrubber jumps anywhere, its range loaded as it is shown; the keyboard steps too.
+    assert last - 3 >= 2 * STEPS_PER_REQUEST  # past the first range the page asked for
     await r.eval_on_selector("#scrubber", "(s, v) => { s.value = v; s.dispatchEvent(new Event('input')); }", str(last - 3))
-    assert await main.get_attribute("data-step") == str(last - 3)
+    await expect(main).to_have_attribute("data-step", str(last - 3))
     await r.keyboard.press("ArrowRight")
-    assert await main.get_attribute("data-step") == str(last - 2)
+    await expect(main).to_have_attribute("data-step", str(last - 2))
+    asked = [u for u in requested if "/replay/steps" in u]
+    assert asked and all(f"count={STEPS_PER_REQUEST}" in u for u in asked)  # ranges, never the whole match
     await shoot(r, "replay-spellfire")
     phone = await page(link, viewport=PHONE, wait_for="main[data-status=ready]")
     await shoot(phone, "replay-spellfire-phone", full_page=False)
@@ -168,7 +174,7 @@ async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
     assert await main.get_attribute("data-seq") == str(replay["events"][-1]["seq"])
     assert await r.locator(".log li.current").count() >= 1
     await r.keyboard.press("Home")
-    assert await main.get_attribute("data-step") == "0"
+    await expect(main).to_have_attribute("data-step", "0")
 
 
 async def test_operator_page_lists_and_aborts(keyed_server, page, shoot):
@@ -237,3 +243,25 @@ async def test_spectator_page_reconnects_by_itself_after_a_server_restart(start_
     seqs = await watch.eval_on_selector_all("#log li", "items => items.map(li => Number(li.dataset.seq))")
     assert seqs == sorted(set(seqs)) and seqs[-1] == final["seq"]
     assert await banner.is_hidden()
+
+
+async def test_inline_cards_are_drawn_from_the_definitions_sent_once(server, page):
+    """A setup's inline champion, defined once (in each socket's welcome, and beside the
+    replay's steps) and named by id in every view: the player, spectator and replay pages
+    show it by its name."""
+    setup = {"cards": [{"id": "test-knight", "name": "Sir Inline of Testwood", "type": "champion", "class": "hero",
+                        "level": 3, "world": "greyhawk"}],
+             "players": {"alice": {"formation": {"A": {"realm": "emberhold"}}, "pool": [{"champion": "test-knight"}],
+                                   "hand": ["amberfield"]},
+                         "bob": {"formation": {"A": {"realm": "ironbridge"}}, "hand": ["sudden-rout"]}}}
+    created = server.create(ruleset="spellfire", seats=["alice", "bob"], seed=5, setup=setup,
+                            options={"realms_to_win": 2}, spectators={"public": True})
+    match = created["match"]
+    player = await page(f"{server.url}/play/{match}#token={created['tokens']['alice']}",
+                        wait_for="#play[data-status=open]")
+    await expect(player.locator("#app")).to_contain_text("Sir Inline of Testwood")
+    watch = await page(f"{server.url}/watch/{match}", wait_for="main[data-seq]")
+    await expect(watch.locator("#board")).to_contain_text("Sir Inline of Testwood")
+    await play_out(server.url, created)
+    replay = await page(f"{server.url}/replay/{match}", wait_for="main[data-status=ready]")
+    await expect(replay.locator("[data-view-of=alice]")).to_contain_text("Sir Inline of Testwood")

@@ -126,4 +126,7 @@ def test_inline_cards_play(match, S, ev):
     m = match(alice=S(pool=["giant-slug"]), bob=S(formation={"A": "ironbridge", "B": "hollowmere"}),
               turn={"seat": "alice", "phase": "attack"}, cards=[card])
     assert m.option_ids() == ["ironbridge", "hollowmere", "end"]
-    assert m.rs.view(m.state, None)["custom_cards"][0]["id"] == "giant-slug"
+    # Defined once (the welcome's and the replay's `definitions`), never in a view, which names it by id.
+    assert m.rs.definitions(m.state)["custom_cards"][0]["id"] == "giant-slug"
+    view = m.rs.view(m.state, None)
+    assert "custom_cards" not in view and view["players"]["alice"]["pool"][0]["def"] == "giant-slug"

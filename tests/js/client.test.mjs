@@ -24,6 +24,7 @@ test("a whole duel between two clients, with a spectator: prompts, acts, acks, t
   const welcome = await seats.alice.connect();
   assert.equal(welcome.role, "player");
   assert.equal(seats.alice.seat, "alice");
+  assert.deepEqual(seats.alice.definitions, {}); // duel defines nothing once; spellfire its inline cards
   await seats.bob.connect();
   const watched = await watcher.connect();
   assert.equal(watched.role, "spectator");

@@ -12,6 +12,7 @@ from battlehall.server.actor import MatchCore
 from battlehall.server.clock import Clock
 from battlehall.server.config import Settings
 from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server import store as store_module
 from battlehall.server.store import LoadedMatch, Store
 
 
@@ -97,4 +98,17 @@ async def test_an_abort_is_one_log_entry_that_replays_and_delete_removes_every_k
     assert await store.delete("m_store_abort") is True
     assert await store.load("m_store_abort") is None and await store.events("m_store_abort", 0) == []
     assert await store.delete("m_store_abort") is False
+    await store.close()
+
+
+async def test_a_whole_log_is_read_in_pages_and_whole(redis_url, monkeypatch):
+    """load_from_start reads LOG_PAGE entries at a time (a long log read at once kept the
+    event loop for tens of milliseconds); the pages are the log exactly, however it divides."""
+    store = Store(redis_url)
+    await play(store, "m_store_pages", "spellfire", 6, answers=23)
+    _, whole = await store.load_from_start("m_store_pages")
+    assert len(whole) == 23
+    for page in (1, 5, 23, 24):
+        monkeypatch.setattr(store_module, "LOG_PAGE", page)
+        assert (await store.load_from_start("m_store_pages"))[1] == whole, page
     await store.close()

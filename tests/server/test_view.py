@@ -3,9 +3,15 @@ redacted as its events are, and as of the stream delay for a delayed spectator."
 
 from __future__ import annotations
 
+import asyncio
+import time
+
+import orjson
+
 from battlehall.client import JSON, MSGPACK
 from battlehall.engine import get_ruleset
 from leaks import atoms
+from servers import ServerProcess
 from wsutil import Raw
 
 
@@ -86,3 +92,53 @@ async def test_view_sent_before_the_welcome_is_answered_after_it(server):
     assert welcome["t"] == "welcome" and view["t"] == "view" and view["seq"] == welcome["seq"]
     assert view["view"] == welcome["view"]
     await conn.close()
+
+
+def _inline_cards(n: int, text: int) -> list[dict]:
+    return [{"id": f"inline-{i}", "name": f"Inline {i}", "type": "champion", "class": "hero", "level": 3,
+             "world": "greyhawk", "text": "x" * text} for i in range(n)]
+
+
+async def test_inline_cards_come_once_per_socket_in_the_welcome(server):
+    """200 inline cards of 3 KB each: in the welcome's `definitions`, once; never in a view,
+    which stays the size of the board (each `view` used to carry all 600 KB again)."""
+    cards = _inline_cards(200, 3000)
+    setup = {"cards": cards, "players": {"alice": {"hand": ["inline-0"], "draw": ["inline-1", "inline-2"]},
+                                         "bob": {"draw": ["inline-3"]}}}
+    created = server.create(ruleset="spellfire", seats=["alice", "bob"], seed=4, setup=setup,
+                            spectators={"public": True})
+    for token in (created["tokens"]["alice"], None):
+        conn = await Raw.open(server.url, created["match"], JSON)
+        welcome = await conn.hello(token)
+        assert [c["id"] for c in welcome["definitions"]["custom_cards"]] == [c["id"] for c in cards]
+        assert "custom_cards" not in welcome["view"]
+        for _ in range(3):
+            view = await ask_view(conn)
+            assert view["t"] == "view" and "definitions" not in view and "custom_cards" not in view["view"]
+            assert len(orjson.dumps(view)) < 20_000
+        await conn.close()
+
+
+async def test_what_views_make_the_server_encode_is_counted(tmp_path):
+    """With 20,000 bytes a second for views (bursts of 80,000), a socket asking for a view
+    again and again gets `rate_limited` once it has drawn its burst, and views again later."""
+    srv = ServerProcess(tmp_path, env={"BATTLEHALL_VIEW_BYTES_PER_S": "20000"}).start()
+    try:
+        created = srv.create(ruleset="spellfire", seats=["alice", "bob"], seed=4)
+        conn = await Raw.open(srv.url, created["match"], JSON)
+        await conn.hello(created["tokens"]["alice"])
+        sizes, refused, started = [], None, time.monotonic()
+        for _ in range(60):
+            answer = await ask_view(conn)
+            if answer["t"] == "error":
+                refused = answer
+                break
+            sizes.append(len(orjson.dumps(answer)))
+        assert refused is not None and refused["code"] == "rate_limited", sizes
+        refilled = 20_000 * (time.monotonic() - started)
+        assert 80_000 <= sum(sizes) < 80_000 + refilled + max(sizes)
+        await asyncio.sleep(80_000 / 20_000 / 4 + max(sizes) / 20_000 + 0.5)
+        assert (await ask_view(conn))["t"] == "view"  # the budget fills again
+        await conn.close()
+    finally:
+        srv.stop()

@@ -140,6 +140,10 @@ class Spellfire(Ruleset):
     def view(self, state: State, viewer: str | None) -> dict:
         return _view(state, viewer)
 
+    def definitions(self, state: State) -> dict:
+        # Up to a megabyte of inline cards: in every view, they made each `view` answer that large.
+        return {"custom_cards": list(state["custom_cards"].values())}
+
     def secrets(self, state: State, viewer: str | None) -> list:
         return _secrets(state, viewer)
 

@@ -51,7 +51,6 @@ def view(state: dict, viewer: str | None) -> dict:
                                                         **z.ref(state, state["rule"]["card"])},
         "dungeons": {seat: z.ref(state, iid) for seat, iid in state.get("dungeons", {}).items()},
         "options": state["options"],
-        "custom_cards": list(state["custom_cards"].values()),
         "result": state["result"],
     }
 

@@ -60,6 +60,9 @@ export interface Welcome {
   prompts: Prompt[];
   now: number;
   delay_ms?: number;
+  /** What the match defines once and no view repeats, by the ruleset's names (spellfire:
+   * `custom_cards`, a setup's inline card definitions); `{}` when it defines nothing. */
+  definitions: { [name: string]: any };
 }
 
 export interface ViewMessage {
@@ -181,6 +184,8 @@ export class BattlehallClient {
   /** The latest view (from the welcome or a view answer) and its seq. */
   view: any;
   viewSeq: number | null;
+  /** The welcome's `definitions`: sent once per socket, never in a view. */
+  definitions: { [name: string]: any };
   result: Result | null;
   delayMs: number | null;
   status: Status;

@@ -156,6 +156,8 @@ export class BattlehallClient {
     /** Open prompts of this seat, by id. @type {Map<string, Prompt>} */ this.prompts = new Map();
     /** The latest view (welcome's or a `view` answer's). */ this.view = null;
     /** The latest view's seq. @type {number|null} */ this.viewSeq = null;
+    /** What the match defines once and no view repeats (a setup's inline cards): the welcome's. */
+    this.definitions = {};
     /** The result once the match has ended. */ this.result = null;
     /** Spectator stream delay, when there is one. @type {number|null} */ this.delayMs = null;
     /** @type {Status} */ this.status = "closed";
@@ -483,6 +485,7 @@ export class BattlehallClient {
     if (this.seq === null || this.resume === false) this.seq = m.seq;
     this.view = m.view;
     this.viewSeq = m.seq;
+    this.definitions = m.definitions || {};
     const known = this.prompts;
     this.prompts = new Map((m.prompts || []).map((p) => [p.id, p]));
     this._setStatus("open", { url: this.url });

@@ -48,7 +48,7 @@ const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq"
 mount.replaceChildren(root);
 
 // --- state -----------------------------------------------------------------------------
-const model = {ruleset: null, view: null, seat: null, role: "player", prompts: [], seats: [], seq: 0, matchId};
+const model = {ruleset: null, view: null, definitions: {}, seat: null, role: "player", prompts: [], seats: [], seq: 0, matchId};
 let rules = generic;          // the ruleset's drawing module
 let client = null;
 let prompts = new Map();      // id -> prompt object, open for this seat
@@ -414,6 +414,7 @@ async function start() {
   client.on("welcome", msg => {
     model.seat = msg.seat;
     model.role = msg.role;
+    model.definitions = msg.definitions || {};  // sent once per socket, never in a view
     whoEl.textContent = msg.seat ? `You play ${msg.seat}` : "You watch";
     viewAsked = false;
     markBusy();

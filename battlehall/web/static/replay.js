@@ -1,7 +1,9 @@
 // The replay page: a finished match step by step, every seat's view side by side (so every
 // hand is shown), with a scrubber, step forward/back and play at a chosen speed.
 // GET /matches/{id}/replay gives the events with nothing hidden; GET .../replay/steps the
-// views after each answer, re-run by the server from the match's seed and log.
+// views after each answer, re-run by the server from the match's seed and log, a range at
+// a time: the page asks for the range around the step it shows, and keeps a few ranges.
+// GET .../replay/definitions gives what no view repeats (a setup's inline cards).
 import { request } from "./battlehall.js";
 import { BASE, banner, describeEvent, draw, el, errorText, fragment, loadDrawing, matchIdFromPath, resultText, watchLink } from "./page.js";
 
@@ -15,8 +17,14 @@ const matchId = matchIdFromPath();
 // the address) or the operator's API key (kept for this tab by the lobby and operator pages).
 const token = fragment().get("token") || sessionStorage.getItem("battlehall.apiKey") || undefined;
 
+const PAGE = 32; // steps per request: the server's most (docs/protocol.md, Replay steps)
+const KEPT_PAGES = 8; // ranges kept here; farther ones are asked for again when shown
+const BUSY_RETRIES = 10;
+
 let replay = null;
-let steps = [];
+let total = 0; // steps: the start and one per answer
+let definitions = {};
+const pages = new Map(); // first step of a range -> Promise of its steps
 let drawing = null;
 let current = 0;
 let timer = null;
@@ -30,13 +38,38 @@ function revealed(event) {
   return { seq: event.seq, at: event.at, kind: event.kind, data };
 }
 
-function entryText(k) {
-  const step = steps[k];
+async function fetchRange(from) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await request(BASE, `/matches/${encodeURIComponent(matchId)}/replay/steps?from=${from}&count=${PAGE}`, { apiKey: token })).steps;
+    } catch (err) {
+      // The server re-runs a few replays at a time and asks the others to come back.
+      if (err.code !== "busy" || attempt >= BUSY_RETRIES) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * (1 + Math.random())));
+    }
+  }
+}
+
+/** Step k, from its range (asked for once, then kept while near what is shown). */
+async function stepAt(k) {
+  const from = k - (k % PAGE);
+  if (!pages.has(from)) {
+    const loading = fetchRange(from);
+    loading.catch(() => pages.delete(from)); // asked again next time
+    pages.set(from, loading);
+    for (const first of [...pages.keys()].sort((a, b) => Math.abs(b - from) - Math.abs(a - from))) {
+      if (pages.size <= KEPT_PAGES) break;
+      pages.delete(first);
+    }
+  }
+  return (await pages.get(from))[k - from];
+}
+
+function entryText(k, step, before) {
   if (k === 0) return "The start.";
   const entry = step.entry;
   if (entry.abort && entry.reason === "abandoned") return "Nobody played or was connected for too long: the server ended the match as abandoned.";
   if (entry.abort) return "The operator aborted the match.";
-  const before = steps[k - 1];
   const prompt = Object.values(before.prompts).flat().find((p) => p.id === entry.prompt);
   if (entry.timeout) return `${prompt ? prompt.seat : "A seat"}'s time ran out: the default was applied${prompt ? ` to “${prompt.text || prompt.kind}”` : ""}.`;
   const option = prompt && (prompt.options || []).find((o) => o.id === entry.option);
@@ -44,20 +77,43 @@ function entryText(k) {
   return `${entry.seat} answered “${prompt ? prompt.text || prompt.kind : entry.prompt}”: ${option ? option.text : entry.option}${args}.`;
 }
 
+let shown = 0; // the latest show() asked for: an older one that loads later draws nothing
+
 function show(k) {
-  current = Math.max(0, Math.min(steps.length - 1, k));
-  const step = steps[current];
+  current = Math.max(0, Math.min(total - 1, k));
+  const asked = ++shown;
+  const want = current;
+  scrubber.value = String(want);
+  setButtons();
+  Promise.all([stepAt(want), want ? stepAt(want - 1) : null]).then(([step, before]) => {
+    if (asked === shown) drawStep(want, step, before);
+    if (want + PAGE / 2 < total) stepAt(want + PAGE / 2).catch(() => {}); // the next range, before it is needed
+  }, (err) => {
+    if (asked !== shown) return;
+    pause();
+    note.show("error", errorText(err)); // shown until the page is loaded again
+  });
+  if (current === total - 1) pause();
+}
+
+function setButtons() {
+  document.getElementById("back").disabled = current === 0;
+  document.getElementById("first").disabled = current === 0;
+  document.getElementById("forward").disabled = current === total - 1;
+  document.getElementById("last").disabled = current === total - 1;
+}
+
+function drawStep(k, step, before) {
   for (const seat of replay.seats) {
-    const model = { ruleset: replay.ruleset, view: step.views[seat], seat, role: "replay",
+    const model = { ruleset: replay.ruleset, view: step.views[seat], definitions, seat, role: "replay",
                     prompts: step.prompts[seat] || [], seats: replay.seats };
     draw(drawing, seatRoots.get(seat), model, null);
   }
-  scrubber.value = String(current);
-  scrubber.setAttribute("aria-valuetext", `step ${current} of ${steps.length - 1}`);
-  main.dataset.step = String(current);
+  scrubber.setAttribute("aria-valuetext", `step ${k} of ${total - 1}`);
+  main.dataset.step = String(k);
   main.dataset.seq = String(step.seq);
-  document.getElementById("position").textContent = `Step ${current} of ${steps.length - 1} · event #${step.seq}`;
-  document.getElementById("step-text").textContent = entryText(current);
+  document.getElementById("position").textContent = `Step ${k} of ${total - 1} · event #${step.seq}`;
+  document.getElementById("step-text").textContent = entryText(k, step, before);
   for (const li of logItems.values()) li.classList.remove("current");
   let first = null;
   for (let seq = step.first_seq; seq <= step.seq; seq++) {
@@ -65,18 +121,14 @@ function show(k) {
     if (li) { li.classList.add("current"); first = first || li; }
   }
   if (first) logBox.scrollTop = first.offsetTop - logBox.offsetTop - 8;
-  document.getElementById("back").disabled = current === 0;
-  document.getElementById("first").disabled = current === 0;
-  document.getElementById("forward").disabled = current === steps.length - 1;
-  document.getElementById("last").disabled = current === steps.length - 1;
-  if (current === steps.length - 1) pause();
 }
 
 function play() {
-  if (current >= steps.length - 1) show(0);
+  if (current >= total - 1) show(0);
   const speed = Number(document.getElementById("speed").value) || 1;
   clearInterval(timer);
-  timer = setInterval(() => show(current + 1), 1000 / speed);
+  // On from the step drawn: one whose range is still loading holds the play back.
+  timer = setInterval(() => { if (main.dataset.step === String(current)) show(current + 1); }, 1000 / speed);
   playButton.textContent = "⏸ Pause";
   playButton.setAttribute("aria-label", "Pause");
   main.dataset.playing = "true";
@@ -94,13 +146,13 @@ function wire() {
   document.getElementById("first").addEventListener("click", () => { pause(); show(0); });
   document.getElementById("back").addEventListener("click", () => { pause(); show(current - 1); });
   document.getElementById("forward").addEventListener("click", () => { pause(); show(current + 1); });
-  document.getElementById("last").addEventListener("click", () => { pause(); show(steps.length - 1); });
+  document.getElementById("last").addEventListener("click", () => { pause(); show(total - 1); });
   playButton.addEventListener("click", () => (timer ? pause() : play()));
   document.getElementById("speed").addEventListener("change", () => { if (timer) play(); });
   scrubber.addEventListener("input", () => { pause(); show(Number(scrubber.value)); });
   document.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.altKey || e.ctrlKey || e.metaKey) return;
-    const keys = { ArrowLeft: () => show(current - 1), ArrowRight: () => show(current + 1), Home: () => show(0), End: () => show(steps.length - 1) };
+    const keys = { ArrowLeft: () => show(current - 1), ArrowRight: () => show(current + 1), Home: () => show(0), End: () => show(total - 1) };
     if (keys[e.key]) { e.preventDefault(); pause(); keys[e.key](); }
     else if (e.key === " " && !(e.target instanceof HTMLButtonElement)) { e.preventDefault(); timer ? pause() : play(); }
   });
@@ -109,10 +161,14 @@ function wire() {
 async function start() {
   main.dataset.status = "loading";
   try {
-    [replay, { steps }] = await Promise.all([
+    let first;
+    [replay, first, { definitions }] = await Promise.all([
       request(BASE, `/matches/${encodeURIComponent(matchId)}/replay`, { apiKey: token }),
-      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay/steps`, { apiKey: token }),
+      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay/steps?from=0&count=${PAGE}`, { apiKey: token }),
+      request(BASE, `/matches/${encodeURIComponent(matchId)}/replay/definitions`, { apiKey: token }),
     ]);
+    total = first.total;
+    pages.set(0, Promise.resolve(first.steps));
   } catch (err) {
     main.dataset.status = "error";
     if (err.code === "match_live") {
@@ -129,7 +185,7 @@ async function start() {
   document.title = `Replay ${replay.seats.join(" vs ")} · Battlehall`;
   document.getElementById("title").textContent = `Replay: ${replay.ruleset}, ${replay.seats.join(" vs ")}`;
   const result = el("strong", { dataset: { result: JSON.stringify(replay.result) } }, resultText(replay.result));
-  document.getElementById("summary").replaceChildren(result, ` ${replay.events.length} events, ${steps.length - 1} answers. Seed ${replay.seed}.`);
+  document.getElementById("summary").replaceChildren(result, ` ${replay.events.length} events, ${total - 1} answers. Seed ${replay.seed}.`);
   const seatsBox = document.getElementById("seats");
   for (const seat of replay.seats) {
     const root = el("div", { class: "seat-root" });
@@ -145,7 +201,7 @@ async function start() {
     logItems.set(event.seq, li);
     logBox.append(li);
   }
-  scrubber.max = String(steps.length - 1);
+  scrubber.max = String(total - 1);
   wire();
   main.dataset.status = "ready";
   show(0);

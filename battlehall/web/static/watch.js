@@ -19,7 +19,8 @@ let summary = null;
 let client = null;
 
 function model(view) {
-  return { ruleset: summary.ruleset, view, seat: null, role: "spectator", prompts: [], seats: summary.seats };
+  return { ruleset: summary.ruleset, view, definitions: client ? client.definitions : {}, seat: null, role: "spectator",
+           prompts: [], seats: summary.seats };
 }
 
 function render(view, seq) {

@@ -29,7 +29,8 @@ function def(ref, model) {
   const id = ref && (ref.def || ref.id);
   if (!id) return null;
   if (catalogue.has(id)) return catalogue.get(id);
-  const custom = ((model.view || {}).custom_cards || []).find(c => c && c.id === id);
+  // A setup's inline cards: defined once per socket (welcome) or replay, never in a view.
+  const custom = ((model.definitions || {}).custom_cards || []).find(c => c && c.id === id);
   return custom || null;
 }
 
