@@ -198,7 +198,8 @@ async def test_a_paused_node_writes_nothing_after_losing_its_leases(cluster):
     assert taken >= 1
     # The node came back, learnt it had lost them (at a renewal, or a write Redis refused)
     # and let them go.
-    metrics = httpx.get(cluster.nodes[victim].url + "/metrics", timeout=10).text
+    metrics = httpx.get(cluster.nodes[victim].url + "/metrics", headers={"authorization": f"Bearer {KEY}"},
+                        timeout=10).text
     lost = int(float(re.search(r"^battlehall_matches_lost_total (\S+)$", metrics, re.M).group(1)))
     assert lost >= taken
 

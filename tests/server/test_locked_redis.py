@@ -29,7 +29,8 @@ async def play_and_remove(srv: ServerProcess) -> str:
     match = created["match"]
     r = httpx.post(f"{srv.url}/matches/{match}/abort", headers={"Authorization": f"Bearer {KEY}"}, timeout=10)
     assert r.status_code == 200 and r.json()["status"] == "finished", r.text
-    replay = httpx.get(f"{srv.url}/matches/{match}/replay", timeout=10).json()
+    replay = httpx.get(f"{srv.url}/matches/{match}/replay", headers={"Authorization": f"Bearer {KEY}"},
+                       timeout=10).json()
     assert replay["events"][-1]["kind"] == "match_ended"
     return match
 
