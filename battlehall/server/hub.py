@@ -437,9 +437,9 @@ class Hub:
         return count
 
     async def watch(self) -> None:
-        """Every `scan_ms`, take this node's share of the live matches nobody holds."""
+        """Every `takeover_scan_ms`, take this node's share of the live matches nobody holds."""
         while True:
-            await asyncio.sleep(self.settings.scan_ms / 1000)
+            await asyncio.sleep(self.settings.takeover_scan_ms / 1000)
             if self.draining or not self.leased:
                 continue
             try:

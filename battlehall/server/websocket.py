@@ -9,7 +9,8 @@ and the transport, and messages go straight to the socket's `Session`. HTTP on t
 port stays with uvicorn and the Starlette app; `http_protocol.py` hands the sockets over.
 
 The session sees the socket through `Connection` (connection.py), which calls
-`write_frames` and `close` here.
+`write_frames` and `close` here. The few undocumented attributes of websockets' it reads
+are listed in internals.py, and checked by tests/server/test_internals.py.
 """
 
 from __future__ import annotations

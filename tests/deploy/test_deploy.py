@@ -44,9 +44,9 @@ def test_the_image_checks_readiness():
 
 def test_the_image_installs_the_tested_versions():
     runs = " ".join(args for word, args in dockerfile() if word == "RUN")
-    assert "-c constraints.txt" in runs
+    assert "--require-hashes -r requirements.lock" in runs and "--no-deps ." in runs
     copied = " ".join(args for word, args in dockerfile() if word == "COPY")
-    assert "constraints.txt" in copied
+    assert "deploy/requirements.lock" in copied
     for word, args in dockerfile():  # everything copied exists
         if word == "COPY":
             for source in args.split()[:-1]:
@@ -69,7 +69,7 @@ def test_the_build_context_leaves_out_local_state():
     for path in (".git", ".venv", "data", "battlehall/server/__pycache__", "deploy/.env", ".pytest_cache",
                  ".hypothesis"):
         assert any(fnmatch.fnmatch(path, pattern) or pattern == path for pattern in ignored), path
-    for needed in ("battlehall", "pyproject.toml", "README.md", "constraints.txt"):
+    for needed in ("battlehall", "pyproject.toml", "README.md", "deploy/requirements.lock"):
         assert not any(fnmatch.fnmatch(needed, pattern) for pattern in ignored), needed
 
 

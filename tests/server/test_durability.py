@@ -50,7 +50,7 @@ def test_a_bad_fsync_setting_is_one_readable_line(tmp_path):
                           env={"BATTLEHALL_FSYNC": "sometimes", "PATH": ""}, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2
-    assert done.stderr.strip() == "battlehall serve: fsync must be one of always, everysec, not 'sometimes'"
+    assert done.stderr.strip() == "battlehall serve: BATTLEHALL_FSYNC must be one of always, everysec, not 'sometimes'"
 
 
 def test_the_server_warns_when_an_external_redis_syncs_once_a_second(tmp_path):

@@ -41,7 +41,7 @@ async def serving(redis_url: str, servers: list | None = None, **settings):
     """The server on a free port in this event loop; yields its base URL (and appends the
     uvicorn Server to `servers`, for a test that looks at its connections)."""
     port = free_port()
-    settings = Settings.from_env(host="127.0.0.1", port=port, redis_url=redis_url, **settings)
+    settings = Settings.load(host="127.0.0.1", port=port, redis_url=redis_url, **settings)
     server = uvicorn.Server(uvicorn_config(settings, log_level="warning"))
     if servers is not None:
         servers.append(server)
@@ -326,7 +326,7 @@ async def test_refused_hellos_load_no_match_and_a_finished_match_is_let_go(redis
     monkeypatch.setattr(hub_module, "LINGER_S", 0.3)
     servers: list = []
     # No takeover scan: the live match let go below would be taken back within a second.
-    async with serving(redis_url, servers, scan_ms=3_600_000) as base, httpx.AsyncClient(base_url=base) as http:
+    async with serving(redis_url, servers, takeover_scan_ms=3_600_000) as base, httpx.AsyncClient(base_url=base) as http:
         hub = hub_of(servers[0])
 
         async def in_memory() -> int:

@@ -151,7 +151,7 @@ async def test_past_the_waiting_room_a_request_is_refused_busy():
 
 async def test_a_long_match_over_http_comes_in_ranges(server):
     created = server.create(ruleset="spellfire", seats=["a", "b", "c"], seed=6, seed_public=True,
-                            options={"turn_limit": 30})
+                            options={"turn_limit": 30}, spectators={"public": True})
     match = created["match"]
     live = httpx.get(f"{server.url}/matches/{match}/replay/steps")
     assert live.status_code == 409 and live.json()["error"]["code"] == "match_live"
@@ -179,7 +179,8 @@ async def test_a_long_match_over_http_comes_in_ranges(server):
 
 
 async def test_inline_cards_come_once_with_the_definitions(server):
-    created = server.create(ruleset="spellfire", seats=["alice", "bob"], seed=9, setup=SPELLFIRE_SETUP)
+    created = server.create(ruleset="spellfire", seats=["alice", "bob"], seed=9, setup=SPELLFIRE_SETUP,
+                            spectators={"public": True})
     match = created["match"]
     r = httpx.post(f"{server.url}/matches/{match}/abort")
     if r.status_code in (401, 403):  # no operator key on this server: play it out instead
