@@ -39,7 +39,7 @@ function recentSection(profile) {
       el("td", {}, m.ruleset),
       el("td", {}, m.reason === "aborted" || m.reason === "abandoned" ? m.reason
                    : `${m.won ? "won" : `${m.place} of ${m.places}`}`),
-      el("td", {}, m.players.map((p, i) => [i ? ", " : "",
+      el("td", { class: "players" }, m.players.flatMap((p, i) => [i ? ", " : "",
         el("a", { href: `/player/${encodeURIComponent(p.profile)}` }, p.name ?? p.profile)])),
       el("td", {}, m.rated ? `${m.rating_before.toFixed(2)} → ${m.rating_after.toFixed(2)}` : "unrated"),
       el("td", {}, el("a", { href: m.replay }, "replay"))))));
