@@ -174,7 +174,7 @@ async def settle(redis, match_id: str, meta: dict, result: dict, retention_s: in
                          orjson.dumps(history), orjson.dumps(recent)]
             else:
                 args += [profile_id, read[seat] or b"", b"", 0, b"", orjson.dumps(recent)]
-        outcome = await redis.eval(SETTLE, len(script_keys), *script_keys, *args)
+        outcome = await redis.register_script(SETTLE)(keys=script_keys, args=args)  # EVALSHA, loaded on NOSCRIPT
         if outcome == 1:
             return True
         if outcome == 0:
