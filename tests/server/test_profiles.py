@@ -17,6 +17,7 @@ from battlehall.server import profiles as keys
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.ratings import settle
 
+from locked_redis import BATTLEHALL_ACL, LockedRedis
 from servers import ServerProcess
 
 JWT_KEY = "k" * 48
@@ -274,3 +275,26 @@ def test_a_server_without_a_key_takes_no_tokens(tmp_path, redis_url):
         assert r.status_code == 401 and r.json()["error"]["code"] == "token_not_accepted"
     finally:
         server.stop()
+
+
+async def test_profiles_and_ratings_need_no_more_than_the_documented_acl(tmp_path):
+    """docs/operations.md's ACL line is what a locked-down Redis allows: players too."""
+    locked = LockedRedis(tmp_path / "redis", password="admin-pass",
+                         users={"battlehall": f"{BATTLEHALL_ACL} >node-pass"}).start()
+    server = ServerProcess(tmp_path, redis_url=locked.url("battlehall", "node-pass"),
+                           env={"BATTLEHALL_JWT_KEY": JWT_KEY}).start()
+    try:
+        ann, bo = guest(server, "Ann Acl"), guest(server, "Bo Acl")
+        await play_bound(server, {"alice": ann, "bob": bo})
+        await settled(server, ann["profile"], "duel", 1)
+        assert len(httpx.get(f"{server.url}/leaderboard/duel").json()["players"]) == 2
+        assert httpx.patch(f"{server.url}/profiles/{ann['profile']}", json={"name": "Ann Acl B"},
+                           headers={"Authorization": f"Bearer {ann['secret']}"}).status_code == 200
+        assert httpx.post(f"{server.url}/profiles",
+                          headers={"Authorization": f"Bearer {token('acl', 'Val Acl')}"}).status_code == 200
+        with locked.admin() as admin:
+            refused = [entry for entry in admin.acl_log() if entry["object"] != "client"]
+            assert refused == [], refused
+    finally:
+        server.stop()
+        locked.stop()
