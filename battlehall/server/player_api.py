@@ -75,51 +75,8 @@ class PlayerApi:
         return {name: body.pop(name) for name in BINDING_FIELDS if name in body}
 
     async def bind(self, request: Request, given: dict, seats: list[str]) -> dict:
-        """`{"profiles": {seat: profile id}, "rated": bool}` for the match's meta ({} when
-        nothing is bound); SetupError (400) or Refused (401) naming the field."""
-        rated = given.get("rated")
-        if rated is None:
-            rated = False
-        if not isinstance(rated, bool):
-            raise SetupError("rated", "must be true or false")
-        asked = given.get("profiles")
-        if asked is None:
-            asked = {}
-        if not isinstance(asked, dict):
-            raise SetupError("profiles", "must be an object of seat names to profiles")
-        for seat in sorted(asked):
-            if seat not in seats:
-                raise SetupError(f"profiles.{seat}"[:100], "is not a seat of this match")
-        if rated and set(asked) != set(seats):
-            missing = [s for s in seats if s not in asked]
-            raise SetupError("profiles", f"a rated match needs every seat bound to a profile; not bound: "
-                                         f"{', '.join(missing)}")
-        if not asked:
-            return {}
-        profiles = self.profiles(request)
-        bound: dict[str, str] = {}
-        for seat in seats:
-            if seat in asked:
-                bound[seat] = await self._one(profiles, asked[seat], f"profiles.{seat}")
-        seen: dict[str, str] = {}
-        for seat, profile_id in bound.items():
-            if profile_id in seen:
-                raise SetupError(f"profiles.{seat}", f"this profile is already bound to seat {seen[profile_id]}")
-            seen[profile_id] = seat
-        return {"profiles": bound, "rated": rated}
-
-    async def _one(self, profiles: Profiles, given, path: str) -> str:
-        if not isinstance(given, dict) or not (set(given) in ({"profile", "secret"}, {"token"})):
-            raise SetupError(path, 'must be {"profile": id, "secret": secret} or {"token": a player token}')
-        if "token" in given:
-            try:
-                player = vouch.verify(given["token"], self.settings.jwt_key)
-            except vouch.TokenRefused as exc:
-                raise Refused(401, exc.code, exc.message, f"{path}.token") from None
-            return await profiles.vouched(player)
-        if not await profiles.check_secret(given["profile"], given["secret"]):
-            raise Refused(401, "unauthorized", "no such profile, or not its secret", f"{path}.secret")
-        return given["profile"]
+        """`bind_seats` on this request's Redis."""
+        return await bind_seats(self.profiles(request), self.settings.jwt_key, given, seats)
 
     async def created(self, request: Request, match_id: str, bound: dict) -> dict:
         """After the match is created: list it as pending settlement (ratings.py), and
@@ -221,6 +178,55 @@ class PlayerApi:
             response = await self.leaderboard(request)
         response.headers["Vary"] = "Accept"
         return response
+
+
+async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, seats: list[str]) -> dict:
+    """`{"profiles": {seat: profile id}, "rated": bool}` for a new match's meta ({} when
+    nothing is bound), from the create body's `profiles` and `rated`; SetupError (400) or
+    Refused (401) naming the field. Quick play and bot matches bind their seats with it."""
+    rated = given.get("rated")
+    if rated is None:
+        rated = False
+    if not isinstance(rated, bool):
+        raise SetupError("rated", "must be true or false")
+    asked = given.get("profiles")
+    if asked is None:
+        asked = {}
+    if not isinstance(asked, dict):
+        raise SetupError("profiles", "must be an object of seat names to profiles")
+    for seat in sorted(asked):
+        if seat not in seats:
+            raise SetupError(f"profiles.{seat}"[:100], "is not a seat of this match")
+    if rated and set(asked) != set(seats):
+        missing = [s for s in seats if s not in asked]
+        raise SetupError("profiles", f"a rated match needs every seat bound to a profile; not bound: "
+                                     f"{', '.join(missing)}")
+    if not asked:
+        return {}
+    bound: dict[str, str] = {}
+    for seat in seats:
+        if seat in asked:
+            bound[seat] = await _bind_one(profiles, jwt_key, asked[seat], f"profiles.{seat}")
+    seen: dict[str, str] = {}
+    for seat, profile_id in bound.items():
+        if profile_id in seen:
+            raise SetupError(f"profiles.{seat}", f"this profile is already bound to seat {seen[profile_id]}")
+        seen[profile_id] = seat
+    return {"profiles": bound, "rated": rated}
+
+
+async def _bind_one(profiles: Profiles, jwt_key: bytes | None, given, path: str) -> str:
+    if not isinstance(given, dict) or not (set(given) in ({"profile", "secret"}, {"token"})):
+        raise SetupError(path, 'must be {"profile": id, "secret": secret} or {"token": a player token}')
+    if "token" in given:
+        try:
+            player = vouch.verify(given["token"], jwt_key)
+        except vouch.TokenRefused as exc:
+            raise Refused(401, exc.code, exc.message, f"{path}.token") from None
+        return await profiles.vouched(player)
+    if not await profiles.check_secret(given["profile"], given["secret"]):
+        raise Refused(401, "unauthorized", "no such profile, or not its secret", f"{path}.secret")
+    return given["profile"]
 
 
 def _page(query) -> tuple[int, int]:
