@@ -104,6 +104,7 @@ def cmd_serve(args) -> int:
     from .server.embedded_redis import EmbeddedRedis, NoEmbeddedRedis
     from .server.websocket import connection_log
     from .server.config import host_list
+    from .server.player_settings import PlayerSettings
 
     try:
         settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir,
@@ -111,6 +112,7 @@ def cmd_serve(args) -> int:
                                      abandon_s=args.abandon_s, create_per_min=args.create_per_min,
                                      create_burst=args.create_burst,
                                      allowed_hosts=None if args.allowed_hosts is None else host_list(args.allowed_hosts))
+        PlayerSettings.from_env()  # BATTLEHALL_JWT_KEY and the profile limits, checked before anything starts
     except ValueError as exc:  # a malformed BATTLEHALL_* variable
         return fail("serve", str(exc), 2)
     if settings.redis_cluster and not settings.redis_url:

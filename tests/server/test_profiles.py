@@ -4,6 +4,9 @@ tokens: against a real server process and its real Redis."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 
 import httpx
@@ -18,7 +21,7 @@ from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.ratings import settle
 
 from locked_redis import BATTLEHALL_ACL, LockedRedis
-from servers import ServerProcess
+from servers import ServerProcess, free_port
 
 JWT_KEY = "k" * 48
 
@@ -298,3 +301,39 @@ async def test_profiles_and_ratings_need_no_more_than_the_documented_acl(tmp_pat
     finally:
         server.stop()
         locked.stop()
+
+
+@pytest.mark.parametrize("env, says", [
+    ({"BATTLEHALL_JWT_KEY": "short"}, "BATTLEHALL_JWT_KEY must be at least 32 bytes"),
+    ({"BATTLEHALL_PROFILE_PER_MIN": "lots"}, "BATTLEHALL_PROFILE_PER_MIN must be a number"),
+    ({"BATTLEHALL_PROFILE_BURST": "0"}, "BATTLEHALL_PROFILE_BURST at least 1"),
+])
+def test_serve_refuses_bad_player_settings_in_one_line(tmp_path, env, says):
+    done = subprocess.run([sys.executable, "-m", "battlehall", "serve", "--port", str(free_port()),
+                           "--data-dir", str(tmp_path)], env={**os.environ, **env},
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+async def test_a_match_whose_end_was_never_settled_is_rated_by_the_next_start(srv, redis_url):
+    """The node died between a rated match's end and its ratings: Redis holds the ended match,
+    still pending, and no ratings. The sweep at the next start rates it, once."""
+    ann, bo = guest(srv, "Ann Sweep"), guest(srv, "Bo Sweep")
+    played = await play_bound(srv, {"alice": ann, "bob": bo})
+    await settled(srv, ann["profile"], "duel", 1)
+    await settled(srv, bo["profile"], "duel", 1)
+    srv.stop()
+    r = aioredis.from_url(redis_url)
+    try:  # back to the state of a crash right after the end was written
+        for profile in (ann["profile"], bo["profile"]):
+            await r.delete(keys.ratings_key(profile), keys.history_key(profile, "duel"), keys.recent_key(profile))
+            await r.zrem(keys.leaderboard_key("duel"), profile)
+        await r.delete(keys.done_key(played["match"]))
+        await r.zadd(keys.PENDING, {played["match"]: 0})
+        srv.start()
+        for profile in (ann["profile"], bo["profile"]):
+            shown = await settled(srv, profile, "duel", 1)
+            assert len(shown["history"]["duel"]) == 1 and shown["recent_matches"][0]["match"] == played["match"]
+        assert await r.zscore(keys.PENDING, played["match"]) is None
+    finally:
+        await r.aclose()
