@@ -337,3 +337,14 @@ async def test_a_match_whose_end_was_never_settled_is_rated_by_the_next_start(sr
         assert await r.zscore(keys.PENDING, played["match"]) is None
     finally:
         await r.aclose()
+
+
+def test_the_player_pages_carry_the_content_security_policy(srv):
+    made = guest(srv, "Page Csp")
+    for path in (f"/player/{made['profile']}", "/leaderboard/duel"):
+        r = httpx.get(srv.url + path, headers={"Accept": "text/html"})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+        assert "script-src 'self'" in r.headers["content-security-policy"] and "<script" in r.text
+    # The same leaderboard path answers JSON to anything else, and says it varies with Accept.
+    r = httpx.get(srv.url + "/leaderboard/duel")
+    assert r.headers["content-type"] == "application/json" and r.headers["vary"] == "Accept"
