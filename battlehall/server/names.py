@@ -4,7 +4,8 @@ A name is shown to everyone (leaderboard, player page, lobby), so it is checked 
 way in: NFC-normalised first (so that "é" typed two ways is one name), then 2-24
 characters of letters and digits of any script, spaces inside, and `_ - .`. No control
 or format characters (zero-width joiners, bidirectional overrides), no leading or
-trailing space, no two spaces in a row. Pages still show names with `textContent` only.
+trailing space, no two spaces in a row, at least one letter or digit. Pages still show
+names with `textContent` only.
 """
 
 from __future__ import annotations
@@ -47,4 +48,6 @@ def display_name(value: object) -> str:
             raise BadName(f"may hold letters, digits, spaces and _ - . only, not U+{ord(char):04X}")
     if unicodedata.category(name[0]) in ("Mn", "Mc"):
         raise BadName("must not begin with a combining mark")
+    if not any(unicodedata.category(char)[0] in "LN" for char in name):
+        raise BadName("must hold a letter or a digit")
     return name
