@@ -45,8 +45,10 @@ class ServerProcess:
         if self.redis_url:
             cmd += ["--redis", self.redis_url]
         cmd += self.args
-        # Every test creates its matches from 127.0.0.1: no creation limit unless a test sets one.
-        env = {**os.environ, "BATTLEHALL_HELLO_TIMEOUT_S": "1", "BATTLEHALL_CREATE_PER_MIN": "0", **self.env}
+        # Every test creates its matches (and the lobby its guest profiles) from 127.0.0.1: no
+        # creation limit unless a test sets one.
+        env = {**os.environ, "BATTLEHALL_HELLO_TIMEOUT_S": "1", "BATTLEHALL_CREATE_PER_MIN": "0",
+               "BATTLEHALL_PROFILE_PER_MIN": "0", **self.env}
         self.log = open(self.data_dir / f"server-{self.port}.log", "ab")
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)

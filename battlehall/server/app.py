@@ -29,7 +29,9 @@ from .config import Settings
 from .hosts import HostCheck
 from .http_protocol import HttpProtocol
 from .hub import Hub, NotHere
-from . import abandon, creation_limit, listing, nodes, public
+from . import abandon, creation_limit, listing, nodes, public, ratings
+from .player_api import PlayerApi, Refused as PlayerRefused
+from .player_settings import PlayerSettings
 from .creation_limit import CreationLimit
 from .key_guard import KeyGuard
 from .limits import Limits
@@ -150,6 +152,7 @@ def create_app(settings: Settings) -> Starlette:
         beat = asyncio.get_running_loop().create_task(hub.beat())
         watch = asyncio.get_running_loop().create_task(hub.watch())
         abandoned = asyncio.get_running_loop().create_task(abandon.watch(hub))
+        settling = asyncio.get_running_loop().create_task(ratings.sweep(hub))  # ratings a dead node left
         hub.loop_lag.start()
         sockets = WebSockets(hub, settings)
         sockets.start()
@@ -158,6 +161,7 @@ def create_app(settings: Settings) -> Starlette:
         beat.cancel()
         watch.cancel()
         abandoned.cancel()
+        settling.cancel()
         if hub.leased:
             with contextlib.suppress(Exception):  # no longer a place for matches or redirects
                 await nodes.withdraw(store.redis, settings.node)
@@ -187,6 +191,7 @@ def create_app(settings: Settings) -> Starlette:
         return response
 
     creations = CreationLimit(settings.create_per_min, settings.create_burst)
+    players = PlayerApi(PlayerSettings.of(settings), hub_of, error_response, ORJSONResponse, settings.api_key)
 
     async def over_creation_limit(request: Request) -> Response | None:
         """429 when the client's address has created its share of matches (creation_limit.py);
@@ -220,14 +225,19 @@ def create_app(settings: Settings) -> Starlette:
             body = orjson.loads(await request.body())
         except orjson.JSONDecodeError as exc:
             return error_response(400, "bad_request", f"the body is not JSON: {exc}", "")
+        binding = players.take_binding(body)  # seats bound to player profiles (player_api.py)
         try:
             req = validate.create_request(body)
+            bound = await players.bind(request, binding, req["seats"])
             placed = await place(request, hub_of(request))
             if placed is not None:
                 return placed
-            created = await hub_of(request).create(req)
+            created = await hub_of(request).create({**req, **bound})
+            created.update(await players.created(request, created["match"], bound))
         except SetupError as exc:
             return error_response(400, exc.code, exc.message, exc.path)
+        except PlayerRefused as exc:
+            return players.refusal(exc)
         except StoreUnavailable as exc:
             return error_response(503, "unavailable", f"match storage is unreachable: {exc}")
         return ORJSONResponse(created, status_code=201)
@@ -425,6 +435,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
+        *players.routes(),
         *web.routes(),
     ]
     return Starlette(routes=routes, lifespan=lifespan,

@@ -62,6 +62,9 @@ def _parse_bool(text: str) -> bool:
 PARSERS = {"str": str, "int": _parse_int, "float": _parse_float, "bool": _parse_bool, "hosts": host_list}
 
 
+MIN_JWT_KEY_BYTES = 32  # RFC 7518 3.2: an HS256 key at least as long as its hash
+
+
 @dataclass(frozen=True)
 class Setting:
     """How one field of `Settings` is given, and the values it may take."""
@@ -161,6 +164,16 @@ class Settings:
     #: ends it as "abandoned" (abandon.py); 0 never ends one.
     abandon_s: float = setting(3600.0, "BATTLEHALL_ABANDON_S", "end a live match with no act and no socket "
                                "for this many seconds (0: never)", kind="float", minimum=0)
+    #: The HS256 key of the tokens operators sign to vouch for their players (vouch.py);
+    #: None: no token is accepted, guest profiles only.
+    jwt_key: str | None = setting(None, "BATTLEHALL_JWT_KEY", "HS256 key (at least 32 bytes) of the player "
+                                  "tokens an operator signs; none: guest profiles only", metavar="KEY",
+                                  shown="none")
+    #: Guest profiles one address may create per minute, after a burst (POST /profiles).
+    profile_per_min: float = setting(10.0, "BATTLEHALL_PROFILE_PER_MIN", "guest profiles one address may create "
+                                     "per minute (0: no limit)", kind="float", minimum=0)
+    profile_burst: int = setting(20, "BATTLEHALL_PROFILE_BURST", "guest profiles one address may create at once",
+                                 kind="int", minimum=1)
     #: This node's name in Redis; by default host:port, so a restarted node knows itself
     #: (it takes back at once the matches its previous run held). Unique per node.
     node_id: str | None = setting(None, "BATTLEHALL_NODE_ID", "this node's name in Redis, unique per node",
@@ -225,6 +238,9 @@ class Settings:
         if settings.redis_cluster and not settings.redis_url:
             raise SettingError("--redis-cluster (BATTLEHALL_REDIS_CLUSTER) needs --redis (REDIS_URL): "
                                "the URL of a node of the cluster")
+        if settings.jwt_key is not None and len(settings.jwt_key.encode()) < MIN_JWT_KEY_BYTES:
+            raise SettingError(f"BATTLEHALL_JWT_KEY must be at least {MIN_JWT_KEY_BYTES} bytes "
+                               "(e.g. python3 -c 'import secrets; print(secrets.token_hex(32))')")
         return settings
 
 

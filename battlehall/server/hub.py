@@ -17,7 +17,7 @@ from .actor import MatchActor, MatchCore, MatchLive
 from .audience import Audience
 from .clock import Clock, now_ms
 from .config import Settings
-from . import abandon, listing, nodes, seeds
+from . import abandon, listing, nodes, ratings, seeds
 from .deadlines import Deadlines
 from .lease import NotHere, holder
 from .metrics import ACK_BUCKETS, Histogram, HubCollector, LoopLag, exposition
@@ -547,6 +547,7 @@ class Hub:
 
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
+        ratings.match_ended(self, actor.match_id, actor.core.meta, actor.core.state["result"])  # once: idempotent
         loop = asyncio.get_running_loop()
         linger = LINGER_S + actor.core.meta["spectators"]["delay_ms"] / 1000  # delayed spectators see the end too
         loop.call_later(linger, lambda: loop.create_task(self.unload(actor.match_id, actor)))

@@ -1,0 +1,246 @@
+"""The HTTP routes of player profiles and leaderboards, and binding a new match's seats
+to profiles (docs/protocol.md "Players").
+
+    POST  /profiles                 a guest profile: {"name"} -> {"profile", "name", "secret"};
+                                    or, with an operator's token as Bearer, its player's profile
+    GET   /profiles/{id}            public: name, ratings, rating history, recent matches
+    PATCH /profiles/{id}            rename, with the profile's secret as Bearer
+    GET   /leaderboard/{ruleset}    ?limit=&cursor=: the ruleset's players, best rating first
+    GET   /leaderboard/{ruleset} and /player/{id} (HTML)  the pages (web/leaderboard.html, player.html)
+
+`POST /matches` takes `"profiles": {seat: {"profile", "secret"} | {"token"}}` and
+`"rated": true` (every seat then bound); `bind` checks them.
+"""
+
+from __future__ import annotations
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..engine import ruleset_names
+from ..engine.errors import SetupError
+from . import names, vouch, web
+from .creation_limit import CreationLimit, retry_after
+from .player_settings import PlayerSettings
+from .profiles import PENDING, Profiles
+
+BINDING_FIELDS = ("profiles", "rated")
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+MAX_OFFSET = 1_000_000
+
+
+class Refused(Exception):
+    """A request refused with an HTTP status other than 400 bad_setup (401: bad secret or token)."""
+
+    def __init__(self, status: int, code: str, message: str, path: str | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.path = status, code, message, path
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+class PlayerApi:
+    """The routes, on the hub's Redis. `error_response` and `json_response` are app.py's."""
+
+    def __init__(self, settings: PlayerSettings, hub_of, error_response, json_response, api_key: str | None):
+        self.settings = settings
+        self.hub_of = hub_of
+        self.error = error_response
+        self.json = json_response
+        self.api_key = api_key
+        self.creations = CreationLimit(settings.profile_per_min, settings.profile_burst)
+
+    def profiles(self, request: Request) -> Profiles:
+        return Profiles(self.hub_of(request).store.redis)
+
+    def refusal(self, exc: Refused) -> Response:
+        response = self.error(exc.status, exc.code, exc.message, exc.path)
+        if exc.status == 401:
+            response.headers["WWW-Authenticate"] = "Bearer"
+        return response
+
+    # -- binding seats, for POST /matches -------------------------------------------------
+
+    @staticmethod
+    def take_binding(body) -> dict:
+        """Take this module's fields out of a create body (validate.py checks the rest)."""
+        if not isinstance(body, dict):
+            return {}
+        return {name: body.pop(name) for name in BINDING_FIELDS if name in body}
+
+    async def bind(self, request: Request, given: dict, seats: list[str]) -> dict:
+        """`bind_seats` on this request's Redis."""
+        return await bind_seats(self.profiles(request), self.settings.jwt_key, given, seats)
+
+    async def created(self, request: Request, match_id: str, bound: dict) -> dict:
+        """After the match is created: list it as pending settlement (ratings.py), and
+        what the create answer adds."""
+        if not bound:
+            return {}
+        await self.hub_of(request).store.redis.zadd(PENDING, {match_id: 0})
+        return {"profiles": bound["profiles"], "rated": bound["rated"]}
+
+    # -- the routes ------------------------------------------------------------------------
+
+    async def create_profile(self, request: Request) -> Response:
+        token = _bearer(request)
+        profiles = self.profiles(request)
+        if token is not None:  # an operator's player: no secret, the token stands for it
+            try:
+                player = vouch.verify(token, self.settings.jwt_key)
+            except vouch.TokenRefused as exc:
+                return self.refusal(Refused(401, exc.code, exc.message))
+            profile_id = await profiles.vouched(player)
+            return self.json({"profile": profile_id, "name": player.name, "kind": "vouched"})
+        if request.client is not None:
+            wait_s = self.creations.take(request.client.host)
+            if wait_s:
+                response = self.error(429, "rate_limited", f"this address has created too many profiles: try "
+                                                           f"again in {retry_after(wait_s)} s")
+                response.headers["Retry-After"] = retry_after(wait_s)
+                return response
+        name = await self._name(request)
+        if isinstance(name, Response):
+            return name
+        profile_id, secret = await profiles.create_guest(name)
+        return self.json({"profile": profile_id, "name": name, "kind": "guest", "secret": secret}, status_code=201)
+
+    async def _name(self, request: Request) -> str | Response:
+        """The validated `name` of a JSON body, or the 400 that refuses it."""
+        try:
+            body = orjson.loads(await request.body())
+        except orjson.JSONDecodeError as exc:
+            return self.error(400, "bad_request", f"the body is not JSON: {exc}", "")
+        if not isinstance(body, dict):
+            return self.error(400, "bad_request", "the body must be a JSON object", "")
+        for field in sorted(body):
+            if field != "name":
+                return self.error(400, "bad_request", f"unknown field {field!r}"[:200], field[:100])
+        try:
+            return names.display_name(body.get("name"))
+        except names.BadName as exc:
+            return self.error(400, "bad_name", f"a display name {exc.message}", "name")
+
+    async def get_profile(self, request: Request) -> Response:
+        found = await self.profiles(request).public(request.path_params["profile_id"])
+        if found is None:
+            return self.error(404, "not_found", "no such profile")
+        return self.json(found)
+
+    async def rename(self, request: Request) -> Response:
+        profile_id = request.path_params["profile_id"]
+        profiles = self.profiles(request)
+        secret = _bearer(request)
+        if secret is None or not await profiles.check_secret(profile_id, secret):
+            if not await profiles.exists(profile_id):
+                return self.error(404, "not_found", "no such profile")
+            return self.refusal(Refused(401, "unauthorized", "renaming needs the profile's secret as "
+                                                             "Authorization: Bearer <secret>"))
+        name = await self._name(request)
+        if isinstance(name, Response):
+            return name
+        await profiles.rename(profile_id, name)
+        return self.json(await profiles.public(profile_id))
+
+    async def leaderboard(self, request: Request) -> Response:
+        ruleset = request.path_params["ruleset"]
+        if ruleset not in ruleset_names():
+            return self.error(404, "not_found", "no such ruleset")
+        try:
+            limit, offset = _page(request.query_params)
+        except SetupError as exc:
+            return self.error(400, "bad_request", exc.message, exc.path)
+        rows, total = await self.profiles(request).leaderboard(ruleset, offset, limit)
+        after = offset + len(rows)
+        return self.json({"ruleset": ruleset, "players": rows, "total": total,
+                          "next": str(after) if after < total and rows else None})
+
+    def routes(self) -> list:
+        return [
+            Route("/profiles", self.create_profile, methods=["POST"]),
+            Route("/profiles/{profile_id}", self.get_profile, methods=["GET"]),
+            Route("/profiles/{profile_id}", self.rename, methods=["PATCH"]),
+            Route("/leaderboard/{ruleset}", self.leaderboard_or_page, methods=["GET", "HEAD"]),
+            Route("/player/{profile_id}", web.page("player.html"), methods=["GET", "HEAD"]),
+        ]
+
+    async def leaderboard_or_page(self, request: Request) -> Response:
+        """`/leaderboard/{ruleset}`: the page for a browser (Accept: text/html), JSON otherwise."""
+        if "text/html" in request.headers.get("accept", ""):
+            response = await web.page("leaderboard.html")(request)
+        else:
+            response = await self.leaderboard(request)
+        response.headers["Vary"] = "Accept"
+        return response
+
+
+async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, seats: list[str]) -> dict:
+    """`{"profiles": {seat: profile id}, "rated": bool}` for a new match's meta ({} when
+    nothing is bound), from the create body's `profiles` and `rated`; SetupError (400) or
+    Refused (401) naming the field. Quick play and bot matches bind their seats with it."""
+    rated = given.get("rated")
+    if rated is None:
+        rated = False
+    if not isinstance(rated, bool):
+        raise SetupError("rated", "must be true or false")
+    asked = given.get("profiles")
+    if asked is None:
+        asked = {}
+    if not isinstance(asked, dict):
+        raise SetupError("profiles", "must be an object of seat names to profiles")
+    for seat in sorted(asked):
+        if seat not in seats:
+            raise SetupError(f"profiles.{seat}"[:100], "is not a seat of this match")
+    if rated and set(asked) != set(seats):
+        missing = [s for s in seats if s not in asked]
+        raise SetupError("profiles", f"a rated match needs every seat bound to a profile; not bound: "
+                                     f"{', '.join(missing)}")
+    if not asked:
+        return {}
+    bound: dict[str, str] = {}
+    for seat in seats:
+        if seat in asked:
+            bound[seat] = await _bind_one(profiles, jwt_key, asked[seat], f"profiles.{seat}")
+    seen: dict[str, str] = {}
+    for seat, profile_id in bound.items():
+        if profile_id in seen:
+            raise SetupError(f"profiles.{seat}", f"this profile is already bound to seat {seen[profile_id]}")
+        seen[profile_id] = seat
+    return {"profiles": bound, "rated": rated}
+
+
+async def _bind_one(profiles: Profiles, jwt_key: bytes | None, given, path: str) -> str:
+    if not isinstance(given, dict) or not (set(given) in ({"profile", "secret"}, {"token"})):
+        raise SetupError(path, 'must be {"profile": id, "secret": secret} or {"token": a player token}')
+    if "token" in given:
+        try:
+            player = vouch.verify(given["token"], jwt_key)
+        except vouch.TokenRefused as exc:
+            raise Refused(401, exc.code, exc.message, f"{path}.token") from None
+        return await profiles.vouched(player)
+    if not await profiles.check_secret(given["profile"], given["secret"]):
+        raise Refused(401, "unauthorized", "no such profile, or not its secret", f"{path}.secret")
+    return given["profile"]
+
+
+def _page(query) -> tuple[int, int]:
+    limit = DEFAULT_LIMIT
+    if "limit" in query:
+        text = query["limit"]
+        if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
+            raise SetupError("limit", f"must be an integer from 1 to {MAX_LIMIT}")
+        limit = int(text)
+    offset = 0
+    if "cursor" in query:
+        text = query["cursor"]
+        if not text.isdigit() or len(text) > 7 or int(text) > MAX_OFFSET:
+            raise SetupError("cursor", "must be the `next` of a previous page")
+        offset = int(text)
+    return limit, offset
+

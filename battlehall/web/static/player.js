@@ -1,0 +1,64 @@
+// A player's page (/player/{id}): name, rating per ruleset with its history, recent
+// matches with links to their replays. Every name is set with textContent (el()).
+import { request } from "./battlehall.js";
+import { BASE, banner, el, errorText } from "./page.js";
+
+const main = document.getElementById("main");
+const note = banner(document.getElementById("banner"));
+const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
+const HISTORY_SHOWN = 10;
+
+function signed(value) {
+  return `${value >= 0 ? "+" : "−"}${Math.abs(value).toFixed(2)}`;
+}
+
+function ratingsSection(profile) {
+  const rulesets = Object.keys(profile.ratings);
+  if (!rulesets.length) return [el("p", { class: "muted" }, "No rated match yet.")];
+  return rulesets.map((ruleset) => {
+    const rating = profile.ratings[ruleset];
+    const history = (profile.history[ruleset] || []).slice(0, HISTORY_SHOWN);
+    return el("div", { class: "ruleset-rating", dataset: { ruleset } },
+      el("h3", {}, el("a", { href: `/leaderboard/${encodeURIComponent(ruleset)}` }, ruleset), " ",
+         el("span", { class: "rating" }, Number(rating.rating).toFixed(2)),
+         el("span", { class: "muted small" }, ` (mu ${rating.mu.toFixed(2)}, sigma ${rating.sigma.toFixed(2)}, `
+                                              + `${rating.matches} rated matches)`)),
+      el("ol", { class: "log history" }, history.map((h) =>
+        el("li", {}, `${new Date(h.at).toLocaleString()}: place ${h.place}, ${h.before.toFixed(2)} → `,
+           el("strong", {}, h.rating.toFixed(2)), ` (${signed(h.rating - h.before)}) `,
+           el("a", { href: `/replay/${encodeURIComponent(h.match)}` }, "replay")))));
+  });
+}
+
+function recentSection(profile) {
+  if (!profile.recent_matches.length) return el("p", { class: "muted" }, "No match yet.");
+  return el("table", {},
+    el("thead", {}, el("tr", {}, ["When", "Ruleset", "Place", "Players", "Rating", ""].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, profile.recent_matches.map((m) => el("tr", { dataset: { match: m.match } },
+      el("td", {}, new Date(m.ended_at).toLocaleString()),
+      el("td", {}, m.ruleset),
+      el("td", {}, m.reason === "aborted" || m.reason === "abandoned" ? m.reason
+                   : `${m.won ? "won" : `${m.place} of ${m.places}`}`),
+      el("td", { class: "players" }, m.players.flatMap((p, i) => [i ? ", " : "",
+        el("a", { href: `/player/${encodeURIComponent(p.profile)}` }, p.name ?? p.profile)])),
+      el("td", {}, m.rated ? `${m.rating_before.toFixed(2)} → ${m.rating_after.toFixed(2)}` : "unrated"),
+      el("td", {}, el("a", { href: m.replay }, "replay"))))));
+}
+
+async function load() {
+  try {
+    const profile = await request(BASE, `/profiles/${encodeURIComponent(id)}`);
+    document.getElementById("name").textContent = profile.name;
+    document.title = `${profile.name} · Battlehall`;
+    document.getElementById("kind").textContent =
+      profile.kind === "guest" ? "Guest player" : "Player vouched for by this server's operator";
+    document.getElementById("ratings").replaceChildren(...ratingsSection(profile));
+    document.getElementById("recent").replaceChildren(recentSection(profile));
+    main.dataset.status = "ready";
+  } catch (err) {
+    note.show("error", errorText(err));
+    main.dataset.status = "error";
+  }
+}
+
+load();

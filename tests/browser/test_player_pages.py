@@ -1,0 +1,114 @@
+"""The guest profile in the lobby, the player page and the leaderboard page in a real
+Chromium, against a real server with bots playing a rated duel over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+
+from battlehall.client import Client
+from battlehall.server import profiles as keys
+from battlehall.server.embedded_redis import EmbeddedRedis
+
+
+def quiet(_line: str) -> None:
+    pass
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    redis = EmbeddedRedis(tmp_path_factory.mktemp("pages-redis")).start()
+    yield redis.url
+    redis.stop()
+
+
+@pytest.fixture(scope="module")
+def srv(start_server, redis_url):
+    return start_server("players", redis_url=redis_url, env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"})
+
+
+async def stored_profile(lobby) -> dict:
+    await lobby.wait_for_selector("#me-shown")
+    return json.loads(await lobby.evaluate("localStorage.getItem('battlehall.profile')"))
+
+
+async def test_the_lobby_makes_a_guest_profile_once_and_renames_it(srv, page, shoot):
+    lobby = await page(srv.url + "/")
+    mine = await stored_profile(lobby)
+    assert mine["profile"].startswith("p_") and len(mine["secret"]) >= 32
+    assert await lobby.inner_text("#me-shown") == mine["name"]
+    await lobby.reload()
+    assert (await stored_profile(lobby))["profile"] == mine["profile"]  # the same player on the next visit
+    await lobby.fill("#me-name", "x" * 3 + "\u202e")
+    await lobby.click("#me-rename button")
+    await lobby.wait_for_selector("#me-message:has-text('name')")
+    assert httpx.get(f"{srv.url}/profiles/{mine['profile']}").json()["name"] == mine["name"]
+    await lobby.fill("#me-name", "Zoë Lobby")
+    await lobby.click("#me-rename button")
+    await lobby.wait_for_selector("#me-shown:has-text('Zoë Lobby')")
+    assert httpx.get(f"{srv.url}/profiles/{mine['profile']}").json()["name"] == "Zoë Lobby"
+    assert (await stored_profile(lobby))["name"] == "Zoë Lobby"
+    await shoot(lobby, "lobby-profile")
+
+
+async def test_an_html_name_is_refused_and_one_in_redis_is_shown_as_text(srv, redis_url, page):
+    payload = '<img src=x onerror="window.pwned=1"><b>bold</b>'
+    refused = httpx.post(f"{srv.url}/profiles", json={"name": payload})
+    assert refused.status_code == 400 and refused.json()["error"]["path"] == "name"
+    # A name that bypassed the checks (written into Redis by hand) is still only text.
+    made = httpx.post(f"{srv.url}/profiles", json={"name": "Plain"}).json()
+    r = aioredis.from_url(redis_url)
+    try:
+        await r.hset(keys.profile_key(made["profile"]), "name", payload)
+    finally:
+        await r.aclose()
+    player = await page(f"{srv.url}/player/{made['profile']}", wait_for="main[data-status=ready]")
+    assert await player.inner_text("#name") == payload
+    assert await player.locator("main img, main b").count() == 0
+    assert await player.evaluate("window.pwned") is None
+
+
+async def test_a_rated_duel_shows_on_the_leaderboard_and_the_player_pages(srv, page, shoot):
+    lobby = await page(srv.url + "/")
+    mine = await stored_profile(lobby)
+    other = httpx.post(f"{srv.url}/profiles", json={"name": "Bo Board"}).json()
+    body = {"ruleset": "duel", "seats": ["alice", "bob"], "seed": 4, "rated": True,
+            "profiles": {"alice": {"profile": mine["profile"], "secret": mine["secret"]},
+                         "bob": {"profile": other["profile"], "secret": other["secret"]}}}
+    created = httpx.post(f"{srv.url}/matches", json=body).json()
+    bots = [Client(srv.url, created["match"], t, seed=i, on_status=quiet) for i, t in enumerate(created["tokens"].values())]
+    await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 60)
+    deadline = time.monotonic() + 10
+    ratings = {}
+    for profile in (mine["profile"], other["profile"]):
+        while "duel" not in (shown := httpx.get(f"{srv.url}/profiles/{profile}").json())["ratings"]:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.1)
+        ratings[profile] = shown["ratings"]["duel"]["rating"]
+    assert ratings[mine["profile"]] != ratings[other["profile"]]
+
+    board = await page(f"{srv.url}/leaderboard/duel", wait_for="main[data-status=ready]")
+    for profile, rating in ratings.items():
+        row = board.locator(f"#board tr[data-profile='{profile}']")
+        assert await row.locator(".rating").inner_text() == f"{rating:.2f}"
+        assert await row.locator("a.name").get_attribute("href") == f"/player/{profile}"
+    names = await board.locator("#board tbody a.name").all_inner_texts()
+    best = max(ratings, key=ratings.get)
+    assert names[0] == (mine["name"] if best == mine["profile"] else "Bo Board")
+    await shoot(board, "leaderboard")
+
+    await board.click(f"#board tr[data-profile='{other['profile']}'] a.name")
+    await board.wait_for_selector("main[data-status=ready]")
+    assert await board.inner_text("#name") == "Bo Board"
+    assert await board.inner_text(".ruleset-rating[data-ruleset=duel] .rating") == f"{ratings[other['profile']]:.2f}"
+    replay = board.locator(f"#recent tr[data-match='{created['match']}'] a:has-text('replay')")
+    assert await replay.get_attribute("href") == f"/replay/{created['match']}"
+    players = board.locator(f"#recent tr[data-match='{created['match']}'] td.players")
+    assert await players.inner_text() == f"{mine['name']}, Bo Board"
+    assert await players.locator("a").nth(0).get_attribute("href") == f"/player/{mine['profile']}"
+    await shoot(board, "player")
