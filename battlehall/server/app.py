@@ -23,7 +23,7 @@ from starlette.routing import Match, Route
 from .. import steps
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import MatchOver, SetupError
-from . import auth, validate, web
+from . import auth, tv, validate, web
 from .actor import MatchLive
 from .clock import now_ms
 from .config import Settings
@@ -361,7 +361,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
-        *web.routes(),
+        *tv.routes(),  # before web's /tv/{ruleset} page
+        *web.routes(settings.frame_ancestors),
     ]
     return Starlette(routes=routes, lifespan=lifespan,
                      exception_handlers={HTTPException: http_error, StoreUnavailable: storage_error,

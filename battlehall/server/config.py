@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 from dataclasses import dataclass, field
 
@@ -24,6 +25,26 @@ def _env_float(name: str, default: float) -> float:
 
 
 PLACEMENTS = ("least-loaded", "local")
+
+# One source of a CSP `frame-ancestors` list: a keyword, a scheme (`https:`), or a host
+# with an optional scheme, `*.` wildcard, port and path. Nothing that could end the
+# directive (`;`, `,`) or add another.
+_ANCESTOR = re.compile(r"'self'|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*://)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?(/[a-z0-9._~%/-]*)?",
+                       re.IGNORECASE)
+
+
+def frame_ancestors_problem(value: str) -> str | None:
+    """Why `value` is not a usable `frame-ancestors` source list; None when it is."""
+    sources = value.split()
+    if sources == ["'none'"]:
+        return None
+    if not sources:
+        return "give 'none' or at least one source"
+    for source in sources:
+        if not _ANCESTOR.fullmatch(source):
+            return (f"{source!r} is not a frame-ancestors source ('self', a scheme such as https:, "
+                    "or a host such as https://*.example.org:443; 'none' only alone)")
+    return None
 
 
 def _env_bool(name: str) -> bool:
@@ -85,6 +106,9 @@ class Settings:
     #: Where a new match is placed: "least-loaded" (the live node with the fewest live
     #: matches) or "local" (the node that got the request).
     placement: str = "least-loaded"
+    #: Who may show the spectator, TV and replay pages in a frame: the CSP
+    #: `frame-ancestors` sources of those pages (web.py). The other pages never.
+    frame_ancestors: str = "'none'"
 
     @property
     def node(self) -> str:
@@ -121,6 +145,7 @@ class Settings:
             lease_ms=_env_int("BATTLEHALL_LEASE_MS", cls.lease_ms),
             scan_ms=_env_int("BATTLEHALL_TAKEOVER_SCAN_MS", cls.scan_ms),
             placement=os.environ.get("BATTLEHALL_PLACEMENT") or cls.placement,
+            frame_ancestors=" ".join(os.environ.get("BATTLEHALL_FRAME_ANCESTORS", "").split()) or cls.frame_ancestors,
         )
         if s.placement not in PLACEMENTS:
             raise ValueError(f"BATTLEHALL_PLACEMENT must be one of {', '.join(PLACEMENTS)}, not {s.placement!r}")
@@ -128,6 +153,8 @@ class Settings:
             raise ValueError(f"BATTLEHALL_NODE_URL must be a ws:// or wss:// URL, not {s.node_url!r}")
         if s.lease_ms < 300 or not 50 <= s.scan_ms:
             raise ValueError("BATTLEHALL_LEASE_MS must be at least 300 and BATTLEHALL_TAKEOVER_SCAN_MS at least 50")
+        if (problem := frame_ancestors_problem(s.frame_ancestors)) is not None:
+            raise ValueError(f"BATTLEHALL_FRAME_ANCESTORS: {problem}")
         for key, value in overrides.items():
             if value is not None:
                 setattr(s, key, value)
