@@ -2,8 +2,9 @@
 // hand is shown), with a scrubber, step forward/back and play at a chosen speed.
 // GET /matches/{id}/replay gives the events with nothing hidden; GET .../replay/steps the
 // views after each answer, re-run by the server from the match's seed and log.
+// The address names the step shown (#step=N): a link to a moment of the match.
 import { request } from "./battlehall.js";
-import { BASE, banner, describeEvent, draw, el, errorText, loadDrawing, matchIdFromPath, resultText, watchLink } from "./page.js";
+import { BASE, banner, describeEvent, draw, el, errorText, fragment, loadDrawing, matchIdFromPath, resultText, watchLink } from "./page.js";
 
 const main = document.getElementById("main");
 const note = banner(document.getElementById("banner"));
@@ -53,6 +54,9 @@ function show(k) {
   main.dataset.step = String(current);
   main.dataset.seq = String(step.seq);
   document.getElementById("position").textContent = `Step ${current} of ${steps.length - 1} · event #${step.seq}`;
+  // The address follows the step (no new history entry per step): copy it to share the moment.
+  if (fragment().get("step") !== String(current)) history.replaceState(null, "", `#step=${current}`);
+  document.getElementById("step-link").href = `#step=${current}`;
   document.getElementById("step-text").textContent = entryText(current);
   for (const li of logItems.values()) li.classList.remove("current");
   let first = null;
@@ -86,7 +90,17 @@ function pause() {
   main.dataset.playing = "false";
 }
 
+/** The step the address names (#step=N), or null. */
+function stepInAddress() {
+  const step = fragment().get("step");
+  return step !== null && /^\d{1,9}$/.test(step) ? Number(step) : null;
+}
+
 function wire() {
+  window.addEventListener("hashchange", () => {
+    const step = stepInAddress();
+    if (step !== null && step !== current) { pause(); show(step); }
+  });
   document.getElementById("first").addEventListener("click", () => { pause(); show(0); });
   document.getElementById("back").addEventListener("click", () => { pause(); show(current - 1); });
   document.getElementById("forward").addEventListener("click", () => { pause(); show(current + 1); });
@@ -142,7 +156,7 @@ async function start() {
   scrubber.max = String(steps.length - 1);
   wire();
   main.dataset.status = "ready";
-  show(0);
+  show(stepInAddress() ?? 0);
 }
 
 start();

@@ -29,6 +29,7 @@ export class Spectating {
     this.client = null;
     this.attached = false;
     this.stopped = false;
+    this.ended = false;
     this.handled = 0;
     this.liveFrom = Infinity;
     this.decisions = new Decisions();
@@ -159,6 +160,7 @@ export class Spectating {
 
   showResult(result) {
     const { dom } = this;
+    this.ended = true;
     dom.status.textContent = "ended";
     dom.status.className = "pill finished";
     dom.main.dataset.ended = this.matchId;

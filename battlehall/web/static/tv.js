@@ -30,7 +30,7 @@ async function nextFeatured(except) {
     try {
       const found = await request(BASE, `/tv/featured${ruleset ? `?ruleset=${encodeURIComponent(ruleset)}` : ""}`);
       if (found.match && found.match !== except) return found;
-      if (!current) {
+      if (!current || current.ended) { // the last one's result stays up, with a word on what comes
         dom.main.dataset.status = "waiting";
         note.show("info", `No live public ${ruleset ? `${ruleset} ` : ""}match right now: the next one shows here when it starts.`);
       }
@@ -40,7 +40,7 @@ async function nextFeatured(except) {
         dom.main.dataset.status = "closed";
         return null;
       }
-      if (!current) note.show("warn", errorText(err));
+      if (!current || current.ended) note.show("warn", errorText(err));
     }
     await sleep(ASK_EVERY_MS);
   }
