@@ -221,8 +221,8 @@ RULESETS = {"duel": {"options": {"hp": 30}}, "spellfire": {}, "hourglass": {}, "
 async def test_overlay_of_each_ruleset(server, page, chromium, shoot):
     for ruleset, extra in RULESETS.items():
         created = server.create(ruleset=ruleset, seed=7, spectators={"public": True}, **extra)
-        url = f"{server.url}/watch/{created['match']}?bg=transparent&size=1280x720"
-        overlay = await page(url, viewport={"width": 1280, "height": 720}, wait_for="main[data-status=open]")
+        url = f"{server.url}/watch/{created['match']}?bg=transparent&size=960x540&scale=0.75"
+        overlay = await page(url, viewport={"width": 960, "height": 540}, wait_for="main[data-status=open]")
         bots = [Client(server.url, created["match"], token, seed=i, think_s=0.05, on_status=quiet)
                 for i, token in enumerate(created["tokens"].values())]
         playing = [asyncio.ensure_future(bot.run()) for bot in bots]
@@ -233,8 +233,8 @@ async def test_overlay_of_each_ruleset(server, page, chromium, shoot):
         await overlay.wait_for_selector("#decisions .decision")
         await asyncio.sleep(0.5)  # the last view drawn
         png = await overlay.screenshot(omit_background=True)
-        shot = await pixels(chromium, png, [(1278, 2)])
-        assert (shot["width"], shot["height"]) == (1280, 720) and shot["alpha"] == [0], ruleset
+        shot = await pixels(chromium, png, [(958, 2)])
+        assert (shot["width"], shot["height"]) == (960, 540) and shot["alpha"] == [0], ruleset
         (Path(await shoot(overlay, f"overlay-{ruleset}", full_page=False))).write_bytes(png)
         if os.environ.get("BATTLEHALL_DOCS_SCREENSHOTS") == "1":
             (DOCS_SHOTS / f"overlay-{ruleset}.png").write_bytes(png)
