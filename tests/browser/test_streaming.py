@@ -91,7 +91,7 @@ NO_SCROLLBARS = """() => [document.documentElement, ...document.querySelectorAll
 async def test_tv_follows_the_featured_match_and_moves_on_without_a_reload(start_server, page, shoot):
     srv = start_server("tv-page", env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"})
     first = srv.create(ruleset="duel", seed=11, options={"hp": 12}, spectators={"public": True})
-    second = srv.create(ruleset="duel", seed=12, options={"hp": 12}, spectators={"public": True})
+    second = srv.create(ruleset="duel", seed=12, options={"hp": 12}, spectators={"public": True, "delay_ms": 1000})
     crowd = await watchers(srv.url, first["match"], 2) + await watchers(srv.url, second["match"], 1)
     await featured_becomes(srv.url, first["match"], "duel")
     tv = await page(f"{srv.url}/tv/duel?hold=1", wait_for=f"main[data-match='{first['match']}'][data-status=open]")
@@ -111,6 +111,7 @@ async def test_tv_follows_the_featured_match_and_moves_on_without_a_reload(start
     assert await tv.get_attribute("main", "data-switches") == "2"
     assert await tv.evaluate("window.sameDocument") == "still here" and navigations == []
     assert await tv.inner_text("#result") == "" and final["status"] == "finished"
+    await expect(tv.locator("#delay")).to_have_text("Stream delay 1 s")  # featured with its delay
     await play_out(srv.url, second, think_s=0.02, seed=5)
     second_final = httpx.get(f"{srv.url}/matches/{second['match']}").json()
     await expect(tv.locator("main")).to_have_attribute("data-seq", str(second_final["seq"]), timeout=15_000)
@@ -238,3 +239,38 @@ async def test_overlay_of_each_ruleset(server, page, chromium, shoot):
         (Path(await shoot(overlay, f"overlay-{ruleset}", full_page=False))).write_bytes(png)
         if os.environ.get("BATTLEHALL_DOCS_SCREENSHOTS") == "1":
             (DOCS_SHOTS / f"overlay-{ruleset}.png").write_bytes(png)
+
+
+MOMENT = """async ([name, view, events]) => {
+  const mod = await import(`/static/rulesets/${name}.js`);
+  const model = {ruleset: name, view, seat: null, role: "spectator", prompts: [], seats: ["alice", "bob"]};
+  return {moments: events.map(e => (mod.moment ? mod.moment(e, model) : null)),
+          headline: mod.headline ? mod.headline(model) : null};
+}"""
+
+
+async def test_each_ruleset_names_its_moments(server, page):
+    blank = await page(f"{server.url}/healthz")  # any page of the server: the modules load from its origin
+    hourglass = await blank.evaluate(MOMENT, ["hourglass", {"battles": [{"tile": "old-mill", "knights": [
+        {"id": "alice-1@old-mill", "name": "Knight 1", "owner": "alice"}]}]}, [
+        {"kind": "knight_returned", "data": {"tile": "old-mill", "knight": "alice-1@old-mill", "owner": "alice", "wounds": 3}},
+        {"kind": "attack", "data": {}}]])
+    assert hourglass["moments"] == [{"kind": "knight_returned", "text": "alice's Knight 1 is sent back!"}, None]
+    demigod = await blank.evaluate(MOMENT, ["demigod", {"units": {
+        "bob.mo": {"kind": "demigod", "name": "Morwen", "side": "bob"},
+        "bob.gh": {"kind": "minion", "name": "Ghoul", "side": "bob"}}}, [
+        {"kind": "defeated", "data": {"unit": "bob.gh", "cause": "hp"}},
+        {"kind": "defeated", "data": {"unit": "bob.mo", "cause": "hp"}}]])
+    assert demigod["moments"] == [None, {"kind": "demigod_defeated", "text": "Morwen is defeated: bob is out!"}]
+    spellfire = await blank.evaluate(MOMENT, ["spellfire", {"battle": {
+        "attacker": "alice", "defender": "bob", "card": "c4", "def": "ironbridge", "slot": "A",
+        "sides": {"attacker": {"seat": "alice", "total": 9}, "defender": {"seat": "bob", "total": 4}}}}, [
+        {"kind": "realm_razed", "data": {"seat": "bob", "card": "c4", "def": "ironbridge", "slot": "A"}}]])
+    assert spellfire["moments"][0]["kind"] == "realm_razed" and "razed" in spellfire["moments"][0]["text"]
+    assert spellfire["headline"].endswith("alice 9 – 4 bob")
+    # Views they were not written for: nothing, never an error.
+    for name in ("spellfire", "hourglass", "demigod", "duel"):
+        odd = await blank.evaluate(MOMENT, [name, {}, [{"kind": "realm_razed", "data": {}},
+                                                       {"kind": "defeated", "data": {"unit": "x"}},
+                                                       {"kind": "knight_returned", "data": {}}]])
+        assert odd["headline"] in (None, "") and all(m is None or m["text"] for m in odd["moments"]), name

@@ -59,7 +59,7 @@ async def test_featured_is_the_most_watched_live_public_match(tv_server):
     closed = srv.create(ruleset="duel", seed=2, spectators={"public": True, "allowed": False})
     full = srv.create(ruleset="duel", seed=3, spectators={"public": True, "max": 1})
     older = srv.create(ruleset="duel", seed=4, spectators={"public": True})
-    newer = srv.create(ruleset="duel", seed=5, spectators={"public": True})
+    newer = srv.create(ruleset="duel", seed=5, options={"hp": 3}, spectators={"public": True})
     spellfire = srv.create(ruleset="spellfire", seed=6, spectators={"public": True})
     sockets = await watch(srv, full["match"], 1)  # the most watched, but no room for the TV
     becomes(srv, older["match"], "duel")  # all else equal: the one created first
