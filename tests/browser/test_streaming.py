@@ -145,6 +145,13 @@ async def test_overlay_parameters_give_a_transparent_fixed_size_page(server, pag
                        wait_for="main[data-status=open]")
     shot = await pixels(chromium, await plain.screenshot(omit_background=True), [(635, 355)])
     assert shot["alpha"] == [255] and shot["clear"] == 0
+    # The TV takes the same parameters.
+    tv = await page(f"{server.url}/tv?bg=transparent&size=800x450&panels=title,board,moments",
+                    viewport={"width": 500, "height": 300}, wait_for="main[data-match], #banner:not([hidden])")
+    assert await tv.locator("a, button").count() == 0 and await tv.locator("#log").is_hidden()
+    assert await tv.evaluate(NO_SCROLLBARS)
+    shot = await pixels(chromium, await tv.screenshot(full_page=True, omit_background=True), [(795, 4), (4, 445)])
+    assert (shot["width"], shot["height"]) == (800, 450) and shot["alpha"] == [0, 0]
     # A value that does not parse is ignored, and named.
     odd = await page(f"{server.url}/watch/{created['match']}?size=huge&scale=9&bg=transparent",
                      wait_for="main[data-status=open]")
