@@ -22,10 +22,15 @@ export function streamElements(doc = document) {
 export class Spectating {
   /**
    * @param {{matchId: string, token?: string|null, summary: object, drawing: object, dom: object, note: object,
-   *          overlay?: boolean, onTakeover?: () => void, onEnded?: (result) => void, onRefused?: (err) => void}} o
+   *          overlay?: boolean, giveUpMs?: number, onTakeover?: () => void, onEnded?: (result) => void,
+   *          onRefused?: (err) => void, onLost?: () => void}} o
+   * giveUpMs: how long to keep trying to (re)connect before the match is lost (onRefused before
+   * the welcome, onLost after it); and a `full` match is then refused at once instead of
+   * retried. By default it keeps trying, as a viewer who wants this match would.
    */
   constructor(o) {
-    Object.assign(this, { token: null, overlay: false, onTakeover: () => {}, onEnded: () => {}, onRefused: () => {} }, o);
+    Object.assign(this, { token: null, overlay: false, giveUpMs: Infinity, onTakeover: () => {}, onEnded: () => {},
+                          onRefused: () => {}, onLost: () => {} }, o);
     this.client = null;
     this.attached = false;
     this.stopped = false;
@@ -43,9 +48,11 @@ export class Spectating {
   /** Connect; resolves with the welcome (the page is this match's from then on). */
   async start() {
     const { dom, note } = this;
-    const client = this.client = new BattlehallClient({ url: BASE, match: this.matchId, token: this.token, resume: 0 });
+    const client = this.client = new BattlehallClient({ url: BASE, match: this.matchId, token: this.token, resume: 0,
+                                                        giveUpMs: this.giveUpMs });
     client.on("status", (status, detail) => {
       if (!this.attached) return;
+      if (status === "closed" && !this.ended && !this.stopped) this.onLost();
       dom.main.dataset.status = status;
       if (client.result) return; // the pill says "ended" from now on
       dom.status.textContent = status === "open" ? "live" : status;
@@ -89,7 +96,12 @@ export class Spectating {
       this.onEnded(result);
     });
     client.on("error", (err) => {
-      if (this.attached && err.id === undefined) note.show("error", errorText(err));
+      if (!this.attached && err.code === "full" && this.giveUpMs !== Infinity && !this.stopped) {
+        this.stop();
+        this.onRefused(err);
+      } else if (this.attached && err.id === undefined) {
+        note.show("error", errorText(err));
+      }
     });
     try {
       return await client.connect();

@@ -10,6 +10,7 @@ import { Spectating, streamElements } from "./spectate.js";
 
 const ASK_EVERY_MS = 2000;
 const HOLD_MS = 5000;
+const GIVE_UP_MS = 15_000; // a match unreachable this long (its node down, full): show another
 
 const params = readParams(location.search);
 applyParams(params);
@@ -71,8 +72,16 @@ async function follow(found) {
       document.title = `TV: ${summary.seats.join(" vs ")} · Battlehall`;
       note.clear();
     },
+    giveUpMs: GIVE_UP_MS,
     onEnded: () => moveOn(holdMs),
-    onRefused: () => { next.stop(); moveOn(0); }, // gone, full, or no longer public: the next one
+    onRefused: () => { next.stop(); moveOn(ASK_EVERY_MS / 2); }, // gone, full, or no longer public: another
+    onLost: () => { // cut off mid-match: the featured one again, which may well be the same
+      if (done) return;
+      done = true;
+      next.stop();
+      current = null;
+      setTimeout(() => show(null), 0);
+    },
   });
   try {
     await next.start();
