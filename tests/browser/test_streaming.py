@@ -20,6 +20,8 @@ import httpx
 from playwright.async_api import Browser, expect
 
 from battlehall.client import JSON, Client
+from battlehall.server.embedded_redis import EmbeddedRedis
+from servers import ServerProcess
 from wsutil import Raw
 
 DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -109,6 +111,7 @@ async def test_tv_follows_the_featured_match_and_moves_on_without_a_reload(start
     await expect(tv.locator("main")).to_have_attribute("data-match", second["match"], timeout=15_000)
     await expect(tv.locator("main")).to_have_attribute("data-status", "open")
     assert await tv.get_attribute("main", "data-switches") == "2"
+    assert await tv.get_attribute("main", "data-ended") is None  # the new match is not over
     assert await tv.evaluate("window.sameDocument") == "still here" and navigations == []
     assert await tv.inner_text("#result") == "" and final["status"] == "finished"
     await expect(tv.locator("#delay")).to_have_text("Stream delay 1 s")  # featured with its delay
@@ -121,6 +124,34 @@ async def test_tv_follows_the_featured_match_and_moves_on_without_a_reload(start
     await shoot(tv, "tv-waiting", full_page=False)
     for conn in crowd:
         await conn.close()
+
+
+async def test_tv_on_any_node_shows_a_match_another_node_runs(tmp_path_factory, page):
+    """Two nodes on one Redis: the TV on node b shows the match node a runs (its socket is
+    served by b from its copy of the match), then the next, which b runs."""
+    redis = EmbeddedRedis(tmp_path_factory.mktemp("redis"), fsync="everysec").start()
+    nodes = [ServerProcess(tmp_path_factory.mktemp(name), redis.url,
+                           env={"BATTLEHALL_NODE_ID": name, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
+                                "BATTLEHALL_PLACEMENT": "local"}).start() for name in ("node-a", "node-b")]
+    a, b = nodes
+    try:
+        on_a = a.create(ruleset="duel", seed=51, options={"hp": 8}, spectators={"public": True})
+        crowd = await watchers(a.url, on_a["match"], 1)
+        await featured_becomes(b.url, on_a["match"], "duel")
+        tv = await page(f"{b.url}/tv/duel?hold=3", wait_for=f"main[data-match='{on_a['match']}'][data-status=open]")
+        on_b = b.create(ruleset="duel", seed=52, options={"hp": 8}, spectators={"public": True})
+        await play_out(a.url, on_a, think_s=0.02)
+        final = httpx.get(f"{a.url}/matches/{on_a['match']}").json()
+        await expect(tv.locator("main")).to_have_attribute("data-ended", on_a["match"], timeout=15_000)
+        assert await tv.get_attribute("main", "data-events") == str(final["seq"])  # every event, from b's copy
+        await expect(tv.locator("main")).to_have_attribute("data-match", on_b["match"], timeout=15_000)
+        await expect(tv.locator("main")).to_have_attribute("data-status", "open")
+        for conn in crowd:
+            await conn.close()
+    finally:
+        for node in nodes:
+            node.stop()
+        redis.stop()
 
 
 async def test_overlay_parameters_give_a_transparent_fixed_size_page(server, page, chromium, shoot):

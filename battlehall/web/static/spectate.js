@@ -122,6 +122,7 @@ export class Spectating {
     delete dom.result.dataset.result;
     const link = document.getElementById("replay-link");
     if (link) link.remove();
+    delete dom.main.dataset.ended;
     dom.main.dataset.match = this.matchId;
     dom.main.dataset.ruleset = this.summary.ruleset;
     dom.main.dataset.events = "0";
