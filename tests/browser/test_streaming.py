@@ -180,6 +180,9 @@ async def test_overlay_parameters_give_a_transparent_fixed_size_page(server, pag
     tv = await page(f"{server.url}/tv?bg=transparent&size=800x450&panels=title,board,moments",
                     viewport={"width": 500, "height": 300}, wait_for="main[data-match], #banner:not([hidden])")
     assert await tv.locator("a, button").count() == 0 and await tv.locator("#log").is_hidden()
+    assert await tv.locator(".stream-now").is_visible()  # the moments' row stays
+    board_only = await page(f"{server.url}/watch/{created['match']}?panels=board", wait_for="main[data-status=open]")
+    assert await board_only.locator(".stream-now").is_hidden() and await board_only.locator(".stream-bar").is_hidden()
     assert await tv.evaluate(NO_SCROLLBARS)
     shot = await pixels(chromium, await tv.screenshot(full_page=True, omit_background=True), [(795, 4), (4, 445)])
     assert (shot["width"], shot["height"]) == (800, 450) and shot["alpha"] == [0, 0]

@@ -71,8 +71,9 @@ export function applyParams(params, doc = document) {
   }
   // Nothing interactive: links leave the page (the brand), and nothing takes focus.
   for (const node of doc.querySelectorAll("a, button, input, select, textarea")) node.remove();
-  const bar = doc.querySelector(".stream-bar");
-  if (bar && ![...bar.querySelectorAll("[data-panel]")].some((n) => !n.hidden)) bar.hidden = true;
+  for (const row of doc.querySelectorAll(".stream-bar, .stream-now")) { // a row with nothing left to show goes too
+    if (![...row.querySelectorAll("[data-panel]")].some((n) => !n.hidden)) row.hidden = true;
+  }
   const side = doc.querySelector(".stream-side");
   const board = doc.querySelector(".stream-board");
   const layout = doc.querySelector(".stream-layout");
