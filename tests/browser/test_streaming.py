@@ -236,7 +236,7 @@ async def test_moments_mark_whose_decision_and_a_razed_realm(server, page, shoot
 
 
 async def test_replay_opens_at_the_step_in_its_address(server, page):
-    created = server.create(ruleset="duel", seed=41, options={"hp": 10})
+    created = server.create(ruleset="duel", seed=41, options={"hp": 10}, spectators={"public": True})
     await play_out(server.url, created)
     steps = len(httpx.get(f"{server.url}/matches/{created['match']}/replay").json()["log"])
     assert steps > 4

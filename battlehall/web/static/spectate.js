@@ -42,7 +42,8 @@ export class Spectating {
   }
 
   model(view) {
-    return { ruleset: this.summary.ruleset, view, seat: null, role: "spectator", prompts: [], seats: this.summary.seats };
+    return { ruleset: this.summary.ruleset, view, definitions: (this.client && this.client.definitions) || {}, seat: null,
+             role: "spectator", prompts: [], seats: this.summary.seats };
   }
 
   /** Connect; resolves with the welcome (the page is this match's from then on). */
@@ -180,7 +181,7 @@ export class Spectating {
     dom.result.textContent = resultText(result);
     dom.result.dataset.result = JSON.stringify(result);
     if (!this.overlay && !document.getElementById("replay-link")) {
-      dom.result.after(el("a", { id: "replay-link", href: replayLink(this.matchId), class: "button" }, "Replay"));
+      dom.result.after(el("a", { id: "replay-link", href: replayLink(this.matchId, this.token), class: "button" }, "Replay"));
     }
   }
 
