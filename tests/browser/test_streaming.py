@@ -242,18 +242,18 @@ async def test_replay_opens_at_the_step_in_its_address(server, page):
     assert steps > 4
     replay = await page(f"{server.url}/replay/{created['match']}#step=3", wait_for="main[data-status=ready]")
     main = replay.locator("main")
-    assert await main.get_attribute("data-step") == "3"
+    await expect(main).to_have_attribute("data-step", "3")
     await replay.click("#forward")
-    assert await main.get_attribute("data-step") == "4"
-    assert await replay.evaluate("location.hash") == "#step=4"
+    await expect(main).to_have_attribute("data-step", "4")
+    assert await replay.evaluate("location.hash") == "#step=4"  # the address names the step shown
     assert await replay.get_attribute("#step-link", "href") == "#step=4"
-    await replay.evaluate("location.hash = '#step=1'")
+    await replay.evaluate("location.hash = '#step=1'")  # changed by hand: it goes there
     await expect(main).to_have_attribute("data-step", "1")
     # A step past the end shows the last one; one that is not a number, the start.
     late = await page(f"{server.url}/replay/{created['match']}#step=99999", wait_for="main[data-status=ready]")
-    assert await late.get_attribute("main", "data-step") == str(steps)
+    await expect(late.locator("main")).to_have_attribute("data-step", str(steps))
     odd = await page(f"{server.url}/replay/{created['match']}#step=abc", wait_for="main[data-status=ready]")
-    assert await odd.get_attribute("main", "data-step") == "0"
+    await expect(odd.locator("main")).to_have_attribute("data-step", "0")
 
 
 # One overlay per ruleset, as a broadcast would show it: a live match of bots a little way in.
