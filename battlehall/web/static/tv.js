@@ -52,8 +52,9 @@ async function follow(found) {
   let summary;
   try {
     summary = await request(BASE, `/matches/${encodeURIComponent(found.match)}`);
-  } catch {
-    return show(found.match);
+  } catch { // gone since it was featured, or storage away: another, after a pause
+    setTimeout(() => show(found.match), ASK_EVERY_MS / 2);
+    return;
   }
   const drawing = await loadDrawing(summary.ruleset);
   let done = false;
