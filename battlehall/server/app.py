@@ -22,7 +22,7 @@ from starlette.routing import Match, Route
 
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import MatchOver, SetupError
-from . import auth, validate, web
+from . import auth, tv, validate, web
 from .actor import MatchLive
 from .clock import now_ms
 from .config import Settings
@@ -436,7 +436,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         *players.routes(),
-        *web.routes(),
+        *tv.routes(),  # before web's /tv/{ruleset} page
+        *web.routes(settings.frame_ancestors),
     ]
     return Starlette(routes=routes, lifespan=lifespan,
                      exception_handlers={HTTPException: http_error, StoreUnavailable: storage_error,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -21,6 +22,26 @@ from typing import Any
 from .embedded_redis import DEFAULT_FSYNC, FSYNC_MODES
 
 PLACEMENTS = ("least-loaded", "local")
+
+# One source of a CSP `frame-ancestors` list: a keyword, a scheme (`https:`), or a host
+# with an optional scheme, `*.` wildcard, port and path. Nothing that could end the
+# directive (`;`, `,`) or add another.
+_ANCESTOR = re.compile(r"'self'|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*://)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?(/[a-z0-9._~%/-]*)?",
+                       re.IGNORECASE)
+
+
+def frame_ancestors_problem(value: str) -> str | None:
+    """Why `value` is not a usable `frame-ancestors` source list; None when it is."""
+    sources = value.split()
+    if sources == ["'none'"]:
+        return None
+    if not sources:
+        return "give 'none' or at least one source"
+    for source in sources:
+        if not _ANCESTOR.fullmatch(source):
+            return (f"{source!r} is not a frame-ancestors source ('self', a scheme such as https:, "
+                    "or a host such as https://*.example.org:443; 'none' only alone)")
+    return None
 
 
 class SettingError(ValueError):
@@ -193,6 +214,11 @@ class Settings:
     #: matches) or "local" (the node that got the request).
     placement: str = setting("least-loaded", "BATTLEHALL_PLACEMENT", "where POST /matches puts a new match",
                              choices=PLACEMENTS)
+    #: Who may show the spectator, TV and replay pages in a frame: the CSP
+    #: `frame-ancestors` sources of those pages (web.py). The other pages never.
+    frame_ancestors: str = setting("'none'", "BATTLEHALL_FRAME_ANCESTORS", "the sites that may frame the "
+                                   "spectator, TV and replay pages: CSP frame-ancestors sources, space-separated",
+                                   metavar="SOURCES")
     #: Benchmarks only: skip every Redis write, to measure what persistence costs.
     #: Nothing survives a restart in this mode; never run it for real play.
     bench_no_persist: bool = setting(False, "BATTLEHALL_BENCH_NO_PERSIST", "benchmarks only: skip every "
@@ -238,6 +264,9 @@ class Settings:
         if settings.redis_cluster and not settings.redis_url:
             raise SettingError("--redis-cluster (BATTLEHALL_REDIS_CLUSTER) needs --redis (REDIS_URL): "
                                "the URL of a node of the cluster")
+        settings.frame_ancestors = " ".join(settings.frame_ancestors.split()) or "'none'"
+        if (problem := frame_ancestors_problem(settings.frame_ancestors)) is not None:
+            raise SettingError(f"BATTLEHALL_FRAME_ANCESTORS: {problem}")
         if settings.jwt_key is not None and len(settings.jwt_key.encode()) < MIN_JWT_KEY_BYTES:
             raise SettingError(f"BATTLEHALL_JWT_KEY must be at least {MIN_JWT_KEY_BYTES} bytes "
                                "(e.g. python3 -c 'import secrets; print(secrets.token_hex(32))')")

@@ -6,6 +6,7 @@ from the URL fragment, which browsers never send: tokens stay out of requests an
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from starlette.requests import Request
@@ -18,9 +19,13 @@ WEB = Path(__file__).resolve().parent.parent / "web"
 # Only this server's own scripts, styles and images; sockets to any ws:/wss: address
 # (a match may be served by another node, which redirects there). Inline styles are
 # allowed for drawing code that sets them; inline scripts are not.
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-       "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; "
-       "frame-ancestors 'none'")
+CSP_BASE = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+            "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; ")
+CSP = CSP_BASE + "frame-ancestors 'none'"
+
+# The pages that only show a match (nothing to click that acts) may be framed by the
+# sites BATTLEHALL_FRAME_ANCESTORS names; the lobby, a seat's page and the operator's never.
+EMBEDDABLE = ("watch.html", "tv.html", "replay.html")
 
 # By suffix, not from the machine's mime.types (which calls .ts a video or a Qt file):
 # a module script with the wrong type is refused by browsers.
@@ -30,8 +35,8 @@ TYPES = {".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; char
          ".png": "image/png", ".woff2": "font/woff2"}
 
 
-def secured(response: Response) -> Response:
-    response.headers["Content-Security-Policy"] = CSP
+def secured(response: Response, csp: str = CSP) -> Response:
+    response.headers["Content-Security-Policy"] = csp
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["Cache-Control"] = "no-cache"  # revalidated (ETag) on every load: a new version shows at once
@@ -57,18 +62,24 @@ class Static(StaticFiles):
         return secured(response)
 
 
-def page(name: str):
+def page(name: str, frame_ancestors: str = "'none'"):
+    csp = CSP_BASE + "frame-ancestors " + (frame_ancestors if name in EMBEDDABLE else "'none'")
+
     async def serve(request: Request) -> Response:
-        return secured(FileResponse(WEB / name, media_type=TYPES[".html"]))
+        return secured(FileResponse(WEB / name, media_type=TYPES[".html"]), csp)
     return serve
 
 
-def routes() -> list:
+def routes(frame_ancestors: str = "'none'") -> list:
+    """The pages and static files; `frame_ancestors` is the setting of the same name."""
+    shown = functools.partial(page, frame_ancestors=frame_ancestors)
     return [
         Route("/", page("lobby.html"), methods=["GET", "HEAD"]),
         Route("/play/{match_id}", page("play.html"), methods=["GET", "HEAD"]),
-        Route("/watch/{match_id}", page("watch.html"), methods=["GET", "HEAD"]),
-        Route("/replay/{match_id}", page("replay.html"), methods=["GET", "HEAD"]),
+        Route("/watch/{match_id}", shown("watch.html"), methods=["GET", "HEAD"]),
+        Route("/tv", shown("tv.html"), methods=["GET", "HEAD"]),
+        Route("/tv/{ruleset}", shown("tv.html"), methods=["GET", "HEAD"]),
+        Route("/replay/{match_id}", shown("replay.html"), methods=["GET", "HEAD"]),
         Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
         Mount("/static", Static(directory=WEB / "static"), name="static"),
     ]

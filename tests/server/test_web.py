@@ -14,7 +14,8 @@ from battlehall.engine import get_ruleset
 from battlehall.server.web import WEB, content_type
 from servers import bearer
 
-PAGES = ["/", "/play/m_0123456789abcdef", "/watch/m_0123456789abcdef", "/replay/m_0123456789abcdef", "/operator"]
+PAGES = ["/", "/play/m_0123456789abcdef", "/watch/m_0123456789abcdef", "/replay/m_0123456789abcdef", "/operator",
+         "/tv", "/tv/spellfire"]
 
 
 @pytest.mark.parametrize("path", PAGES)

@@ -4,6 +4,8 @@
 // views after each answer, re-run by the server from the match's seed and log, a range at
 // a time: the page asks for the range around the step it shows, and keeps a few ranges.
 // GET .../replay/definitions gives what no view repeats (a setup's inline cards).
+// The address names the step shown (#step=N, beside a private match's #token=): a link to a
+// moment of the match.
 import { request } from "./battlehall.js";
 import { BASE, banner, describeEvent, draw, el, errorText, fragment, loadDrawing, matchIdFromPath, resultText, watchLink } from "./page.js";
 
@@ -113,6 +115,14 @@ function drawStep(k, step, before) {
   main.dataset.step = String(k);
   main.dataset.seq = String(step.seq);
   document.getElementById("position").textContent = `Step ${k} of ${total - 1} · event #${step.seq}`;
+  // The address follows the step (no new history entry per step): copy it to share the moment.
+  // The rest of the fragment (a private match's token) stays as it is.
+  const address = fragment();
+  if (address.get("step") !== String(k)) {
+    address.set("step", String(k));
+    history.replaceState(null, "", `#${address}`);
+  }
+  document.getElementById("step-link").href = `#${address}`;
   document.getElementById("step-text").textContent = entryText(k, step, before);
   for (const li of logItems.values()) li.classList.remove("current");
   let first = null;
@@ -142,7 +152,17 @@ function pause() {
   main.dataset.playing = "false";
 }
 
+/** The step the address names (#step=N), or null. */
+function stepInAddress() {
+  const step = fragment().get("step");
+  return step !== null && /^\d{1,9}$/.test(step) ? Number(step) : null;
+}
+
 function wire() {
+  window.addEventListener("hashchange", () => {
+    const step = stepInAddress();
+    if (step !== null && step !== current) { pause(); show(step); }
+  });
   document.getElementById("first").addEventListener("click", () => { pause(); show(0); });
   document.getElementById("back").addEventListener("click", () => { pause(); show(current - 1); });
   document.getElementById("forward").addEventListener("click", () => { pause(); show(current + 1); });
@@ -204,7 +224,7 @@ async function start() {
   scrubber.max = String(total - 1);
   wire();
   main.dataset.status = "ready";
-  show(0);
+  show(stepInAddress() ?? 0);
 }
 
 start();

@@ -282,3 +282,13 @@ export function describe(event, model) {
     default: return describeCommon(event, model);
   }
 }
+
+// --- moments (moments.js): a Demigod defeated (its side is out) ------------------------------
+export function moment(event, model) {
+  const d = event.data || {};
+  const unit = ((model.view || {}).units || {})[d.unit];
+  if (event.kind === "defeated" && unit && unit.kind === "demigod") {
+    return {kind: "demigod_defeated", text: `${unit.name || "The Demigod"} is defeated: ${who(unit.side, model)} ${unit.side === model.seat ? "are" : "is"} out!`};
+  }
+  return null;
+}

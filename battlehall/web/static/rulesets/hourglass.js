@@ -328,3 +328,10 @@ export function describe(event, model) {
     default: return describeCommon(event, model);
   }
 }
+
+// --- moments (moments.js): a Knight sent back to its owner's play area -----------------------
+export function moment(event, model) {
+  const d = event.data || {};
+  if (event.kind === "knight_returned") return {kind: "knight_returned", text: `${knightName(d.knight, model)} is sent back!`};
+  return null;
+}

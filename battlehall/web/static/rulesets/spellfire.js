@@ -341,3 +341,18 @@ export function describe(event, model) {
     }
   }
 }
+
+// --- moments (moments.js): the battle's running totals, a razed realm ------------------------
+export function headline(model) {
+  const b = (model.view || {}).battle;
+  if (!b) return null;
+  const sides = b.sides || {};
+  const total = side => (side ? side.total ?? 0 : 0);
+  return `Battle for ${cardName(b, model)}: ${who(b.attacker, model)} ${total(sides.attacker)} – ${total(sides.defender)} ${who(b.defender, model)}`;
+}
+
+export function moment(event, model) {
+  const d = event.data || {};
+  if (event.kind === "realm_razed") return {kind: "realm_razed", text: `${whose(d.seat, model)} ${cardName(d, model)} is razed!`};
+  return null;
+}
