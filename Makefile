@@ -10,8 +10,8 @@ FUZZ_FRAMES ?= 100000
 # A longer run of the redaction audit (tests/server/test_redaction_audit.py): two-seat matches per ruleset.
 AUDIT_MATCHES ?= 5000
 
-# After the suite, `make test` also runs test-newest when NEWEST=1 (.ci/run sets it).
-NEWEST ?= 0
+# After the suite, `make test` also runs test-newest (NEWEST=0 leaves it out).
+NEWEST ?= 1
 # test-newest's own venv, with the newest releases pyproject.toml allows (no lock).
 NEWEST_VENV ?= .venv-newest
 # What test-newest runs, in one process (about a minute): the check of the uvicorn and
