@@ -242,6 +242,8 @@ def create_app(settings: Settings) -> Starlette:
             return error_response(503, "unavailable", f"match storage is unreachable: {exc}")
         return ORJSONResponse(created, status_code=201)
 
+    placements = nodes.Placements()
+
     async def place(request: Request, hub: Hub) -> Response | None:
         """The answer of the node that placement chose, when it is another (nodes.py);
         None to create the match here."""
@@ -249,7 +251,8 @@ def create_app(settings: Settings) -> Starlette:
             return None
         try:
             async with asyncio.timeout(nodes.PLACEMENT_TIMEOUT_S):
-                found = nodes.least_loaded(await nodes.live(hub.store.redis))
+                records = await nodes.live(hub.store.redis)
+            found = nodes.least_loaded(placements.adjusted(records, settings.node, hub.record()["matches"]))
         except TimeoutError:  # Redis stopped or stalled: the write would wait out its own timeout too
             raise StoreUnavailable(f"Redis did not answer within {nodes.PLACEMENT_TIMEOUT_S:g} s") from None
         except (RedisError, OSError):
@@ -268,6 +271,8 @@ def create_app(settings: Settings) -> Starlette:
             return None
         if answer.status_code >= 500:
             return None
+        if answer.status_code == 201:
+            placements.placed(found[0], now_ms())
         return Response(answer.content, status_code=answer.status_code, media_type="application/json")
 
     async def drain(request: Request) -> Response:

@@ -76,6 +76,32 @@ def least_loaded(nodes: dict[str, dict], exclude: tuple[str, ...] = ()) -> tuple
     return node, nodes[node]
 
 
+class Placements:
+    """The creates this node passed on lately, counted on top of each node's record until
+    that record is newer. Records are published every third of a lease: without this, a
+    burst of creates would all go to the node whose record still says it is the emptiest."""
+
+    def __init__(self):
+        self.sent: dict[str, list[int]] = {}
+
+    def placed(self, node: str, at: int) -> None:
+        self.sent.setdefault(node, []).append(at)
+
+    def adjusted(self, records: dict[str, dict], own: str, own_matches: int) -> dict[str, dict]:
+        """`records` with each node's matches as this node best knows them: its own count
+        for itself, and for the others their record plus what was placed there since."""
+        shown = {}
+        for node, record in records.items():
+            pending = [at for at in self.sent.get(node, ()) if at > record.get("at", 0)]
+            if pending:
+                self.sent[node] = pending
+            else:
+                self.sent.pop(node, None)
+            matches = own_matches if node == own else record.get("matches", 0) + len(pending)
+            shown[node] = {**record, "matches": matches}
+        return shown
+
+
 async def forward(base_ws_url: str, method: str, path: str, body: bytes, headers: dict) -> httpx.Response:
     """Send an HTTP request on to another node (placement, an operator's abort)."""
     async with httpx.AsyncClient(base_url=http_url(base_ws_url), timeout=FORWARD_TIMEOUT_S, trust_env=False) as http:
