@@ -219,7 +219,7 @@ def create_app(settings: Settings) -> Starlette:
         except orjson.JSONDecodeError as exc:
             return error_response(400, "bad_request", f"the body is not JSON: {exc}", "")
         try:
-            req = validate.create_request(body)
+            req = validate.create_request(body, settings.caster_min_delay_ms)
             placed = await place(request, hub_of(request))
             if placed is not None:
                 return placed

@@ -40,6 +40,10 @@ def host_list(text: str) -> tuple[str, ...]:
     return tuple(name.strip().lower() for name in text.replace(",", " ").split() if name.strip())
 
 
+#: The longest stream delay of a match's caster (and of its spectators).
+MAX_CASTER_DELAY_MS = 3_600_000
+
+
 @dataclass
 class Settings:
     host: str = "127.0.0.1"
@@ -104,6 +108,9 @@ class Settings:
     #: Where a new match is placed: "least-loaded" (the live node with the fewest live
     #: matches) or "local" (the node that got the request).
     placement: str = "least-loaded"
+    #: The smallest stream delay a match's caster link may have (caster.py): a caster sees
+    #: every hidden card, so never sooner than this after it happened.
+    caster_min_delay_ms: int = 60_000
 
     @property
     def node(self) -> str:
@@ -146,11 +153,14 @@ class Settings:
             lease_ms=_env_int("BATTLEHALL_LEASE_MS", cls.lease_ms),
             scan_ms=_env_int("BATTLEHALL_TAKEOVER_SCAN_MS", cls.scan_ms),
             placement=os.environ.get("BATTLEHALL_PLACEMENT") or cls.placement,
+            caster_min_delay_ms=_env_int("BATTLEHALL_CASTER_MIN_DELAY_MS", cls.caster_min_delay_ms),
         )
         if s.placement not in PLACEMENTS:
             raise ValueError(f"BATTLEHALL_PLACEMENT must be one of {', '.join(PLACEMENTS)}, not {s.placement!r}")
         if s.node_url and not s.node_url.startswith(("ws://", "wss://")):
             raise ValueError(f"BATTLEHALL_NODE_URL must be a ws:// or wss:// URL, not {s.node_url!r}")
+        if not 0 <= s.caster_min_delay_ms <= MAX_CASTER_DELAY_MS:
+            raise ValueError(f"BATTLEHALL_CASTER_MIN_DELAY_MS must be from 0 to {MAX_CASTER_DELAY_MS}")
         if s.lease_ms < 300 or not 50 <= s.scan_ms:
             raise ValueError("BATTLEHALL_LEASE_MS must be at least 300 and BATTLEHALL_TAKEOVER_SCAN_MS at least 50")
         for key, value in overrides.items():
