@@ -30,7 +30,7 @@ from .config import Settings
 from .hosts import HostCheck
 from .http_protocol import HttpProtocol
 from .hub import Hub, NotHere
-from . import abandon, creation_limit, listing, nodes, public
+from . import abandon, caster, creation_limit, listing, nodes, public
 from .creation_limit import CreationLimit
 from .key_guard import KeyGuard
 from .limits import Limits
@@ -337,7 +337,8 @@ def create_app(settings: Settings) -> Starlette:
             return refusal
         hub = hub_of(request)
         ids = list(dict.fromkeys([*await hub.store.live_ids(), *hub.in_memory()]))
-        out = [{**summary, **hub.operator_details(summary["match"])} for summary in await hub.summaries(ids)]
+        out = [{**summary, **hub.operator_details(summary["match"])}
+               for summary in await caster.with_tokens(hub, await hub.summaries(ids))]
         out.sort(key=lambda m: (m["status"] != "live", -m["created_at"]))
         return ORJSONResponse({"matches": out, "now": now_ms()})
 

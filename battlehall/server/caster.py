@@ -46,6 +46,15 @@ def created_fields(meta: dict) -> dict:
     return {"caster_token": meta["caster_token"]} if "caster_token" in meta else {}
 
 
+async def with_tokens(hub, summaries: list[dict]) -> list[dict]:
+    """The operator's listing: each match with a caster link gets its `caster_token`."""
+    casts = [s for s in summaries if s.get("caster_settings")]
+    for summary, meta in zip(casts, await asyncio.gather(*(hub.meta(s["match"]) for s in casts))):
+        if meta is not None and "caster_token" in meta:
+            summary["caster_token"] = meta["caster_token"]
+    return summaries
+
+
 # -- what a caster is sent ----------------------------------------------------------------
 
 

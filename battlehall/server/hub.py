@@ -15,7 +15,7 @@ from ..engine import get_ruleset
 from ..engine.errors import MatchOver
 from .actor import MatchActor, MatchCore, MatchLive
 from .audience import Audience
-from .caster import Casting, created_fields
+from .caster import Casting, created_fields, settings_of
 from .clock import Clock, now_ms
 from .config import Settings
 from . import abandon, listing, nodes, seeds
@@ -598,7 +598,8 @@ class Hub:
                 "status": "finished" if state["result"] is not None else "live",
                 "result": state["result"], "seq": seq, "spectators": 0,
                 "label": meta["label"], "created_at": meta["created_at"],
-                "clock": meta["clock"], "spectator_settings": meta["spectators"], **seed_fields(meta),
+                "clock": meta["clock"], "spectator_settings": meta["spectators"],
+                "caster_settings": settings_of(meta), **seed_fields(meta),
             })
         # Spectators on every node (audience.py), in one round trip for the lot.
         for summary, total in zip(out, await self.audience.totals([s["match"] for s in out])):

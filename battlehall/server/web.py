@@ -69,6 +69,7 @@ def routes() -> list:
         Route("/play/{match_id}", page("play.html"), methods=["GET", "HEAD"]),
         Route("/watch/{match_id}", page("watch.html"), methods=["GET", "HEAD"]),
         Route("/replay/{match_id}", page("replay.html"), methods=["GET", "HEAD"]),
+        Route("/cast/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),
         Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
         Mount("/static", Static(directory=WEB / "static"), name="static"),
     ]

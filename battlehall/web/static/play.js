@@ -412,6 +412,13 @@ async function start() {
     if (status === "open") notice("");
   });
   client.on("welcome", msg => {
+    if (msg.role === "caster") {  // the caster link opens the caster page only
+      client.close("the caster link");
+      notice("This is the caster link, not a player's: open it as /cast/… to cast the match.");
+      setStatus("closed");
+      document.body.dataset.refused = "caster";
+      return;
+    }
     model.seat = msg.seat;
     model.role = msg.role;
     whoEl.textContent = msg.seat ? `You play ${msg.seat}` : "You watch";

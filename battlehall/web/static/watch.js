@@ -91,7 +91,8 @@ async function start() {
       // A seat's link: its view shows that seat's hand, which a stream must never show.
       client.close("a seat's link");
       board.replaceChildren();
-      note.show("error", "This is a player's link, not a spectator's: open it as /play/… to play, or use the spectator link to watch.");
+      note.show("error", w.role === "caster" ? "This is the caster link, not a spectator's: open it as /cast/… to cast the match."
+        : "This is a player's link, not a spectator's: open it as /play/… to play, or use the spectator link to watch.");
       main.dataset.status = "refused";
       return;
     }
