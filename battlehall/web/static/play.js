@@ -444,6 +444,7 @@ async function start() {
 }
 
 start().catch(err => {
+  if (document.body.dataset.refused) return;  // said already
   // Refused for good (a wrong token, no such match): say so as a person would.
   notice(ERROR_WORDS[err && err.code] || String((err && err.message) || err));
   setStatus("closed");
