@@ -13,8 +13,8 @@ so nothing undelayed can reach a caster's socket, whether its welcome, a `view`,
 resume's history or a live event: each is made from the replica (or, for the history,
 from records up to the replica's seq). The same on every node, and after a restart.
 
-The caster token opens nothing else: a seat's socket, a spectator's, a replay or any
-other GET refuse it as they refuse an unknown token.
+The caster token opens nothing else: a `hello` asking for a seat's or a spectator's
+role refuses it (`wrong_role`), the replay and every other GET as an unknown token.
 """
 
 from __future__ import annotations

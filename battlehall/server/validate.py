@@ -12,7 +12,7 @@ import re
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import SetupError
 from .clock import DEFAULT_CLOCK
-from .config import MAX_CASTER_DELAY_MS
+from .config import MAX_CASTER_DELAY_MS, Settings
 
 SEAT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 MAX_SEED = 2**63 - 1
@@ -112,7 +112,7 @@ def _caster(body: dict, min_delay_ms: int) -> dict | None:
     return caster
 
 
-def create_request(body, caster_min_delay_ms: int = 60_000) -> dict:
+def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms) -> dict:
     """The normalized create request; SetupError(path, message) on the first bad field.
     `caster_min_delay_ms`: the server's smallest caster delay (a smaller one is refused)."""
     if not isinstance(body, dict):
