@@ -16,6 +16,7 @@ from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import ruleset_names
 
 from servers import ServerProcess, bearer
+from wsutil import Raw
 
 DELAY_MS = 2000  # the server's smallest caster delay here (BATTLEHALL_CASTER_MIN_DELAY_MS)
 API_KEY = "operator-test-key"  # the keyed_server fixture's
@@ -142,3 +143,28 @@ async def test_the_operator_page_shows_the_caster_link(keyed_server, page):
     await link.click()  # the default delay, a minute: the page waits for the start to be that old
     await op.wait_for_selector("main[data-status=waiting]")
     assert await op.locator("[data-view-of]").count() == 0
+
+
+async def test_the_lobby_creates_a_match_with_a_caster_link(cast_server, page):
+    server = cast_server
+    lobby = await page(server.url + "/", wait_for="#create-button")
+    await lobby.select_option("#ruleset", "duel")
+    await lobby.click("summary")
+    await lobby.check("#caster")
+    await lobby.fill("#caster-delay-s", "1")  # below the server's minimum (2 s here): refused, the field named
+    await lobby.click("#create-button")
+    alert = lobby.locator("#banner[role=alert]")
+    await alert.wait_for()
+    assert "caster.delay_ms" in await alert.inner_text()
+    assert await lobby.get_attribute("#caster-delay-s", "aria-invalid") == "true"
+    await lobby.fill("#caster-delay-s", "3")
+    await lobby.click("#create-button")
+    await lobby.wait_for_selector("[data-link=caster] input")
+    match = await lobby.inner_text("#match-id")
+    assert httpx.get(f"{server.url}/matches/{match}").json()["caster_settings"] == {"delay_ms": 3000}
+    link = await lobby.input_value("[data-link=caster] input")
+    assert link.startswith(f"{server.url}/cast/{match}#token=")
+    conn = await Raw.open(server.url, match)
+    welcome = await conn.hello(link.split("#token=")[1], role="caster")
+    assert welcome["role"] == "caster" and welcome["delay_ms"] == 3000
+    await conn.close()
