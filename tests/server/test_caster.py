@@ -141,8 +141,10 @@ async def test_a_caster_sees_every_hand_only_after_the_delay_across_a_reconnect_
     try:
         created = server.create(ruleset=name, caster={"delay_ms": MIN_DELAY_MS}, clock={"window_min_ms": 0})
         caster = Recorder(server, created, MSGPACK)
+        created_at = httpx.get(f"{server.url}/matches/{created['match']}").json()["created_at"]
         welcome = await caster.connect()
-        assert welcome["seq"] == 0 and welcome["views"] is None  # even the deal waits for the delay
+        if caster.got[0][0] < created_at + MIN_DELAY_MS:  # (a busy machine may take longer to get here)
+            assert welcome["seq"] == 0 and welcome["views"] is None  # even the deal waits for the delay
         players = bots(server, created, think_s=0.03)
         playing = [asyncio.create_task(p.run()) for p in players]
         await asyncio.sleep(MIN_DELAY_MS / 1000 + 0.5)
