@@ -132,15 +132,10 @@ class CasterFeed(DelayedFeed):
     def message(self, record: dict) -> dict:
         return event_message(self.replica.ruleset, record, self.delay_ms)
 
-    def _shown(self) -> dict:
-        r = self.replica
-        return view_fields(r.ruleset, r.state if self.opened else None, r.seq, self.delay_ms)
-
     def welcome(self, match_id: str, conn) -> dict:
-        return {"t": "welcome", "match": match_id, "role": ROLE, "seat": None, **self._shown()}
-
-    def view(self) -> dict:
-        return {"t": "view", **self._shown()}
+        r = self.replica
+        return {"t": "welcome", "match": match_id, "role": ROLE, "seat": None,
+                **view_fields(r.ruleset, r.state if self.opened else None, r.seq, self.delay_ms)}
 
 
 class CasterMirror(Mirror):
@@ -155,13 +150,6 @@ class CasterMirror(Mirror):
 
     def welcome(self, conn) -> dict:
         return self.feed.welcome(self.match_id, conn)
-
-    def submit(self, message: tuple) -> None:
-        """As a mirror's, and ("view", conn): the view as of the delay, in order with the events."""
-        if message[0] == "view":
-            message[1].send(self.feed.view())
-        else:
-            super().submit(message)
 
     def _drop(self) -> None:
         asyncio.get_running_loop().create_task(self.hub.casting.drop(self.match_id, self))

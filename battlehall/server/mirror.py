@@ -141,10 +141,13 @@ class Mirror:
     # -- what a session does with it (as with an actor) -------------------------------
 
     def submit(self, message: tuple) -> None:
-        """("join", conn, resume, future) or ("leave", conn); spectators send nothing else."""
+        """("join", conn, resume, future), ("view", conn) or ("leave", conn): spectators
+        send nothing else."""
         kind = message[0]
         if kind == "join":
             self._join(*message[1:])
+        elif kind == "view":  # in order with the events: the replica is as of the last one sent
+            message[1].send(self.view(message[1]))
         elif kind == "leave":
             if message[1] in self.conns:
                 self.conns.remove(message[1])
@@ -174,6 +177,11 @@ class Mirror:
         if self.feed.delay_ms:
             welcome["delay_ms"] = self.feed.delay_ms
         return welcome
+
+    def view(self, conn) -> dict:
+        """The answer to a `view`: what a welcome now would show."""
+        shown = self.welcome(conn)
+        return {"t": "view", **{k: v for k, v in shown.items() if k not in ("t", "match", "role", "seat")}}
 
     # -- lifecycle --------------------------------------------------------------------
 
