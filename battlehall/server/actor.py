@@ -158,7 +158,8 @@ class MatchActor:
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
         self.window_min_ms = core.meta["clock"].get("window_min_ms", 0)
         self.aborting: asyncio.Future | None = None  # an abort's write is in flight
-        self.doorbell = core.meta["spectators"]["allowed"]  # spectators may watch on other nodes (mirror.py)
+        # Spectators may watch on other nodes, casters on any (mirror.py, caster.py).
+        self.doorbell = core.meta["spectators"]["allowed"] or core.meta.get("caster") is not None
         self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
         self.touched = now_ms()  # the last act, or the last socket joining or leaving (abandon.py)
 

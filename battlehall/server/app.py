@@ -29,7 +29,7 @@ from .config import Settings
 from .hosts import HostCheck
 from .http_protocol import HttpProtocol
 from .hub import Hub, NotHere
-from . import abandon, creation_limit, listing, nodes, public, ratings
+from . import abandon, caster, creation_limit, listing, nodes, public, ratings
 from .player_api import PlayerApi, Refused as PlayerRefused
 from .player_settings import PlayerSettings
 from .creation_limit import CreationLimit
@@ -227,7 +227,7 @@ def create_app(settings: Settings) -> Starlette:
             return error_response(400, "bad_request", f"the body is not JSON: {exc}", "")
         binding = players.take_binding(body)  # seats bound to player profiles (player_api.py)
         try:
-            req = validate.create_request(body)
+            req = validate.create_request(body, settings.caster_min_delay_ms)
             bound = await players.bind(request, binding, req["seats"])
             placed = await place(request, hub_of(request))
             if placed is not None:
@@ -365,7 +365,8 @@ def create_app(settings: Settings) -> Starlette:
             return refusal
         hub = hub_of(request)
         ids = list(dict.fromkeys([*await hub.store.live_ids(), *hub.in_memory()]))
-        out = [{**summary, **hub.operator_details(summary["match"])} for summary in await hub.summaries(ids)]
+        out = [{**summary, **hub.operator_details(summary["match"])}
+               for summary in await caster.with_tokens(hub, await hub.summaries(ids))]
         out.sort(key=lambda m: (m["status"] != "live", -m["created_at"]))
         return ORJSONResponse({"matches": out, "now": now_ms()})
 

@@ -106,6 +106,10 @@ def setting(default: Any, env: str, help: str, **how: Any) -> Any:
     return field(default=default, metadata={"setting": Setting(env=env, help=help, **how)})
 
 
+#: The longest stream delay of a match's caster (and of its spectators).
+MAX_CASTER_DELAY_MS = 3_600_000
+
+
 @dataclass
 class Settings:
     host: str = setting("127.0.0.1", "BATTLEHALL_HOST", "address to listen on", metavar="ADDRESS")
@@ -219,6 +223,10 @@ class Settings:
     frame_ancestors: str = setting("'none'", "BATTLEHALL_FRAME_ANCESTORS", "the sites that may frame the "
                                    "spectator, TV and replay pages: CSP frame-ancestors sources, space-separated",
                                    metavar="SOURCES")
+    #: The smallest stream delay a match's caster link may have (caster.py): a caster sees
+    #: every hidden card, so never sooner than this after it happened.
+    caster_min_delay_ms: int = setting(60_000, "BATTLEHALL_CASTER_MIN_DELAY_MS", "the smallest stream delay a "
+                                       "match's caster link may have, in ms", kind="int", minimum=0)
     #: Benchmarks only: skip every Redis write, to measure what persistence costs.
     #: Nothing survives a restart in this mode; never run it for real play.
     bench_no_persist: bool = setting(False, "BATTLEHALL_BENCH_NO_PERSIST", "benchmarks only: skip every "

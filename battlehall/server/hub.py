@@ -15,6 +15,7 @@ from ..engine import get_ruleset
 from ..engine.errors import MatchOver
 from .actor import MatchActor, MatchCore, MatchLive
 from .audience import Audience
+from .caster import Casting, created_fields, settings_of
 from .clock import Clock, now_ms
 from .config import Settings
 from . import abandon, listing, nodes, ratings, seeds
@@ -102,6 +103,7 @@ class Hub:
         self.mirroring: dict[str, asyncio.Future] = {}
         self.doorbells = Doorbells(store.url)
         self.audience = Audience(store.redis, store.url, settings.node, self.local_spectators)
+        self.casting = Casting(self)  # casters of any match, on this node (caster.py)
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""
@@ -114,6 +116,8 @@ class Hub:
         meta = {**request, "seed": seeds.as_data(seed), "seed_commitment": seeds.commitment(seed),
                 "options": ruleset.resolve_options(request["options"]),
                 "tokens": tokens, "spectator_token": secrets.token_hex(16), "created_at": now_ms()}
+        if request["caster"] is not None:
+            meta["caster_token"] = secrets.token_hex(16)
         core = MatchCore(meta, state, Clock.new(request["clock"], request["seats"]), 0)
         records = core.stamp(events, meta["created_at"])
         lease = f"1 {self.settings.node}" if self.leased else None
@@ -128,7 +132,7 @@ class Hub:
         actor.start()
         self.metrics.matches_created += 1
         return {"match": match_id, "ruleset": request["ruleset"], **seed_fields(meta), "tokens": tokens,
-                "spectator_token": meta["spectator_token"], "ws": f"/ws/{match_id}",
+                "spectator_token": meta["spectator_token"], **created_fields(meta), "ws": f"/ws/{match_id}",
                 "ws_url": self.socket_url(self.settings.advertised_url, match_id)}
 
     @staticmethod
@@ -566,6 +570,7 @@ class Hub:
             await self.unload(match_id)
         for match_id, mirror in list(self.mirrors.items()):
             await self.drop_mirror(match_id, mirror)
+        await self.casting.close()
         await self.audience.close()
         await self.doorbells.close()
         self.deadlines.close()
@@ -594,7 +599,8 @@ class Hub:
                 "status": "finished" if state["result"] is not None else "live",
                 "result": state["result"], "seq": seq, "spectators": 0,
                 "label": meta["label"], "created_at": meta["created_at"],
-                "clock": meta["clock"], "spectator_settings": meta["spectators"], **seed_fields(meta),
+                "clock": meta["clock"], "spectator_settings": meta["spectators"],
+                "caster_settings": settings_of(meta), **seed_fields(meta),
             })
         # Spectators on every node (audience.py), in one round trip for the lot.
         for summary, total in zip(out, await self.audience.totals([s["match"] for s in out])):

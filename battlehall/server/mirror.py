@@ -75,21 +75,29 @@ class Mirror:
         if loaded is None:
             raise LookupError(self.match_id)
         self.meta = loaded.meta
-        delay = loaded.meta["spectators"]["delay_ms"]
+        delay = self.delay_of(loaded.meta)
         if delay:  # spectators are shown the past: replay from the start
             start, entries = await store.load_from_start(self.match_id)
             replica = MatchCore(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
-            self.feed = DelayedFeed(replica, delay, self.hub.metrics)
+            self.feed = self.new_feed(replica, delay, start)
             self.last_seq = entries[-1]["last_seq"] if entries else start["seq"]
             self.feed.catch_up(entries)
         else:
             replica = MatchCore.from_loaded(loaded)
-            self.feed = DelayedFeed(replica, 0, self.hub.metrics)
+            self.feed = self.new_feed(replica, 0, None)
             self.last_seq = replica.seq
         self.feed.on_applied = self._applied
         self._applied()
         self.ring()  # whatever was written while the replica loaded
         self.poller = asyncio.get_running_loop().create_task(self._poll())
+
+    def delay_of(self, meta: dict) -> int:
+        """How late its viewers see the match: the spectators' stream delay."""
+        return meta["spectators"]["delay_ms"]
+
+    def new_feed(self, replica: MatchCore, delay: int, start: dict | None) -> DelayedFeed:
+        """The feed of the viewers; `start`: the match's starting snapshot, when replayed from it."""
+        return DelayedFeed(replica, delay, self.hub.metrics)
 
     # -- reading the log --------------------------------------------------------------
 
@@ -133,10 +141,13 @@ class Mirror:
     # -- what a session does with it (as with an actor) -------------------------------
 
     def submit(self, message: tuple) -> None:
-        """("join", conn, resume, future) or ("leave", conn); spectators send nothing else."""
+        """("join", conn, resume, future), ("view", conn) or ("leave", conn): spectators
+        send nothing else."""
         kind = message[0]
         if kind == "join":
             self._join(*message[1:])
+        elif kind == "view":  # in order with the events: the replica is as of the last one sent
+            message[1].send(self.view(message[1]))
         elif kind == "leave":
             if message[1] in self.conns:
                 self.conns.remove(message[1])
@@ -151,19 +162,28 @@ class Mirror:
             self.idle.cancel()
             self.idle = None
         feed = self.feed
-        r = feed.replica
+        conn.send(self.welcome(conn))
+        catch_up = None
+        if resume is not None and resume < feed.seq:
+            conn.hold()
+            catch_up = (feed.message, resume, feed.seq)
+        feed.conns.append(conn)
+        done.set_result(catch_up)
+
+    def welcome(self, conn) -> dict:
+        r = self.feed.replica
         welcome = {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": None, "seq": r.seq,
                    "view": r.ruleset.view(r.state, None), "prompts": [], "now": now_ms(),
                    "definitions": r.ruleset.definitions(r.state)}
-        if feed.delay_ms:
-            welcome["delay_ms"] = feed.delay_ms
-        conn.send(welcome)
-        catch_up = None
-        if resume is not None and resume < r.seq:
-            conn.hold()
-            catch_up = (feed.message, resume, r.seq)
-        feed.conns.append(conn)
-        done.set_result(catch_up)
+        if self.feed.delay_ms:
+            welcome["delay_ms"] = self.feed.delay_ms
+        return welcome
+
+    def view(self, conn) -> dict:
+        """The answer to a `view`: what a welcome now would show."""
+        shown = self.welcome(conn)
+        return {"t": "view", **{k: v for k, v in shown.items()
+                                if k not in ("t", "match", "role", "seat", "definitions")}}  # once, in the welcome
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -200,20 +220,25 @@ class Doorbells:
     def __init__(self, url: str):
         self.redis = aioredis.from_url(url, socket_connect_timeout=2, health_check_interval=0)
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        self.mirrors: dict[str, Mirror] = {}  # channel -> mirror
+        self.mirrors: dict[str, list[Mirror]] = {}  # channel -> its mirrors (spectators', casters')
         self.task: asyncio.Task | None = None
 
     async def add(self, match_id: str, mirror: Mirror) -> None:
-        self.mirrors[channel(match_id)] = mirror
-        await self.pubsub.subscribe(channel(match_id))
+        listeners = self.mirrors.setdefault(channel(match_id), [])
+        listeners.append(mirror)
+        if len(listeners) == 1:
+            await self.pubsub.subscribe(channel(match_id))
         if self.task is None:
             self.task = asyncio.get_running_loop().create_task(self._listen())
 
     async def remove(self, match_id: str, mirror: Mirror) -> None:
-        if self.mirrors.get(channel(match_id)) is mirror:
-            del self.mirrors[channel(match_id)]
-            with contextlib.suppress(RedisError, OSError):
-                await self.pubsub.unsubscribe(channel(match_id))
+        listeners = self.mirrors.get(channel(match_id), [])
+        if mirror in listeners:
+            listeners.remove(mirror)
+            if not listeners:
+                del self.mirrors[channel(match_id)]
+                with contextlib.suppress(RedisError, OSError):
+                    await self.pubsub.unsubscribe(channel(match_id))
 
     async def _listen(self) -> None:
         while True:
@@ -224,13 +249,13 @@ class Doorbells:
                 # published meanwhile is read from the logs (and the polls catch it anyway).
                 log.warning("doorbells: the pub/sub connection failed (%r); reconnecting", exc)
                 await asyncio.sleep(0.5)
-                for mirror in list(self.mirrors.values()):
-                    mirror.ring()
+                for listeners in list(self.mirrors.values()):
+                    for mirror in list(listeners):
+                        mirror.ring()
                 continue
             if message is not None and message["type"] == "message":
                 name = message["channel"]
-                mirror = self.mirrors.get(name.decode() if isinstance(name, bytes) else name)
-                if mirror is not None:
+                for mirror in list(self.mirrors.get(name.decode() if isinstance(name, bytes) else name, ())):
                     mirror.ring()
 
     async def close(self) -> None:

@@ -8,7 +8,7 @@ import logging
 
 from redis.exceptions import RedisError
 
-from . import codec, history
+from . import caster, codec, history
 from .clock import now_ms
 from .connection import Connection, RateLimiter
 from .hub import NotHere, send_away
@@ -23,6 +23,8 @@ FLOOD_STRIKES = 50  # refusals in a row before a flooding client is closed
 MAX_EARLY = 100  # messages a client may send before its welcome
 #: An act's `prompt` and `option` (the engine's errors name them): far longer than any id.
 MAX_NAME = 64
+#: What a token makes a socket; a `hello` may name the one it expects (`role`).
+ROLES = ("player", "spectator", caster.ROLE)
 
 
 def _short_string(value) -> bool:
@@ -154,6 +156,10 @@ class Session:
             self.error("bad_message", "batch must be true or false")
             self.conn.close(CLOSE_POLICY)
             return False
+        if hello.get("role") is not None and hello.get("role") not in ROLES:
+            self.error("bad_message", "role must be one of " + ", ".join(ROLES))
+            self.conn.close(CLOSE_POLICY)
+            return False
         try:
             meta = await self.hub.meta(self.match_id)
         except StoreUnavailable:
@@ -171,13 +177,21 @@ class Session:
                     seat, role = name, "player"
             if role is None and meta["spectators"]["allowed"] and _same(token, meta["spectator_token"]):
                 role = "spectator"
+            if role is None and caster.is_caster_token(meta, token):
+                role = caster.ROLE
         if token is None and meta["spectators"]["allowed"] and meta["spectators"].get("public"):
             role = "spectator"  # a public match: anyone may watch
         if role is None:
             self._refuse("unauthorized", "bad token", CLOSE_UNAUTHORIZED)
             return False
+        expected = hello.get("role")
+        if expected is not None and expected != role:  # a page for one kind of link was given another
+            self._refuse("wrong_role", f"this token is a {role}'s, not a {expected}'s", CLOSE_UNAUTHORIZED)
+            return False
         try:
-            if role == "spectator":  # on any node: a copy of the match if another node runs it
+            if role == caster.ROLE:  # always from Redis, at the caster delay (caster.py)
+                actor = await self.hub.casting.mirror(self.match_id)
+            elif role == "spectator":  # on any node: a copy of the match if another node runs it
                 actor = await self.hub.spectated(self.match_id)
             else:
                 actor = await self.hub.actor(self.match_id)
@@ -220,8 +234,8 @@ class Session:
             if act_id is None:
                 self.error("bad_message", f"act needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
                 return
-            if self.conn.role == "spectator":
-                self.error("spectator", "spectators cannot act", act_id)
+            if self.conn.role != "player":
+                self.error("spectator", f"{self.conn.role}s cannot act", act_id)
                 return
             prompt, option, args = message.get("prompt"), message.get("option"), message.get("args", {})
             if not _short_string(prompt) or not _short_string(option):

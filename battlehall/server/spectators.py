@@ -36,6 +36,11 @@ class DelayedFeed:
         self.timer: asyncio.TimerHandle | None = None
         self.on_applied = None  # called after entries were shown (a mirror watches for the end)
 
+    @property
+    def seq(self) -> int:
+        """The last seq its viewers have been shown."""
+        return self.replica.seq
+
     def push(self, entry: dict) -> None:
         """A committed log entry: show it to spectators once its delay has passed."""
         self.pending.append(entry)
@@ -51,11 +56,15 @@ class DelayedFeed:
         now = now_ms()
         while self.pending and self.pending[0]["at"] + self.delay_ms <= now:
             records = self.replica.apply(self.pending.popleft())
-            self.metrics.deliveries += fan_out(self.replica.ruleset, records, self.conns, self.delay_ms)
+            self.metrics.deliveries += self.deliver(records)
         if self.pending:
             self._schedule()
         if self.on_applied is not None:
             self.on_applied()
+
+    def deliver(self, records: list[dict]) -> int:
+        """Send the replica's new events to the sockets; returns the number of deliveries."""
+        return fan_out(self.replica.ruleset, records, self.conns, self.delay_ms)
 
     def catch_up(self, entries: list[dict]) -> None:
         """After a recovery: apply what is already old enough, queue the rest."""

@@ -12,6 +12,7 @@ import re
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import SetupError
 from .clock import DEFAULT_CLOCK
+from .config import MAX_CASTER_DELAY_MS, Settings
 
 SEAT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 MAX_SEED = 2**63 - 1
@@ -96,11 +97,27 @@ def _section(body: dict, name: str, defaults: dict) -> tuple[dict, dict]:
     return dict(defaults), given
 
 
-def create_request(body) -> dict:
-    """The normalized create request; SetupError(path, message) on the first bad field."""
+def _caster(body: dict, min_delay_ms: int) -> dict | None:
+    """`caster`: absent or null for no caster link; else its stream delay, never below the
+    server's minimum (a caster sees every hidden card)."""
+    if body.get("caster") is None:
+        return None
+    caster, given = _section(body, "caster", {"delay_ms": min_delay_ms})
+    if "delay_ms" in given:
+        delay = given["delay_ms"]
+        if not isinstance(delay, int) or isinstance(delay, bool) or not min_delay_ms <= delay <= MAX_CASTER_DELAY_MS:
+            raise SetupError("caster.delay_ms", f"must be an integer from {min_delay_ms} (this server's minimum "
+                                                f"caster delay) to {MAX_CASTER_DELAY_MS}")
+        caster["delay_ms"] = delay
+    return caster
+
+
+def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms) -> dict:
+    """The normalized create request; SetupError(path, message) on the first bad field.
+    `caster_min_delay_ms`: the server's smallest caster delay (a smaller one is refused)."""
     if not isinstance(body, dict):
         raise SetupError("", "the body must be a JSON object")
-    known = {"ruleset", "seats", "seed", "seed_public", "options", "setup", "clock", "spectators", "label"}
+    known = {"ruleset", "seats", "seed", "seed_public", "options", "setup", "clock", "spectators", "label", "caster"}
     for name in sorted(body):
         if name not in known:
             raise SetupError(name, f"unknown field {name!r}")
@@ -138,6 +155,7 @@ def create_request(body) -> dict:
         spectators["delay_ms"] = _int(given["delay_ms"], "spectators.delay_ms", 0, 3_600_000)
     if "max" in given:
         spectators["max"] = _int(given["max"], "spectators.max", 0, 100_000)
+    caster = _caster(body, caster_min_delay_ms)
     label = _object(body, "label")
     if len(label) > 16:
         raise SetupError("label", "must be an object of at most 16 string fields")
@@ -145,4 +163,4 @@ def create_request(body) -> dict:
         if not isinstance(label[name], str) or len(name) > 64 or len(label[name]) > 256:
             raise SetupError(f"label.{name}", "label values are strings of at most 256 characters")
     return {"ruleset": ruleset, "seats": seats, "seed": seed, "seed_public": seed_public, "options": options, "setup": setup,
-            "clock": clock, "spectators": spectators, "label": label}
+            "clock": clock, "spectators": spectators, "label": label, "caster": caster}

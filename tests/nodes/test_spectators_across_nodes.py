@@ -234,3 +234,21 @@ async def test_a_delayed_match_is_public_only_as_of_its_delay_on_every_node(two_
         summary = httpx.get(f"{node.url}/matches/{match_id}", timeout=5).json()
         assert summary["status"] == "finished" and summary["result"] is not None
         assert httpx.get(f"{node.url}/matches/{match_id}/replay", timeout=5).status_code == 200
+
+
+async def test_a_spectator_on_another_node_gets_its_view_when_it_asks(two_nodes):
+    """A `view` from a spectator of a mirrored match is answered (it was dropped, and the
+    spectator page, which asks after each event, stopped redrawing on such a node)."""
+    nodes, redis = two_nodes
+    created = create(nodes["node-a"], ruleset="duel", seed=4, spectators={"delay_ms": 500})
+    owner, other = owner_and_other(nodes, redis.url, created["match"])
+    answers = {}
+    for where, node in (("owner", owner), ("other", other)):
+        conn = await Raw.open(node.url, created["match"], JSON)
+        welcome = await conn.hello(created["spectator_token"])
+        await conn.send({"t": "view"})
+        answers[where] = await conn.recv_until(lambda m: m["t"] == "view", timeout=5)
+        assert answers[where]["seq"] == welcome["seq"] and answers[where]["prompts"] == []
+        assert answers[where]["delay_ms"] == 500
+        await conn.close()
+    assert answers["other"]["view"] == answers["owner"]["view"]

@@ -53,10 +53,12 @@ export interface Result {
 export interface Welcome {
   t: "welcome";
   match: string;
-  role: "player" | "spectator";
+  role: "player" | "spectator" | "caster";
   seat: string | null;
   seq: number;
   view: any;
+  /** A caster's: every seat's view, by seat (null before the start is the caster delay old). */
+  views?: Record<string, any> | null;
   prompts: Prompt[];
   now: number;
   delay_ms?: number;
@@ -115,6 +117,8 @@ export interface ClientOptions {
   codec?: "json" | Codec;
   /** true (default): resume from the last seq after a reconnect; a number: also on the first hello (0: whole history); false: never. */
   resume?: boolean | number;
+  /** The role the token must give, sent in `hello`; another is refused with `wrong_role`. */
+  role?: "player" | "spectator" | "caster";
   /** Ask for `batch` messages (handled either way). */
   batch?: boolean;
   /** Reconnect after a drop (default true). */
@@ -177,7 +181,7 @@ export class BattlehallClient {
   /** Last event seq handled; null before the first welcome. */
   seq: number | null;
   seat: string | null;
-  role: "player" | "spectator" | null;
+  role: "player" | "spectator" | "caster" | null;
   match: string | null;
   /** This seat's open prompts, by id. */
   prompts: Map<string, Prompt>;

@@ -121,6 +121,7 @@ export class BattlehallClient {
   /**
    * @param {{url: string, match?: string, token?: string|null, codec?: "json"|Codec,
    *          resume?: boolean|number, batch?: boolean, reconnect?: boolean,
+   *          role?: "player"|"spectator"|"caster",
    *          minBackoffMs?: number, maxBackoffMs?: number, ackTimeoutMs?: number,
    *          helloTimeoutMs?: number, keepAliveMs?: number, giveUpMs?: number,
    *          WebSocket?: any}} options
@@ -138,6 +139,8 @@ export class BattlehallClient {
     this.codec = !o.codec || o.codec === "json" ? jsonCodec : o.codec;
     this.resume = o.resume === undefined ? true : o.resume;
     this.batch = !!o.batch;
+    /** The role the token must give (sent in `hello`): another is refused (`wrong_role`). */
+    this.expectedRole = o.role || null;
     this.reconnect = o.reconnect !== false;
     this.minBackoffMs = o.minBackoffMs ?? 50;
     this.maxBackoffMs = o.maxBackoffMs ?? 5000;
@@ -151,7 +154,7 @@ export class BattlehallClient {
     /** The last event seq handled (null before the first welcome). @type {number|null} */
     this.seq = typeof o.resume === "number" ? o.resume : null;
     /** @type {string|null} */ this.seat = null;
-    /** @type {"player"|"spectator"|null} */ this.role = null;
+    /** @type {"player"|"spectator"|"caster"|null} */ this.role = null;
     /** @type {string|null} */ this.match = null;
     /** Open prompts of this seat, by id. @type {Map<string, Prompt>} */ this.prompts = new Map();
     /** The latest view (welcome's or a `view` answer's). */ this.view = null;
@@ -364,6 +367,7 @@ export class BattlehallClient {
       const hello = { t: "hello", token: this.token };
       if (this.seq !== null && this.resume !== false) hello.resume = this.seq;
       if (this.batch) hello.batch = true;
+      if (this.expectedRole) hello.role = this.expectedRole;
       this._send(hello);
     };
     ws.onmessage = (e) => {
@@ -614,7 +618,7 @@ export class BattlehallClient {
       const delay = Math.min(this.maxBackoffMs, 100 * 2 ** this._viewRefusals++) * (0.5 + Math.random());
       this._later(() => this._viewInFlight && this._welcomed && this._send({ t: "view" }), delay);
     }
-    if (!this._welcomed && (m.code === "unauthorized" || m.code === "not_found")) {
+    if (!this._welcomed && (m.code === "unauthorized" || m.code === "wrong_role" || m.code === "not_found")) {
       this._fail(error); // the close (4001/4004) follows: nothing to retry
       return undefined;
     }

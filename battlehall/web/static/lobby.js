@@ -1,7 +1,7 @@
 // The lobby: the rulesets this server runs, a form to create a match, the links to share,
 // and the public matches being played now.
 import { request } from "./battlehall.js";
-import { BASE, banner, copyRow, el, errorText, playLink, replayLink, resultText, truncate, watchLink } from "./page.js";
+import { BASE, banner, castLink, copyRow, el, errorText, playLink, replayLink, resultText, truncate, watchLink } from "./page.js";
 
 const NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
                "mallory", "niaj", "olivia", "peggy", "rupert", "sybil"];
@@ -89,6 +89,11 @@ function buildForm() {
              "A private match is listed nowhere: only its links let people watch it or read its replay."),
           field("Stream delay, seconds", el("input", { type: "number", id: "delay-s", name: "delay-s", value: 0, min: 0, max: 3600, step: "any" })),
           field("At most this many watching", el("input", { type: "number", id: "spec-max", name: "spec-max", value: 10000, min: 0, step: 1 }))),
+       el("fieldset", {}, el("legend", {}, "Caster"),
+          el("label", { class: "inline" }, el("input", { type: "checkbox", id: "caster", name: "caster" }), el("span", {}, "A caster link")),
+          el("p", { class: "muted small" }, "The caster page shows every hand face up, later than it happens by the caster delay: " +
+             "at least the server's minimum (a minute unless it is set otherwise)."),
+          field("Caster delay, seconds (empty: the server's minimum)", el("input", { type: "number", id: "caster-delay-s", name: "caster-delay-s", min: 0, max: 3600, step: "any" }))),
        el("fieldset", {}, el("legend", {}, "Server key"),
           field("API key (only if this server requires one)",
                 el("input", { type: "password", id: "api-key", name: "api-key", autocomplete: "off", value: sessionStorage.getItem(KEY) || "" })))),
@@ -125,11 +130,15 @@ function body() {
   const seed = number("seed");
   if (seed !== null) out.seed = seed;
   if (form["seed-public"].checked) out.seed_public = true;
+  if (form.caster.checked) {
+    const delay = number("caster-delay-s");
+    out.caster = delay === null ? {} : { delay_ms: Math.round(delay * 1000) };
+  }
   return out;
 }
 
 const FIELDS = { seed: "seed", seed_public: "seed-public", "clock.prompt_ms": "prompt-s", "clock.bank_ms": "bank-s",
-                 "spectators.delay_ms": "delay-s", "spectators.max": "spec-max" };
+                 "spectators.delay_ms": "delay-s", "spectators.max": "spec-max", "caster.delay_ms": "caster-delay-s" };
 
 // The form field a 400's `path` names, to point at it.
 function fieldFor(path) {
@@ -185,6 +194,10 @@ function showLinks(created) {
   if (created.spectator_token) {
     items.push(el("li", { dataset: { link: "spectator" } }, el("strong", {}, "Watch (spectators)"),
                   copyRow("Link to watch", watchLink(created.match, created.spectator_token))));
+  }
+  if (created.caster_token) {
+    items.push(el("li", { dataset: { link: "caster" } }, el("strong", {}, "Cast (every hand face up, delayed)"),
+                  copyRow("Caster link", castLink(created.match, created.caster_token))));
   }
   // The replay link carries the spectator token: a private match's replay needs one of its tokens.
   items.push(el("li", { dataset: { link: "replay" } }, el("strong", {}, "Replay (opens when the match ends)"),

@@ -2,7 +2,7 @@
 // The matches this server runs, live and recently finished, with their seats' sockets,
 // spectators and clocks, and abort; /metrics as a few labelled numbers and bars.
 import { BattlehallError, request } from "./battlehall.js";
-import { BASE, banner, duration, el, errorText, replayLink, resultText } from "./page.js";
+import { BASE, banner, castLink, duration, el, errorText, replayLink, resultText } from "./page.js";
 
 const KEY = "battlehall.apiKey";
 const PROBE = "/matches/m_0000000000000000/abort"; // no such match: 404 with a good key, 401 without
@@ -173,7 +173,9 @@ function showMatches(matches) {
       el("td", {}, el("code", {}, m.match), el("div", { class: "small muted" }, `${m.ruleset} · event #${m.seq}`)),
       el("td", {}, el("span", { class: `pill ${m.status}` }, m.status), m.result ? el("div", { class: "small" }, resultText(m.result)) : null),
       el("td", {}, seatsCell(m)),
-      el("td", {}, String(m.spectators), m.spectator_settings && m.spectator_settings.delay_ms ? el("div", { class: "small muted" }, `delay ${duration(m.spectator_settings.delay_ms)}`) : null),
+      el("td", {}, String(m.spectators), m.spectator_settings && m.spectator_settings.delay_ms ? el("div", { class: "small muted" }, `delay ${duration(m.spectator_settings.delay_ms)}`) : null,
+         m.caster_token ? el("div", { class: "small" }, el("a", { href: castLink(m.match, m.caster_token), dataset: { cast: m.match } }, "Caster link"),
+                                                        ` (delay ${duration(m.caster_settings.delay_ms)})`) : null),
       el("td", {}, clockCell(m)),
       el("td", {}, m.status === "live"
         ? el("button", { type: "button", class: "danger", dataset: { action: "abort" }, onclick: () => abort(m.match) },

@@ -40,6 +40,10 @@ export function playLink(match, token) {
 export function watchLink(match, token) {
   return `${BASE}/watch/${encodeURIComponent(match)}${token ? `#token=${encodeURIComponent(token)}` : ""}`;
 }
+/** The caster page: every hand face up, at the caster delay; only the caster token opens it. */
+export function castLink(match, token) {
+  return `${BASE}/cast/${encodeURIComponent(match)}#token=${encodeURIComponent(token)}`;
+}
 /** The replay page; a private match's replay opens with one of its tokens, in the fragment. */
 export function replayLink(match, token) {
   return `${BASE}/replay/${encodeURIComponent(match)}${token ? `#token=${encodeURIComponent(token)}` : ""}`;

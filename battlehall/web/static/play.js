@@ -412,6 +412,13 @@ async function start() {
     if (status === "open") notice("");
   });
   client.on("welcome", msg => {
+    if (msg.role === "caster") {  // the caster link opens the caster page only
+      client.close("the caster link");
+      notice("This is the caster link, not a player's: open it as /cast/… to cast the match.");
+      setStatus("closed");
+      document.body.dataset.refused = "caster";
+      return;
+    }
     model.seat = msg.seat;
     model.role = msg.role;
     model.definitions = msg.definitions || {};  // sent once per socket, never in a view
@@ -438,6 +445,7 @@ async function start() {
 }
 
 start().catch(err => {
+  if (document.body.dataset.refused) return;  // said already
   // Refused for good (a wrong token, no such match): say so as a person would.
   notice(ERROR_WORDS[err && err.code] || String((err && err.message) || err));
   setStatus("closed");

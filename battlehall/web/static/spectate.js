@@ -69,7 +69,8 @@ export class Spectating {
         client.close("a seat's link");
         this.takeOver();
         dom.board.replaceChildren();
-        note.show("error", "This is a player's link, not a spectator's: open it as /play/… to play, or use the spectator link to watch.");
+        note.show("error", w.role === "caster" ? "This is the caster link, not a spectator's: open it as /cast/… to cast the match."
+          : "This is a player's link, not a spectator's: open it as /play/… to play, or use the spectator link to watch.");
         dom.main.dataset.status = "refused";
         this.onRefused({ code: "seat_link" });
         return;

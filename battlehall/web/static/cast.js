@@ -1,0 +1,141 @@
+// The caster page: every seat's view side by side, so every hand is drawn face up, and a
+// log of every event with each seat's hidden part, all as of the caster delay (the server
+// never sends a caster anything sooner). Only the caster link opens it: the hello asks for
+// the caster role, and a seat's or the spectator's token is refused before any view.
+import { BattlehallClient, request } from "./battlehall.js";
+import { BASE, banner, describeEvent, draw, duration, el, errorText, fragment, loadDrawing, matchIdFromPath,
+         resultText, statusText } from "./page.js";
+
+const MAX_LOG = 400;
+const main = document.getElementById("main");
+const seatsBox = document.getElementById("seats");
+const log = document.getElementById("log");
+const note = banner(document.getElementById("banner"));
+const statusPill = document.getElementById("status");
+const matchId = matchIdFromPath();
+const token = fragment().get("token");
+
+let drawing = null;
+let summary = null;
+let client = null;
+let views = null; // seat -> view, as of the delay; null before the start is that old
+const seatRoots = new Map();
+
+function seatModel(seat) {
+  // The drawings' "replay" role: each seat's view drawn for an onlooker, seats named, not "you".
+  return { ruleset: summary.ruleset, view: views[seat], seat, role: "replay", prompts: [], seats: summary.seats };
+}
+
+function seatRoot(seat) {
+  if (!seatRoots.has(seat)) {
+    const root = el("div", { class: "seat-root" });
+    seatsBox.append(el("section", { class: "panel", dataset: { viewOf: seat }, "aria-label": `${seat}'s hand and view` },
+                       el("h2", {}, seat), root));
+    seatRoots.set(seat, root);
+  }
+  return seatRoots.get(seat);
+}
+
+function render(message) {
+  main.dataset.seq = String(message.seq);
+  views = message.views;
+  if (!views) {
+    note.show("info", `The match starts on this stream ${duration(message.delay_ms)} after it started.`);
+    main.dataset.status = "waiting";
+    return;
+  }
+  note.clear();
+  main.dataset.status = "casting";
+  for (const seat of summary.seats) draw(drawing, seatRoot(seat), seatModel(seat), null);
+}
+
+function revealed(event) {
+  // The public data with every seat's hidden part, for the words of the log.
+  const data = { ...event.data };
+  for (const part of Object.values(event.private || {})) Object.assign(data, part);
+  return { seq: event.seq, at: event.at, kind: event.kind, data };
+}
+
+let handled = 0;
+
+function addLog(event) {
+  handled += 1;
+  main.dataset.events = String(handled);
+  const text = describeEvent(drawing, revealed(event), { ruleset: summary.ruleset, seats: summary.seats, role: "replay" });
+  if (text === null || text === undefined) return;
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  log.append(el("li", { dataset: { seq: event.seq, at: event.at } }, el("span", { class: "seq" }, `#${event.seq}`), text));
+  while (log.children.length > MAX_LOG) log.firstElementChild.remove();
+  if (atBottom) log.scrollTop = log.scrollHeight;
+}
+
+function showResult(result) {
+  statusPill.textContent = "ended";
+  statusPill.className = "pill finished";
+  const box = document.getElementById("result");
+  box.textContent = resultText(result);
+  box.dataset.result = JSON.stringify(result);
+}
+
+function refused(text) {
+  client.close("refused");
+  seatsBox.replaceChildren();
+  note.show("error", text);
+  main.dataset.status = "refused";
+  statusPill.textContent = "refused";
+}
+
+async function start() {
+  if (!matchId || !token) {
+    note.show("error", matchId ? "This page needs the match's caster link (with its #token=…)." : "This address names no match.");
+    main.dataset.status = "refused";
+    return;
+  }
+  try {
+    summary = await request(BASE, `/matches/${encodeURIComponent(matchId)}`);
+  } catch (err) {
+    note.show("error", errorText(err));
+    main.dataset.status = "closed";
+    statusPill.textContent = "not available";
+    return;
+  }
+  document.title = `Cast ${summary.seats.join(" vs ")} · Battlehall`;
+  document.getElementById("title").textContent = `${summary.ruleset}: ${summary.seats.join(" vs ")}`;
+  drawing = await loadDrawing(summary.ruleset);
+
+  client = new BattlehallClient({ url: BASE, match: matchId, token, resume: 0, role: "caster" });
+  let liveFrom = Infinity;
+  client.on("status", (status, detail) => {
+    if (main.dataset.status === "refused") return;
+    if (client.result) return; // the pill says "ended" from now on
+    statusPill.textContent = status === "open" ? "live" : status;
+    statusPill.className = `pill ${status === "open" ? "live" : "warn"}`;
+    if (status === "reconnecting" || (status === "closed" && detail.code)) note.show(status === "closed" ? "error" : "warn", statusText(status, detail));
+  });
+  client.on("welcome", (w) => {
+    if (w.role !== "caster") return refused("This is not a caster link."); // the server refuses it first
+    liveFrom = w.seq;
+    const delay = document.getElementById("delay");
+    delay.textContent = `Caster delay ${duration(w.delay_ms)}`;
+    delay.hidden = false;
+    render(w);
+    if (w.view && w.view.result) showResult(w.view.result);
+  });
+  client.on("event", (e) => {
+    addLog(e);
+    if (e.seq > liveFrom || !views) client.requestView();
+  });
+  client.on("view", (v) => render(v));
+  client.on("ended", (result) => showResult(result));
+  client.on("error", (err) => {
+    if (err.code === "wrong_role") refused("This is a player's or the spectator's link, not the caster link: open it as /play/… or /watch/….");
+    else if (err.id === undefined) note.show("error", errorText(err));
+  });
+  try {
+    await client.connect();
+  } catch (err) {
+    if (main.dataset.status !== "refused") note.show("error", errorText(err));
+  }
+}
+
+start();
