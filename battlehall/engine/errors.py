@@ -33,6 +33,13 @@ class MatchOver(EngineError):
     code = "match_over"
 
 
+class CannotResign(EngineError):
+    """A resign from a name that is not a seat of the match, or from a seat that has
+    already resigned."""
+
+    code = "cannot_resign"
+
+
 class NotASeat(ValueError):
     """A ruleset tried to prompt a name that is not a seat: a bug in the ruleset, never
     a player's error. Sides nobody plays decide with the match's generator instead."""
