@@ -33,11 +33,11 @@ class MatchOver(EngineError):
     code = "match_over"
 
 
-class CannotResign(EngineError):
-    """A resign from a name that is not a seat of the match, or from a seat that has
-    already resigned."""
+class BadSeat(EngineError):
+    """A resign or an away mark for a name that is not a seat of the match, or a resign
+    from a seat that has resigned already."""
 
-    code = "cannot_resign"
+    code = "bad_seat"
 
 
 class NotASeat(ValueError):

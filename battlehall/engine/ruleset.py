@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NotRequired, TypedDict, cast
 
-from .errors import BadArgs, CannotResign, IllegalOption, MatchOver, NotASeat, NotYourPrompt, UnknownPrompt
+from .errors import BadArgs, BadSeat, IllegalOption, MatchOver, NotASeat, NotYourPrompt, UnknownPrompt
 
 State = dict[str, Any]
 
@@ -355,14 +355,14 @@ class Ruleset:
         ``resigned``): that side wins, the others rank below it, the last to leave
         highest. Otherwise the ruleset's :meth:`leave` takes the seat out of play and the
         others play on; the seat never gets a prompt again and ranks below every seat that
-        did not resign when the match ends. Raises CannotResign (a name that is not a seat
+        did not resign when the match ends. Raises BadSeat (a name that is not a seat
         or a seat that has resigned already) or MatchOver, and changes nothing then."""
         if state["result"] is not None:
             raise MatchOver("the match is over")
         if seat not in state["seats"]:
-            raise CannotResign(f"{seat!r} is not a seat of this match")
+            raise BadSeat("not a seat of this match")  # never echo a name given: it may be any size
         if seat in state.get("resigned", []):
-            raise CannotResign(f"{seat} has resigned already")
+            raise BadSeat(f"{seat} has resigned already")
         before = list(state["prompts"])
         state["resigned"] = [*state.get("resigned", []), seat]
         events: list[Event] = [{"kind": "seat_resigned", "data": {"seat": seat}}]
@@ -383,12 +383,12 @@ class Ruleset:
         """Mark `seat` away (its player gone too long) or back: recorded in
         ``state["away"]`` (seat order), shown in every view (:func:`seat_status`), and
         told by a public ``seat_away`` or ``seat_back`` event; no event when nothing
-        changes. Nothing else in the match changes. Raises MatchOver, or CannotResign for
+        changes. Nothing else in the match changes. Raises MatchOver, or BadSeat for
         a name that is not a seat."""
         if state["result"] is not None:
             raise MatchOver("the match is over")
         if seat not in state["seats"]:
-            raise CannotResign(f"{seat!r} is not a seat of this match")
+            raise BadSeat("not a seat of this match")  # never echo a name given: it may be any size
         marked = state.get("away", [])
         if (seat in marked) == away:
             return []
