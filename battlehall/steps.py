@@ -1,5 +1,6 @@
 """The steps of a finished match, re-run from its replay: what each seat saw after each
-answer, timeout or abort, for the replay page, a range of steps at a time.
+log entry (an answer, a timeout, an abort, a resign, a seat marked away or back), for
+the replay page, a range of steps at a time.
 
 The replay's log re-runs the match exactly (verify.py checks it); here the re-run also
 keeps, after each log entry, every seat's view and open prompts. Together the seats'

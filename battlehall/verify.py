@@ -1,6 +1,7 @@
 """Checking a finished match from its replay: the seed it revealed is the one it committed
 to at creation, and the engine, re-run from that seed on the replay's log of answers,
-gives exactly the replay's events. Then no card was chosen by anyone: the deal followed
+gives exactly the replay's events (every log entry: answers, timeouts, aborts, resigns
+and away marks, through `apply_entry`). Then no card was chosen by anyone: the deal followed
 from a seed fixed (and published as a hash) before the first card was seen.
 """
 

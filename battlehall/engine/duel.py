@@ -22,7 +22,7 @@ options come from the base class.
 from __future__ import annotations
 
 from .errors import SetupError
-from .ruleset import Declaration, Event, Option, Prompt, Ruleset, State, base_state, make_result
+from .ruleset import Declaration, Event, Option, Prompt, Ruleset, State, base_state, make_result, seat_status
 
 START_HP = 20
 
@@ -130,6 +130,6 @@ class Duel(Ruleset):
             waiting = [p["seat"] for p in state["prompts"]]
             mine = state["chosen"].get(viewer) if viewer is not None else None
             return {"hp": state["hp"], "guarding": state["guarding"], "to_act": waiting,
-                    "my_move": mine, "result": state["result"]}
+                    "my_move": mine, **seat_status(state), "result": state["result"]}
         return {"hp": state["hp"], "guarding": state["guarding"],
-                "to_act": state["seats"][state["turn"]], "result": state["result"]}
+                "to_act": state["seats"][state["turn"]], **seat_status(state), "result": state["result"]}

@@ -33,6 +33,13 @@ class MatchOver(EngineError):
     code = "match_over"
 
 
+class BadSeat(EngineError):
+    """A resign or an away mark for a name that is not a seat of the match, or a resign
+    from a seat that has resigned already."""
+
+    code = "bad_seat"
+
+
 class NotASeat(ValueError):
     """A ruleset tried to prompt a name that is not a seat: a bug in the ruleset, never
     a player's error. Sides nobody plays decide with the match's generator instead."""

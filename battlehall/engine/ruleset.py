@@ -10,6 +10,9 @@ Every state has these shared fields, kept up to date by the ruleset:
 - ``prompts``: the open prompts, in the order they were opened.
 - ``next_prompt``: the counter behind prompt ids (``p1``, ``p2``, ...).
 - ``result``: ``None`` while the match runs, then the result dict of ``match_ended``.
+- ``resigned``, ``away``: the seats that resigned (in the order they did) and the seats
+  marked away (in seat order), kept by :meth:`Ruleset.resign` and
+  :meth:`Ruleset.set_away`; absent until first used (read them with :func:`seat_status`).
 
 An *event* is ``{"kind": str, "data": {...}}`` plus, when part of it is hidden,
 ``"private": {seat: {...}}``: fields only that seat may see, merged into its copy of
@@ -48,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NotRequired, TypedDict, cast
 
-from .errors import BadArgs, IllegalOption, MatchOver, NotASeat, NotYourPrompt, UnknownPrompt
+from .errors import BadArgs, BadSeat, IllegalOption, MatchOver, NotASeat, NotYourPrompt, UnknownPrompt
 
 State = dict[str, Any]
 
@@ -120,8 +123,29 @@ class AbortEntry(TypedDict):
     reason: NotRequired[Literal["abandoned"]]
 
 
+class ResignEntry(TypedDict):
+    """A seat resigned (Ruleset.resign)."""
+
+    at: NotRequired[int]
+    resign: str
+
+
+class AwayEntry(TypedDict):
+    """A seat was marked away (Ruleset.set_away)."""
+
+    at: NotRequired[int]
+    away: str
+
+
+class BackEntry(TypedDict):
+    """A seat marked away is back (Ruleset.set_away)."""
+
+    at: NotRequired[int]
+    back: str
+
+
 #: One entry of a match's log, what `apply_entry` re-runs.
-LogEntry = AnswerEntry | TimeoutEntry | AbortEntry
+LogEntry = AnswerEntry | TimeoutEntry | AbortEntry | ResignEntry | AwayEntry | BackEntry
 
 Information = Literal["perfect", "hidden"]
 Moves = Literal["sequential", "simultaneous"]
@@ -308,6 +332,7 @@ class Ruleset:
         prompt = self.check(state, seat, prompt_id, option, args)
         before = list(state["prompts"])
         events = self.apply(state, prompt, option, dict(args or {}))
+        self._after_resigns(state, events)
         closed, opened = self._prompt_events(state, before, prompt_id, "answered")
         return closed + events + opened
 
@@ -317,8 +342,106 @@ class Ruleset:
         option, args = default_answer(prompt)
         before = list(state["prompts"])
         events = self.apply(state, prompt, option, args)
+        self._after_resigns(state, events)
         closed, opened = self._prompt_events(state, before, prompt_id, "timeout")
         return closed + events + opened
+
+    # -- leaving: resign and away ---------------------------------------------------
+
+    def resign(self, state: State, seat: str) -> list[Event]:
+        """`seat` resigns, at any moment: its open prompts close (``cancelled``), it is
+        recorded in ``state["resigned"]`` and a public ``seat_resigned`` event says so.
+        When one side is left (:meth:`sides_left`) the match ends now (reason
+        ``resigned``): that side wins, the others rank below it, the last to leave
+        highest. Otherwise the ruleset's :meth:`leave` takes the seat out of play and the
+        others play on; the seat never gets a prompt again and ranks below every seat that
+        did not resign when the match ends. Raises BadSeat (a name that is not a seat
+        or a seat that has resigned already) or MatchOver, and changes nothing then."""
+        if state["result"] is not None:
+            raise MatchOver("the match is over")
+        if seat not in state["seats"]:
+            raise BadSeat("not a seat of this match")  # never echo a name given: it may be any size
+        if seat in state.get("resigned", []):
+            raise BadSeat(f"{seat} has resigned already")
+        before = list(state["prompts"])
+        state["resigned"] = [*state.get("resigned", []), seat]
+        events: list[Event] = [{"kind": "seat_resigned", "data": {"seat": seat}}]
+        left = self.sides_left(state)
+        if len(left) <= 1:
+            state["prompts"] = []
+            winners = [s for side in left for s in side]
+            gone = [s for s in self.eliminated(state) if s not in state["resigned"]] + state["resigned"]
+            state["result"] = make_result("resigned", [winners] + [[s] for s in reversed(gone)], winners=winners)
+            events.append({"kind": "match_ended", "data": cast(dict[str, Any], state["result"])})
+        else:
+            events += self.leave(state, seat)
+        self._after_resigns(state, events)
+        closed, opened = self._prompt_events(state, before, None, None)
+        return closed + events + opened
+
+    def set_away(self, state: State, seat: str, away: bool) -> list[Event]:
+        """Mark `seat` away (its player gone too long) or back: recorded in
+        ``state["away"]`` (seat order), shown in every view (:func:`seat_status`), and
+        told by a public ``seat_away`` or ``seat_back`` event; no event when nothing
+        changes. Nothing else in the match changes. Raises MatchOver, or BadSeat for
+        a name that is not a seat."""
+        if state["result"] is not None:
+            raise MatchOver("the match is over")
+        if seat not in state["seats"]:
+            raise BadSeat("not a seat of this match")  # never echo a name given: it may be any size
+        marked = state.get("away", [])
+        if (seat in marked) == away:
+            return []
+        state["away"] = [s for s in state["seats"] if (s in marked or s == seat) and (away or s != seat)]
+        return [{"kind": "seat_away" if away else "seat_back", "data": {"seat": seat}}]
+
+    def teams(self, state: State) -> list[list[str]]:
+        """The sides that win or lose together for the whole match; one seat each by
+        default. A match resigned down to one side ends with that side winning."""
+        return [[s] for s in state["seats"]]
+
+    def eliminated(self, state: State) -> list[str]:
+        """The seats out of the match by its own rules, in the order they went out (none
+        by default). They count as gone when a resign decides whether a side is left,
+        and rank above the seats that resigned."""
+        return []
+
+    def sides_left(self, state: State) -> list[list[str]]:
+        """The teams with a seat still in play: neither resigned nor eliminated."""
+        gone = state.get("resigned", []) + self.eliminated(state)
+        sides = [[s for s in team if s not in gone] for team in self.teams(state)]
+        return [side for side in sides if side]
+
+    def leave(self, state: State, seat: str) -> list[Event]:
+        """Take the resigned `seat` out of play while the others play on (the seat is in
+        ``state["resigned"]`` already): close its prompts, skip its turns, end a battle it
+        fights as a loss for its side, and open whatever prompt comes next; the events.
+        By default nothing: any prompt of a resigned seat, open or opened later, is
+        answered with its default before anyone sees it (:meth:`_after_resigns`), which
+        keeps a ruleset correct but plays the seat's turns passively. A ruleset overrides
+        this to skip them instead."""
+        return []
+
+    def _after_resigns(self, state: State, events: list[Event]) -> None:
+        """After any change: a prompt for a resigned seat is answered with its default at
+        once (unseen: it never reaches the prompt events), and a result that the rules
+        reached ranks the resigned seats last (:func:`rank_resigned`)."""
+        resigned = state.get("resigned")
+        if not resigned:
+            return
+        for _ in range(MAX_UNSEEN_ANSWERS):
+            waiting = [p for p in state["prompts"] if p["seat"] in resigned]
+            if state["result"] is not None or not waiting:
+                break
+            option, args = default_answer(waiting[0])
+            events += self.apply(state, waiting[0], option, args)
+        else:  # pragma: no cover - a ruleset that keeps asking a resigned seat forever
+            raise RuntimeError(f"{self.name}: a resigned seat was asked {MAX_UNSEEN_ANSWERS} times in a row")
+        if state["result"] is not None and state["result"]["reason"] not in ("aborted", ABANDONED):
+            state["result"] = rank_resigned(state["result"], resigned)
+            for event in events:
+                if event["kind"] == "match_ended":
+                    event["data"] = cast(dict[str, Any], state["result"])
 
     def abort(self, state: State, reason: str = "aborted") -> list[Event]:
         """End the match now, without a winner: every open prompt is cancelled and the
@@ -419,13 +542,41 @@ def default_answer(prompt: Prompt) -> tuple[str, dict[str, Any]]:
 
 
 ABANDONED = "abandoned"  # the result reason of a match the server ended because nobody was there
+MAX_UNSEEN_ANSWERS = 10_000  # default answers for resigned seats in one step: more is a ruleset's bug
+
+
+def seat_status(state: State) -> dict[str, list[str]]:
+    """What every view shows of who left: ``away`` (seat order) and ``resigned`` (the
+    order they resigned in). Each ruleset's `view` includes it."""
+    return {"away": list(state.get("away", [])), "resigned": list(state.get("resigned", []))}
+
+
+def rank_resigned(result: Result, resigned: list[str]) -> Result:
+    """`result` with the resigned seats below every other seat, each alone, the last to
+    resign highest. A resigned seat among the winners is no winner: when the first place
+    changes, the winners are those left of the old ones, else the new first place if it
+    is one seat (several there: a draw)."""
+    ranking = [[s for s in group if s not in resigned] for group in result["ranking"]]
+    ranking = [group for group in ranking if group] + [[s] for s in reversed(resigned)]
+    winners = list(result["winners"])
+    if ranking[0] != result["ranking"][0]:
+        winners = [s for s in winners if s not in resigned] or (list(ranking[0]) if len(ranking[0]) == 1 else [])
+    return cast(Result, {**result, "ranking": ranking, "winners": winners, "draw": not winners,
+                         "winner": winners[0] if len(winners) == 1 else None})
 
 
 def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     """Apply one entry of a match's log to `state`: an answer (`seat`, `prompt`, `option`,
-    `args`), a timeout (`"timeout": true`, `prompt`) or an abort (`"abort": true`, with
-    `"reason": "abandoned"` when the server ended an abandoned match). The server,
-    `battlehall verify` and the replay's steps all re-run a match through this."""
+    `args`), a timeout (`"timeout": true`, `prompt`), an abort (`"abort": true`, with
+    `"reason": "abandoned"` when the server ended an abandoned match), a resign
+    (`"resign": seat`), or a seat marked away (`"away": seat`) or back (`"back": seat`).
+    The server, `battlehall verify` and the replay's steps all re-run a match through this."""
+    if "resign" in entry:
+        return ruleset.resign(state, cast(ResignEntry, entry)["resign"])
+    if "away" in entry:
+        return ruleset.set_away(state, cast(AwayEntry, entry)["away"], True)
+    if "back" in entry:
+        return ruleset.set_away(state, cast(BackEntry, entry)["back"], False)
     if "timeout" in entry:
         return ruleset.expire(state, cast(TimeoutEntry, entry)["prompt"])
     if "abort" in entry:

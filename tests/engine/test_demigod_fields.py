@@ -84,6 +84,8 @@ def names(event: dict, viewer) -> set[str]:
         return {u}
     if kind == "side_out":
         return hand | {"out", f"discard.{seat}"}
+    if kind == "seat_resigned":
+        return {"resigned"}
     if kind == "match_ended":
         return {"result"}
     return set()  # prompt, prompt_closed, match_started name nothing that changes
@@ -144,8 +146,10 @@ def check_answer(before: dict, state: dict, events: list, viewer) -> None:
             last[f"units.{d['unit']}.{d['kind']}"] = d["total"]
         if e["kind"] == "drew":
             last.update({f"hand_counts.{d['seat']}": d["hand_count"], f"deck_counts.{d['seat']}": d["deck_count"]})
-        if e["kind"] == "side_out":
-            last.update({f"hand_counts.{d['seat']}": 0, "out": d["out"]})
+        if e["kind"] == "side_out":  # a fallen side's hand is discarded; one that resigned keeps it, unseen
+            last.update({"out": d["out"]})
+            if d["seat"] not in state.get("resigned", []):
+                last[f"hand_counts.{d['seat']}"] = 0
         if e["kind"] == "turn_started":
             last.update({"turn.seat": d["seat"], "turn.round": d["round"]})
         if e["kind"] == "turn_ended":
@@ -168,7 +172,10 @@ def play(state: dict, rnd: random.Random, kinds: set[str]) -> None:
         check_prompts(state)
         before = {v: flat(RS.view(state, v)) for v in viewers}
         prompt = rnd.choice(state["prompts"])
-        if rnd.random() < 0.1:
+        playing = [s for s in state["seats"] if s not in state["out"]]
+        if len(playing) > 2 and rnd.random() < 0.03:  # with three sides or more, some resign
+            events = RS.resign(state, rnd.choice(playing))
+        elif rnd.random() < 0.1:
             events = RS.expire(state, prompt["id"])
         else:
             option, args = random_answer(rnd, prompt)
@@ -188,6 +195,8 @@ def test_default_matches_events_name_every_change_of_the_view(n):
         state, _ = RS.start(seat_names(n), seed, {"turn_limit": 6, "map": "open-field"}, None)
         play(state, random.Random(seed), kinds)
     assert {"declared", "attack_result", "attack_resolved", "moved", "drew", "turn_ended"} <= kinds
+    if n > 2:
+        assert "seat_resigned" in kinds
 
 
 def test_whole_set_matches_events_name_every_change_of_the_view():

@@ -12,7 +12,8 @@ every seat and for a spectator:
 - a `defend` option names, in `targeted`, exactly the seat's Knights the turn targets,
   each with the Knights targeting it;
 - every field of the viewer's view that changed is named by some event the viewer was
-  sent for that answer (`names` below says which view fields each event names), and the
+  sent for that answer (or resign: with three seats or more, seats resign at random
+  moments) (`names` below says which view fields each event names), and the
   values events carry (cubes, wounds, sizes, turns, the resolver) are the view's.
 """
 
@@ -81,6 +82,16 @@ def names(event: dict, viewer) -> set[str]:
         return {battle, "current", "turn"}
     if kind == "player_turn_ended":
         return {"resolver"}
+    if kind == "seat_resigned":  # an Alliance it had offered is withdrawn with it
+        return {"resigned"} | ({"my_offer"} if d["seat"] == viewer else set())
+    if kind == "knights_withdrawn":
+        return {f"{battle}.knights"}
+    if kind == "turn_called_off":
+        mine = {"my_discards"} if viewer in d["discards"] else set()
+        return {"turn", "bandit_deck"} | {f"discards.{s}" for s in d["discards"]} | mine
+    if kind == "defender_left":
+        return {"turn.targets", "turn.defenders", "turn.placed", f"discards.{d['side']}"} | (
+            {"my_discards"} if d["side"] == viewer else set())
     if kind == "match_ended":
         return {"result"}
     return set()  # prompt, prompt_closed: nothing of the view
@@ -125,6 +136,13 @@ def carried(events: list[dict]) -> dict:
             said = {k: v for k, v in said.items() if not k.startswith((battle + ".", "turn."))}
         if kind == "player_turn_ended":
             said["resolver"] = d["resolver"]
+        if kind == "turn_called_off":
+            said = {k: v for k, v in said.items() if not k.startswith("turn.")}
+            said["bandit_deck"] = d["bandit_deck"]
+            said.update({f"discards.{s}": n for s, n in d["discards"].items()})
+        if kind == "defender_left":
+            said["turn.targets"], said["turn.defenders"] = d["targets"], d["defenders"]
+            said[f"discards.{d['side']}"] = d["discards"]
     return said
 
 
@@ -216,7 +234,10 @@ def test_events_name_every_change_of_the_view(n):
             check_prompts(state)
             before = {v: flat(RS.view(state, v)) for v in viewers}
             prompt = rnd.choice(state["prompts"])
-            if rnd.random() < 0.1:
+            playing = [s for s in seats if s not in state.get("resigned", [])]
+            if n > 2 and len(playing) > 2 and rnd.random() < 0.02:
+                events = RS.resign(state, rnd.choice(playing))
+            elif rnd.random() < 0.1:
                 events = RS.expire(state, prompt["id"])
             else:
                 option, args = random_answer(rnd, prompt)
@@ -228,6 +249,8 @@ def test_events_name_every_change_of_the_view(n):
     # random play went through the events that matter most
     assert {"alliance_answered", "alliances_formed", "hourglass_turned", "card_discarded", "attack",
             "knight_returned", "discards_drawn", "battle_ended", "player_turn_ended"} <= kinds
+    if n > 2:
+        assert {"seat_resigned", "knights_withdrawn", "turn_called_off", "defender_left"} <= kinds
 
 
 def test_default_answers_are_described_too():

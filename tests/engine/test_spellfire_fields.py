@@ -53,6 +53,8 @@ def names(event: dict) -> set[str]:
     p = f"players.{d.get('seat')}"
     hand = {f"{p}.hand", f"{p}.hand_size"}
     via = {"spoils"} if d.get("via") == "spoils" else set()
+    if kind == "seat_resigned":
+        return {"resigned"}
     if kind == "turn_started":
         return {"turn"}
     if kind == "phase":
@@ -204,8 +206,12 @@ def test_events_name_every_change_of_the_view(n, full):
             check_prompts(state, last_played)
             before = {v: flat(RS.view(state, v)) for v in viewers}
             prompt = rnd.choice(state["prompts"])
-            option, args = random_answer(rnd, prompt)
-            events = RS.answer(state, prompt["seat"], prompt["id"], option, args)
+            playing = [s for s in seats if s not in state.get("resigned", [])]
+            if len(playing) > 2 and rnd.random() < 0.01:  # with three seats or more, some resign
+                events = RS.resign(state, rnd.choice(playing))
+            else:
+                option, args = random_answer(rnd, prompt)
+                events = RS.answer(state, prompt["seat"], prompt["id"], option, args)
             for e in events:
                 kinds.add(e["kind"])
                 if e["kind"] in ("card_played", "ally_called"):
@@ -215,6 +221,8 @@ def test_events_name_every_change_of_the_view(n, full):
         assert state["result"] is not None
     # random play went through the events that matter most
     assert {"realm_played", "champion_chosen", "card_played", "round_ended", "battle_ended", "cards_discarded"} <= kinds
+    if n > 2:
+        assert "seat_resigned" in kinds
 
 
 def test_round_ended_names_the_winner_of_card_play(match, S, ev):

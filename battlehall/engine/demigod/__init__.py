@@ -14,7 +14,7 @@ from copy import deepcopy
 
 from ..errors import SetupError
 from ..rng import seed_state
-from ..ruleset import Declaration, Event, Prompt, Ruleset, State, base_state
+from ..ruleset import Declaration, Event, Prompt, Ruleset, State, base_state, seat_status
 from . import game
 from .data import cards, maps
 from .setup import default_start, explicit_start
@@ -90,6 +90,13 @@ class Demigod(Ruleset):
             return game.declare(state, args["unit"], args["card"], args["target"])
         return game.next_turn(state)
 
+    def leave(self, state: State, seat: str) -> list[Event]:
+        return game.leave(state, seat)
+
+    def eliminated(self, state: State) -> list[str]:
+        # The sides out, in the order they went out (a resigned side is among them).
+        return list(state["out"])
+
     def view(self, state: State, viewer: str | None) -> dict:
         def shown(cid):
             return {"id": cid, "name": state["cards"][cid]}
@@ -107,6 +114,7 @@ class Demigod(Ruleset):
                 "answered": sorted(pending["defences"])},
             "custom_cards": list(state.get("defs", {}).values()),
             "options": {k: v for k, v in sorted(state["opts"].items())},
+            **seat_status(state),
             "result": state["result"],
         }
 

@@ -218,6 +218,43 @@ def react(state: dict, uid: str, card: dict, to: list | None) -> list[dict]:
     return events
 
 
+def leave(state: dict, seat: str) -> list[dict]:
+    """`seat` resigned and the others play on: its side is out as if its Demigod had
+    fallen (its characters leave the grid, it takes no more turns), but its hand stays
+    unseen (a fallen side's hand is discarded face up; one that leaves shows nothing).
+    In its own turn, an attack it declared fails and the turn passes. In another side's
+    attack, its characters are no longer targets: its reaction window closes and the
+    attack goes on against the others, or fails when none is left. Otherwise the side in
+    turn is asked again, its options without the characters that left."""
+    events: list[dict] = []
+    state["prompts"] = [p for p in state["prompts"] if p["seat"] != seat]
+    for uid in side_units(state, seat):
+        unit = state["units"].pop(uid)
+        state["order"].remove(uid)
+        events.append({"kind": "defeated", "data": {"unit": uid, "cause": "resigned", "pos": unit["pos"]}})
+    state["out"].append(seat)
+    events.append({"kind": "side_out", "data": {"seat": seat, "out": list(state["out"]), "discarded": []}})
+    pending = state.get("pending")
+    if state["turn"]["seat"] == seat:
+        state["prompts"] = []
+        if pending is not None:
+            return events + fail(state, "resigned")  # fail passes the turn: the side is out
+        return events + next_turn(state)
+    if pending is not None:
+        answered = pending["defences"]
+        pending["targets"] = [u for u in pending["targets"] if u in answered or u in state["units"]]
+        if not any(u in state["units"] for u in pending["targets"]):
+            return events + fail(state, "no_target")
+        if not state["prompts"]:  # the window that closed was the one open
+            if len(answered) < len(pending["targets"]):
+                open_defence_prompt(state)
+            else:
+                events += resolve(state)
+    else:  # the side in turn is asked again: its options named the characters that left
+        open_turn_prompt(state)
+    return events
+
+
 def fail(state: dict, reason: str) -> list[dict]:
     """'If out of range, the attack fails and the card is discarded.'"""
     pending = state.pop("pending")

@@ -62,6 +62,11 @@ class Hourglass(Ruleset):
         game.advance(state, events)
         return events
 
+    def leave(self, state: State, seat: str) -> list[Event]:
+        events: list[Event] = []
+        game.leave(state, seat, events)
+        return events
+
     def view(self, state: State, viewer: str | None) -> dict:
         return view(state, viewer)
 

@@ -84,9 +84,12 @@ def answer_alliance(state: State, seat: str, partner: str | None, events: list) 
     # Who was offered an Alliance is the offerer's own to know until the Alliances form.
     events.append({"kind": "alliance_answered", "data": {"tile": state["current"], "seat": seat},
                    "private": {seat: {"with": partner}}})
-    if state["prompts"]:
-        return
-    b = battle(state)
+    if not state["prompts"]:
+        form_alliances(state, battle(state), events)
+
+
+def form_alliances(state: State, b: dict, events: list) -> None:
+    """Every player has answered: the Alliances form, and the cubes go on the board."""
     players = [s for s in rules.sides_in(b) if s != BANDITS]
     b["alliances"] = rules.form_alliances(players, state["offers"])
     state["offers"] = {}
@@ -407,6 +410,85 @@ def end_of_turn(state: State, b: dict, offence: dict, events: list) -> None:
                                                   "discards": discards, "bandit_deck": len(state["bandit_deck"])}})
     # 3. "The Battle Turn is now over. If only one Alliance or player remains, the Battle
     #    is also over." (checked at the start of the next step)
+    state["turn"] = None
+    state["phase"] = "turn_start"
+
+
+# -- A player resigns -----------------------------------------------------------------
+
+def leave(state: State, seat: str, events: list) -> None:
+    """`seat` resigned and the others play on (the text is silent on a player leaving; a
+    table would take its Knights off the board). Its Knights leave every battle not yet
+    over, and its cubes the Hourglass Board; it is asked nothing more. In the battle being
+    resolved: an Alliance forms without it; a Battle Turn it attacks in is called off; a
+    Battle Turn it defends in goes on without the attacks on its Knights (an Attacker
+    still choosing targets is asked again, without them). Its Battlecards stay face
+    down: a card it had placed goes to its discard pile unrevealed."""
+    for b in state["battles"]:
+        gone = [k["id"] for k in b["knights"] if k["owner"] == seat]
+        if b["done"] or not gone:
+            continue
+        b["knights"] = [k for k in b["knights"] if k["owner"] != seat]
+        events.append({"kind": "knights_withdrawn", "data": {"tile": b["tile"], "seat": seat, "knights": gone}})
+        if seat in b["top"]:
+            del b["top"][seat]
+            del b["bottom"][seat]
+            events.append({"kind": "side_left", "data": {"tile": b["tile"], "side": seat}})
+    state["prompts"] = [p for p in state["prompts"] if p["seat"] != seat]
+    if state["current"] is not None:
+        b = battle(state)
+        turn = state["turn"]
+        if state["phase"] == "alliances":
+            state["offers"].pop(seat, None)
+            if not state["prompts"]:
+                form_alliances(state, b, events)
+        elif turn is not None and turn["attacker"] == seat:
+            call_off(state, b, events)
+        elif state["phase"] == "targets":  # the Attacker's choice named Knights that have left: asked again
+            state["prompts"] = []
+            if rules.enemies(b, turn["attacker"]):
+                state["prompts"] = [targets_prompt(state, b, turn["attacker"])]
+            else:
+                call_off(state, b, events)
+        elif turn is not None and seat in turn["defenders"]:
+            defender_left(state, b, seat, events)
+    advance(state, events)
+
+
+def defender_left(state: State, b: dict, seat: str, events: list) -> None:
+    """A Defender left: the attacks on its Knights are dropped, a card it placed goes to
+    its discard pile face down, and the Battle Turn goes on (the Attacker, placing its
+    card already, is asked again without the dropped attacks)."""
+    turn = state["turn"]
+    present = [k["id"] for k in b["knights"]]
+    turn["targets"] = {k: t for k, t in turn["targets"].items() if t in present}
+    turn["defenders"].remove(seat)
+    card = turn["placed"].pop(seat, None)
+    if card is not None:
+        state["discards"][seat].append(card)
+    events.append({"kind": "defender_left", "data": {"tile": b["tile"], "side": seat, "targets": turn["targets"],
+                                                     "defenders": turn["defenders"],
+                                                     "discards": len(state["discards"][seat])}})
+    if state["phase"] == "attack_card" or (state["phase"] == "defend" and not state["prompts"]):
+        state["prompts"] = []
+        attacker_places(state, b, events)
+
+
+def call_off(state: State, b: dict, events: list) -> None:
+    """The Attacker left: its Battle Turn ends with no attack. The Battlecards placed face
+    down go to their owners' discard piles (the Bandits' back into their deck) unrevealed."""
+    discards = {}
+    for side, card in state["turn"]["placed"].items():
+        if card is None:
+            continue
+        if side == BANDITS:
+            state["bandit_deck"].append(card)
+        else:
+            state["discards"][side].append(card)
+            discards[side] = len(state["discards"][side])
+    events.append({"kind": "turn_called_off", "data": {"tile": b["tile"], "attacker": state["turn"]["attacker"],
+                                                       "discards": discards, "bandit_deck": len(state["bandit_deck"])}})
+    state["prompts"] = []
     state["turn"] = None
     state["phase"] = "turn_start"
 

@@ -7,7 +7,7 @@ their owner: public events name a revealed card by its kind (``parry``)."""
 
 from __future__ import annotations
 
-from ..ruleset import State
+from ..ruleset import State, seat_status
 from .about import delay, knight_name
 
 
@@ -57,6 +57,7 @@ def view(state: State, viewer: str | None) -> dict:
         "hands": {s: len(h) for s, h in state["hands"].items()},
         "discards": {s: len(d) for s, d in state["discards"].items()},
         "bandit_deck": len(state["bandit_deck"]),
+        **seat_status(state),
         "result": state["result"],
     }
     if viewer is not None and viewer in state["hands"]:

@@ -271,7 +271,7 @@ def _open_window(state: dict, player: str, played: str, played_for: str | None) 
     window = f"w{state['next_prompt'] + 1}"
     answers = {**z.ref(state, played), "owner": player, "side": played_for}
     for seat in state["seats"]:
-        if seat == player:
+        if seat == player or seat in state.get("resigned", []):  # a seat that resigned is asked nothing
             continue
         hand = state["players"][seat]["hand"]
         if seat in (b["attacker"], b["defender"]):
@@ -442,8 +442,8 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
     b = state["battle"]
     loser = OTHER[winner]
     t = pw.totals(state, b) if b["sides"]["defender"] is not None else None
-    if cause is None:
-        cause = fates.side_cards(b["sides"][winner])
+    if cause is None:  # no side yet: the attacker left before a defender was chosen
+        cause = fates.side_cards(b["sides"][winner]) if b["sides"][winner] is not None else []
     closed = fates.close_round(state, {winner: "pool", loser: fates.destination(state, cause)}, events)
     events.append({"kind": "round_ended", "data": {"round": b["round"], "attacker": b["attacker"],
                                                    "defender": b["defender"], "winner": winner,
@@ -454,7 +454,7 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
         _spend(state, closed)
         return finish(state, "defender" if closed["fates"]["attacker"] in fates.LOST else None, events)
     b["defeats"] += 1
-    if how != "declined" and "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
+    if how not in ("declined", "resigned") and "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
         events.append({"kind": "realm_holds", "data": {"seat": b["defender"], "defeats": b["defeats"],
                                                        **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         prompt_attacker(state)
@@ -494,6 +494,21 @@ def _discard_realm(state: dict, how: str, events: list) -> None:
                                                        **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
     z.discard(state, b["defender"], [slot["realm"]] + ([slot["holding"]] if slot["holding"] else []),
               "realm_discarded", events, b["slot"])
+
+
+def forfeit(state: dict, seat: str, events: list) -> bool:
+    """`seat`, fighting on one side, resigned: the battle ends as a loss for its side.
+    Its prompts and the rest of an any-time window are closed already; an outcome that
+    waited for the window has none. The round goes to the other side as if the seat had
+    stopped playing (its champion is defeated; a realm that must be defeated twice does
+    not hold), spoils included. At step B there is no round to lose: the battle ends as
+    when the attacker ends it, with no spoils."""
+    b = state["battle"]
+    b["pending"] = None
+    b.pop("at_once", None)
+    if b["step"] == "attacker":
+        return finish(state, None, events)
+    return round_won(state, OTHER[_side_of(b, seat)], "resigned", events)
 
 
 # -- J: the end of the battle, and its spoils --------------------------------------------

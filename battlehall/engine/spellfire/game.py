@@ -137,6 +137,11 @@ class Spellfire(Ruleset):
             tn.after_battle(state, events)
         return events
 
+    def leave(self, state: State, seat: str) -> list[Event]:
+        events: list[Event] = []
+        tn.leave(state, seat, events)
+        return events
+
     def view(self, state: State, viewer: str | None) -> dict:
         return _view(state, viewer)
 

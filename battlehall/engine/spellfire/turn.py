@@ -54,8 +54,10 @@ def leave_limbo(state: dict, seat: str, events: list) -> None:
 
 def enter(state: dict, phase: str, events: list) -> None:
     t = state["turn"]
-    t["phase"] = phase
     seat = t["seat"]
+    if seat in state.get("resigned", []):  # it resigned during its turn (in a battle): the turn ends
+        return end_turn(state, events)
+    t["phase"] = phase
     events.append({"kind": "phase", "data": {"seat": seat, "phase": phase}})
     if phase == "rule":
         rulecards.prompt(state)
@@ -145,7 +147,7 @@ def prompt_attack(state: dict) -> None:
     champions = [z.card(state, iid) for iid, _ in found]
     options = []
     for other in state["seats"]:
-        if other == seat:
+        if other == seat or other in state.get("resigned", []):  # its realms are out of play
             continue
         formation = state["players"][other]["formation"]
         for s in fm.SLOTS:
@@ -205,15 +207,37 @@ def end_turn(state: dict, events: list) -> None:
     events.append({"kind": "turn_ended", "data": {"seat": seat, "number": t["number"]}})
     seats = state["seats"]
     i = seats.index(seat)
-    for s in seats[i:] + seats[:i]:  # the seat whose turn it was is checked first
+    playing = [s for s in seats[i:] + seats[:i] if s not in state.get("resigned", [])]  # a resigned seat plays no more
+    for s in playing:  # the seat whose turn it was is checked first
         if fm.unrazed(state["players"][s]["formation"]) >= state["options"]["realms_to_win"]:
             return end_match(state, "realms", events, s)
     if t["number"] >= state["options"]["turn_limit"]:
         return end_match(state, "turn_limit", events)
-    nxt = seats[(i + 1) % len(seats)]
-    if state["options"]["exhaustion"] == "end" and all(not state["players"][s]["draw"] for s in seats):
+    nxt = next(s for s in seats[i + 1:] + seats[:i + 1] if s in playing)
+    if state["options"]["exhaustion"] == "end" and all(not state["players"][s]["draw"] for s in playing):
         return end_match(state, "exhausted", events)
     begin(state, nxt, t["number"] + 1, events)
+
+
+def leave(state: dict, seat: str, events: list) -> None:
+    """`seat` resigned (it is in ``state["resigned"]``) and the others play on. A battle it
+    fights ends as a loss for its side (battle.forfeit); in its own turn, the turn ends
+    now. From then on it has no turn, no window asks it, and its realms are no target;
+    its cards stay where they are: its hand and draw pile unseen, its formation, pool
+    and discard pile as they were. A seat choosing a realm to attack is asked again,
+    without its realms. A spoils or window prompt it had open is answered
+    with its default unseen (Ruleset._after_resigns)."""
+    b = state["battle"]
+    if b is not None and seat in (b["attacker"], b["defender"]):
+        state["prompts"] = []
+        if bt.forfeit(state, seat, events):
+            after_battle(state, events)
+    elif b is None and state["spoils"] is None and state["turn"] is not None and state["turn"]["seat"] == seat:
+        state["prompts"] = []
+        end_turn(state, events)
+    elif [p["kind"] for p in state["prompts"]] == ["choose_realm"]:  # asked again, without its realms
+        state["prompts"] = []
+        prompt_attack(state)
 
 
 def end_match(state: dict, reason: str, events: list, winner: str | None = None) -> None:

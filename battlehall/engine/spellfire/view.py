@@ -12,6 +12,7 @@ from . import activation as act
 from . import formation as fm
 from . import powers as pw
 from . import zones as z
+from ..ruleset import seat_status
 
 
 def view(state: dict, viewer: str | None) -> dict:
@@ -51,6 +52,7 @@ def view(state: dict, viewer: str | None) -> dict:
                                                         **z.ref(state, state["rule"]["card"])},
         "dungeons": {seat: z.ref(state, iid) for seat, iid in state.get("dungeons", {}).items()},
         "options": state["options"],
+        **seat_status(state),
         "result": state["result"],
     }
 
