@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from ..engine import get_ruleset
 from ..engine.errors import MatchOver
-from .actor import MatchActor, MatchCore, MatchLive
+from .actor import MatchActor, MatchLive
+from .match_state import MatchState
 from .audience import Audience
 from .clock import Clock, now_ms
 from .config import Settings
@@ -114,7 +115,7 @@ class Hub:
         meta = {**request, "seed": seeds.as_data(seed), "seed_commitment": seeds.commitment(seed),
                 "options": ruleset.resolve_options(request["options"]),
                 "tokens": tokens, "spectator_token": secrets.token_hex(16), "created_at": now_ms()}
-        core = MatchCore(meta, state, Clock.new(request["clock"], request["seats"]), 0)
+        core = MatchState(meta, state, Clock.new(request["clock"], request["seats"]), 0)
         records = core.stamp(events, meta["created_at"])
         lease = f"1 {self.settings.node}" if self.leased else None
         commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"],
@@ -201,7 +202,7 @@ class Hub:
         loaded = loaded or await self.store.load(match_id)
         if loaded is None:
             return None
-        core = MatchCore.from_loaded(loaded)
+        core = MatchState.from_loaded(loaded)
         # Give open prompts back the time the match had no owner (or, for matches of a
         # version before leases, no server ran), and record that in a snapshot, so that
         # a later replay of the log sees the same clock.
@@ -220,7 +221,7 @@ class Hub:
         delay = loaded.meta["spectators"]["delay_ms"]
         if delay:
             start, log_entries = await self.store.load_from_start(match_id)
-            replica = MatchCore(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
+            replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
             actor.feed = DelayedFeed(replica, delay, self.metrics)
             actor.feed.catch_up(log_entries)
         self.actors[match_id] = actor

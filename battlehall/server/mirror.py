@@ -26,7 +26,7 @@ import logging
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .actor import MatchCore
+from .match_state import MatchState
 from .clock import Clock, now_ms
 from .spectators import DelayedFeed
 from .store import key
@@ -78,12 +78,12 @@ class Mirror:
         delay = loaded.meta["spectators"]["delay_ms"]
         if delay:  # spectators are shown the past: replay from the start
             start, entries = await store.load_from_start(self.match_id)
-            replica = MatchCore(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
+            replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
             self.feed = DelayedFeed(replica, delay, self.hub.metrics)
             self.last_seq = entries[-1]["last_seq"] if entries else start["seq"]
             self.feed.catch_up(entries)
         else:
-            replica = MatchCore.from_loaded(loaded)
+            replica = MatchState.from_loaded(loaded)
             self.feed = DelayedFeed(replica, 0, self.hub.metrics)
             self.last_seq = replica.seq
         self.feed.on_applied = self._applied
