@@ -16,7 +16,8 @@ import asyncio
 import collections
 import logging
 import time
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from .clock import now_ms
 from .fanout import event_message, fan_out
@@ -27,20 +28,35 @@ from .match_state import MatchState, ReplayMismatch
 from .store import Store, StoreUnavailable
 
 if TYPE_CHECKING:
+    from .config import Settings
     from .connection import Connection
+    from .deadlines import Deadlines
+    from .hub import Metrics
 
-__all__ = ["MatchActor", "MatchLive", "MatchState", "ReplayMismatch"]
+__all__ = ["MatchActor", "MatchLive", "MatchServices", "MatchState", "ReplayMismatch"]
 
 log = logging.getLogger("battlehall.actor")
 
 
+@dataclass(frozen=True, slots=True)
+class MatchServices:
+    """All an actor uses of the node that runs it (hub.py), and nothing else of it."""
+    store: Store
+    settings: Settings
+    metrics: Metrics
+    deadlines: Deadlines
+    ended: Callable[["MatchActor"], None]  # the match's end is in Redis
+    lost: Callable[["MatchActor"], None]  # a write was fenced out: another node runs the match
+
+
 class MatchActor:
-    def __init__(self, hub, match_id: str, match: MatchState):
-        self.hub = hub
-        self.store: Store = hub.store
-        self.settings = hub.settings
+    def __init__(self, services: MatchServices, match_id: str, match: MatchState):
+        self.services = services
+        self.store = services.store
+        self.settings = services.settings
+        self.metrics = services.metrics
         self.match_id = match_id
-        self.core = MatchCore(match_id, match, hub.settings.snapshot_every)
+        self.core = MatchCore(match_id, match, services.settings.snapshot_every)
         self.conns: list[Connection] = []
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
         self.doorbell = match.meta["spectators"]["allowed"]  # spectators may watch on other nodes (mirror.py)
@@ -149,13 +165,13 @@ class MatchActor:
             self._publish(effect)
         elif kind is Ack:
             effect.conn.send({"t": "ack", "id": effect.id, "seq": effect.seq})
-            self.hub.metrics.ack_seconds.observe(time.monotonic() - effect.received)
+            self.metrics.ack_seconds.observe(time.monotonic() - effect.received)
         elif kind is Send:
             effect.conn.send(effect.message)
         elif kind is Write:
             self._write(effect)
         elif kind is Arm:
-            self.hub.deadlines.at(effect.due, self, effect.prompt)
+            self.services.deadlines.at(effect.due, self, effect.prompt)
         elif kind is Resolve:
             if not effect.reply.done():
                 effect.reply.set_result(effect.value)
@@ -182,12 +198,10 @@ class MatchActor:
         elif kind is DeleteKeys:
             asyncio.get_running_loop().create_task(self._delete_keys(effect.reply))
         elif kind is Ended:
-            self.hub.match_ended(self)
-            if self.lease is not None:
-                self.hub.finished(self.match_id)
+            self.services.ended(self)
         elif kind is Lost:
-            self.hub.metrics.fenced_writes += 1
-            self.hub.lost(self)
+            self.metrics.fenced_writes += 1
+            self.services.lost(self)
 
     def _write(self, write: Write) -> None:
         if not self.store.persist:
@@ -203,7 +217,7 @@ class MatchActor:
         self.feed_input(WriteDone() if error is None else WriteFailed(error))
 
     def _publish(self, publish: Publish) -> None:
-        metrics = self.hub.metrics
+        metrics = self.metrics
         if publish.records:
             metrics.deliveries += fan_out(self.core.ruleset, publish.records, self.conns)
         entry = publish.entry

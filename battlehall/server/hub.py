@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..engine import get_ruleset
 from ..engine.errors import MatchOver
-from .actor import MatchActor, MatchLive
+from .actor import MatchActor, MatchLive, MatchServices
 from .match_state import MatchState
 from .audience import Audience
 from .clock import Clock, now_ms
@@ -103,6 +103,7 @@ class Hub:
         self.mirroring: dict[str, asyncio.Future] = {}
         self.doorbells = Doorbells(store.url)
         self.audience = Audience(store.redis, store.url, settings.node, self.local_spectators)
+        self.services = MatchServices(store, settings, self.metrics, self.deadlines, self._ended, self.lost)
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""
@@ -121,7 +122,7 @@ class Hub:
         commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"],
                                               lease, self.settings.lease_ms)
         await self.store.write(commands)
-        actor = MatchActor(self, match_id, core)
+        actor = MatchActor(self.services, match_id, core)
         actor.lease = lease
         if request["spectators"]["delay_ms"]:
             actor.feed = DelayedFeed(copy_core(core), request["spectators"]["delay_ms"], self.metrics)
@@ -214,7 +215,7 @@ class Hub:
             else:
                 await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
             core.answers_since_snapshot = 0
-        actor = MatchActor(self, match_id, core)
+        actor = MatchActor(self.services, match_id, core)
         actor.lease = lease if not core.over else None
         if core.over and lease is not None:  # ended, but its leaving `bh:live` was lost
             self.finished(match_id)
@@ -542,6 +543,12 @@ class Hub:
         released = await self.store.release(actor.match_id, actor.lease, now_ms())
         await self._send_away(actor, self.socket_url(node_url, actor.match_id) if node_url else None)
         return released
+
+    def _ended(self, actor: MatchActor) -> None:
+        """An actor's match ended here: its end is in Redis."""
+        self.match_ended(actor)
+        if actor.lease is not None:
+            self.finished(actor.match_id)
 
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
