@@ -132,8 +132,10 @@ BATCHED = (Act, Expire, Abort)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
+# Not frozen: the driver performs each at once, and an answer makes several, where a
+# frozen dataclass costs about five times as much to build.
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Write:
     """Write these log entries (entry, its event records), in order, in one call; with
     the snapshot, and the match's end when `ends`. Feed back WriteDone or WriteFailed."""
@@ -142,7 +144,7 @@ class Write:
     ends: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Publish:
     """Send these event records to the match's live sockets; the entry (None for a
     rebuild's catch-up) goes to the delayed spectator stream."""
@@ -150,13 +152,13 @@ class Publish:
     entry: dict | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Send:
     conn: Any
     message: dict
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ack:
     conn: Any
     id: str | int
@@ -164,19 +166,19 @@ class Ack:
     received: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Resolve:
     reply: Any
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reject:
     reply: Any
     error: BaseException
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Attach:
     """The socket (already sent its welcome at `seq`) gets the live events from now on;
     with `resume_after`, it is sent the events after that up to `seq` first."""
@@ -186,7 +188,7 @@ class Attach:
     seq: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AttachDelayed:
     """A spectator of a delayed match joins the delayed stream instead."""
     conn: Any
@@ -194,49 +196,49 @@ class AttachDelayed:
     resume: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ViewDelayed:
     conn: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Detach:
     conn: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Arm:
     """Feed `Expire(prompt)` at `due` (epoch ms), if `MatchCore.wants(prompt, due)` then."""
     prompt: str
     due: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Later:
     """Feed `input` again after `delay_ms`."""
     delay_ms: int
     input: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Rebuild:
     """Load the match from Redis; feed back Rebuilt (with the records after `after_seq`)
     or RebuildFailed."""
     after_seq: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DeleteKeys:
     """Remove the match's keys; then resolve `reply` (True) or reject it."""
     reply: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ended:
     """The match's end is in Redis."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Lost:
     """A write was refused by the lease's fence: another node runs the match now."""
 
@@ -372,7 +374,8 @@ class MatchCore:
         waiting = [event for event, _ in self.outbox] + list(self.queue)
         self.queue.clear()
         self.batch, self.outbox = [], []
-        return [effect for event in waiting if not isinstance(event, Act) for effect in refusal(event, error)]
+        # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
+        return [effect for event in waiting if not isinstance(event, (Act, Expire)) for effect in refusal(event, error)]
 
     # -- the queue --------------------------------------------------------------------
 
