@@ -50,6 +50,9 @@ class MatchServices:
 
 
 class MatchActor:
+    """One live match's core, fed and obeyed: the hub, the sessions and the deadlines talk
+    to the match only through `submit` and the deadline callbacks."""
+
     def __init__(self, services: MatchServices, match_id: str, match: MatchState):
         self.services = services
         self.store = services.store
@@ -62,8 +65,8 @@ class MatchActor:
         self.doorbell = match.meta["spectators"]["allowed"]  # spectators may watch on other nodes (mirror.py)
         self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
         self.task: asyncio.Task | None = None  # the Redis read in flight, if any
-        self.inbox: collections.deque = collections.deque()
-        self.feeding = False
+        self.inbox: collections.deque = collections.deque()  # inputs that came while effects were performed
+        self.feeding = False  # effects are being performed: a new input waits in `inbox`
 
     @property
     def spectators(self) -> int:

@@ -470,7 +470,9 @@ class MatchCore:
 
     def _abort(self, abort: Abort, now: int) -> None:
         """End the match now. The abort is a log entry like an answer: ordered with the
-        answers, durable before it is reported, replayed by recovery and delayed spectators."""
+        answers, durable before it is reported, replayed by recovery and delayed spectators.
+        Any other ending the server decides follows this path: an input, an entry
+        committed like this one, and its `reply` resolved once the write has landed."""
         if self.match.over:
             raise MatchOver("the match has already ended")
         self._commit({"at": now, "abort": True}, abort)
