@@ -93,7 +93,7 @@ class MatchActor:
         self._perform_all(self.core.start())
 
     async def stop(self) -> None:
-        self._perform_all(self.core.stop(StoreUnavailable("the match was unloaded before its abort was recorded")))
+        self._perform_all(self.core.stop(StoreUnavailable("the match was unloaded before this was handled")))
         for conn in self.conns + (self.feed.conns if self.feed else []):
             conn.close(1001)
         if self.feed:
