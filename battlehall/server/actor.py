@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .connection import Connection
     from .deadlines import Deadlines
-    from .metrics import Metrics
+    from .hub import Metrics
 
 __all__ = ["MatchActor", "MatchLive", "MatchServices", "MatchState", "ReplayMismatch"]
 

@@ -9,6 +9,7 @@ import math
 import random
 import secrets
 import time
+from dataclasses import dataclass, field
 
 from ..engine import get_ruleset
 from ..engine.errors import MatchOver
@@ -17,10 +18,10 @@ from .match_state import MatchState
 from .audience import Audience
 from .clock import Clock, now_ms
 from .config import Settings
-from . import nodes, seeds
+from . import connection, nodes, seeds
 from .deadlines import Deadlines
 from .lease import NotHere, holder
-from .metrics import LoopLag, Metrics, exposition
+from .metrics import ACK_BUCKETS, Histogram, LoopLag
 from .mirror import Mirrors
 from .spectators import DelayedFeed, copy_core
 from .store import LIVE, LoadedMatch, Store, StoreUnavailable
@@ -43,6 +44,23 @@ def send_away(conn, redirect: str | None) -> None:
     conn.close(CLOSE_NOT_HERE)
 
 log = logging.getLogger("battlehall.hub")
+
+
+@dataclass
+class Metrics:
+    answers: int = 0
+    deliveries: int = 0
+    matches_created: int = 0
+    matches_recovered: int = 0
+    connections: int = 0
+    history_streams: int = 0  # resumed sockets still being sent their missed events
+    recovery_seconds: float = 0.0
+    matches_taken_over: int = 0  # live matches this node took because nobody held them (or at its restart)
+    takeover_seconds: float = 0.0  # the last takeover: acquiring, loading and starting its matches
+    matches_lost: int = 0  # live matches let go because another node held their lease
+    fenced_writes: int = 0  # writes Redis refused: the match's lease was no longer this node's
+    timeouts: int = 0  # prompts answered by their default when their time ran out
+    ack_seconds: Histogram = field(default_factory=lambda: Histogram(ACK_BUCKETS))  # act received -> ack sent
 
 
 def _logged(match_id: str, error: StoreUnavailable | None) -> None:
@@ -591,5 +609,45 @@ class Hub:
         return {"seed": meta["seed"], "options": meta["options"], "setup": meta["setup"], "log": log}
 
     def prometheus(self) -> str:
-        return exposition(self.metrics, self.store.batcher, self.loop_lag, draining=self.draining,
-                          in_memory=len(self.actors), mirrors=len(self.mirrors))
+        m = self.metrics
+        lines = [
+            "# TYPE battlehall_answers_total counter", f"battlehall_answers_total {m.answers}",
+            "# TYPE battlehall_deliveries_total counter", f"battlehall_deliveries_total {m.deliveries}",
+            "# TYPE battlehall_matches_created_total counter", f"battlehall_matches_created_total {m.matches_created}",
+            "# TYPE battlehall_matches_recovered_total counter", f"battlehall_matches_recovered_total {m.matches_recovered}",
+            "# TYPE battlehall_recovery_seconds gauge", f"battlehall_recovery_seconds {m.recovery_seconds:.6f}",
+            "# HELP battlehall_matches_taken_over_total Live matches taken because no node held their lease.",
+            "# TYPE battlehall_matches_taken_over_total counter", f"battlehall_matches_taken_over_total {m.matches_taken_over}",
+            "# TYPE battlehall_takeover_seconds gauge", f"battlehall_takeover_seconds {m.takeover_seconds:.6f}",
+            "# HELP battlehall_matches_lost_total Live matches let go because another node held their lease.",
+            "# TYPE battlehall_matches_lost_total counter", f"battlehall_matches_lost_total {m.matches_lost}",
+            "# HELP battlehall_fenced_writes_total Writes Redis refused because the match's lease was another's.",
+            "# TYPE battlehall_fenced_writes_total counter", f"battlehall_fenced_writes_total {m.fenced_writes}",
+            "# TYPE battlehall_draining gauge", f"battlehall_draining {int(self.draining)}",
+            "# TYPE battlehall_matches_in_memory gauge", f"battlehall_matches_in_memory {len(self.actors)}",
+            "# HELP battlehall_mirrors Matches run by other nodes, copied here for spectators connected to this node.",
+            "# TYPE battlehall_mirrors gauge", f"battlehall_mirrors {len(self.mirrors)}",
+            "# TYPE battlehall_connections gauge", f"battlehall_connections {m.connections}",
+            "# TYPE battlehall_history_streams gauge", f"battlehall_history_streams {m.history_streams}",
+            "# TYPE battlehall_ws_frames_total counter", f"battlehall_ws_frames_total {connection.counters.frames_sent}",
+            "# TYPE battlehall_ws_writes_total counter", f"battlehall_ws_writes_total {connection.counters.writes}",
+            "# TYPE battlehall_redis_flushes_total counter", f"battlehall_redis_flushes_total {self.store.batcher.flushes}",
+            "# TYPE battlehall_redis_commands_total counter", f"battlehall_redis_commands_total {self.store.batcher.commands}",
+            "# HELP battlehall_prompt_timeouts_total Prompts answered by their default because their time ran out.",
+            "# TYPE battlehall_prompt_timeouts_total counter", f"battlehall_prompt_timeouts_total {m.timeouts}",
+            "# HELP battlehall_errors_total Error messages sent to clients, by wire error code.",
+            "# TYPE battlehall_errors_total counter",
+        ]
+        lines += [f'battlehall_errors_total{{code="{code}"}} {n}' for code, n in sorted(connection.counters.errors.items())]
+        lines += m.ack_seconds.lines("battlehall_ack_seconds", "Time from receiving an act to sending its ack.")
+        lines += self.store.batcher.latency.lines(
+            "battlehall_redis_write_seconds", "Round trip of one send of coalesced writes to Redis, to its last reply.")
+        lines += self.loop_lag.histogram.lines("battlehall_event_loop_lag_seconds", "How late the event loop ran a timer due every 0.5 s.")
+        lines += ["# HELP battlehall_redis_redirections_total Redis Cluster redirections the writer followed.",
+                  "# TYPE battlehall_redis_redirections_total counter"]
+        lines += [f'battlehall_redis_redirections_total{{kind="{kind}"}} {n}'
+                  for kind, n in sorted(self.store.batcher.redirections.items())]
+        lines += ["# HELP battlehall_event_loop_lag_last_seconds The latest event loop lag measured.",
+                  "# TYPE battlehall_event_loop_lag_last_seconds gauge",
+                  f"battlehall_event_loop_lag_last_seconds {self.loop_lag.last:.6f}"]
+        return "\n".join(lines) + "\n"
