@@ -604,12 +604,12 @@ class MatchCore:
         open_prompts = clock.data["open"]
         for prompt_id in [p for p in self.timers if p not in open_prompts]:
             del self.timers[prompt_id]
-        if self.match.over or not clock.timed or self.status is Status.STOPPED:
+        if self.match.over or self.status is Status.STOPPED:
             return []
         armed = []
         for prompt_id in open_prompts:
-            due = clock.expires_at(prompt_id)
-            if self.timers.get(prompt_id) != due:
+            due = clock.expires_at(prompt_id)  # None: a prompt without a deadline never expires
+            if due is not None and self.timers.get(prompt_id) != due:
                 self.timers[prompt_id] = due
                 armed.append(Arm(prompt_id, due))
         return armed

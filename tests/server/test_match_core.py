@@ -400,6 +400,13 @@ def test_a_prompt_is_armed_and_its_default_applied_only_when_due():
     assert next_arm and not core.wants(arm.prompt, arm.due)  # the old deadline no longer stands
 
 
+def test_a_prompt_without_a_deadline_is_never_armed():
+    core = new_core()  # untimed
+    assert core.start() == [] and core.timers == {}
+    (write,) = core.receive(act(core, Peer("alice"), "a1", "strike"), NOW)
+    assert not of(core.receive(WriteDone(), NOW), Arm)
+
+
 def test_a_timeout_that_could_not_be_written_is_tried_again_later():
     core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0})
     (arm,) = core.start()
