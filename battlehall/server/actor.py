@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .clock import now_ms
 from .fanout import event_message, fan_out
-from .match_core import (Abort, Ack, Act, Arm, Attach, AttachDelayed, Delete, DeleteKeys, Detach, Ended, Expire,
+from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Delete, DeleteKeys, Detach, Ended, Expire,
                          Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed, Rebuilt,
                          Reject, Release, Resolve, Send, Status, View, ViewDelayed, Write, WriteDone, WriteFailed)
 from .match_state import MatchState, ReplayMismatch
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["MatchActor", "MatchLive", "MatchServices", "MatchState", "ReplayMismatch"]
 
 log = logging.getLogger("battlehall.actor")
+
+ABANDONED = "abandoned"  # the result reason of a match nobody touched for a while
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ class MatchActor:
         self.settings = services.settings
         self.metrics = services.metrics
         self.match_id = match_id
-        self.core = MatchCore(match_id, match, services.settings.snapshot_every)
+        self.core = MatchCore(match_id, match, services.settings.snapshot_every, now_ms())
         self.conns: list[Connection] = []
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
         self.doorbell = match.meta["spectators"]["allowed"]  # spectators may watch on other nodes (mirror.py)
@@ -81,6 +83,15 @@ class MatchActor:
     def stopped(self, value: bool) -> None:  # the hub lets the match go (its lease is lost)
         if value and not self.stopped:
             self.core.stop()
+
+    @property
+    def touched(self) -> int:
+        """The last act, or socket joining or leaving (epoch ms)."""
+        return self.core.touched
+
+    @touched.setter
+    def touched(self, at: int) -> None:  # a loaded match counts from Redis' record; a watched one is touched
+        self.core.touched = at
 
     @property
     def stale(self) -> bool:
@@ -113,8 +124,8 @@ class MatchActor:
 
     def submit(self, message: tuple) -> None:
         """("act", conn, msg), ("join", conn, resume, future), ("view", conn), ("leave", conn),
-        ("expire", prompt id), an operator's ("abort", future) or ("delete", future), or a
-        drain's ("release", future)."""
+        ("expire", prompt id), an operator's ("abort", future) or ("delete", future), a
+        drain's ("release", future), or ("abandon", future, idle_before)."""
         kind = message[0]
         if kind == "act":
             conn, msg = message[1], message[2]
@@ -128,6 +139,8 @@ class MatchActor:
             event = Leave(message[1])
         elif kind == "expire":
             event = Expire(message[1])
+        elif kind == "abandon":
+            event = Abandon(message[1], message[2], ABANDONED)
         else:
             event = {"abort": Abort, "delete": Delete, "release": Release}[kind](message[1])
         self.feed_input(event)

@@ -92,6 +92,16 @@ class Abort:
 
 
 @dataclass(frozen=True, slots=True)
+class Abandon:
+    """End the match with `reason` if nothing touched it since `idle_before` (epoch ms) and
+    no socket is on it: recorded like an abort; `reply` gets True, or False if it was
+    touched or watched meanwhile."""
+    reply: Any
+    idle_before: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Delete:
     """An operator removes an ended match's keys, after its last write."""
     reply: Any
@@ -127,8 +137,8 @@ class RebuildFailed:
     pass
 
 
-Input = Act | Expire | Join | View | Leave | Abort | Delete | Release
-BATCHED = (Act, Expire, Abort)  # inputs that may join a write in preparation
+Input = Act | Expire | Join | View | Leave | Abort | Abandon | Delete | Release
+BATCHED = (Act, Expire, Abort, Abandon)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
@@ -271,7 +281,7 @@ def refusal(event: Input, error: BaseException) -> list:
         else:
             code, message = "internal", "internal error"
         return [Send(event.conn, {"t": "error", "id": event.id, "code": code, "message": message})]
-    if isinstance(event, (Join, Abort, Delete, Release)):
+    if isinstance(event, (Join, Abort, Abandon, Delete, Release)):
         return [Reject(event.reply, error)]
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, {"t": "error", "code": "unavailable",
@@ -284,7 +294,7 @@ def refusal(event: Input, error: BaseException) -> list:
 class MatchCore:
     """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
 
-    def __init__(self, match_id: str, match: MatchState, snapshot_every: int):
+    def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0):
         self.match_id = match_id
         self.match = match
         self.snapshot_every = snapshot_every
@@ -298,6 +308,8 @@ class MatchCore:
         self.damaged = False  # a bug interrupted an entry: rebuild once the batch is written
         self.timers: dict[str, int] = {}  # prompt id -> when its default is due, as armed
         self.sent_seq = match.seq  # the last seq published to sockets
+        self.touched = touched  # the last act, or socket joining or leaving (epoch ms): for Abandon
+        self.watchers: list = []  # the sockets attached, live or delayed
         self._out: list = []
 
     # -- what the hub reads -------------------------------------------------------------
@@ -421,9 +433,14 @@ class MatchCore:
         elif kind is View:
             self._view(event, now)
         elif kind is Leave:
+            self.touched = now
+            if event.conn in self.watchers:
+                self.watchers.remove(event.conn)
             self._out.append(Detach(event.conn))
         elif kind is Abort:
             self._abort(event, now)
+        elif kind is Abandon:
+            self._abandon(event, now)
         elif kind is Delete:
             if not self.match.over:
                 self._out += refusal(event, MatchLive("the match is live: abort it first"))
@@ -437,6 +454,7 @@ class MatchCore:
     # -- answers, timeouts, aborts ------------------------------------------------------
 
     def _act(self, act: Act, now: int) -> None:
+        self.touched = now
         match = self.match
         acked = match.acts.get(f"{act.seat} {act.id}")
         if acked is not None:  # a re-sent act: same ack, not applied again
@@ -476,6 +494,12 @@ class MatchCore:
         if self.match.over:
             raise MatchOver("the match has already ended")
         self._commit({"at": now, "abort": True}, abort)
+
+    def _abandon(self, abandon: Abandon, now: int) -> None:
+        if self.match.over or self.touched > abandon.idle_before or self.watchers:
+            self._reply(abandon, [Resolve(abandon.reply, False)])
+            return
+        self._commit({"at": now, "abort": True, "reason": abandon.reason}, abandon)
 
     def _commit(self, entry: dict, event: Input) -> None:
         """Apply in memory and add the entry to the next write. EngineError: nothing changed."""
@@ -518,7 +542,7 @@ class MatchCore:
                 out.append(Ended())
             if type(event) is Act:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
-            elif type(event) is Abort:
+            elif type(event) is Abort or type(event) is Abandon:
                 out.append(Resolve(event.reply, True))
         if self.damaged:
             self.damaged = False
@@ -569,6 +593,8 @@ class MatchCore:
         """Welcome at the current seq S, and from now on the live events after S (with a
         `resume` below S, the missed events first: history.py)."""
         conn = join.conn
+        self.touched = now
+        self.watchers.append(conn)
         if conn.role == "spectator" and self.delayed:
             self._out.append(AttachDelayed(conn, join.reply, join.resume))
             return

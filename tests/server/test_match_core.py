@@ -17,8 +17,8 @@ from battlehall.engine.errors import MatchOver
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
 from battlehall.server.lease import NotHere
-from battlehall.server.match_core import (Abort, Ack, Act, Arm, Attach, Delete, DeleteKeys, Ended, Expire, Join,
-                                          Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed, Rebuilt,
+from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, Delete, DeleteKeys, Ended, Expire, Join,
+                                          Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed, Rebuilt,
                                           Reject, Release, Resolve, Send, Status, Write, WriteDone, WriteFailed)
 from battlehall.server.match_state import MatchState
 from battlehall.server.store import LoadedMatch, pack, unpack
@@ -143,6 +143,26 @@ def test_an_ended_match_refuses_answers_and_a_second_abort():
     again = Abort(Reply())
     (reject,) = core.receive(again, NOW)
     assert reject.reply is again.reply and isinstance(reject.error, MatchOver)
+
+
+def test_an_abandon_ends_only_a_match_nobody_touched_or_watches():
+    core = new_core()
+    alice = Peer("alice")
+    core.receive(act(core, alice, "a1", "strike"), NOW)  # touched at NOW
+    core.receive(WriteDone(), NOW)
+    early = Abandon(Reply(), NOW - 1, "abandoned")
+    assert core.receive(early, NOW + 10) == [Resolve(early.reply, False)]  # touched since
+    join = Join(Peer(None, "spectator"), None, Reply())
+    core.receive(join, NOW + 20)
+    watched = Abandon(Reply(), NOW + 30, "abandoned")
+    assert core.receive(watched, NOW + 40) == [Resolve(watched.reply, False)]  # a socket is on it
+    core.receive(Leave(join.conn), NOW + 50)
+    late = Abandon(Reply(), NOW + 60, "abandoned")
+    (write,) = core.receive(late, NOW + 70)
+    (entry, _), = write.entries
+    assert entry == {**entry, "abort": True, "reason": "abandoned", "at": NOW + 70} and write.ends
+    done = core.receive(WriteDone(), NOW + 80)
+    assert done[-2:] == [Ended(), Resolve(late.reply, True)] and core.over
 
 
 def test_delete_is_refused_while_the_match_is_live():
