@@ -23,7 +23,7 @@ from .clock import now_ms
 from .fanout import event_message, fan_out
 from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Delete, DeleteKeys, Detach, Ended, Expire,
                          Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed, Rebuilt,
-                         Reject, Release, Resolve, Send, Status, View, ViewDelayed, Write, WriteDone, WriteFailed)
+                         Reject, Release, Resolve, Send, ShowView, Status, View, ViewDelayed, Write, WriteDone, WriteFailed)
 from .match_state import MatchState, ReplayMismatch
 from .store import Store, StoreUnavailable
 
@@ -199,10 +199,12 @@ class MatchActor:
             self._attach(effect)
         elif kind is AttachDelayed:
             self._attach_delayed(effect)
+        elif kind is ShowView:
+            self._show_view(effect.conn, effect.message)
         elif kind is ViewDelayed:
             welcome = self.feed.welcome(self.match_id, effect.conn)
-            effect.conn.send({"t": "view", "seq": welcome["seq"], "view": welcome["view"], "prompts": [],
-                              "now": welcome["now"], "delay_ms": welcome["delay_ms"]})
+            self._show_view(effect.conn, {"t": "view", "seq": welcome["seq"], "view": welcome["view"], "prompts": [],
+                                          "now": welcome["now"], "delay_ms": welcome["delay_ms"]})
         elif kind is Detach:
             for conns in (self.conns, self.feed.conns if self.feed else []):
                 if effect.conn in conns:
@@ -228,6 +230,10 @@ class MatchActor:
         if self.doorbell:  # after the entries, in the same send: other nodes' spectators read them
             commands.append(Store.doorbell_command(self.match_id, write.entries[-1][0]))
         self.store.batcher.submit(commands, self._written)
+
+    def _show_view(self, conn, message: dict) -> None:
+        """A `view` message, as of the last event the viewer was sent."""
+        conn.send(message)
 
     def _written(self, error: StoreUnavailable | None) -> None:
         self.feed_input(WriteDone() if error is None else WriteFailed(error))

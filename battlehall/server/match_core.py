@@ -169,6 +169,13 @@ class Send:
 
 
 @dataclass(slots=True)
+class ShowView:
+    """Send a `view` message (its own effect: a view's cost is the viewer's to bear)."""
+    conn: Any
+    message: dict
+
+
+@dataclass(slots=True)
 class Ack:
     conn: Any
     id: str | int
@@ -614,8 +621,8 @@ class MatchCore:
             self._out.append(ViewDelayed(conn))
             return
         match = self.match
-        self._out.append(Send(conn, {"t": "view", "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
-                                     "prompts": match.prompts_for(conn.audience), "now": now}))
+        self._out.append(ShowView(conn, {"t": "view", "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
+                                         "prompts": match.prompts_for(conn.audience), "now": now}))
 
     # -- deadlines ----------------------------------------------------------------------
 
