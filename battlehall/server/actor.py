@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Callable
 
 from .clock import now_ms
 from .fanout import event_message, fan_out
-from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Delete, DeleteKeys, Detach, Ended, Expire,
-                         Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed, Rebuilt,
-                         Reject, Release, Resolve, Send, ShowView, Status, View, ViewDelayed, Write, WriteDone, WriteFailed)
+from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Delete, DeleteKeys, Detach, Ended,
+                         Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
+                         Rebuilt, Reject, Release, Resolve, Send, ShowView, Status, View, ViewDelayed, Write, WriteDone,
+                         WriteFailed)
 from .match_state import MatchState, ReplayMismatch
 from .store import Store, StoreUnavailable
 

@@ -621,7 +621,8 @@ class MatchCore:
             self._out.append(ViewDelayed(conn))
             return
         match = self.match
-        self._out.append(ShowView(conn, {"t": "view", "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
+        view = match.ruleset.view(match.state, conn.audience)
+        self._out.append(ShowView(conn, {"t": "view", "seq": match.seq, "view": view,
                                          "prompts": match.prompts_for(conn.audience), "now": now}))
 
     # -- deadlines ----------------------------------------------------------------------
