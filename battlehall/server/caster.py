@@ -23,7 +23,7 @@ import asyncio
 import hmac
 
 from . import codec
-from .mirror import Mirror
+from .mirror import Mirror, Mirrors
 from .spectators import DelayedFeed
 from .clock import now_ms
 
@@ -148,55 +148,18 @@ class CasterMirror(Mirror):
         return settings_of(meta)["delay_ms"]
 
     def new_feed(self, replica, delay: int, start: dict | None) -> DelayedFeed:
-        return CasterFeed(replica, delay, self.hub.metrics, start)
+        return CasterFeed(replica, delay, self.mirrors.metrics, start)
 
     def welcome(self, conn) -> dict:
         return self.feed.welcome(self.match_id, conn)
 
-    def _drop(self) -> None:
-        asyncio.get_running_loop().create_task(self.hub.casting.drop(self.match_id, self))
 
+class Casting(Mirrors):
+    """The caster mirrors of one node, one per match with casters here, started on first
+    use (`open`) however many casters ask at once. Casters are not spectators: letting one
+    go changes no spectator count."""
 
-class Casting:
-    """The caster mirrors of one node, one per match with casters here."""
+    mirror_class = CasterMirror
 
-    def __init__(self, hub):
-        self.hub = hub
-        self.mirrors: dict[str, CasterMirror] = {}
-        self.starting: dict[str, asyncio.Future] = {}
-
-    async def mirror(self, match_id: str) -> CasterMirror | None:
-        """The match's caster mirror on this node, started on first use (None: no such match)."""
-        mirror = self.mirrors.get(match_id)
-        if mirror is not None:
-            return mirror
-        if match_id in self.starting:
-            return await asyncio.shield(self.starting[match_id])
-        future = asyncio.get_running_loop().create_future()
-        self.starting[match_id] = future
-        mirror = CasterMirror(self.hub, match_id)
-        try:
-            await mirror.start()
-        except LookupError:  # gone since its settings were read
-            await mirror.stop()
-            mirror = None
-        except BaseException as exc:
-            await mirror.stop()
-            future.set_exception(exc)
-            future.exception()  # mark retrieved
-            raise
-        finally:
-            del self.starting[match_id]
-        if mirror is not None:
-            self.mirrors[match_id] = mirror
-        future.set_result(mirror)
-        return mirror
-
-    async def drop(self, match_id: str, mirror: CasterMirror) -> None:
-        if self.mirrors.get(match_id) is mirror:
-            del self.mirrors[match_id]
-        await mirror.stop()
-
-    async def close(self) -> None:
-        for match_id, mirror in list(self.mirrors.items()):
-            await self.drop(match_id, mirror)
+    def __init__(self, store, metrics):
+        super().__init__(store, metrics, dropped=lambda match_id: None)

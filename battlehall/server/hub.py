@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from ..engine import get_ruleset
 from ..engine.errors import MatchOver
-from .actor import MatchActor, MatchCore, MatchLive
+from .actor import MatchActor, MatchLive, MatchServices
+from .match_state import MatchState
 from .audience import Audience
 from .caster import Casting, created_fields, settings_of
 from .clock import Clock, now_ms
@@ -22,7 +23,7 @@ from . import abandon, listing, nodes, ratings, seeds
 from .deadlines import Deadlines
 from .lease import NotHere, holder
 from .metrics import ACK_BUCKETS, Histogram, HubCollector, LoopLag, exposition
-from .mirror import Doorbells, Mirror
+from .mirror import Mirrors
 from .spectators import DelayedFeed, copy_core
 from .store import LIVE, LoadedMatch, Store, StoreUnavailable
 
@@ -99,11 +100,10 @@ class Hub:
         self.draining = False  # a drain is under way: no match is taken, every one is handed on
         self.orphans_seen: set[str] = set()  # live matches nobody held at the last scan
         # Spectators of matches that other nodes run (mirror.py), and the count over all nodes (audience.py).
-        self.mirrors: dict[str, Mirror] = {}
-        self.mirroring: dict[str, asyncio.Future] = {}
-        self.doorbells = Doorbells(store.url)
+        self.mirrors = Mirrors(store, self.metrics, lambda match_id: self.audience.changed(match_id))
         self.audience = Audience(store.redis, store.url, settings.node, self.local_spectators)
-        self.casting = Casting(self)  # casters of any match, on this node (caster.py)
+        self.casting = Casting(store, self.metrics)  # casters of any match, on this node (caster.py)
+        self.services = MatchServices(store, settings, self.metrics, self.deadlines, self._ended, self.lost)
 
     async def create(self, request: dict) -> dict:
         """Start a match from a validated create request; SetupError if the ruleset refuses it."""
@@ -118,13 +118,13 @@ class Hub:
                 "tokens": tokens, "spectator_token": secrets.token_hex(16), "created_at": now_ms()}
         if request["caster"] is not None:
             meta["caster_token"] = secrets.token_hex(16)
-        core = MatchCore(meta, state, Clock.new(request["clock"], request["seats"]), 0)
+        core = MatchState(meta, state, Clock.new(request["clock"], request["seats"]), 0)
         records = core.stamp(events, meta["created_at"])
         lease = f"1 {self.settings.node}" if self.leased else None
         commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"],
                                               lease, self.settings.lease_ms)
         await self.store.write(commands + listing.index_commands(match_id, meta))
-        actor = MatchActor(self, match_id, core)
+        actor = MatchActor(self.services, match_id, core)
         actor.lease = lease
         if request["spectators"]["delay_ms"]:
             actor.feed = DelayedFeed(copy_core(core), request["spectators"]["delay_ms"], self.metrics)
@@ -205,7 +205,7 @@ class Hub:
         loaded = loaded or await self.store.load(match_id)
         if loaded is None:
             return None
-        core = MatchCore.from_loaded(loaded)
+        core = MatchState.from_loaded(loaded)
         # Give open prompts back the time the match had no owner (or, for matches of a
         # version before leases, no server ran), and record that in a snapshot, so that
         # a later replay of the log sees the same clock.
@@ -217,7 +217,7 @@ class Hub:
             else:
                 await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
             core.answers_since_snapshot = 0
-        actor = MatchActor(self, match_id, core)
+        actor = MatchActor(self.services, match_id, core)
         if not core.over and self.settings.abandon_s:  # the abandon countdown goes on from Redis' record
             last = await abandon.last_touched(self.store, match_id, loaded.log, loaded.meta["created_at"])
             actor.touched = abandon.loaded_touch(self.settings.abandon_s, last, now_ms())
@@ -227,7 +227,7 @@ class Hub:
         delay = loaded.meta["spectators"]["delay_ms"]
         if delay:
             start, log_entries = await self.store.load_from_start(match_id)
-            replica = MatchCore(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
+            replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
             actor.feed = DelayedFeed(replica, delay, self.metrics)
             actor.feed.catch_up(log_entries)
         self.actors[match_id] = actor
@@ -250,40 +250,7 @@ class Hub:
         except NotHere:
             if self.draining:
                 raise
-            return await self.mirror(match_id)
-
-    async def mirror(self, match_id: str) -> Mirror | None:
-        """This node's read-only copy of a match another node runs, started on first use."""
-        mirror = self.mirrors.get(match_id)
-        if mirror is not None:
-            return mirror
-        if match_id in self.mirroring:
-            return await asyncio.shield(self.mirroring[match_id])
-        future = asyncio.get_running_loop().create_future()
-        self.mirroring[match_id] = future
-        mirror = Mirror(self, match_id)
-        try:
-            await mirror.start()
-        except LookupError:  # gone since its settings were read
-            await mirror.stop()
-            mirror = None
-        except BaseException as exc:
-            await mirror.stop()
-            future.set_exception(exc)
-            future.exception()  # mark retrieved
-            raise
-        finally:
-            del self.mirroring[match_id]
-        if mirror is not None:
-            self.mirrors[match_id] = mirror
-        future.set_result(mirror)
-        return mirror
-
-    async def drop_mirror(self, match_id: str, mirror: Mirror) -> None:
-        if self.mirrors.get(match_id) is mirror:
-            del self.mirrors[match_id]
-        await mirror.stop()
-        self.audience.changed(match_id)
+            return await self.mirrors.open(match_id)
 
     def local_spectators(self, match_id: str) -> int:
         """This node's spectators of the match: of its actor and of its mirror."""
@@ -549,6 +516,12 @@ class Hub:
         await self._send_away(actor, self.socket_url(node_url, actor.match_id) if node_url else None)
         return released
 
+    def _ended(self, actor: MatchActor) -> None:
+        """An actor's match ended here: its end is in Redis."""
+        self.match_ended(actor)
+        if actor.lease is not None:
+            self.finished(actor.match_id)
+
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
         ratings.match_ended(self, actor.match_id, actor.core.meta, actor.core.state["result"])  # once: idempotent
@@ -568,11 +541,9 @@ class Hub:
     async def close(self) -> None:
         for match_id in list(self.actors):
             await self.unload(match_id)
-        for match_id, mirror in list(self.mirrors.items()):
-            await self.drop_mirror(match_id, mirror)
+        await self.mirrors.close()
         await self.casting.close()
         await self.audience.close()
-        await self.doorbells.close()
         self.deadlines.close()
         self.loop_lag.stop()
 

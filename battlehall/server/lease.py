@@ -19,13 +19,17 @@ import hashlib
 
 # KEYS: owner, log, snap, meta, start, epoch, held.
 # ARGV: lease value, log entry ID ('' for none), entry, events, snapshot ('' for none),
-#       retention in seconds ('' unless the match ends: then its keys get it, the lease goes).
+#       retention in seconds ('' unless the match ends: then its keys get it, the lease goes),
+#       then (ID, entry, events) of each further entry of the same write, in order.
 FENCED_WRITE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return redis.error_reply('FENCED this node no longer holds the match')
 end
 if ARGV[2] ~= '' then
   redis.call('XADD', KEYS[2], ARGV[2], 'e', ARGV[3], 'v', ARGV[4], 'o', ARGV[1])
+end
+for i = 7, #ARGV, 3 do
+  redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1], 'v', ARGV[i + 2], 'o', ARGV[1])
 end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[5])

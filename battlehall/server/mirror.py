@@ -22,11 +22,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import Callable
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .actor import MatchCore
+from .match_state import MatchState
 from .clock import Clock, now_ms
 from .spectators import DelayedFeed
 from .store import key
@@ -46,8 +47,8 @@ def channel(match_id: str) -> str:
 class Mirror:
     """A match run by another node, as its spectators here see it."""
 
-    def __init__(self, hub, match_id: str):
-        self.hub = hub
+    def __init__(self, mirrors: "Mirrors", match_id: str):
+        self.mirrors = mirrors
         self.match_id = match_id
         self.feed: DelayedFeed | None = None
         self.meta: dict | None = None
@@ -69,8 +70,8 @@ class Mirror:
 
     async def start(self) -> None:
         """Load the replica; the doorbell is listened to first, so no entry is missed."""
-        store = self.hub.store
-        await self.hub.doorbells.add(self.match_id, self)
+        store = self.mirrors.store
+        await self.mirrors.doorbells.add(self.match_id, self)
         loaded = await store.load(self.match_id)
         if loaded is None:
             raise LookupError(self.match_id)
@@ -78,12 +79,12 @@ class Mirror:
         delay = self.delay_of(loaded.meta)
         if delay:  # spectators are shown the past: replay from the start
             start, entries = await store.load_from_start(self.match_id)
-            replica = MatchCore(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
+            replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
             self.feed = self.new_feed(replica, delay, start)
             self.last_seq = entries[-1]["last_seq"] if entries else start["seq"]
             self.feed.catch_up(entries)
         else:
-            replica = MatchCore.from_loaded(loaded)
+            replica = MatchState.from_loaded(loaded)
             self.feed = self.new_feed(replica, 0, None)
             self.last_seq = replica.seq
         self.feed.on_applied = self._applied
@@ -95,9 +96,9 @@ class Mirror:
         """How late its viewers see the match: the spectators' stream delay."""
         return meta["spectators"]["delay_ms"]
 
-    def new_feed(self, replica: MatchCore, delay: int, start: dict | None) -> DelayedFeed:
+    def new_feed(self, replica: MatchState, delay: int, start: dict | None) -> DelayedFeed:
         """The feed of the viewers; `start`: the match's starting snapshot, when replayed from it."""
-        return DelayedFeed(replica, delay, self.hub.metrics)
+        return DelayedFeed(replica, delay, self.mirrors.metrics)
 
     # -- reading the log --------------------------------------------------------------
 
@@ -115,7 +116,7 @@ class Mirror:
             while True:
                 self.again = False
                 try:
-                    entries = await self.hub.store.entries_after(self.match_id, self.last_seq)
+                    entries = await self.mirrors.store.entries_after(self.match_id, self.last_seq)
                 except (RedisError, OSError) as exc:  # Redis away: the poll tries again
                     log.debug("match %s: reading the log failed: %r", self.match_id, exc)
                     return
@@ -197,7 +198,7 @@ class Mirror:
             self._drop()
 
     def _drop(self) -> None:
-        asyncio.get_running_loop().create_task(self.hub.drop_mirror(self.match_id, self))
+        asyncio.get_running_loop().create_task(self.mirrors.drop(self.match_id, self))
 
     async def stop(self) -> None:
         self.stopped = True
@@ -211,7 +212,67 @@ class Mirror:
         for task in (self.poller, self.reading):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
-        await self.hub.doorbells.remove(self.match_id, self)
+        await self.mirrors.doorbells.remove(self.match_id, self)
+
+
+class Mirrors:
+    """This node's mirrors: one per match another node runs that has spectators here,
+    started once however many spectators ask for it at the same time."""
+
+    #: What each mirror is: spectators' (here), or casters' (caster.py).
+    mirror_class: type[Mirror] = Mirror
+
+    def __init__(self, store, metrics, dropped: Callable[[str], None]):
+        self.store = store
+        self.metrics = metrics
+        self.dropped = dropped  # a mirror was let go: its spectators left (audience.py)
+        self.running: dict[str, Mirror] = {}
+        self.starting: dict[str, asyncio.Future] = {}
+        self.doorbells = Doorbells(store.url)
+
+    def __len__(self) -> int:
+        return len(self.running)
+
+    def get(self, match_id: str) -> Mirror | None:
+        return self.running.get(match_id)
+
+    async def open(self, match_id: str) -> Mirror | None:
+        """The match's mirror, started on first use; None if there is no such match."""
+        mirror = self.running.get(match_id)
+        if mirror is not None:
+            return mirror
+        if match_id in self.starting:
+            return await asyncio.shield(self.starting[match_id])
+        future = asyncio.get_running_loop().create_future()
+        self.starting[match_id] = future
+        mirror = self.mirror_class(self, match_id)
+        try:
+            await mirror.start()
+        except LookupError:  # gone since its settings were read
+            await mirror.stop()
+            mirror = None
+        except BaseException as exc:
+            await mirror.stop()
+            future.set_exception(exc)
+            future.exception()  # mark retrieved
+            raise
+        finally:
+            del self.starting[match_id]
+        if mirror is not None:
+            self.running[match_id] = mirror
+        future.set_result(mirror)
+        return mirror
+
+    async def drop(self, match_id: str, mirror: Mirror) -> None:
+        if self.running.get(match_id) is mirror:
+            del self.running[match_id]
+        await mirror.stop()
+        self.dropped(match_id)
+
+    async def close(self) -> None:
+        for match_id, mirror in list(self.running.items()):
+            await self.drop(match_id, mirror)
+        await self.doorbells.close()
 
 
 class Doorbells:

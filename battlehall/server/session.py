@@ -190,7 +190,7 @@ class Session:
             return False
         try:
             if role == caster.ROLE:  # always from Redis, at the caster delay (caster.py)
-                actor = await self.hub.casting.mirror(self.match_id)
+                actor = await self.hub.casting.open(self.match_id)
             elif role == "spectator":  # on any node: a copy of the match if another node runs it
                 actor = await self.hub.spectated(self.match_id)
             else:

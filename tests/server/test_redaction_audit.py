@@ -8,7 +8,7 @@ must name secrets for most of the messages it sends (an audit against nothing ch
 nothing); one declaring perfect information has none (tests/engine/test_declarations.py).
 
 Part 1 runs thousands of random matches of every registered ruleset, at every seat
-count it takes, through the server's own message builders (MatchCore,
+count it takes, through the server's own message builders (MatchState,
 fanout.event_message, the welcome's view and prompts).
 Part 2 plays matches over real sockets against the real server, bots and a spectator
 recording every message, and re-simulates each match from its replay to know, at each
@@ -34,7 +34,7 @@ from rulesets import case_ids, cases, seats as seat_names
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 from battlehall.server import codec
-from battlehall.server.actor import MatchCore
+from battlehall.server.match_state import MatchState
 from battlehall.server.clock import Clock
 from battlehall.server.fanout import event_message
 from leaks import atoms
@@ -75,7 +75,7 @@ def test_random_matches_leak_nothing(name, n):
     for seed in range(matches):
         rng = random.Random(seed)
         state, events = ruleset.start(seats, seed)
-        core = MatchCore({"ruleset": name, "seats": seats}, state, Clock.new({"prompt_ms": 1000, "bank_ms": 0}, seats), 0)
+        core = MatchState({"ruleset": name, "seats": seats}, state, Clock.new({"prompt_ms": 1000, "bank_ms": 0}, seats), 0)
         at = 0
         records = core.stamp(events, at)
         while True:
@@ -195,10 +195,10 @@ def test_a_caster_is_told_nothing_newer_than_its_delay(name, n):
         rng = random.Random(seed)
         clock = {"prompt_ms": 1000, "bank_ms": 0}
         state, events = ruleset.start(seats, seed)
-        live = MatchCore({"ruleset": name, "seats": seats}, state, Clock.new(clock, seats), 0)
+        live = MatchState({"ruleset": name, "seats": seats}, state, Clock.new(clock, seats), 0)
         opening = live.stamp(events, 0)
         copy = msgpack_copy(state)
-        replica = MatchCore({"ruleset": name, "seats": seats}, copy, Clock.new(clock, seats), live.seq)
+        replica = MatchState({"ruleset": name, "seats": seats}, copy, Clock.new(clock, seats), live.seq)
         pending: list[dict] = []
         known: set = set()
         opened = False

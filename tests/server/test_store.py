@@ -8,12 +8,13 @@ import pytest
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
-from battlehall.server.actor import MatchCore
+from battlehall.server.match_state import MatchState
 from battlehall.server.clock import Clock
 from battlehall.server.config import Settings
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server import store as store_module
 from battlehall.server.store import LoadedMatch, Store
+from battlehall.server.writer import Fenced
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ async def play(store: Store, match_id: str, ruleset: str, seed: int, answers: in
     """A match through the server's own commit path; returns its core and every record."""
     state, events = get_ruleset(ruleset).start(["alice", "bob"], seed)
     meta = {"ruleset": ruleset, "seats": ["alice", "bob"], "spectators": {"delay_ms": 0}}
-    core = MatchCore(meta, state, Clock.new({"prompt_ms": None, "bank_ms": 0}, ["alice", "bob"]), 0)
+    core = MatchState(meta, state, Clock.new({"prompt_ms": None, "bank_ms": 0}, ["alice", "bob"]), 0)
     records = core.stamp(events, 1_000)
     await store.write(Store.create_commands(match_id, meta, core.snapshot(), records, 1_000))
     rng, settings, n = random.Random(seed), Settings(snapshot_every=5, retention_s=60), 0
@@ -36,11 +37,14 @@ async def play(store: Store, match_id: str, ruleset: str, seed: int, answers: in
         option, args = random_answer(rng, prompt)
         entry = {"at": 2_000 + n, "seat": prompt["seat"], "prompt": prompt["id"], "option": option,
                  "args": args, "act": n}
-        new, commands = core.advance(match_id, entry, settings)
+        new = core.commit(entry)
+        snapshot = core.snapshot_due(settings.snapshot_every)
+        commands = Store.write_commands(match_id, [(entry, new)], snapshot, core.over, settings.retention_s, None)
         if n == 0:
             assert commands[0][0] == "XADD" and len(commands) == 1  # an answer is one command
         await store.write(commands)
-        core.written()
+        if snapshot is not None:
+            core.snapshot_written()
         records += new
         n += 1
     return core, records
@@ -76,7 +80,7 @@ async def test_recovery_reads_the_snapshot_and_the_log_after_it(redis_url):
     core, _ = await play(store, "m_store_load", "duel", 3, answers=13)  # snapshots at 5 and 10 answers
     loaded = await store.load("m_store_load")
     assert len(loaded.log) == 3 and loaded.log[0]["seq"] == loaded.snapshot["seq"] + 1
-    again = MatchCore.from_loaded(loaded)
+    again = MatchState.from_loaded(loaded)
     assert again.seq == core.seq and again.acts == core.acts and len(core.acts) == 13
     await store.close()
 
@@ -85,14 +89,14 @@ async def test_an_abort_is_one_log_entry_that_replays_and_delete_removes_every_k
     store = Store(redis_url)
     core, records = await play(store, "m_store_abort", "spellfire", 5, answers=7)
     entry = {"at": 9_000, "abort": True}
-    new, commands = core.advance("m_store_abort", entry, Settings(snapshot_every=5, retention_s=60))
+    new = core.commit(entry)
     assert core.over and new[-1]["kind"] == "match_ended"
-    await store.write(commands)
+    await store.write(Store.write_commands("m_store_abort", [(entry, new)], core.snapshot_due(5), True, 60, None))
     assert "m_store_abort" not in await store.live_ids()
     # Replayed from the start through the log, the abort entry gives the same ended match.
     start, log_entries = await store.load_from_start("m_store_abort")
     assert log_entries[-1] == {**entry, "seq": records[-1]["seq"] + 1, "last_seq": core.seq}
-    replayed = MatchCore.from_loaded(LoadedMatch(core.meta, start, log_entries))
+    replayed = MatchState.from_loaded(LoadedMatch(core.meta, start, log_entries))
     assert replayed.state == core.state and replayed.seq == core.seq
     assert await store.events("m_store_abort", 0) == records + new
     assert await store.delete("m_store_abort") is True
@@ -111,4 +115,29 @@ async def test_a_whole_log_is_read_in_pages_and_whole(redis_url, monkeypatch):
     for page in (1, 5, 23, 24):
         monkeypatch.setattr(store_module, "LOG_PAGE", page)
         assert (await store.load_from_start("m_store_pages"))[1] == whole, page
+async def test_a_fenced_write_of_several_entries_lands_whole_or_not_at_all(redis_url):
+    """Answers that waited for a write go out together in one fenced script call."""
+    store, match_id = Store(redis_url), "m_store_fenced_batch"
+    seats = ["alice", "bob"]
+    state, events = get_ruleset("duel").start(seats, 9, {"simultaneous": True})
+    meta = {"ruleset": "duel", "seats": seats, "spectators": {"delay_ms": 0}}
+    core = MatchState(meta, state, Clock.new({"prompt_ms": None, "bank_ms": 0}, seats), 0)
+    records = core.stamp(events, 1_000)
+    await store.write(Store.create_commands(match_id, meta, core.snapshot(), records, 1_000, "1 n1", 60_000))
+    rng, batch = random.Random(1), []
+    for n in range(2):  # both seats answer the round: two entries
+        prompt = core.ruleset.prompts(core.state)[0]
+        option, args = random_answer(rng, prompt)
+        entry = {"at": 2_000 + n, "seat": prompt["seat"], "prompt": prompt["id"], "option": option,
+                 "args": args, "act": n}
+        batch.append((entry, core.commit(entry)))
+    with pytest.raises(Fenced):  # a lease that is no longer the match's: nothing of it lands
+        await store.write(Store.write_commands(match_id, batch, core.snapshot_due(1), False, 60, "0 n0"))
+    assert (await store.load(match_id)).log == [] and await store.events(match_id, 0) == records
+    await store.write(Store.write_commands(match_id, batch, None, False, 60, "1 n1"))
+    start, log_entries = await store.load_from_start(match_id)
+    assert log_entries == [entry for entry, _ in batch]
+    assert await store.events(match_id, 0) == records + batch[0][1] + batch[1][1]
+    again = MatchState.from_loaded(LoadedMatch(meta, start, log_entries))
+    assert again.state == core.state and again.seq == core.seq and again.acts == core.acts
     await store.close()

@@ -1,0 +1,651 @@
+"""The rules of one live match, without I/O: typed inputs in, a list of effects out.
+
+`MatchCore` decides everything about a match that does not need a socket, Redis or a
+clock: which answers are applied and in what order, who is refused and how, when an
+entry is durable enough to acknowledge, what to rebuild after a failed write, and
+which prompt deadlines to set. Time comes in as a number (`now`, epoch ms) with each
+input; nothing is read, written or awaited here. The asyncio driver (actor.py)
+performs the effects: writes through the write batcher, sends to sockets, sets
+deadlines, and feeds back what happened (`WriteDone`, `WriteFailed`, `Rebuilt`, ...).
+
+An answer is acknowledged only after its entry is in Redis. While a write is in
+flight, the inputs that come wait; when it returns, the answers, timeouts and aborts
+waiting are applied together and their entries go out in one write (one fenced call).
+What they produce (events, acks, refusals) is held until that write returns and then
+delivered in the order the inputs came, exactly as if each had been written alone. If
+the write fails, none of it is acknowledged: every input of the batch gets the write's
+refusal, and the state (ahead of Redis) is rebuilt before the next input.
+"""
+
+from __future__ import annotations
+
+import collections
+import enum
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.errors import EngineError, MatchOver
+from .lease import NotHere
+from .match_state import MatchState
+from .writer import Fenced, StoreUnavailable
+
+log = logging.getLogger("battlehall.actor")
+
+MAX_BATCH = 256  # entries in one write at most: a bound on the script's arguments
+RETRY_MS = 500  # a timeout that could not be recorded is tried again this much later
+
+
+class MatchLive(Exception):
+    """The match has not ended: it cannot be deleted (abort it first)."""
+
+
+class InternalError(RuntimeError):
+    """A bug while handling an input: logged, and its sender told `internal`."""
+
+
+# -- inputs ------------------------------------------------------------------------------
+# `conn` is whoever sent the input and gets the answer (a socket's Connection: its
+# `seat`, `role` and `audience` are read); `reply` is an opaque handle the driver
+# resolves (a future). The core only hands them back in effects.
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """A seat's answer to a prompt; `received` (monotonic s) is for the ack latency metric."""
+    conn: Any
+    seat: str
+    id: str | int
+    prompt: str
+    option: str
+    args: dict
+    received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Expire:
+    """A prompt's deadline has come: apply its default if it is really due."""
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """A socket joins: a welcome at the current seq, then the live events after it."""
+    conn: Any
+    resume: int | None
+    reply: Any
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    conn: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    conn: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """An operator ends the match: a log entry like an answer, in order with them."""
+    reply: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """End the match with `reason` if nothing touched it since `idle_before` (epoch ms) and
+    no socket is on it: recorded like an abort; `reply` gets True, or False if it was
+    touched or watched meanwhile."""
+    reply: Any
+    idle_before: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    """An operator removes an ended match's keys, after its last write."""
+    reply: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A drain: nothing more is written here; the match is handed on."""
+    reply: Any
+
+
+@dataclass(frozen=True, slots=True)
+class WriteDone:
+    """The last `Write` is in Redis."""
+
+
+@dataclass(frozen=True, slots=True)
+class WriteFailed:
+    """The last `Write` is not known to have landed (`Fenced`: the lease is another node's)."""
+    error: StoreUnavailable
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuilt:
+    """The match as Redis has it, and the event records after `Rebuild.after_seq` (a write
+    that landed though its reply was lost)."""
+    match: MatchState
+    missed: list
+
+
+@dataclass(frozen=True, slots=True)
+class RebuildFailed:
+    pass
+
+
+Input = Act | Expire | Join | View | Leave | Abort | Abandon | Delete | Release
+BATCHED = (Act, Expire, Abort, Abandon)  # inputs that may join a write in preparation
+
+
+# -- effects -----------------------------------------------------------------------------
+# Not frozen: the driver performs each at once, and an answer makes several, where a
+# frozen dataclass costs about five times as much to build.
+
+@dataclass(slots=True)
+class Write:
+    """Write these log entries (entry, its event records), in order, in one call; with
+    the snapshot, and the match's end when `ends`. Feed back WriteDone or WriteFailed."""
+    entries: tuple
+    snapshot: dict | None
+    ends: bool
+
+
+@dataclass(slots=True)
+class Publish:
+    """Send these event records to the match's live sockets; the entry (None for a
+    rebuild's catch-up) goes to the delayed spectator stream."""
+    records: list
+    entry: dict | None
+
+
+@dataclass(slots=True)
+class Send:
+    conn: Any
+    message: dict
+
+
+@dataclass(slots=True)
+class ShowView:
+    """Send a `view` message (its own effect: a view's cost is the viewer's to bear)."""
+    conn: Any
+    message: dict
+
+
+@dataclass(slots=True)
+class Ack:
+    conn: Any
+    id: str | int
+    seq: int
+    received: float
+
+
+@dataclass(slots=True)
+class Resolve:
+    reply: Any
+    value: Any
+
+
+@dataclass(slots=True)
+class Reject:
+    reply: Any
+    error: BaseException
+
+
+@dataclass(slots=True)
+class Attach:
+    """The socket (already sent its welcome at `seq`) gets the live events from now on;
+    with `resume_after`, it is sent the events after that up to `seq` first."""
+    conn: Any
+    reply: Any
+    resume_after: int | None
+    seq: int
+
+
+@dataclass(slots=True)
+class AttachDelayed:
+    """A spectator of a delayed match joins the delayed stream instead."""
+    conn: Any
+    reply: Any
+    resume: int | None
+
+
+@dataclass(slots=True)
+class ViewDelayed:
+    conn: Any
+
+
+@dataclass(slots=True)
+class Detach:
+    conn: Any
+
+
+@dataclass(slots=True)
+class Arm:
+    """Feed `Expire(prompt)` at `due` (epoch ms), if `MatchCore.wants(prompt, due)` then."""
+    prompt: str
+    due: int
+
+
+@dataclass(slots=True)
+class Later:
+    """Feed `input` again after `delay_ms`."""
+    delay_ms: int
+    input: Any
+
+
+@dataclass(slots=True)
+class Rebuild:
+    """Load the match from Redis; feed back Rebuilt (with the records after `after_seq`)
+    or RebuildFailed."""
+    after_seq: int
+
+
+@dataclass(slots=True)
+class DeleteKeys:
+    """Remove the match's keys; then resolve `reply` (True) or reject it."""
+    reply: Any
+
+
+@dataclass(slots=True)
+class Ended:
+    """The match's end is in Redis."""
+
+
+@dataclass(slots=True)
+class Lost:
+    """A write was refused by the lease's fence: another node runs the match now."""
+
+
+class Status(enum.Enum):
+    IDLE = "idle"  # inputs are handled as they come
+    WRITING = "writing"  # a write is in flight: inputs wait for it
+    STALE = "stale"  # memory may be ahead of Redis: rebuild before the next input
+    REBUILDING = "rebuilding"  # a rebuild is in flight: inputs wait for it
+    STOPPED = "stopped"  # released, fenced out or unloaded: nothing more is handled
+
+
+@dataclass(slots=True)
+class _Committed:
+    """An entry applied in memory, waiting for its write."""
+    entry: dict
+    records: list
+
+
+def refusal(event: Input, error: BaseException) -> list:
+    """How the sender of `event` is told that it was refused with `error`: the one place
+    that decides it."""
+    if isinstance(event, Act):
+        if isinstance(error, EngineError):
+            code, message = error.code, error.message
+        elif isinstance(error, Fenced):
+            code, message = "not_here", "this node no longer runs the match; nothing was recorded"
+        elif isinstance(error, StoreUnavailable):
+            code, message = "unavailable", "match storage is unreachable; nothing was recorded, try again"
+        else:
+            code, message = "internal", "internal error"
+        return [Send(event.conn, {"t": "error", "id": event.id, "code": code, "message": message})]
+    if isinstance(event, (Join, Abort, Abandon, Delete, Release)):
+        return [Reject(event.reply, error)]
+    if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
+        return [Send(event.conn, {"t": "error", "code": "unavailable",
+                                  "message": "match storage is unreachable; ask for the view again later"})]
+    if isinstance(event, Expire) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
+        return [Later(RETRY_MS, event)]  # the default is still due: apply it when Redis is back
+    return []
+
+
+class MatchCore:
+    """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
+
+    def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0):
+        self.match_id = match_id
+        self.match = match
+        self.snapshot_every = snapshot_every
+        self.window_min_ms = match.meta["clock"].get("window_min_ms", 0)
+        self.delayed = bool(match.meta.get("spectators", {}).get("delay_ms"))  # spectators see a delayed stream
+        self.status = Status.IDLE
+        self.queue: collections.deque = collections.deque()  # inputs waiting for a write or a rebuild
+        self.batch: list[tuple[dict, list]] = []  # entries applied, for the next write
+        self.outbox: list[tuple[Input, Any]] = []  # per input of the batch: _Committed, or its effects
+        self.snapshot_pending = False  # the write in flight carries a snapshot
+        self.damaged = False  # a bug interrupted an entry: rebuild once the batch is written
+        self.timers: dict[str, int] = {}  # prompt id -> when its default is due, as armed
+        self.sent_seq = match.seq  # the last seq published to sockets
+        self.touched = touched  # the last act, or socket joining or leaving (epoch ms): for Abandon
+        self.watchers: list = []  # the sockets attached, live or delayed
+        self._out: list = []
+
+    # -- what the hub reads -------------------------------------------------------------
+
+    @property
+    def meta(self) -> dict:
+        return self.match.meta
+
+    @property
+    def state(self) -> dict:
+        return self.match.state
+
+    @property
+    def seq(self) -> int:
+        return self.match.seq
+
+    @property
+    def clock(self):
+        return self.match.clock
+
+    @property
+    def ruleset(self):
+        return self.match.ruleset
+
+    @property
+    def over(self) -> bool:
+        return self.match.over
+
+    @property
+    def stale(self) -> bool:
+        """Whether memory may be ahead of Redis."""
+        return self.status in (Status.STALE, Status.REBUILDING) or self.damaged
+
+    def wants(self, prompt: str, due: int) -> bool:
+        """Whether the deadline armed for `prompt` at `due` still stands."""
+        return self.status is not Status.STOPPED and self.timers.get(prompt) == due
+
+    # -- driving ------------------------------------------------------------------------
+
+    def start(self) -> list:
+        return self._arm()
+
+    def receive(self, event, now: int) -> list:
+        """Handle one input at `now`; the effects to perform, in order."""
+        out = self._out = []
+        kind = type(event)
+        if kind is WriteDone:
+            self._write_done()
+        elif kind is WriteFailed:
+            self._write_failed(event.error)
+        elif kind is Rebuilt:
+            self._rebuilt(event)
+        elif kind is RebuildFailed:
+            self._rebuild_failed()
+        elif self.status is Status.STOPPED:
+            if kind is Join:  # let go meanwhile: join again, wherever it runs now
+                out += refusal(event, NotHere(None))
+            else:
+                self.queue.append(event)  # refused by `stop` when the hub lets the match go
+            return out
+        else:
+            self.queue.append(event)
+        self._drain(now)
+        self._out = []
+        return out
+
+    def stop(self, error: BaseException | None = None) -> list:
+        """Nothing more is handled here; with `error`, whoever waits for an answer is
+        refused with it (else they wait for the hub to refuse them)."""
+        self.status = Status.STOPPED
+        self.timers.clear()
+        if error is None:
+            return []
+        waiting = [event for event, _ in self.outbox] + list(self.queue)
+        self.queue.clear()
+        self.batch, self.outbox = [], []
+        # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
+        return [effect for event in waiting if not isinstance(event, (Act, Expire)) for effect in refusal(event, error)]
+
+    # -- the queue --------------------------------------------------------------------
+
+    def _drain(self, now: int) -> None:
+        while self.queue and self.status in (Status.IDLE, Status.STALE):
+            event = self.queue[0]
+            kind = type(event)
+            if self.batch and (kind not in BATCHED or self.damaged or len(self.batch) >= MAX_BATCH):
+                break  # written first: what comes after it sees only durable state
+            if self.status is Status.STALE and kind is not Leave and kind is not Release:
+                self.status = Status.REBUILDING
+                self._out.append(Rebuild(self.sent_seq))
+                return
+            self.queue.popleft()
+            try:
+                self._handle(event, now)
+            except EngineError as exc:
+                self._reply(event, refusal(event, exc))
+            except Exception:  # a bug must not kill the match: log it, answer `internal`
+                log.exception("match %s: error handling %s", self.match_id, kind.__name__)
+                self._reply(event, refusal(event, InternalError("internal error")))
+                if not self.batch and self.damaged:
+                    self.damaged = False
+                    self.status = Status.STALE
+        if self.batch and self.status is Status.IDLE:
+            self._out.append(self._write())
+
+    def _reply(self, event: Input, effects: list) -> None:
+        """Effects answering `event`: held behind the batch being prepared, if any."""
+        if self.batch:
+            self.outbox.append((event, effects))
+        else:
+            self._out += effects
+
+    def _handle(self, event: Input, now: int) -> None:
+        kind = type(event)
+        if kind is Act:
+            self._act(event, now)
+        elif kind is Expire:
+            self._expire(event, now)
+        elif kind is Join:
+            self._join(event, now)
+        elif kind is View:
+            self._view(event, now)
+        elif kind is Leave:
+            self.touched = now
+            if event.conn in self.watchers:
+                self.watchers.remove(event.conn)
+            self._out.append(Detach(event.conn))
+        elif kind is Abort:
+            self._abort(event, now)
+        elif kind is Abandon:
+            self._abandon(event, now)
+        elif kind is Delete:
+            if not self.match.over:
+                self._out += refusal(event, MatchLive("the match is live: abort it first"))
+            else:
+                self._out.append(DeleteKeys(event.reply))
+        elif kind is Release:
+            self.status = Status.STOPPED
+            self.timers.clear()
+            self._out.append(Resolve(event.reply, None))
+
+    # -- answers, timeouts, aborts ------------------------------------------------------
+
+    def _act(self, act: Act, now: int) -> None:
+        self.touched = now
+        match = self.match
+        acked = match.acts.get(f"{act.seat} {act.id}")
+        if acked is not None:  # a re-sent act: same ack, not applied again
+            self._reply(act, [Ack(act.conn, act.id, acked, act.received)])
+            return
+        if match.over:
+            raise MatchOver("the match is over")
+        opened = match.clock.window_opened(act.prompt)
+        if opened is not None and self.window_min_ms:
+            # A window stays open a minimum time whatever the seat holds: a fast "pass"
+            # waits, so how soon a window closes never tells what was in a hand.
+            hold = opened + self.window_min_ms - now
+            if hold > 0:
+                self._out.append(Later(hold, act))
+                return
+        self._commit({"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option,
+                      "args": act.args, "act": act.id}, act)
+
+    def _expire(self, expire: Expire, now: int) -> None:
+        self.timers.pop(expire.prompt, None)
+        due = self.match.clock.expires_at(expire.prompt)
+        if due is None or self.match.over:
+            return
+        if due > now:  # woke early (a bank changed): sleep again
+            self._out += self._arm()
+            return
+        try:
+            self._commit({"at": max(due, now), "timeout": True, "prompt": expire.prompt}, expire)
+        except EngineError:
+            log.exception("match %s: expiring %s failed", self.match_id, expire.prompt)
+
+    def _abort(self, abort: Abort, now: int) -> None:
+        """End the match now. The abort is a log entry like an answer: ordered with the
+        answers, durable before it is reported, replayed by recovery and delayed spectators.
+        Any other ending the server decides follows this path: an input, an entry
+        committed like this one, and its `reply` resolved once the write has landed."""
+        if self.match.over:
+            raise MatchOver("the match has already ended")
+        self._commit({"at": now, "abort": True}, abort)
+
+    def _abandon(self, abandon: Abandon, now: int) -> None:
+        if self.match.over or self.touched > abandon.idle_before or self.watchers:
+            self._reply(abandon, [Resolve(abandon.reply, False)])
+            return
+        self._commit({"at": now, "abort": True, "reason": abandon.reason}, abandon)
+
+    def _commit(self, entry: dict, event: Input) -> None:
+        """Apply in memory and add the entry to the next write. EngineError: nothing changed."""
+        try:
+            records = self.match.commit(entry)
+        except EngineError:
+            raise
+        except Exception:  # a ruleset bug may have half-changed the state: rebuild it
+            self.damaged = True
+            raise
+        self.batch.append((entry, records))
+        self.outbox.append((event, _Committed(entry, records)))
+
+    def _write(self) -> Write:
+        snapshot = None if self.damaged else self.match.snapshot_due(self.snapshot_every)
+        self.snapshot_pending = snapshot is not None
+        self.status = Status.WRITING
+        return Write(tuple(self.batch), snapshot, self.match.over and not self.damaged)
+
+    def _write_done(self) -> None:
+        if self.status is not Status.WRITING:
+            return  # stopped meanwhile: nothing more is sent from here
+        batch, outbox = self.batch, self.outbox
+        self.batch, self.outbox = [], []
+        if self.snapshot_pending:
+            self.match.snapshot_written()
+            self.snapshot_pending = False
+        last = batch[-1][0]
+        ended = self.match.over and not self.damaged
+        out = self._out
+        for event, result in outbox:
+            if type(result) is not _Committed:
+                out += result
+                continue
+            entry, records = result.entry, result.records
+            out.append(Publish(records, entry))
+            if records:
+                self.sent_seq = records[-1]["seq"]
+            if ended and entry is last:
+                out.append(Ended())
+            if type(event) is Act:
+                out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
+            elif type(event) is Abort or type(event) is Abandon:
+                out.append(Resolve(event.reply, True))
+        if self.damaged:
+            self.damaged = False
+            self.status = Status.STALE
+        else:
+            self.status = Status.IDLE
+        out += self._arm()
+
+    def _write_failed(self, error: StoreUnavailable) -> None:
+        if self.status is not Status.WRITING:
+            return
+        outbox = self.outbox
+        self.batch, self.outbox = [], []
+        self.snapshot_pending = self.damaged = False
+        for event, _ in outbox:  # nothing of it was recorded: none of it is acknowledged
+            self._out += refusal(event, error)
+        if isinstance(error, Fenced):  # another node holds the match now
+            self.status = Status.STOPPED
+            self.timers.clear()
+            self._out.append(Lost())
+        else:  # the state in memory is ahead of Redis
+            self.status = Status.STALE
+
+    # -- rebuilding after a failed write -------------------------------------------------
+
+    def _rebuilt(self, rebuilt: Rebuilt) -> None:
+        if self.status is not Status.REBUILDING:
+            return
+        self.match = rebuilt.match
+        self.status = Status.IDLE
+        if rebuilt.missed:  # a write landed though its reply was lost: deliver it
+            self._out.append(Publish(rebuilt.missed, None))
+            self.sent_seq = rebuilt.missed[-1]["seq"]
+        self._out += self._arm()
+
+    def _rebuild_failed(self) -> None:
+        """Redis is away: the input that waited for the rebuild is refused; the next one
+        tries again."""
+        if self.status is not Status.REBUILDING:
+            return
+        self.status = Status.STALE
+        if self.queue:
+            self._out += refusal(self.queue.popleft(), StoreUnavailable("match storage is unreachable"))
+
+    # -- joining and viewing --------------------------------------------------------------
+
+    def _join(self, join: Join, now: int) -> None:
+        """Welcome at the current seq S, and from now on the live events after S (with a
+        `resume` below S, the missed events first: history.py)."""
+        conn = join.conn
+        self.touched = now
+        self.watchers.append(conn)
+        if conn.role == "spectator" and self.delayed:
+            self._out.append(AttachDelayed(conn, join.reply, join.resume))
+            return
+        match = self.match
+        self._out += [
+            Send(conn, {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
+                        "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
+                        "prompts": match.prompts_for(conn.audience), "now": now,
+                        "definitions": match.ruleset.definitions(match.state)}),
+            Attach(conn, join.reply, join.resume if join.resume is not None and join.resume < match.seq else None,
+                   match.seq)]
+
+    def _view(self, view: View, now: int) -> None:
+        """The viewer's current view: the welcome's `view`, `seq` and `prompts` again,
+        without reconnecting (a delayed spectator's is as of its delay)."""
+        conn = view.conn
+        if conn.role == "spectator" and self.delayed:
+            self._out.append(ViewDelayed(conn))
+            return
+        match = self.match
+        view = match.ruleset.view(match.state, conn.audience)
+        self._out.append(ShowView(conn, {"t": "view", "seq": match.seq, "view": view,
+                                         "prompts": match.prompts_for(conn.audience), "now": now}))
+
+    # -- deadlines ----------------------------------------------------------------------
+
+    def _arm(self) -> list:
+        """A deadline for each open prompt, when its default must be applied.
+
+        Only deadlines that changed are armed again (a bank spent by one answer moves the
+        expiry of that seat's other open prompts); one no longer in `timers` is ignored
+        when it comes up (`wants`).
+        """
+        clock = self.match.clock
+        open_prompts = clock.data["open"]
+        for prompt_id in [p for p in self.timers if p not in open_prompts]:
+            del self.timers[prompt_id]
+        if self.match.over or self.status is Status.STOPPED:
+            return []
+        armed = []
+        for prompt_id in open_prompts:
+            due = clock.expires_at(prompt_id)  # None: a prompt without a deadline never expires
+            if due is not None and self.timers.get(prompt_id) != due:
+                self.timers[prompt_id] = due
+                armed.append(Arm(prompt_id, due))
+        return armed
+

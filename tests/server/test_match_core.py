@@ -1,0 +1,449 @@
+"""The match's sans-I/O core: inputs in, effects out, no Redis, no sockets, no clock.
+
+What the asyncio driver would do is played here by hand: a `Write` is "durable" when the
+test feeds `WriteDone`, and "Redis" is the list of entries and snapshots the core asked
+to write. The real-server tests (test_play.py, test_resume.py, tests/faults, ...) check
+the same guarantees through real Redis and sockets.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from battlehall.engine import get_ruleset
+from battlehall.engine.errors import MatchOver
+from battlehall.engine.ruleset import random_answer
+from battlehall.server.clock import Clock
+from battlehall.server.lease import NotHere
+from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, Delete, DeleteKeys, Ended, Expire,
+                                          Join, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
+                                          Rebuilt, Reject, Release, Resolve, Send, Status, Write, WriteDone,
+                                          WriteFailed)
+from battlehall.server.match_state import MatchState
+from battlehall.server.store import LoadedMatch, pack, unpack
+from battlehall.server.writer import Fenced, StoreUnavailable
+
+NOW = 1_000_000
+SEATS = ["alice", "bob"]
+
+
+class Peer:
+    """Whoever sent an input, as the core sees it: a seat and a role, nothing more."""
+
+    def __init__(self, seat: str | None, role: str = "player"):
+        self.seat, self.role = seat, role
+
+    @property
+    def audience(self) -> str | None:
+        return self.seat
+
+    def __repr__(self) -> str:
+        return f"Peer({self.seat})"
+
+
+class Reply:
+    """An opaque handle the core hands back in Resolve / Reject."""
+
+
+def new_match(simultaneous: bool = False, clock: dict | None = None, seed: int = 3) -> tuple[MatchState, dict]:
+    """A started duel, and its starting snapshot as Redis would hold it."""
+    options = {"simultaneous": simultaneous}
+    clock = clock or {"prompt_ms": None, "bank_ms": 0, "window_min_ms": 0}
+    state, events = get_ruleset("duel").start(SEATS, seed, options)
+    meta = {"ruleset": "duel", "seats": SEATS, "options": options, "clock": clock,
+            "spectators": {"delay_ms": 0, "allowed": True}}
+    match = MatchState(meta, state, Clock.new(clock, SEATS), 0)
+    match.stamp(events, NOW)
+    return match, unpack(pack(match.snapshot()))
+
+
+def new_core(simultaneous: bool = False, clock: dict | None = None, snapshot_every: int = 100) -> MatchCore:
+    match, _ = new_match(simultaneous, clock)
+    return MatchCore("m1", match, snapshot_every)
+
+
+def prompt_of(core: MatchCore, seat: str) -> dict:
+    return next(p for p in core.ruleset.prompts(core.state) if p["seat"] == seat)
+
+
+def act(core: MatchCore, peer: Peer, act_id, option: str = "guard", prompt: str | None = None) -> Act:
+    prompt = prompt or prompt_of(core, peer.seat)["id"]
+    return Act(peer, peer.seat, act_id, prompt, option, {})
+
+
+def of(effects: list, kind) -> list:
+    return [e for e in effects if isinstance(e, kind)]
+
+
+def errors(effects: list) -> list[tuple]:
+    return [(e.conn, e.message.get("id"), e.message["code"]) for e in of(effects, Send) if e.message["t"] == "error"]
+
+
+# -- one answer ----------------------------------------------------------------------------
+
+def test_an_answer_is_written_first_and_its_events_and_ack_follow_the_write():
+    core = new_core()
+    alice = Peer("alice")
+    seq = core.seq
+    effects = core.receive(act(core, alice, "a1", "strike"), NOW)
+    assert [type(e) for e in effects] == [Write]  # nothing reaches a socket before Redis has it
+    (entry, records), = effects[0].entries
+    assert entry["seat"] == "alice" and entry["act"] == "a1" and entry["seq"] == seq + 1
+    assert [r["seq"] for r in records] == list(range(seq + 1, entry["last_seq"] + 1))
+    assert core.status is Status.WRITING
+    done = core.receive(WriteDone(), NOW + 5)
+    assert done == [Publish(records, entry), Ack(alice, "a1", entry["last_seq"], 0.0)]
+    assert core.status is Status.IDLE and core.sent_seq == entry["last_seq"]
+
+
+def test_refusals_change_nothing_and_say_why():
+    core = new_core()
+    alice, bob = Peer("alice"), Peer("bob")
+    before = pack(core.match.snapshot())
+    prompt = prompt_of(core, "alice")["id"]
+    cases = [
+        (Act(bob, "bob", "b1", prompt, "guard", {}), "not_your_prompt"),
+        (Act(alice, "alice", "a1", "no-such-prompt", "guard", {}), "unknown_prompt"),
+        (Act(alice, "alice", "a2", prompt, "dance", {}), "illegal_option"),
+        (Act(alice, "alice", "a3", prompt, "guard", {"target": "bob"}), "bad_args"),
+    ]
+    for event, code in cases:
+        effects = core.receive(event, NOW)
+        assert errors(effects) == [(event.conn, event.id, code)]
+        assert not of(effects, Write)
+    assert pack(core.match.snapshot()) == before and core.status is Status.IDLE
+
+
+def test_a_resent_act_gets_its_first_ack_and_is_not_applied_again():
+    core = new_core()
+    alice = Peer("alice")
+    first = act(core, alice, 7, "strike")
+    core.receive(first, NOW)
+    core.receive(WriteDone(), NOW)
+    seq = core.seq
+    again = core.receive(Act(alice, "alice", 7, first.prompt, "strike", {}), NOW + 10)
+    assert again == [Ack(alice, 7, seq, 0.0)] and core.seq == seq
+    # the same id from the other seat is another act
+    bob = Peer("bob")
+    assert of(core.receive(act(core, bob, 7), NOW + 20), Write)
+
+
+def test_an_ended_match_refuses_answers_and_a_second_abort():
+    core = new_core()
+    abort = Abort(Reply())
+    (write,) = core.receive(abort, NOW)
+    assert write.ends and write.snapshot is not None  # the end goes with a snapshot
+    done = core.receive(WriteDone(), NOW)
+    assert [type(e) for e in done] == [Publish, Ended, Resolve] and done[-1].value is True
+    assert core.over
+    alice = Peer("alice")
+    effects = core.receive(Act(alice, "alice", "late", "p", "strike", {}), NOW)
+    assert errors(effects) == [(alice, "late", "match_over")]
+    again = Abort(Reply())
+    (reject,) = core.receive(again, NOW)
+    assert reject.reply is again.reply and isinstance(reject.error, MatchOver)
+
+
+def test_an_abandon_ends_only_a_match_nobody_touched_or_watches():
+    core = new_core()
+    alice = Peer("alice")
+    core.receive(act(core, alice, "a1", "strike"), NOW)  # touched at NOW
+    core.receive(WriteDone(), NOW)
+    early = Abandon(Reply(), NOW - 1, "abandoned")
+    assert core.receive(early, NOW + 10) == [Resolve(early.reply, False)]  # touched since
+    join = Join(Peer(None, "spectator"), None, Reply())
+    core.receive(join, NOW + 20)
+    watched = Abandon(Reply(), NOW + 30, "abandoned")
+    assert core.receive(watched, NOW + 40) == [Resolve(watched.reply, False)]  # a socket is on it
+    core.receive(Leave(join.conn), NOW + 50)
+    late = Abandon(Reply(), NOW + 60, "abandoned")
+    (write,) = core.receive(late, NOW + 70)
+    (entry, _), = write.entries
+    assert entry == {**entry, "abort": True, "reason": "abandoned", "at": NOW + 70} and write.ends
+    done = core.receive(WriteDone(), NOW + 80)
+    assert done[-2:] == [Ended(), Resolve(late.reply, True)] and core.over
+
+
+def test_delete_is_refused_while_the_match_is_live():
+    core = new_core()
+    delete = Delete(Reply())
+    (reject,) = core.receive(delete, NOW)
+    assert isinstance(reject, Reject) and isinstance(reject.error, MatchLive)
+    core.receive(Abort(Reply()), NOW)
+    core.receive(WriteDone(), NOW)
+    assert core.receive(delete, NOW) == [DeleteKeys(delete.reply)]
+
+
+# -- failed writes and rebuilds --------------------------------------------------------------
+
+def test_a_failed_write_acknowledges_nothing_then_the_match_is_rebuilt_before_the_next_input():
+    match, start = new_match()
+    core = MatchCore("m1", match, 100)
+    alice = Peer("alice")
+    seq = core.seq
+    first = act(core, alice, "a1", "strike")
+    core.receive(first, NOW)
+    failed = core.receive(WriteFailed(StoreUnavailable("Redis did not answer")), NOW)
+    assert failed == [Send(alice, {"t": "error", "id": "a1", "code": "unavailable",
+                                   "message": "match storage is unreachable; nothing was recorded, try again"})]
+    assert core.status is Status.STALE and core.stale
+    # The next input waits for a rebuild from Redis (which never got the answer).
+    retry = Act(alice, "alice", "a1", first.prompt, "strike", {})
+    assert core.receive(retry, NOW + 1) == [Rebuild(seq)]
+    assert core.status is Status.REBUILDING
+    assert core.receive(Join(Peer("bob"), None, Reply()), NOW + 2) == []  # waits behind the rebuild
+    rebuilt = MatchState.from_loaded(LoadedMatch(match.meta, start, []))
+    effects = core.receive(Rebuilt(rebuilt, []), NOW + 3)
+    assert [type(e) for e in effects] == [Write]  # the retried answer, as if the first never was
+    (entry, _), = effects[0].entries
+    assert entry["seq"] == seq + 1 and entry["act"] == "a1"
+    assert core.match is rebuilt
+
+
+def test_a_write_that_landed_though_its_reply_was_lost_is_delivered_after_the_rebuild():
+    match, start = new_match()
+    core = MatchCore("m1", match, 100)
+    alice = Peer("alice")
+    (write,) = core.receive(act(core, alice, "a1", "strike"), NOW)
+    (entry, records), = write.entries
+    core.receive(WriteFailed(StoreUnavailable("connection lost")), NOW)
+    assert core.receive(Join(alice, None, Reply()), NOW) == [Rebuild(start["seq"])]
+    landed = MatchState.from_loaded(LoadedMatch(match.meta, start, [unpack(pack(entry))]))
+    effects = core.receive(Rebuilt(landed, records), NOW)
+    assert effects[0] == Publish(records, None)  # the events the sockets never got, before the welcome
+    assert effects[1].message["t"] == "welcome" and effects[1].message["seq"] == entry["last_seq"]
+    # and the act is known: re-sent, it gets its ack
+    assert core.receive(Act(alice, "alice", "a1", entry["prompt"], "strike", {}), NOW) == \
+        [Ack(alice, "a1", entry["last_seq"], 0.0)]
+
+
+def test_while_redis_is_away_each_waiting_input_is_refused_and_the_next_tries_again():
+    core = new_core()
+    alice = Peer("alice")
+    core.receive(act(core, alice, "a1", "strike"), NOW)
+    core.receive(WriteFailed(StoreUnavailable("down")), NOW)
+    second = Act(alice, "alice", "a2", "x", "strike", {})
+    join = Join(Peer("bob"), None, Reply())
+    assert core.receive(second, NOW) == [Rebuild(core.sent_seq)]
+    assert core.receive(join, NOW) == []
+    effects = core.receive(RebuildFailed(), NOW)
+    assert errors(effects) == [(alice, "a2", "unavailable")]
+    assert effects[-1] == Rebuild(core.sent_seq)  # the join waits for the next attempt
+    effects = core.receive(RebuildFailed(), NOW)
+    assert len(effects) == 1 and effects[0].reply is join.reply and isinstance(effects[0].error, StoreUnavailable)
+    assert core.status is Status.STALE
+
+
+def test_a_fenced_write_stops_the_match_here():
+    core = new_core()
+    alice = Peer("alice")
+    core.receive(act(core, alice, "a1", "strike"), NOW)
+    join = Join(Peer("bob"), None, Reply())
+    core.receive(join, NOW)
+    effects = core.receive(WriteFailed(Fenced("FENCED this node no longer holds the match")), NOW)
+    assert errors(effects) == [(alice, "a1", "not_here")] and effects[-1] == Lost()
+    assert not of(effects, Publish) and not of(effects, Ack)
+    assert core.status is Status.STOPPED and core.timers == {}
+    # The hub lets the match go: what waited is refused with where the match is now.
+    refused = core.stop(NotHere("ws://other/ws/m1"))
+    assert len(refused) == 1 and refused[0].reply is join.reply and isinstance(refused[0].error, NotHere)
+    late = Join(Peer("bob"), None, Reply())
+    (reject,) = core.receive(late, NOW)
+    assert isinstance(reject.error, NotHere)
+    assert core.receive(WriteDone(), NOW) == []  # a reply after the end changes nothing
+
+
+def test_an_unload_refuses_an_abort_whose_write_is_in_flight():
+    core = new_core()
+    abort = Abort(Reply())
+    core.receive(abort, NOW)
+    refused = core.stop(StoreUnavailable("unloaded"))
+    assert [r.reply for r in refused] == [abort.reply]
+    assert core.receive(WriteDone(), NOW) == []
+
+
+# -- batching ----------------------------------------------------------------------------
+
+def test_answers_that_wait_for_a_write_go_out_together_in_one_write_and_are_acked_after_it():
+    core = new_core(simultaneous=True)
+    alice, bob = Peer("alice"), Peer("bob")
+    first = act(core, alice, "a1", "strike")
+    (write1,) = core.receive(first, NOW)
+    bobs = act(core, bob, "b1", "strike")
+    resent = Act(alice, "alice", "a1", first.prompt, "strike", {})
+    wrong = Act(alice, "alice", "a9", "no-such-prompt", "strike", {})
+    abort = Abort(Reply())
+    for event in (bobs, resent, wrong, abort):
+        assert core.receive(event, NOW + 1) == []  # they wait for the write in flight
+    done = core.receive(WriteDone(), NOW + 2)
+    (entry1, records1), = write1.entries
+    assert done[:2] == [Publish(records1, entry1), Ack(alice, "a1", entry1["last_seq"], 0.0)]
+    (write2,) = done[2:]
+    assert [e["act"] if "act" in e else "abort" for e, _ in write2.entries] == ["b1", "abort"]
+    assert write2.ends
+    done = core.receive(WriteDone(), NOW + 3)
+    (bob_entry, bob_records), (abort_entry, abort_records) = write2.entries
+    # In the order they came, as if each had been written alone.
+    assert done == [Publish(bob_records, bob_entry), Ack(bob, "b1", bob_entry["last_seq"], 0.0),
+                    Ack(alice, "a1", entry1["last_seq"], 0.0),
+                    Send(alice, {"t": "error", "id": "a9", "code": "unknown_prompt",
+                                 "message": done[3].message["message"]}),
+                    Publish(abort_records, abort_entry), Ended(), Resolve(abort.reply, True)]
+
+
+def test_a_failed_batch_acknowledges_none_of_it():
+    core = new_core(simultaneous=True)
+    alice, bob = Peer("alice"), Peer("bob")
+    first = act(core, alice, "a1", "strike")
+    core.receive(first, NOW)
+    abort = Abort(Reply())
+    for event in (act(core, bob, "b1", "guard"), Act(alice, "alice", "a1", first.prompt, "strike", {}), abort):
+        core.receive(event, NOW)
+    (write2,) = of(core.receive(WriteDone(), NOW), Write)
+    assert len(write2.entries) == 2
+    effects = core.receive(WriteFailed(StoreUnavailable("down")), NOW)
+    assert errors(effects) == [(bob, "b1", "unavailable"), (alice, "a1", "unavailable")]
+    assert [type(e) for e in effects] == [Send, Send, Reject] and effects[2].reply is abort.reply
+    assert not core.over or core.stale  # memory is ahead of Redis until rebuilt
+    assert core.status is Status.STALE
+
+
+def test_a_join_waits_for_the_write_and_ends_the_batch():
+    core = new_core(simultaneous=True)
+    alice, bob, viewer = Peer("alice"), Peer("bob"), Peer(None, "spectator")
+    (write1,) = core.receive(act(core, alice, "a1", "strike"), NOW)
+    join = Join(viewer, 0, Reply())
+    core.receive(join, NOW)
+    bobs = act(core, bob, "b1", "strike")
+    core.receive(bobs, NOW)
+    done = core.receive(WriteDone(), NOW)
+    (entry1, _), = write1.entries
+    welcome, attach, write2 = done[2:]
+    assert welcome.message["t"] == "welcome" and welcome.message["seq"] == entry1["last_seq"]
+    assert welcome.message["prompts"] == []  # a spectator is prompted for nothing
+    assert attach == Attach(viewer, join.reply, 0, entry1["last_seq"])
+    assert [e["act"] for e, _ in write2.entries] == ["b1"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_batched_answers_give_every_socket_exactly_what_one_at_a_time_gives(seed):
+    """The order of events, acks and refusals per socket, and the log, do not depend on
+    how many answers wait for a write."""
+    rng = random.Random(seed)
+    peers = {seat: Peer(seat) for seat in SEATS}
+    serial = new_core(simultaneous=True, snapshot_every=5)
+    inputs, log_serial, stream_serial = [], [], []
+    for i in range(60):
+        if serial.over:
+            break
+        seat = rng.choice(SEATS)
+        prompts = [p for p in serial.ruleset.prompts(serial.state) if p["seat"] == seat]
+        if prompts and rng.random() < 0.8:
+            option, args = random_answer(rng, prompts[0])
+            event = Act(peers[seat], seat, f"{seat}{i}", prompts[0]["id"], option, args)
+        elif inputs and rng.random() < 0.5:
+            event = rng.choice(inputs)  # re-sent
+        else:
+            event = Act(peers[seat], seat, f"{seat}{i}", f"p{rng.randrange(9)}", "strike", {})  # stale or wrong
+        inputs.append(event)
+        stream_serial += play(serial, [event], log_serial)
+    batched = new_core(simultaneous=True, snapshot_every=5)
+    log_batched, stream_batched, i = [], [], 0
+    while i < len(inputs):
+        n = rng.randrange(1, 8)
+        stream_batched += play(batched, inputs[i:i + n], log_batched)
+        i += n
+    for peer in peers.values():
+        assert [m for p, m in stream_batched if p is peer] == [m for p, m in stream_serial if p is peer]
+    assert [e for e, _ in log_batched] == [e for e, _ in log_serial]
+    assert pack(batched.match.snapshot()) == pack(serial.match.snapshot())
+
+
+def play(core: MatchCore, inputs: list, log: list) -> list[tuple]:
+    """Feed the inputs one after another (all but the first while a write is in flight),
+    then complete every write; what each peer received, in order."""
+    received = []
+    effects = []
+    for event in inputs:
+        effects += core.receive(event, NOW)
+    while True:
+        for effect in effects:
+            if isinstance(effect, Publish):
+                received += [(None, r["seq"]) for r in effect.records]
+            elif isinstance(effect, Ack):
+                received.append((effect.conn, ("ack", effect.id, effect.seq)))
+            elif isinstance(effect, Send):
+                received.append((effect.conn, effect.message))
+        writes = of(effects, Write)
+        if not writes:
+            return received
+        log += [(unpack(pack(e)), unpack(pack(r))) for write in writes for e, r in write.entries]
+        effects = core.receive(WriteDone(), NOW)
+
+
+# -- rebuild from a snapshot and the log ---------------------------------------------------
+
+def test_the_writes_are_enough_to_rebuild_the_match_exactly():
+    match, start = new_match()
+    core = MatchCore("m1", match, snapshot_every=4)
+    rng = random.Random(5)
+    snapshot, log = start, []  # "Redis": the last snapshot, and the entries after it
+    peers = {seat: Peer(seat) for seat in SEATS}
+    n = 0
+    while not core.over and n < 40:
+        prompt = rng.choice(core.ruleset.prompts(core.state))
+        option, args = random_answer(rng, prompt)
+        (write,) = core.receive(Act(peers[prompt["seat"]], prompt["seat"], n, prompt["id"], option, args), NOW + n)
+        log += [unpack(pack(entry)) for entry, _ in write.entries]
+        if write.snapshot is not None:
+            snapshot, log = unpack(pack(write.snapshot)), []
+        core.receive(WriteDone(), NOW + n)
+        n += 1
+        again = MatchState.from_loaded(LoadedMatch(match.meta, unpack(pack(snapshot)), unpack(pack(log))))
+        assert pack(again.snapshot()) == pack(core.match.snapshot())
+    assert snapshot is not start and n > 8
+
+
+# -- deadlines ----------------------------------------------------------------------------
+
+def test_a_prompt_is_armed_and_its_default_applied_only_when_due():
+    core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0})
+    (arm,) = core.start()
+    assert isinstance(arm, Arm) and arm.due == NOW + 1000 and core.wants(arm.prompt, arm.due)
+    assert core.receive(Expire(arm.prompt), NOW + 10) == [Arm(arm.prompt, arm.due)]  # early: armed again
+    (write,) = core.receive(Expire(arm.prompt), NOW + 1000)
+    (entry, _), = write.entries
+    assert entry == {**entry, "timeout": True, "prompt": arm.prompt, "at": NOW + 1000}
+    done = core.receive(WriteDone(), NOW + 1001)
+    next_arm = of(done, Arm)
+    assert next_arm and not core.wants(arm.prompt, arm.due)  # the old deadline no longer stands
+
+
+def test_a_prompt_without_a_deadline_is_never_armed():
+    core = new_core()  # untimed
+    assert core.start() == [] and core.timers == {}
+    (write,) = core.receive(act(core, Peer("alice"), "a1", "strike"), NOW)
+    assert not of(core.receive(WriteDone(), NOW), Arm)
+
+
+def test_a_timeout_that_could_not_be_written_is_tried_again_later():
+    core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0})
+    (arm,) = core.start()
+    core.receive(Expire(arm.prompt), NOW + 1000)
+    (later,) = core.receive(WriteFailed(StoreUnavailable("down")), NOW + 1001)
+    assert later.input == Expire(arm.prompt) and later.delay_ms > 0
+
+
+def test_release_stops_handling_and_what_waits_is_refused_by_the_hub():
+    core = new_core()
+    release = Release(Reply())
+    assert core.receive(release, NOW) == [Resolve(release.reply, None)]
+    assert core.status is Status.STOPPED
+    alice = Peer("alice")
+    assert core.receive(Act(alice, "alice", "a1", "p", "strike", {}), NOW) == []
+    abort = Abort(Reply())
+    core.receive(abort, NOW)
+    refused = core.stop(NotHere(None))
+    assert [r.reply for r in refused] == [abort.reply]
