@@ -32,6 +32,8 @@ from .hub import Hub, NotHere
 from . import abandon, creation_limit, listing, nodes, public
 from .creation_limit import CreationLimit
 from .key_guard import KeyGuard
+from .quick_play import QuickPlay
+from . import queue_routes
 from .limits import Limits
 from .replay_steps import ReplaySteps, Refused as ReplayRefused
 from .store import Store, StoreUnavailable
@@ -153,7 +155,10 @@ def create_app(settings: Settings) -> Starlette:
         hub.loop_lag.start()
         sockets = WebSockets(hub, settings)
         sockets.start()
+        app.state.quick_play = QuickPlay(hub, settings)
+        app.state.quick_play.start()
         yield {"websockets": sockets}
+        await app.state.quick_play.close()
         sockets.close()
         beat.cancel()
         watch.cancel()
@@ -425,6 +430,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
+        *queue_routes.routes(settings, error_response, ORJSONResponse),
         *web.routes(),
     ]
     return Starlette(routes=routes, lifespan=lifespan,

@@ -88,6 +88,10 @@ class Settings:
     create_per_min: float = 30.0
     #: Matches one address may create at once before `create_per_min` applies.
     create_burst: int = 60
+    #: Quick-play joins (POST /queue) one client address may make per minute, after a
+    #: burst of `queue_join_burst` (a token bucket per address, per node); 0 for no limit.
+    queue_join_per_min: float = 30.0
+    queue_join_burst: int = 10
     #: Seconds a live match may go with no act and no socket connected before the server
     #: ends it as "abandoned" (abandon.py); 0 never ends one.
     abandon_s: float = 3600.0
@@ -147,6 +151,8 @@ class Settings:
             max_connections_per_ip=_env_int("BATTLEHALL_MAX_CONNECTIONS_PER_IP", cls.max_connections_per_ip),
             create_per_min=_env_float("BATTLEHALL_CREATE_PER_MIN", cls.create_per_min),
             create_burst=_env_int("BATTLEHALL_CREATE_BURST", cls.create_burst),
+            queue_join_per_min=_env_float("BATTLEHALL_QUEUE_JOIN_PER_MIN", cls.queue_join_per_min),
+            queue_join_burst=_env_int("BATTLEHALL_QUEUE_JOIN_BURST", cls.queue_join_burst),
             abandon_s=_env_float("BATTLEHALL_ABANDON_S", cls.abandon_s),
             persist=os.environ.get("BATTLEHALL_BENCH_NO_PERSIST", "") != "1",
             node_url=os.environ.get("BATTLEHALL_NODE_URL") or None,
@@ -166,4 +172,6 @@ class Settings:
         if s.create_per_min < 0 or s.create_burst < 1 or s.abandon_s < 0:
             raise ValueError("BATTLEHALL_CREATE_PER_MIN and BATTLEHALL_ABANDON_S must be 0 or more, "
                              "BATTLEHALL_CREATE_BURST at least 1")
+        if s.queue_join_per_min < 0 or s.queue_join_burst < 1:
+            raise ValueError("BATTLEHALL_QUEUE_JOIN_PER_MIN must be 0 or more, BATTLEHALL_QUEUE_JOIN_BURST at least 1")
         return s
