@@ -14,6 +14,7 @@ import contextlib
 import logging
 from collections import defaultdict
 
+import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from .matcher import Matcher
@@ -21,11 +22,19 @@ from .queue import CHANNEL, Queue
 
 log = logging.getLogger("battlehall.quick_play")
 RECHECK_S = 1.0
+#: Redis connections the queue's requests share on a node: thousands of waiting requests
+#: take turns on these instead of each opening its own.
+CONNECTIONS = 16
 
 
 class QuickPlay:
     def __init__(self, hub, settings):
-        self.redis = hub.store.redis
+        if settings.redis_cluster:
+            self.redis = hub.store.redis
+        else:
+            pool = aioredis.BlockingConnectionPool.from_url(hub.store.url, max_connections=CONNECTIONS, timeout=5,
+                                                            socket_timeout=5, socket_connect_timeout=2)
+            self.redis = aioredis.Redis(connection_pool=pool)
         self.queue = Queue(self.redis)
         self.matcher = Matcher(hub, settings, self.queue)
         self.cluster = settings.redis_cluster
@@ -43,6 +52,9 @@ class QuickPlay:
         await self.matcher.release()
         for task in self.tasks[1:]:
             task.cancel()
+        if not self.cluster:
+            with contextlib.suppress(Exception):
+                await self.redis.aclose()
 
     async def listen(self) -> None:
         """Wake the requests waiting on each ticket the matcher publishes."""
