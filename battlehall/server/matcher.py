@@ -144,9 +144,12 @@ class Matcher:
                 size = None  # read again below
             if size is not None and size < seats:
                 continue
-            for group in groups(await self.queue.waiting(pool), seats, now):
-                group_id = "g_" + secrets.token_hex(8)
-                if await self.queue.take(self.lease, group_id, pool, [e.ticket for e in group], now):
+            formed = {"g_" + secrets.token_hex(8): group for group in groups(await self.queue.waiting(pool), seats, now)}
+            if not formed:
+                continue
+            taken = await self.queue.take(self.lease, pool, {g: [e.ticket for e in group] for g, group in formed.items()}, now)
+            for (group_id, group), ok in zip(formed.items(), taken):
+                if ok:
                     task = asyncio.get_running_loop().create_task(self.form(group_id, ruleset, group))
                     self.forming.add(task)
                     task.add_done_callback(self.forming.discard)

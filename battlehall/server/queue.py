@@ -242,9 +242,13 @@ class Queue:
         waiting, infos = await pipe.execute()
         return entries(waiting, infos)
 
-    async def take(self, lease: str, group: str, pool: str, tickets: list[str], now: int) -> bool:
-        keys = [*pool_keys(pool), FORMING, MATCHER_LEASE, *(ticket_key(t) for t in tickets)]
-        return bool(await self._scripts["take"](keys=keys, args=[lease, group, now, pool, *tickets]))
+    async def take(self, lease: str, pool: str, groups: dict[str, list[str]], now: int) -> list[bool]:
+        """Take each group (id -> tickets) out of the pool, in one round trip: whether each was."""
+        pipe = self.redis.pipeline(transaction=False)
+        for group, tickets in groups.items():
+            keys = [*pool_keys(pool), FORMING, MATCHER_LEASE, *(ticket_key(t) for t in tickets)]
+            await self._scripts["take"](keys=keys, args=[lease, group, now, pool, *tickets], client=pipe)
+        return [bool(taken) for taken in await pipe.execute()]
 
     async def complete(self, group: str, results: dict[str, dict], state: str = MATCHED) -> bool:
         tickets = list(results)
