@@ -152,3 +152,15 @@ def test_joins_are_rate_limited_per_address(tmp_path):
         assert answers[2].json()["error"]["code"] == "rate_limited" and int(answers[2].headers["retry-after"]) >= 1
     finally:
         srv.stop()
+
+
+def test_every_quick_play_queue_starts_a_match_with_the_ruleset_s_defaults():
+    """A queue whose defaults the ruleset refused would fail every group it formed."""
+    from battlehall.engine import get_ruleset
+    from battlehall.server.matcher import QUICK_CLOCK, pools
+    from battlehall.server.validate import create_request
+
+    assert {p[1] for p in pools()} == {"duel", "spellfire", "hourglass", "demigod"}
+    for pool, ruleset, seats in pools():
+        request = create_request({"ruleset": ruleset, "seats": [f"p{i}" for i in range(seats)], "clock": QUICK_CLOCK})
+        get_ruleset(ruleset).start(request["seats"], 1, request["options"], request["setup"])
