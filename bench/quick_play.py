@@ -30,7 +30,7 @@ import orjson
 import websockets
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import start_server, stop_server, wait_ready  # noqa: E402
+from benchlib import cpu_seconds, start_server, stop_server, wait_ready  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -122,11 +122,14 @@ def main() -> None:
     proc, url = start_server(env={"BATTLEHALL_QUEUE_JOIN_PER_MIN": "0"})
     try:
         wait_ready(url)
+        cpu_before = cpu_seconds(proc.pid)
         figures = asyncio.run(run(url, args.players, args.concurrency, args.ruleset, args.seats))
+        figures["server_cpu_s"] = cpu_seconds(proc.pid) - cpu_before
     finally:
         stop_server(proc)
     print(f"{figures['players']} players, {figures['matches']} matches, the last matched after "
-          f"{figures['total_s']:.1f} s (load generator CPU {figures['client_cpu_s']:.1f} s)")
+          f"{figures['total_s']:.1f} s (server CPU {figures['server_cpu_s']:.1f} s, load generator "
+          f"{figures['client_cpu_s']:.1f} s)")
     print(f"last join -> first prompt: p50 {figures['to_prompt_p50']:.0f} ms, p99 {figures['to_prompt_p99']:.0f} ms")
     print(f"last join -> all matched:  p50 {figures['to_matched_p50']:.0f} ms, p99 {figures['to_matched_p99']:.0f} ms")
 

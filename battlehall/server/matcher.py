@@ -208,7 +208,9 @@ class Matcher:
 
         if self.settings.placement == "local" or not self.hub.leased:
             return None
-        found = nodes.least_loaded(await nodes.live(self.redis))
+        # This node's own record as of now: matches made in a burst go elsewhere as soon as
+        # this node has more, not a renewal later, when its published record catches up.
+        found = nodes.least_loaded({**await nodes.live(self.redis), self.settings.node: self.hub.record()})
         if found is None or found[0] == self.settings.node:
             return None
         if not self.hub.draining and found[1].get("matches", 0) >= self.hub.record()["matches"]:

@@ -29,6 +29,8 @@ DEFAULT_WAIT_MS = 20_000
 #: The seat name of a player who gives none.
 DEFAULT_NAME = "player"
 MAX_PROFILE = 128
+#: How often a waiting request renews its ticket's heartbeat (well within its expiry).
+HEARTBEAT_S = 2.0
 TICKET = re.compile(r"^q_[0-9a-f]{32}$")
 
 
@@ -132,13 +134,15 @@ def routes(settings, error_response, json_response) -> list[Route]:
             return bad(exc)
         qp = quick(request)
         deadline = time.monotonic() + wait_ms / 1000
+        beaten = 0.0
         while True:
             status = await qp.queue.status(ticket)
             if status is None:
                 return unknown()
             if status["state"] in FINAL or time.monotonic() >= deadline or await request.is_disconnected():
                 return json_response(shown(ticket, status, now_ms()), 200)
-            if status["state"] == queue.WAITING:  # the holder is still there
+            if status["state"] == queue.WAITING and time.monotonic() - beaten >= HEARTBEAT_S:  # still there
+                beaten = time.monotonic()
                 await qp.queue.heartbeat(status["pool"], ticket, now_ms())
             await qp.wait(ticket, deadline - time.monotonic())
 

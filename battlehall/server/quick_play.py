@@ -24,7 +24,7 @@ log = logging.getLogger("battlehall.quick_play")
 RECHECK_S = 1.0
 #: Redis connections the queue's requests share on a node: thousands of waiting requests
 #: take turns on these instead of each opening its own.
-CONNECTIONS = 16
+CONNECTIONS = 64
 
 
 class QuickPlay:
