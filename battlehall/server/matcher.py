@@ -161,7 +161,7 @@ class Matcher:
         """Groups left forming past the timeout (their node died): back to the queue."""
         for group_id, record in (await self.queue.forming()).items():
             if now - record["at"] > queue.FORMING_TIMEOUT_MS:
-                if await self.queue.requeue(group_id, record, now):
+                if await self.queue.requeue(group_id, record["pool"], [e[0] for e in record["entries"]], now):
                     log.warning("quick-play group %s was left forming: its %d tickets are back in the queue",
                                 group_id, len(record["entries"]))
 
@@ -180,8 +180,8 @@ class Matcher:
             except Exception as exc:  # Redis, a node, the time: try again from the queue
                 log.warning("a quick-play match could not be made (%r): its players wait on", exc)
                 with contextlib.suppress(RedisError, OSError):
-                    await self.queue.requeue(group_id, {"pool": queue.pool_name(ruleset, len(group)),
-                                                        "entries": [[e.ticket] for e in group]}, now_ms())
+                    await self.queue.requeue(group_id, queue.pool_name(ruleset, len(group)),
+                                             [e.ticket for e in group], now_ms())
                 return
         shared = {k: created[k] for k in ("match", "ruleset", "ws", "ws_url")}
         results = {e.ticket: {**shared, "seat": name, "token": created["tokens"][name]}

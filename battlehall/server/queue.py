@@ -259,6 +259,7 @@ class Queue:
     async def forming(self) -> dict[str, dict]:
         return {g.decode(): orjson.loads(raw) for g, raw in (await self.redis.hgetall(FORMING)).items()}
 
-    async def requeue(self, group: str, record: dict, now: int) -> bool:
-        keys = [FORMING, *pool_keys(record["pool"]), *(ticket_key(e[0]) for e in record["entries"])]
+    async def requeue(self, group: str, pool: str, tickets: list[str], now: int) -> bool:
+        """Put a forming group back in its pool (`tickets` in the order it was taken)."""
+        keys = [FORMING, *pool_keys(pool), *(ticket_key(t) for t in tickets)]
         return bool(await self._scripts["requeue"](keys=keys, args=[group, now]))
