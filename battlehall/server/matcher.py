@@ -125,9 +125,8 @@ class Matcher:
 
     async def release(self) -> None:
         """Give the lease up at shutdown, so another node takes the queue at once."""
-        for task in list(self.forming):
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(task), CREATE_TIMEOUT_S)
+        if self.forming:  # let the matches being made reach their players (each has its timeout)
+            await asyncio.wait(list(self.forming), timeout=CREATE_TIMEOUT_S)
         if self.holding:
             with contextlib.suppress(RedisError, OSError):
                 if await self.redis.get(queue.MATCHER_LEASE) == self.lease.encode():
