@@ -89,12 +89,12 @@ export function quickPlay(box, rulesets, note) {
     const counts = Array.from({ length: r.seats.max - r.seats.min + 1 }, (_, i) => r.seats.min + i);
     const select = el("select", { id: `queue-seats-${r.name}`, "aria-label": `Players in a ${r.name} match` },
                       counts.map((n) => el("option", { value: n }, `${n} players`)));
-    return el("li", { class: "row", dataset: { ruleset: r.name } },
+    return el("li", { class: "quick-item", dataset: { ruleset: r.name } },
               el("strong", { class: "queue-name" }, r.name), select,
               el("button", { type: "button", class: "primary", dataset: { play: r.name },
                              onclick: () => play(note, r.name, Number(select.value)) }, "Play now"));
   });
-  box.replaceChildren(el("ul", { class: "links", id: "queue-choices" }, rows),
+  box.replaceChildren(el("ul", { class: "quick-list", id: "queue-choices" }, rows),
                       el("div", { id: "queue-wait", hidden: true, "aria-labelledby": "queue-wait-title" }));
   // Leaving the page leaves the queue (else the ticket expires after its heartbeat stops).
   addEventListener("pagehide", () => {
