@@ -164,3 +164,15 @@ def test_every_quick_play_queue_starts_a_match_with_the_ruleset_s_defaults():
     for pool, ruleset, seats in pools():
         request = create_request({"ruleset": ruleset, "seats": [f"p{i}" for i in range(seats)], "clock": QUICK_CLOCK})
         get_ruleset(ruleset).start(request["seats"], 1, request["options"], request["setup"])
+
+
+async def test_hundreds_of_players_joining_one_node_at_once_are_all_matched(qserver):
+    """Each waiting request once took a Redis connection of its own, until Redis refused
+    ("Too many connections") and joins were answered 503."""
+    limits = httpx.Limits(max_connections=500, max_keepalive_connections=500)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+        answers = await asyncio.gather(*(http.post(qserver.url + "/queue", json={"ruleset": "spellfire", "seats": 2})
+                                         for _ in range(300)))
+        assert [a.status_code for a in answers] == [201] * 300, {a.text for a in answers if a.status_code != 201}
+        got = await asyncio.gather(*(wait_matched(http, qserver.url, a.json()["ticket"], within_s=60) for a in answers))
+    assert all(g["state"] == "matched" for g in got) and len({g["match"] for g in got}) == 150
