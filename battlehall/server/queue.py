@@ -22,6 +22,7 @@ Every key carries the hash tag `{queue}`: each script runs on one slot of a Redi
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from dataclasses import dataclass
 
@@ -243,12 +244,12 @@ class Queue:
         return entries(waiting, infos)
 
     async def take(self, lease: str, pool: str, groups: dict[str, list[str]], now: int) -> list[bool]:
-        """Take each group (id -> tickets) out of the pool, in one round trip: whether each was."""
-        pipe = self.redis.pipeline(transaction=False)
-        for group, tickets in groups.items():
+        """Take each group (id -> tickets) out of the pool, all at once: whether each was.
+        (Concurrent calls, not a pipeline: redis-py refuses scripts in a cluster pipeline.)"""
+        async def one(group: str, tickets: list[str]) -> bool:
             keys = [*pool_keys(pool), FORMING, MATCHER_LEASE, *(ticket_key(t) for t in tickets)]
-            await self._scripts["take"](keys=keys, args=[lease, group, now, pool, *tickets], client=pipe)
-        return [bool(taken) for taken in await pipe.execute()]
+            return bool(await self._scripts["take"](keys=keys, args=[lease, group, now, pool, *tickets]))
+        return list(await asyncio.gather(*(one(g, t) for g, t in groups.items())))
 
     async def complete(self, group: str, results: dict[str, dict], state: str = MATCHED) -> bool:
         tickets = list(results)
