@@ -211,8 +211,8 @@ class Queue:
         return bool(await self._scripts["leave"](keys=[*pool_keys(pool), ticket_key(ticket)], args=[ticket]))
 
     async def status(self, ticket: str) -> dict[str, str] | None:
-        raw = await self.redis.hgetall(ticket_key(ticket))
-        return {k.decode(): v.decode() for k, v in raw.items()} if raw else None
+        raw = {k.decode(): v.decode() for k, v in (await self.redis.hgetall(ticket_key(ticket))).items()}
+        return raw if "pool" in raw and "joined" in raw else None  # a part written after it expired: gone
 
     async def heartbeat(self, pool: str, ticket: str, now: int) -> None:
         """The ticket's holder is still there (only a waiting ticket is in `beat`: XX)."""
