@@ -168,31 +168,33 @@ class Matcher:
         """Make the group's match and hand each ticket its seat."""
         names = seat_names(group)
         body = {"ruleset": ruleset, "seats": names, "clock": QUICK_CLOCK, "label": QUICK_LABEL}
-        async with self.creates:
-            try:
-                async with asyncio.timeout(CREATE_TIMEOUT_S):
+        try:
+            async with asyncio.timeout(CREATE_TIMEOUT_S):  # waiting for a turn included
+                async with self.creates:
                     created = await self.create(body)
-            except SetupError as exc:  # the ruleset refuses its defaults at this seat count
-                error = {"error": {"code": exc.code, "message": exc.message}}
-                await self.queue.complete(group_id, {e.ticket: error for e in group}, queue.FAILED)
-                return
-            except Exception as exc:  # Redis, a node, the time: try again from the queue
-                log.warning("a quick-play match could not be made (%r): its players wait on", exc)
-                with contextlib.suppress(RedisError, OSError):
-                    await self.queue.requeue(group_id, queue.pool_name(ruleset, len(group)),
-                                             [e.ticket for e in group], now_ms())
-                return
+        except SetupError as exc:  # the ruleset refuses its defaults at this seat count
+            error = {"error": {"code": exc.code, "message": exc.message}}
+            await self.queue.complete(group_id, {e.ticket: error for e in group}, queue.FAILED)
+            return
+        except Exception as exc:  # Redis, a node, the time: try again from the queue
+            log.warning("a quick-play match could not be made (%r): its players wait on", exc)
+            with contextlib.suppress(RedisError, OSError):
+                await self.queue.requeue(group_id, queue.pool_name(ruleset, len(group)),
+                                         [e.ticket for e in group], now_ms())
+            return
         shared = {k: created[k] for k in ("match", "ruleset", "ws", "ws_url")}
         results = {e.ticket: {**shared, "seat": name, "token": created["tokens"][name]}
                    for e, name in zip(group, names)}
         try:
             done = await self.queue.complete(group_id, results)
-        except (RedisError, OSError):
-            done = False  # its tickets go back to the queue after the timeout
+        except (RedisError, OSError) as exc:  # unknown whether it was written: leave the match be
+            log.warning("quick-play group %s may not have been told its match %s (%r): if not, its tickets "
+                        "go back to the queue and the match ends abandoned", group_id, created["match"], exc)
+            return
         if not done:
             log.warning("quick-play group %s went back to the queue before its match %s was made: "
                         "nobody was told the match", group_id, created["match"])
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # here; on another node it ends abandoned
                 await self.hub.abort(created["match"])
 
     async def create(self, body: dict) -> dict:
