@@ -13,11 +13,8 @@ a better pairing that may come later, and among those there the closest are chos
 
 from __future__ import annotations
 
+from .player_rating import BASE_WINDOW, WIDEN_PER_S
 from .queue import Entry
-
-#: Rating points a ticket accepts at once, and more each second it waits.
-BASE_WINDOW = 100.0
-WIDEN_PER_S = 25.0
 
 
 def window(entry: Entry, now: int) -> float:
