@@ -34,6 +34,8 @@ from .player_api import PlayerApi, Refused as PlayerRefused
 from .player_settings import PlayerSettings
 from .creation_limit import CreationLimit
 from .key_guard import KeyGuard
+from .quick_play import QuickPlay
+from . import queue_routes
 from .limits import Limits
 from .replay_steps import ReplaySteps, Refused as ReplayRefused
 from .store import Store, StoreUnavailable
@@ -156,7 +158,10 @@ def create_app(settings: Settings) -> Starlette:
         hub.loop_lag.start()
         sockets = WebSockets(hub, settings)
         sockets.start()
+        app.state.quick_play = QuickPlay(hub, settings)
+        app.state.quick_play.start()
         yield {"websockets": sockets}
+        await app.state.quick_play.close()
         sockets.close()
         beat.cancel()
         watch.cancel()
@@ -442,6 +447,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         *players.routes(),
+        *queue_routes.routes(settings, error_response, ORJSONResponse),
         *tv.routes(),  # before web's /tv/{ruleset} page
         *web.routes(settings.frame_ancestors),
     ]

@@ -185,6 +185,12 @@ class Settings:
     #: Matches one address may create at once before `create_per_min` applies.
     create_burst: int = setting(60, "BATTLEHALL_CREATE_BURST", "matches one address may create at once",
                                 kind="int", minimum=1)
+    #: Quick-play joins (POST /queue) one client address may make per minute, after a
+    #: burst of `queue_join_burst` (a token bucket per address, per node); 0 for no limit.
+    queue_join_per_min: float = setting(30.0, "BATTLEHALL_QUEUE_JOIN_PER_MIN", "quick-play joins one address may "
+                                        "make per minute (0: no limit)", kind="float", minimum=0)
+    queue_join_burst: int = setting(10, "BATTLEHALL_QUEUE_JOIN_BURST", "quick-play joins one address may make "
+                                    "at once", kind="int", minimum=1)
     #: Seconds a live match may go with no act and no socket connected before the server
     #: ends it as "abandoned" (abandon.py); 0 never ends one.
     abandon_s: float = setting(3600.0, "BATTLEHALL_ABANDON_S", "end a live match with no act and no socket "

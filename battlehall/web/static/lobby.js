@@ -1,6 +1,7 @@
 // The lobby: the rulesets this server runs, a form to create a match, the links to share,
 // and the public matches being played now.
 import { request } from "./battlehall.js";
+import { quickPlay } from "./quick_play.js";
 import { BASE, banner, castLink, copyRow, el, errorText, playLink, replayLink, resultText, truncate, watchLink } from "./page.js";
 
 const NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
@@ -266,6 +267,7 @@ async function start() {
   try {
     rulesets = (await request(BASE, "/rulesets")).rulesets;
     buildForm();
+    quickPlay(document.getElementById("quick-play"), rulesets, note);
     main.dataset.status = "ready";
   } catch (err) {
     note.show("error", `The server's rulesets cannot be read: ${errorText(err)}`);

@@ -1,0 +1,229 @@
+"""The quick-play matcher: on the one node holding its lease, turns waiting tickets into matches.
+
+Every node runs a `Matcher`; the one holding `bh:{queue}:matcher` (SET NX PX, renewed
+every third of `lease_ms`) works, the others only try to take the lease when it lapses.
+So if that node dies the queue is matched again within about one lease.
+
+Each pass, for each pool with tickets: drop the tickets whose holders went silent
+(queue.PRUNE), form groups (pairing.py), take each group out of the queue atomically
+(queue.TAKE, which also checks the lease: a matcher that lost it takes nothing), create
+its match (as POST /matches does, placed on the least loaded node), and hand each ticket
+its seat (queue.COMPLETE). A group whose match could not be made goes back to the queue;
+one left forming by a dead node goes back after `queue.FORMING_TIMEOUT_MS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+
+import httpx
+import orjson
+from redis.exceptions import RedisError
+
+from ..engine import get_ruleset, ruleset_names
+from ..engine.errors import SetupError
+from . import nodes, queue, validate
+from .clock import now_ms
+from .queue import Entry, Queue
+from .pairing import groups
+
+log = logging.getLogger("battlehall.matcher")
+
+#: The clock of every quick-play match: 30 s a prompt and a 60 s bank per seat.
+QUICK_CLOCK = {"prompt_ms": 30_000, "bank_ms": 60_000}
+#: The label every quick-play match carries (in its summary).
+QUICK_LABEL = {"queue": "quick play"}
+TICK_S = 0.05  # how often the lease holder looks at the pools
+RECOVER_EVERY_S = 1.0  # how often it looks for groups a dead node left forming
+CREATES_AT_ONCE = 32  # matches being created at once
+CREATE_TIMEOUT_S = queue.FORMING_TIMEOUT_MS / 2000  # well before the group would be requeued
+
+# KEYS: lease. ARGV: value, lease ms. 1 if still ours (renewed), else 0.
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+
+def pools() -> list[tuple[str, str, int]]:
+    """(pool, ruleset, seats) for every ruleset this server runs and each seat count it allows."""
+    out = []
+    for name in ruleset_names():
+        try:
+            rules = get_ruleset(name)
+        except Exception:  # a ruleset that fails to load has no queue here (GET /rulesets says why)
+            continue
+        for seats in range(rules.min_seats, min(validate.MAX_SEATS, rules.max_seats) + 1):
+            out.append((queue.pool_name(name, seats), name, seats))
+    return out
+
+
+def seat_names(group: list[Entry]) -> list[str]:
+    """Each player's chosen name, made unique in the match by a number where two are alike."""
+    names, seen = [], set()
+    for entry in group:
+        name, n = entry.name, 1
+        while name in seen:
+            n += 1
+            suffix = f"-{n}"
+            name = entry.name[:32 - len(suffix)] + suffix
+        seen.add(name)
+        names.append(name)
+    return names
+
+
+class Matcher:
+    def __init__(self, hub, settings, queue_: Queue):
+        self.hub = hub
+        self.settings = settings
+        self.queue = queue_
+        self.redis = queue_.redis
+        self.pools = pools()
+        self.lease = f"{settings.node} {secrets.token_hex(4)}"  # this run's: a restart is a new holder
+        self.holding = False
+        self.renewed = 0.0
+        self.recovered = 0.0
+        self.forming: set[asyncio.Task] = set()
+        self.creates = asyncio.Semaphore(CREATES_AT_ONCE)
+        self._renew = self.redis.register_script(RENEW)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                if await self.hold():
+                    await self.pass_once()
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                log.warning("the quick-play matcher could not reach Redis: %r", exc)
+                self.holding = False
+                await asyncio.sleep(1)
+            except Exception:
+                log.exception("the quick-play matcher failed a pass")
+                await asyncio.sleep(1)
+            await asyncio.sleep(TICK_S)
+
+    async def hold(self) -> bool:
+        """Whether this node holds the matcher's lease (taking or renewing it as due)."""
+        now = time.monotonic()
+        if self.holding and now - self.renewed < self.settings.lease_ms / 3000:
+            return True
+        if self.holding:
+            self.holding = bool(await self._renew(keys=[queue.MATCHER_LEASE], args=[self.lease, self.settings.lease_ms]))
+        else:
+            self.holding = bool(await self.redis.set(queue.MATCHER_LEASE, self.lease, nx=True, px=self.settings.lease_ms))
+        if self.holding:
+            self.renewed = now
+        return self.holding
+
+    async def release(self) -> None:
+        """Give the lease up at shutdown, so another node takes the queue at once."""
+        if self.forming:  # let the matches being made reach their players (each has its timeout)
+            await asyncio.wait(list(self.forming), timeout=CREATE_TIMEOUT_S)
+        if self.holding:
+            with contextlib.suppress(RedisError, OSError):
+                if await self.redis.get(queue.MATCHER_LEASE) == self.lease.encode():
+                    await self.redis.delete(queue.MATCHER_LEASE)
+        self.holding = False
+
+    async def pass_once(self) -> None:
+        now = now_ms()
+        names = [p[0] for p in self.pools]
+        for (pool, ruleset, seats), size in zip(self.pools, await self.queue.sizes(names)):
+            if not size:
+                continue
+            if await self.queue.prune(pool, now):
+                size = None  # read again below
+            if size is not None and size < seats:
+                continue
+            formed = {"g_" + secrets.token_hex(8): group for group in groups(await self.queue.waiting(pool), seats, now)}
+            if not formed:
+                continue
+            taken = await self.queue.take(self.lease, pool, {g: [e.ticket for e in group] for g, group in formed.items()}, now)
+            for (group_id, group), ok in zip(formed.items(), taken):
+                if ok:
+                    task = asyncio.get_running_loop().create_task(self.form(group_id, ruleset, group))
+                    self.forming.add(task)
+                    task.add_done_callback(self.forming.discard)
+        if time.monotonic() - self.recovered >= RECOVER_EVERY_S:
+            self.recovered = time.monotonic()
+            await self.recover(now)
+
+    async def recover(self, now: int) -> None:
+        """Groups left forming past the timeout (their node died): back to the queue."""
+        for group_id, record in (await self.queue.forming()).items():
+            if now - record["at"] > queue.FORMING_TIMEOUT_MS:
+                if await self.queue.requeue(group_id, record["pool"], [e[0] for e in record["entries"]], now):
+                    log.warning("quick-play group %s was left forming: its %d tickets are back in the queue",
+                                group_id, len(record["entries"]))
+
+    async def form(self, group_id: str, ruleset: str, group: list[Entry]) -> None:
+        """Make the group's match and hand each ticket its seat."""
+        names = seat_names(group)
+        body = {"ruleset": ruleset, "seats": names, "clock": QUICK_CLOCK, "label": QUICK_LABEL}
+        try:
+            async with asyncio.timeout(CREATE_TIMEOUT_S):  # waiting for a turn included
+                async with self.creates:
+                    created = await self.create(body)
+        except SetupError as exc:  # the ruleset refuses its defaults at this seat count
+            error = {"error": {"code": exc.code, "message": exc.message}}
+            await self.queue.complete(group_id, {e.ticket: error for e in group}, queue.FAILED)
+            return
+        except Exception as exc:  # Redis, a node, the time: try again from the queue
+            log.warning("a quick-play match could not be made (%r): its players wait on", exc)
+            with contextlib.suppress(RedisError, OSError):
+                await self.queue.requeue(group_id, queue.pool_name(ruleset, len(group)),
+                                         [e.ticket for e in group], now_ms())
+            return
+        shared = {k: created[k] for k in ("match", "ruleset", "ws", "ws_url")}
+        results = {e.ticket: {**shared, "seat": name, "token": created["tokens"][name]}
+                   for e, name in zip(group, names)}
+        try:
+            done = await self.queue.complete(group_id, results)
+        except (RedisError, OSError) as exc:  # unknown whether it was written: leave the match be
+            log.warning("quick-play group %s may not have been told its match %s (%r): if not, its tickets "
+                        "go back to the queue and the match ends abandoned", group_id, created["match"], exc)
+            return
+        if not done:
+            log.warning("quick-play group %s went back to the queue before its match %s was made: "
+                        "nobody was told the match", group_id, created["match"])
+            with contextlib.suppress(Exception):  # here; on another node it ends abandoned
+                await self.hub.abort(created["match"])
+
+    async def create(self, body: dict) -> dict:
+        """The match, created as POST /matches creates one: on the least loaded node."""
+        request = validate.create_request(body)
+        placed = await self.place(body)
+        return placed if placed is not None else await self.hub.create(request)
+
+    async def place(self, body: dict) -> dict | None:
+        """The answer of the node placement chose, when it is another; None to create here."""
+        from .app import PLACED_HEADER  # app.py registers this module: import at use
+
+        if self.settings.placement == "local" or not self.hub.leased:
+            return None
+        # This node's own record as of now: matches made in a burst go elsewhere as soon as
+        # this node has more, not a renewal later, when its published record catches up.
+        found = nodes.least_loaded({**await nodes.live(self.redis), self.settings.node: self.hub.record()})
+        if found is None or found[0] == self.settings.node:
+            return None
+        if not self.hub.draining and found[1].get("matches", 0) >= self.hub.record()["matches"]:
+            return None
+        headers = {PLACED_HEADER: "1", "content-type": "application/json"}
+        if self.settings.api_key:
+            headers["authorization"] = f"Bearer {self.settings.api_key}"
+        try:
+            answer = await nodes.forward(found[1]["url"], "POST", "/matches", orjson.dumps(body), headers)
+        except httpx.HTTPError as exc:
+            log.warning("placing a quick-play match on node %s failed (%r): creating it here", found[0], exc)
+            return None
+        if answer.status_code != 201:
+            return None
+        return answer.json()

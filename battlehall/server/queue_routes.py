@@ -1,0 +1,167 @@
+"""The HTTP routes of quick play (docs/protocol.md "Quick play"): join, wait, leave.
+
+`POST /queue` answers a ticket; `GET /queue/{ticket}` waits (long poll) until the ticket
+is matched or `wait_ms` passes, and counts as its heartbeat all the while; `DELETE
+/queue/{ticket}` leaves. A ticket not heard from for `queue.TICKET_EXPIRY_MS` leaves the
+queue by itself. Any node answers for any ticket.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..engine import get_ruleset, ruleset_names
+from . import creation_limit, queue
+from .clock import now_ms
+from .creation_limit import CreationLimit
+from .player_rating import rating
+from .validate import MAX_SEATS, SEAT_NAME
+
+#: How long `GET /queue/{ticket}` waits at most (`wait_ms`), and by default.
+MAX_WAIT_MS = 25_000
+DEFAULT_WAIT_MS = 20_000
+#: The seat name of a player who gives none.
+DEFAULT_NAME = "player"
+MAX_PROFILE = 128
+#: How often a waiting request renews its ticket's heartbeat (well within its expiry).
+HEARTBEAT_S = 2.0
+TICKET = re.compile(r"^q_[0-9a-f]{32}$")
+
+
+class BadJoin(Exception):
+    def __init__(self, path: str, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def join_request(body) -> tuple[str, int, str | None, str]:
+    """(ruleset, seats, profile, name) of a `POST /queue` body; BadJoin naming the field."""
+    if not isinstance(body, dict):
+        raise BadJoin("", "the body must be a JSON object")
+    for name in sorted(body):
+        if name not in ("ruleset", "seats", "profile", "name"):
+            raise BadJoin(name, f"unknown field {name!r}")
+    ruleset = body.get("ruleset")
+    if ruleset not in ruleset_names():
+        raise BadJoin("ruleset", f"must be one of {ruleset_names()}")
+    rules = get_ruleset(ruleset)
+    most = min(MAX_SEATS, rules.max_seats)
+    seats = body.get("seats", rules.min_seats)
+    if not isinstance(seats, int) or isinstance(seats, bool) or not rules.min_seats <= seats <= most:
+        raise BadJoin("seats", f"{ruleset} is played by {rules.min_seats} to {most} seats: an integer in that range")
+    profile = body.get("profile")
+    if profile is not None and (not isinstance(profile, str) or not 1 <= len(profile) <= MAX_PROFILE):
+        raise BadJoin("profile", f"a profile id is a string of 1 to {MAX_PROFILE} characters")
+    name = body.get("name")
+    if name is None:
+        name = DEFAULT_NAME
+    elif not isinstance(name, str) or not SEAT_NAME.match(name):
+        raise BadJoin("name", "a name is 1-32 letters, digits, '_', '-' or '.'")
+    return ruleset, seats, profile, name
+
+
+def wait_param(request: Request) -> int:
+    raw = request.query_params.get("wait_ms")
+    if raw is None:
+        return DEFAULT_WAIT_MS
+    if not raw.isdigit() or int(raw) > MAX_WAIT_MS:
+        raise BadJoin("wait_ms", f"must be an integer from 0 to {MAX_WAIT_MS}")
+    return int(raw)
+
+
+def shown(ticket: str, status: dict[str, str], now: int) -> dict:
+    """A ticket as its holder sees it."""
+    ruleset, seats = status["pool"].rsplit(":", 1)
+    out = {"ticket": ticket, "state": status["state"], "ruleset": ruleset, "seats": int(seats),
+           "joined": int(status["joined"]), "waited_ms": max(0, now - int(status["joined"]))}
+    if "result" in status:
+        out.update(orjson.loads(status["result"]))
+    return out
+
+
+FINAL = (queue.MATCHED, queue.LEFT, queue.EXPIRED, queue.FAILED)
+
+
+def routes(settings, error_response, json_response) -> list[Route]:
+    """The queue's routes; `error_response(status, code, message, path)` and
+    `json_response(content, status_code)` are app.py's, so the answers are alike."""
+    joins = CreationLimit(settings.queue_join_per_min, settings.queue_join_burst)
+
+    def quick(request: Request):
+        return request.app.state.quick_play
+
+    def bad(exc: BadJoin) -> Response:
+        return error_response(400, "bad_request", exc.message, exc.path)
+
+    def unknown() -> Response:
+        return error_response(404, "not_found", "no such ticket (never issued, or its answer is no longer kept)")
+
+    async def join(request: Request) -> Response:
+        if request.client is not None and (wait_s := joins.take(request.client.host)):
+            response = error_response(429, "rate_limited", f"this address has joined the queue too often: try "
+                                                           f"again in {creation_limit.retry_after(wait_s)} s")
+            response.headers["Retry-After"] = creation_limit.retry_after(wait_s)
+            return response
+        try:
+            body = orjson.loads(await request.body())
+        except orjson.JSONDecodeError as exc:
+            return error_response(400, "bad_request", f"the body is not JSON: {exc}", "")
+        try:
+            ruleset, seats, profile, name = join_request(body)
+        except BadJoin as exc:
+            return bad(exc)
+        qp = quick(request)
+        now = now_ms()
+        pool = queue.pool_name(ruleset, seats)
+        ticket = await qp.queue.join(pool, await rating(qp.redis, profile, ruleset), name, now)
+        return json_response({"ticket": ticket, "state": queue.WAITING, "ruleset": ruleset, "seats": seats,
+                              "joined": now, "waited_ms": 0, "expires_ms": queue.TICKET_EXPIRY_MS}, 201)
+
+    async def wait(request: Request) -> Response:
+        ticket = request.path_params["ticket"]
+        if not TICKET.match(ticket):
+            return unknown()
+        try:
+            wait_ms = wait_param(request)
+        except BadJoin as exc:
+            return bad(exc)
+        qp = quick(request)
+        deadline = time.monotonic() + wait_ms / 1000
+        beaten = 0.0
+        while True:
+            status = await qp.queue.status(ticket)
+            if status is None:
+                return unknown()
+            if status["state"] in FINAL or time.monotonic() >= deadline or await request.is_disconnected():
+                return json_response(shown(ticket, status, now_ms()), 200)
+            if status["state"] == queue.WAITING and time.monotonic() - beaten >= HEARTBEAT_S:  # still there
+                beaten = time.monotonic()
+                await qp.queue.heartbeat(status["pool"], ticket, now_ms())
+            await qp.wait(ticket, deadline - time.monotonic())
+
+    async def leave(request: Request) -> Response:
+        ticket = request.path_params["ticket"]
+        if not TICKET.match(ticket):
+            return unknown()
+        qp = quick(request)
+        status = await qp.queue.status(ticket)
+        if status is None:
+            return unknown()
+        if status["state"] == queue.WAITING and await qp.queue.leave(status["pool"], ticket):
+            status["state"] = queue.LEFT
+        else:  # matched or being matched meanwhile: say so
+            status = await qp.queue.status(ticket) or status
+        return json_response(shown(ticket, status, now_ms()), 200)
+
+    return [
+        Route("/queue", join, methods=["POST"]),
+        Route("/queue/{ticket}", wait, methods=["GET"]),
+        Route("/queue/{ticket}", leave, methods=["DELETE"]),
+    ]

@@ -1,0 +1,103 @@
+// Quick play in the lobby: a "Play now" button per ruleset (with a seat count), a waiting
+// screen (time waited, Cancel), and straight to the player page once paired.
+import { request } from "./battlehall.js";
+import { BASE, duration, el, errorText, playLink } from "./page.js";
+
+const POLL_MS = 20000; // each long poll waits at most this long (it is the ticket's heartbeat too)
+
+let current = null; // { ticket, stop: AbortController, timer, joinedAt }
+
+function waitingScreen(ruleset, seats) {
+  const panel = document.getElementById("queue-wait");
+  panel.replaceChildren(
+    el("h2", { id: "queue-wait-title" }, `Looking for a ${seats}-player ${ruleset} match`),
+    el("p", { role: "status", "aria-live": "polite" }, "Waited ", el("strong", { id: "queue-waited" }, "0 s"), "."),
+    el("p", { class: "muted small" }, "You will go to the match as soon as enough players are here."),
+    el("div", { class: "row" }, el("button", { type: "button", id: "queue-cancel", onclick: cancel }, "Cancel")),
+  );
+  panel.hidden = false;
+  document.getElementById("queue-choices").hidden = true;
+  document.getElementById("queue-cancel").focus();
+}
+
+function closeScreen() {
+  document.getElementById("queue-wait").hidden = true;
+  document.getElementById("queue-choices").hidden = false;
+  if (current) clearInterval(current.timer);
+  current = null;
+}
+
+function failed(note, text) {
+  closeScreen();
+  note.show("error", text);
+}
+
+async function play(note, ruleset, seats) {
+  if (current) return;
+  note.clear();
+  let ticket;
+  try {
+    ticket = await request(BASE, "/queue", { method: "POST", body: { ruleset, seats } });
+  } catch (err) {
+    note.show("error", `Quick play is not available now: ${errorText(err)}`);
+    return;
+  }
+  const joinedAt = Date.now();
+  current = { ticket: ticket.ticket, stop: new AbortController(), joinedAt,
+              timer: setInterval(() => { document.getElementById("queue-waited").textContent = duration(Date.now() - joinedAt); }, 1000) };
+  document.getElementById("main").dataset.queue = "waiting";
+  waitingScreen(ruleset, seats);
+  const mine = current;
+  while (current === mine) {
+    let status;
+    try {
+      status = await request(BASE, `/queue/${mine.ticket}?wait_ms=${POLL_MS}`, { signal: mine.stop.signal });
+    } catch (err) {
+      if (current !== mine) return; // cancelled
+      if (err.code === "network") { await new Promise((r) => setTimeout(r, 1000)); continue; } // another node will answer
+      failed(note, `Quick play stopped: ${errorText(err)}`);
+      return;
+    }
+    if (current !== mine) return;
+    if (status.state === "matched") {
+      document.getElementById("main").dataset.queue = "matched";
+      clearInterval(mine.timer);
+      current = null;
+      location.assign(playLink(status.match, status.token));
+      return;
+    }
+    if (status.state === "failed") { failed(note, `No match could be made: ${status.error ? status.error.message : "try again"}`); return; }
+    if (status.state === "expired" || status.state === "left") { failed(note, "You left the queue."); return; }
+  }
+}
+
+async function cancel() {
+  const mine = current;
+  if (!mine) return;
+  mine.stop.abort();
+  closeScreen();
+  document.getElementById("main").dataset.queue = "idle";
+  try {
+    const status = await request(BASE, `/queue/${mine.ticket}`, { method: "DELETE" });
+    if (status.state === "matched") location.assign(playLink(status.match, status.token)); // too late to leave
+  } catch { /* the ticket expires by itself */ }
+}
+
+/** The Play now choices, one row per ruleset, in `box`. */
+export function quickPlay(box, rulesets, note) {
+  const rows = rulesets.filter((r) => !r.error).map((r) => {
+    const counts = Array.from({ length: r.seats.max - r.seats.min + 1 }, (_, i) => r.seats.min + i);
+    const select = el("select", { id: `queue-seats-${r.name}`, "aria-label": `Players in a ${r.name} match` },
+                      counts.map((n) => el("option", { value: n }, `${n} players`)));
+    return el("li", { class: "quick-item", dataset: { ruleset: r.name } },
+              el("strong", { class: "queue-name" }, r.name), select,
+              el("button", { type: "button", class: "primary", dataset: { play: r.name },
+                             onclick: () => play(note, r.name, Number(select.value)) }, "Play now"));
+  });
+  box.replaceChildren(el("ul", { class: "quick-list", id: "queue-choices" }, rows),
+                      el("div", { id: "queue-wait", hidden: true, "aria-labelledby": "queue-wait-title" }));
+  // Leaving the page leaves the queue (else the ticket expires after its heartbeat stops).
+  addEventListener("pagehide", () => {
+    if (current) fetch(`${BASE}/queue/${current.ticket}`, { method: "DELETE", keepalive: true });
+  });
+}
