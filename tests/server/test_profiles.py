@@ -11,6 +11,7 @@ import time
 
 import httpx
 import jwt
+import orjson
 import pytest
 import redis.asyncio as aioredis
 
@@ -18,6 +19,8 @@ from battlehall.client import Client
 from battlehall.engine.ruleset import make_result
 from battlehall.server import profiles as keys
 from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server.player_rating import DEFAULT_RATING, rating
+from battlehall.server.profiles import Profiles
 from battlehall.server.ratings import settle
 
 from locked_redis import BATTLEHALL_ACL, LockedRedis
@@ -348,3 +351,18 @@ def test_the_player_pages_carry_the_content_security_policy(srv):
     # The same leaderboard path answers JSON to anything else, and says it varies with Accept.
     r = httpx.get(srv.url + "/leaderboard/duel")
     assert r.headers["content-type"] == "application/json" and r.headers["vary"] == "Accept"
+
+
+async def test_quick_play_pairs_a_player_by_the_profiles_skill_in_the_ruleset(redis_url):
+    """player_rating.rating: a profile's `mu` in the ruleset; a new player's without one."""
+    r = aioredis.from_url(redis_url)
+    try:
+        profile, _ = await Profiles(r).create_guest("Pairing Pat")
+        await r.hset(keys.ratings_key(profile), "duel", orjson.dumps({"mu": 31.5, "sigma": 6.0, "rating": 13.5,
+                                                                      "matches": 3}))
+        assert await rating(r, profile, "duel") == 31.5
+        assert await rating(r, profile, "spellfire") == DEFAULT_RATING  # not rated in that ruleset yet
+        assert await rating(r, None, "duel") == DEFAULT_RATING
+        assert await rating(r, "not a profile id", "duel") == DEFAULT_RATING
+    finally:
+        await r.aclose()
