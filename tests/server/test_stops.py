@@ -92,7 +92,7 @@ async def run_once(server, carol_stops: str) -> dict:
 
 def stream(frames: list) -> list:
     """What an observer can compare: each message's kind, seq, fields, content and size in
-    bytes and, for the closing of one of carol's prompts, how long after its opening (by
+    bytes and, for the closing of one of carol's window prompts, how long after its opening (by
     the server's `at`: the other seats' own answers come when their thinking ends)."""
     shown, first, opened = [], None, {}
     for _, frame in frames:
@@ -100,7 +100,7 @@ def stream(frames: list) -> list:
         at = m.get("at")
         first = at if first is None else first
         data = m.get("data", {})
-        if m.get("kind") == "prompt":
+        if m.get("kind") == "prompt" and "window" in data:
             opened[data["id"]] = at
         held = at - opened[data["id"]] if m.get("kind") == "prompt_closed" and data["id"] in opened and data["seat"] == "carol" else None
         fields = sorted(data) if isinstance(data, dict) else None
@@ -121,7 +121,7 @@ async def test_nobody_can_tell_an_automatic_pass_from_one_sent_by_hand(server):
     for name in ("bob", "spectator"):
         a, b = stream(auto["frames"][name]), stream(by_hand["frames"][name])
         assert len(a) == len(b) and len(a) > 50
-        assert sum(1 for x in a if x[6] is not None) > 10
+        assert sum(1 for x in a if x[6] is not None) >= 2
         for x, y in zip(a, b):
             assert x[:6] == y[:6]  # kind, seq, fields, content, bytes
             if x[6] is not None and y[6] is not None:  # carol's prompt closes as long after its opening, within the noise
