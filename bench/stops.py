@@ -65,7 +65,7 @@ def play(seed: int, modes: list[str], again: bool) -> dict:
     match.stamp(events, 0)
     core = MatchCore("bench", match, 10**9)
     rng = random.Random(seed)
-    counts = {"acts": 0, "passed": 0, "stops": 0}
+    counts = {"acts": 0, "window_acts": 0, "passed": 0, "stops": 0}
     now = 0
 
     def feed(event) -> None:
@@ -105,6 +105,7 @@ def play(seed: int, modes: list[str], again: bool) -> dict:
             option, args = random_answer(rng, prompt)
         now += 1
         counts["acts"] += 1
+        counts["window_acts"] += "window" in prompt
         feed(Act(peers[prompt["seat"]], prompt["seat"], counts["acts"], prompt["id"], option, args))
         if counts["acts"] > 100_000:
             raise RuntimeError(f"seed {seed}: no end")
@@ -118,15 +119,16 @@ def main() -> None:
     revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(f"revision {revision}, {platform.python_implementation()} {platform.python_version()}, "
           f"{args.matches} six-seat Spellfire matches per row (seeds 1..{args.matches})\n")
-    print("| seats' stops | answers sent by clients per match, median (mean) | passed by the server | "
-          "stops messages | all answers | clients' share of them |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| seats' stops | answers sent by clients per match, median (mean) | of them to windows | "
+          "passed by the server | stops messages | all answers | clients' share of them |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, modes in ROWS.items():
         runs = [play(seed, modes, "set again" in name) for seed in range(1, args.matches + 1)]
         acts = [r["acts"] for r in runs]
         passed = [r["passed"] for r in runs]
         total = sum(acts) + sum(passed)
         print(f"| {name} | {statistics.median(acts):,.0f} ({statistics.mean(acts):,.1f}) | "
+              f"{statistics.median([r['window_acts'] for r in runs]):,.0f} | "
               f"{statistics.median(passed):,.0f} | {statistics.mean([r['stops'] for r in runs]):,.1f} | "
               f"{statistics.median([a + p for a, p in zip(acts, passed)]):,.0f} | {sum(acts) / total:.0%} |")
 
