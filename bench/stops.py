@@ -13,8 +13,7 @@ every seat a setting:
 - `ask`: every seat answers everything (today's figure);
 - `pass_unless_playable`: every seat;
 - `pass_until_my_turn`, set again (one `stops` message) the next time the seat is asked
-  in a window after it ended (a player who only plays on its own turn and in its own
-  battles);
+  in a window after it ended (a player who never answers a window);
 - `typical`: two seats of each mode, the third pair setting pass_until_my_turn once.
 
 Counted per match: the answers the clients sent (acts), the passes the server made for
