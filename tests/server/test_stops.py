@@ -126,3 +126,26 @@ async def test_nobody_can_tell_an_automatic_pass_from_one_sent_by_hand(server):
             assert x[:6] == y[:6]  # kind, seq, fields, content, bytes
             if x[6] is not None and y[6] is not None:  # carol's prompt closes as long after its opening, within the noise
                 assert abs(x[6] - y[6]) < 80, (x, y)
+
+
+async def test_stops_from_a_spectator_or_with_a_bad_mode_are_refused_and_change_nothing(server):
+    created = server.create(ruleset="spellfire", seed=2, seats=SEATS)
+    match = created["match"]
+    seat = await Raw.open(server.url, match)
+    assert (await seat.hello(created["tokens"]["alice"]))["t"] == "welcome"
+    for bad in ({"t": "stops"}, {"t": "stops", "mode": "never"}, {"t": "stops", "mode": ["ask"]},
+                {"t": "stops", "mode": "x" * 1000}):
+        await seat.send(bad)
+        error = await seat.recv_until(lambda m: m["t"] == "error")
+        assert error["code"] == "bad_message" and "ask, pass_unless_playable, pass_until_my_turn" in error["message"]
+        assert len(error["message"]) < 200  # never echoes what it was sent
+    watcher = await Raw.open(server.url, match)
+    assert (await watcher.hello(created["spectator_token"]))["t"] == "welcome"
+    await watcher.send({"t": "stops", "mode": "pass_unless_playable"})
+    assert (await watcher.recv_until(lambda m: m["t"] == "error"))["code"] == "spectator"
+    await seat.send({"t": "stops", "mode": "ask"})  # the seat's own is taken, and told to it alone
+    assert await seat.recv_until(lambda m: m["t"] == "stops") == {"t": "stops", "mode": "ask"}
+    await watcher.send({"t": "ping"})
+    assert (await watcher.recv_until(lambda m: m["t"] in ("pong", "stops")))["t"] == "pong"
+    await seat.close()
+    await watcher.close()
