@@ -310,8 +310,8 @@ def refusal(event: Input, error: BaseException) -> list:
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, {"t": "error", "code": "unavailable",
                                   "message": "match storage is unreachable; ask for the view again later"})]
-    if isinstance(event, Expire) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
-        return [Later(RETRY_MS, event)]  # the default is still due: apply it when Redis is back
+    if isinstance(event, (Expire, AutoPass)) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
+        return [Later(RETRY_MS, event)]  # still due: applied when Redis is back (if still open then)
     return []
 
 

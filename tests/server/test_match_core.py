@@ -632,3 +632,32 @@ def test_stops_an_automatic_pass_looks_to_every_other_seat_and_spectator_like_on
 def test_stops_every_seat_starts_asking():
     core = spellfire_core()
     assert all(core.stops.mode(seat) == ASK for seat in TRIO)
+
+
+def test_stops_a_seat_that_asks_again_before_its_pass_is_due_is_asked():
+    table = Table(spellfire_core(), {"ann": None, "ben": None, "cat": None})
+    table.play(400)
+    window = next(p for p in table.core.ruleset.prompts(table.core.state) if "window" in p)
+    seat = window["seat"]
+    table.feed(SetStops(table.peers[seat], seat, PASS_UNTIL_MY_TURN))
+    table.feed(SetStops(table.peers[seat], seat, ASK))
+    passes = [t[2] for t in table.timers if isinstance(t[2], AutoPass)]
+    assert passes
+    table.now += HOLD
+    written = len(table.entries)
+    for event in passes:
+        table.feed(event)
+    assert len(table.entries) == written  # left to the seat
+    assert window["id"] in {p["id"] for p in table.core.ruleset.prompts(table.core.state)}
+
+
+def test_stops_a_pass_whose_write_failed_is_tried_again_when_redis_is_back():
+    core = spellfire_core()
+    table = Table(core, {"ann": None, "ben": None, "cat": None})
+    table.play(400)
+    window = next(p for p in core.ruleset.prompts(core.state) if "window" in p)
+    core.stops.set(window["seat"], PASS_UNTIL_MY_TURN)
+    effects = core.receive(AutoPass(window["seat"], window["id"]), table.now + HOLD)
+    assert of(effects, Write)
+    effects = core.receive(WriteFailed(StoreUnavailable("down")), table.now + HOLD)
+    assert [e.input for e in of(effects, Later)] == [AutoPass(window["seat"], window["id"])]
