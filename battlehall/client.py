@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable
 from urllib.parse import urlsplit
 
+from .server.stops import ASK, Stops
+
 import msgpack
 import orjson
 import websockets
@@ -126,7 +128,8 @@ class Client:
                  on_message: Callable[[dict], Awaitable[None] | None] | None = None,
                  on_status: Callable[[str], None] | None = None,
                  think_s: float = 0.0, max_backoff_s: float = 5.0, give_up_s: float = 120.0,
-                 ack_timeout_s: float = 10.0, batch: bool = False, resume: int | None = None):
+                 ack_timeout_s: float = 10.0, batch: bool = False, resume: int | None = None,
+                 stops: str = ASK):
         # The addresses given (one server, a load balancer, or several nodes), tried in turn.
         self.bases = [ws_url(b, match_id) for b in ([base_url] if isinstance(base_url, str) else base_url)]
         self.url = self.bases[0]  # where the next connection goes: a base, or a redirect
@@ -142,6 +145,10 @@ class Client:
         self.on_message = on_message
         self.on_status = on_status or log.warning  # one readable line per change of connection state
         self.think_s = think_s
+        # Which window prompts the server passes for this seat (docs/protocol.md, Stops):
+        # sent after every welcome; the prompts they pass are left to the server.
+        self.stops = Stops()
+        self.stops_mode = stops
         self.max_backoff_s = max_backoff_s
         self.give_up_s = give_up_s
         self.ack_timeout_s = ack_timeout_s
@@ -271,6 +278,9 @@ class Client:
         kind = message["t"]
         if kind == "welcome":
             self._welcome(message)
+            if self.stops_mode != ASK and self.seat is not None:
+                self.stops.set(self.seat, self.stops_mode)
+                await ws.send(encode(self.wire, {"t": "stops", "mode": self.stops_mode}))
             for prompt in message["prompts"]:
                 await self._answer(ws, prompt)
         elif kind == "event":
@@ -281,11 +291,15 @@ class Client:
                 # A prompt from the history was open at the welcome (and answered then) or is closed.
                 if data.get("seat") == self.seat and "options" in data and message["seq"] > self._live_from:
                     self.prompts[data["id"]] = data
+                    self.stops.opened(data)
                     await self._answer(ws, data)
             elif message["kind"] == "prompt_closed":
                 self._close_prompt(data["id"])
             elif message["kind"] == "match_ended":
                 self.result = data
+        elif kind == "stops":  # set here or on another socket of the seat, or pass_until_my_turn ended
+            self.stops_mode = message["mode"]
+            self.stops.set(self.seat, message["mode"])
         elif kind == "ack":
             self.acked[message["id"]] = message["seq"]
             self._close_prompt(self.sent.get(message["id"]))
@@ -377,8 +391,8 @@ class Client:
         pending = self.pending.get(prompt["id"])
         if pending is not None:
             return  # sent already: the resender sends it again when it is due
-        if prompt["id"] in self.answered:
-            return
+        if prompt["id"] in self.answered or self.stops.passes(prompt):
+            return  # the server passes it for us
         if self.think_s:
             await asyncio.sleep(self.think_s)
             if prompt["id"] not in self.prompts:

@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.errors import EngineError, MatchOver
+from ..engine.ruleset import default_answer
 from .lease import NotHere
 from .match_state import MatchState
+from .stops import Stops
 from .writer import Fenced, StoreUnavailable
 
 log = logging.getLogger("battlehall.actor")
@@ -59,6 +61,21 @@ class Act:
     option: str
     args: dict
     received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SetStops:
+    """A seat sets which window prompts it is asked (stops.py); the rest are passed for it."""
+    conn: Any
+    seat: str
+    mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class AutoPass:
+    """Pass `prompt` for its seat, if it is still open and the seat's stops still say so."""
+    seat: str
+    prompt: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +154,8 @@ class RebuildFailed:
     pass
 
 
-Input = Act | Expire | Join | View | Leave | Abort | Abandon | Delete | Release
-BATCHED = (Act, Expire, Abort, Abandon)  # inputs that may join a write in preparation
+Input = Act | AutoPass | SetStops | Expire | Join | View | Leave | Abort | Abandon | Delete | Release
+BATCHED = (Act, AutoPass, Expire, Abort, Abandon)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
@@ -293,8 +310,8 @@ def refusal(event: Input, error: BaseException) -> list:
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, {"t": "error", "code": "unavailable",
                                   "message": "match storage is unreachable; ask for the view again later"})]
-    if isinstance(event, Expire) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
-        return [Later(RETRY_MS, event)]  # the default is still due: apply it when Redis is back
+    if isinstance(event, (Expire, AutoPass)) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
+        return [Later(RETRY_MS, event)]  # still due: applied when Redis is back (if still open then)
     return []
 
 
@@ -317,6 +334,7 @@ class MatchCore:
         self.sent_seq = match.seq  # the last seq published to sockets
         self.touched = touched  # the last act, or socket joining or leaving (epoch ms): for Abandon
         self.watchers: list = []  # the sockets attached, live or delayed
+        self.stops = Stops()  # kept while this node runs the match; a seat sends its own again after a welcome
         self._out: list = []
 
     # -- what the hub reads -------------------------------------------------------------
@@ -404,7 +422,7 @@ class MatchCore:
             kind = type(event)
             if self.batch and (kind not in BATCHED or self.damaged or len(self.batch) >= MAX_BATCH):
                 break  # written first: what comes after it sees only durable state
-            if self.status is Status.STALE and kind is not Leave and kind is not Release:
+            if self.status is Status.STALE and kind is not Leave and kind is not Release and kind is not SetStops:
                 self.status = Status.REBUILDING
                 self._out.append(Rebuild(self.sent_seq))
                 return
@@ -433,6 +451,10 @@ class MatchCore:
         kind = type(event)
         if kind is Act:
             self._act(event, now)
+        elif kind is AutoPass:
+            self._auto_pass(event, now)
+        elif kind is SetStops:
+            self._set_stops(event)
         elif kind is Expire:
             self._expire(event, now)
         elif kind is Join:
@@ -469,16 +491,62 @@ class MatchCore:
             return
         if match.over:
             raise MatchOver("the match is over")
-        opened = match.clock.window_opened(act.prompt)
+        if self._hold(act, now):
+            return
+        self._commit({"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option,
+                      "args": act.args, "act": act.id}, act)
+
+    def _hold(self, event: Act | AutoPass, now: int) -> bool:
+        """Whether `event` answers a window prompt too soon: it is fed again when the
+        window's minimum time is up."""
+        opened = self.match.clock.window_opened(event.prompt)
         if opened is not None and self.window_min_ms:
             # A window stays open a minimum time whatever the seat holds: a fast "pass"
             # waits, so how soon a window closes never tells what was in a hand.
             hold = opened + self.window_min_ms - now
             if hold > 0:
-                self._out.append(Later(hold, act))
-                return
-        self._commit({"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option,
-                      "args": act.args, "act": act.id}, act)
+                self._out.append(Later(hold, event))
+                return True
+        return False
+
+    def _auto_pass(self, auto: AutoPass, now: int) -> None:
+        """The seat's stops pass this prompt: the same entry, at the same moment, as the
+        seat's own pass sent as soon as the prompt opened (an act without the client's id)."""
+        if self.match.over:
+            return
+        prompt = next((p for p in self.match.ruleset.prompts(self.match.state) if p["id"] == auto.prompt), None)
+        if prompt is None or prompt["seat"] != auto.seat or not self.stops.passes(prompt):
+            return  # answered, closed, or the seat asks for it now
+        if self._hold(auto, now):
+            return
+        option, args = default_answer(prompt)
+        self._commit({"at": now, "seat": auto.seat, "prompt": auto.prompt, "option": option, "args": args}, auto)
+
+    def _set_stops(self, event: SetStops) -> None:
+        self.stops.set(event.seat, event.mode)
+        self._out += self._stops_told(event.seat)
+        for prompt in self.match.ruleset.prompts(self.match.state):  # those open now too
+            if prompt["seat"] == event.seat and self.stops.passes(prompt):
+                self.queue.append(AutoPass(event.seat, prompt["id"]))
+
+    def _stops_told(self, seat: str) -> list:
+        """The seat's sockets are told its stops (only its own: nobody else learns them)."""
+        message = {"t": "stops", "mode": self.stops.mode(seat)}
+        return [Send(conn, message) for conn in self.watchers if conn.role == "player" and conn.seat == seat]
+
+    def _stops_on(self, records: list, event: Input) -> None:
+        """The prompts an entry opened: pass those the seats' stops pass; a prompt that is
+        not a window ends its seat's pass_until_my_turn."""
+        for record in records:
+            if record["kind"] != "prompt":
+                continue
+            data = record["data"]
+            seat = data["seat"]
+            prompt = {**data, **record["private"][seat]}
+            if self.stops.opened(prompt) is not None:
+                self._reply(event, self._stops_told(seat))
+            if self.stops.passes(prompt):
+                self.queue.append(AutoPass(seat, data["id"]))
 
     def _expire(self, expire: Expire, now: int) -> None:
         self.timers.pop(expire.prompt, None)
@@ -519,6 +587,8 @@ class MatchCore:
             raise
         self.batch.append((entry, records))
         self.outbox.append((event, _Committed(entry, records)))
+        if self.stops.modes:
+            self._stops_on(records, event)
 
     def _write(self) -> Write:
         snapshot = None if self.damaged else self.match.snapshot_due(self.snapshot_every)
@@ -583,6 +653,9 @@ class MatchCore:
         if rebuilt.missed:  # a write landed though its reply was lost: deliver it
             self._out.append(Publish(rebuilt.missed, None))
             self.sent_seq = rebuilt.missed[-1]["seq"]
+        for prompt in self.match.ruleset.prompts(self.match.state):  # a pass lost with the write is due again
+            if self.stops.passes(prompt):
+                self.queue.append(AutoPass(prompt["seat"], prompt["id"]))
         self._out += self._arm()
 
     def _rebuild_failed(self) -> None:

@@ -8,7 +8,7 @@ import logging
 
 from redis.exceptions import RedisError
 
-from . import caster, codec, history
+from . import caster, codec, history, stops
 from .clock import now_ms
 from .connection import Connection, RateLimiter
 from .hub import NotHere, send_away
@@ -245,6 +245,8 @@ class Session:
                 self.error("bad_args", "args must be a map of argument names to values", act_id)
                 return
             self.actor.submit(("act", self.conn, message))
+        elif kind == "stops":
+            self._stops(message)
         elif kind == "view":  # in order with the match's events, so its seq is exact
             if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
                 self.error("rate_limited", "views take more bytes per second than this server sends a socket; "
@@ -255,7 +257,18 @@ class Session:
             self.error("bad_message", "already said hello")
         else:
             shown = f" {kind!r}" if len(kind) <= MAX_NAME else ""  # an error never echoes a long value
-            self.error("bad_message", f"unknown message type{shown}: a client sends hello, act, ping or view")
+            self.error("bad_message", f"unknown message type{shown}: a client sends hello, act, stops, ping or view")
+
+    def _stops(self, message: dict) -> None:
+        """Which window prompts the seat is asked; the server passes the others (stops.py)."""
+        mode = message.get("mode")
+        if self.conn.role != "player":
+            self.error("spectator", f"{self.conn.role}s have no stops")
+            return
+        if mode not in stops.MODES:
+            self.error("bad_message", "stops needs a mode: " + ", ".join(stops.MODES))
+            return
+        self.actor.submit(("stops", self.conn, mode))
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""

@@ -447,3 +447,217 @@ def test_release_stops_handling_and_what_waits_is_refused_by_the_hub():
     core.receive(abort, NOW)
     refused = core.stop(NotHere(None))
     assert [r.reply for r in refused] == [abort.reply]
+
+
+# -- stops: window prompts passed for a seat ---------------------------------------------
+
+from battlehall.server import codec  # noqa: E402
+from battlehall.server.fanout import event_message  # noqa: E402
+from battlehall.server.match_core import AutoPass, Later, SetStops  # noqa: E402
+from battlehall.server.stops import ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN  # noqa: E402
+
+TRIO = ["ann", "ben", "cat"]
+HOLD = 300
+
+
+def spellfire_core(seed: int = 5) -> MatchCore:
+    clock = {"prompt_ms": None, "bank_ms": 0, "window_min_ms": HOLD}
+    state, events = get_ruleset("spellfire").start(TRIO, seed, {})
+    meta = {"ruleset": "spellfire", "seats": TRIO, "options": {}, "clock": clock,
+            "spectators": {"delay_ms": 0, "allowed": True}}
+    match = MatchState(meta, state, Clock.new(clock, TRIO), 0)
+    match.stamp(events, NOW)
+    return MatchCore("m1", match, 10_000)
+
+
+class Table:
+    """Plays a Spellfire match through the core on a simulated clock: each seat answers
+    its prompts by hand (windows with their pass, `window_ms[seat]` after they open;
+    anything else with a seeded random answer at once), unless the core passes them."""
+
+    def __init__(self, core: MatchCore, window_ms: dict, stops: dict | None = None, sticky: str | None = None):
+        self.core, self.window_ms, self.now = core, window_ms, NOW
+        self.sticky = sticky  # a seat whose windows are all passed, its own turn's too
+        self.rng = random.Random(11)
+        self.timers: list = []  # [due, order, input]
+        self.order = 0
+        self.peers = {seat: Peer(seat) for seat in TRIO}
+        self.entries: list[dict] = []
+        self.records: list[dict] = []
+        self.sent: list[tuple] = []  # (peer, message) of every Send
+        self.handled: set = set()  # prompts the seats answer (or leave) by hand
+        self.feed_all(core.start())
+        for seat, mode in (stops or {}).items():
+            self.feed(SetStops(self.peers[seat], seat, mode))
+
+    def feed(self, event) -> None:
+        self.feed_all(self.core.receive(event, self.now))
+
+    def feed_all(self, effects: list) -> None:
+        for e in effects:
+            if isinstance(e, Write):
+                self.entries += [entry for entry, _ in e.entries]
+                self.feed(WriteDone())
+            elif isinstance(e, Later):
+                self.at(self.now + e.delay_ms, e.input)
+            elif isinstance(e, Publish):
+                self.records += e.records
+            elif isinstance(e, Send):
+                self.sent.append((e.conn, e.message))
+
+    def at(self, due: int, event) -> None:
+        self.order += 1
+        self.timers.append([due, self.order, event])
+
+    def play(self, answers: int) -> None:
+        while len(self.entries) < answers and not self.core.over:
+            if self.sticky:
+                self.core.stops.modes[self.sticky] = self.core.stops.before[self.sticky] = PASS_UNTIL_MY_TURN
+            for prompt in self.core.ruleset.prompts(self.core.state):
+                if prompt["id"] in self.handled or self.core.stops.passes(prompt):
+                    continue
+                self.handled.add(prompt["id"])
+                peer = self.peers[prompt["seat"]]
+                if "window" in prompt:
+                    option, args, delay = prompt["default"], {}, self.window_ms[prompt["seat"]]
+                    if delay is None:  # left open
+                        continue
+                else:
+                    option, args = random_answer(self.rng, prompt)
+                    delay = 0
+                self.at(self.now + delay, Act(peer, peer.seat, prompt["id"], prompt["id"], option, args))
+            if not self.timers:
+                break
+            self.timers.sort(key=lambda t: (t[0], t[1]))
+            due, _, event = self.timers.pop(0)
+            self.now = max(self.now, due)
+            self.feed(event)
+
+    def seen_by(self, viewer: str | None) -> list[bytes]:
+        """Every event as `viewer` (a seat, or None: a spectator) is sent it, encoded."""
+        ruleset = self.core.ruleset
+        return [codec.encode(codec.JSON, event_message(ruleset, r, viewer)) for r in self.records]
+
+
+def windows_of(records: list, seat: str) -> list[str]:
+    return [r["data"]["id"] for r in records if r["kind"] == "prompt" and r["data"]["seat"] == seat
+            and "window" in r["data"]]
+
+
+def test_stops_pass_every_window_of_a_seat_that_passes_until_its_turn_after_the_minimum_hold():
+    table = Table(spellfire_core(), {"ann": 500, "ben": 500, "cat": 500}, {"cat": PASS_UNTIL_MY_TURN}, "cat")
+    table.play(400)
+    windows = windows_of(table.records, "cat")
+    assert windows, "no window opened for cat"
+    passed = {e["prompt"]: e for e in table.entries if e.get("seat") == "cat" and e["prompt"] in windows}
+    opened = {r["data"]["id"]: r["at"] for r in table.records if r["kind"] == "prompt"}
+    for prompt_id, entry in passed.items():
+        assert entry["option"] == "pass" and entry["args"] == {} and "act" not in entry
+        assert entry["at"] == opened[prompt_id] + HOLD  # as soon as a pass sent at once
+    closed = [r["data"] for r in table.records if r["kind"] == "prompt_closed" and r["data"]["id"] in passed]
+    assert closed and all(c["reason"] == "answered" for c in closed)
+    # every window of cat was passed for it, except those another seat's card closed first
+    cancelled = {r["data"]["id"] for r in table.records if r["kind"] == "prompt_closed"
+                 and r["data"]["reason"] == "cancelled"}
+    assert set(windows) - cancelled - {p["id"] for p in table.core.ruleset.prompts(table.core.state)} <= set(passed)
+
+
+def test_stops_pass_unless_playable_asks_for_a_window_with_a_card_to_play():
+    table = Table(spellfire_core(), {"ann": 500, "ben": 500, "cat": 0}, {"cat": PASS_UNLESS_PLAYABLE})
+    table.play(600)
+    prompts = {r["data"]["id"]: r["private"]["cat"] for r in table.records
+               if r["kind"] == "prompt" and r["data"]["seat"] == "cat" and "window" in r["data"]}
+    by_cat = {e["prompt"] for e in table.entries if e.get("seat") == "cat" and "act" not in e}
+    by_hand = {e["prompt"] for e in table.entries if e.get("seat") == "cat" and "act" in e}
+    playable = {p for p, shown in prompts.items() if len(shown["options"]) > 1}
+    assert by_cat and playable, "the seed must give cat windows of both sorts"
+    assert not by_cat & playable  # asked when it holds a card it could play
+    assert by_hand & playable and not by_hand & (set(prompts) - playable)
+
+
+def test_stops_ask_passes_nothing_and_a_new_setting_passes_the_windows_open_now():
+    table = Table(spellfire_core(), {"ann": None, "ben": None, "cat": None})  # nobody answers a window
+    table.play(400)
+    windows = [p for p in table.core.ruleset.prompts(table.core.state) if "window" in p]
+    assert windows and not [e for e in table.entries if "act" not in e and "seat" in e]
+    seat = windows[0]["seat"]
+    table.feed(SetStops(table.peers[seat], seat, PASS_UNTIL_MY_TURN))
+    assert table.timers and all(isinstance(t[2], AutoPass) for t in table.timers)
+    table.now = max(t[0] for t in table.timers)
+    for _, _, event in sorted(table.timers, key=lambda t: t[:2]):
+        table.feed(event)
+    assert [e["prompt"] for e in table.entries if "act" not in e and "seat" in e] == [windows[0]["id"]]
+
+
+def test_stops_are_told_to_the_seats_own_sockets_alone():
+    core = spellfire_core()
+    cat, cat_phone, ann, spectator = Peer("cat"), Peer("cat"), Peer("ann"), Peer(None, "spectator")
+    core.watchers += [cat, cat_phone, ann, spectator]
+    effects = core.receive(SetStops(cat, "cat", PASS_UNLESS_PLAYABLE), NOW)
+    told = {(id(e.conn), e.message["mode"]) for e in of(effects, Send)}
+    assert told == {(id(cat), PASS_UNLESS_PLAYABLE), (id(cat_phone), PASS_UNLESS_PLAYABLE)}
+    assert not of(effects, Write) and not of(effects, Publish)  # a setting is no answer: nothing recorded
+
+
+def test_stops_pass_until_my_turn_ends_when_the_seat_is_asked_anything_else_and_tells_it():
+    core = spellfire_core()
+    table = Table(core, {"ann": 500, "ben": 500, "cat": 500}, {"cat": PASS_UNLESS_PLAYABLE})
+    table.feed(SetStops(table.peers["cat"], "cat", PASS_UNTIL_MY_TURN))
+    ann = Peer("ann")
+    core.watchers += [table.peers["cat"], ann]  # cat's socket is told; nobody else
+    table.play(3000)
+    own = [r["data"] for r in table.records if r["kind"] == "prompt" and r["data"]["seat"] == "cat"
+           and "window" not in r["data"]]
+    assert own, "cat was never asked anything but windows"
+    assert core.stops.mode("cat") == PASS_UNLESS_PLAYABLE
+    told = [m for peer, m in table.sent if m["t"] == "stops"]
+    assert told[-1] == {"t": "stops", "mode": PASS_UNLESS_PLAYABLE}
+    assert not [m for peer, m in table.sent if peer is ann]
+
+
+def test_stops_an_automatic_pass_looks_to_every_other_seat_and_spectator_like_one_sent_at_once():
+    by_hand = Table(spellfire_core(), {"ann": 700, "ben": 900, "cat": 0})
+    by_hand.play(500)
+    auto = Table(spellfire_core(), {"ann": 700, "ben": 900, "cat": 0}, {"cat": PASS_UNTIL_MY_TURN}, "cat")
+    auto.play(500)
+    passed = [e for e in auto.entries if e.get("seat") == "cat" and "act" not in e]
+    assert len(passed) > 5
+    for viewer in ("ann", "ben", None):  # kinds, fields, bytes and times alike
+        assert auto.seen_by(viewer) == by_hand.seen_by(viewer)
+    def shown(entries):  # as the replay shows them: the act id (the client's resend key) never is
+        return [{k: v for k, v in e.items() if k != "act"} for e in entries]
+    assert shown(by_hand.entries) == shown(auto.entries)
+
+
+def test_stops_every_seat_starts_asking():
+    core = spellfire_core()
+    assert all(core.stops.mode(seat) == ASK for seat in TRIO)
+
+
+def test_stops_a_seat_that_asks_again_before_its_pass_is_due_is_asked():
+    table = Table(spellfire_core(), {"ann": None, "ben": None, "cat": None})
+    table.play(400)
+    window = next(p for p in table.core.ruleset.prompts(table.core.state) if "window" in p)
+    seat = window["seat"]
+    table.feed(SetStops(table.peers[seat], seat, PASS_UNTIL_MY_TURN))
+    table.feed(SetStops(table.peers[seat], seat, ASK))
+    passes = [t[2] for t in table.timers if isinstance(t[2], AutoPass)]
+    assert passes
+    table.now += HOLD
+    written = len(table.entries)
+    for event in passes:
+        table.feed(event)
+    assert len(table.entries) == written  # left to the seat
+    assert window["id"] in {p["id"] for p in table.core.ruleset.prompts(table.core.state)}
+
+
+def test_stops_a_pass_whose_write_failed_is_tried_again_when_redis_is_back():
+    core = spellfire_core()
+    table = Table(core, {"ann": None, "ben": None, "cat": None})
+    table.play(400)
+    window = next(p for p in core.ruleset.prompts(core.state) if "window" in p)
+    core.stops.set(window["seat"], PASS_UNTIL_MY_TURN)
+    effects = core.receive(AutoPass(window["seat"], window["id"]), table.now + HOLD)
+    assert of(effects, Write)
+    effects = core.receive(WriteFailed(StoreUnavailable("down")), table.now + HOLD)
+    assert [e.input for e in of(effects, Later)] == [AutoPass(window["seat"], window["id"])]

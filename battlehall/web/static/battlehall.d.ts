@@ -89,6 +89,9 @@ export interface PromptClosed {
 }
 
 export type Status = "connecting" | "open" | "reconnecting" | "closed";
+/** Which window prompts a seat is asked; the server passes the others (docs/protocol.md, Stops). */
+export type StopsMode = "ask" | "pass_unless_playable" | "pass_until_my_turn";
+export const STOP_MODES: StopsMode[];
 
 export interface StatusDetail {
   reason?: string;
@@ -151,6 +154,9 @@ export interface ClientEvents {
   error: (error: BattlehallError) => void;
   status: (status: Status, detail: StatusDetail) => void;
   ended: (result: Result) => void;
+  /** The seat's stops, as the server tells it (after setStops, from another device, or
+   * when pass_until_my_turn ends). */
+  stops: (mode: StopsMode) => void;
   /** Every message received, before it is handled. */
   message: (message: Message) => void;
 }
@@ -198,6 +204,8 @@ export class BattlehallClient {
   /** Acts sent more than once (same id). */
   resent: number;
   readonly pendingActs: Message[];
+  /** This seat's stops mode ("ask" until set). */
+  stops: StopsMode;
 
   on<K extends keyof ClientEvents>(name: K, fn: ClientEvents[K]): () => void;
   off<K extends keyof ClientEvents>(name: K, fn: ClientEvents[K]): void;
@@ -208,6 +216,10 @@ export class BattlehallClient {
   /** A fresh view; at most one request in flight, calls meanwhile share the next answer.
    * If the client is closed first: the last view it had. */
   requestView(): Promise<ViewMessage>;
+  /** Set this seat's stops: sent now, and again after every welcome. */
+  setStops(mode: StopsMode): void;
+  /** Whether the server passes this open prompt for the seat, by its stops. */
+  passedForMe(prompt: Prompt): boolean;
   /** The server's clock, epoch ms. */
   serverNow(): number;
   /** Stop reconnecting and close. Acts already sent get their answer first (up to 2 s:

@@ -111,11 +111,15 @@ export async function request(base, path, { method = "GET", body, apiKey, signal
 
 let clients = 0;
 
+/** The modes of a seat's stops (docs/protocol.md, Stops). */
+export const STOP_MODES = ["ask", "pass_unless_playable", "pass_until_my_turn"];
+
 /**
  * A reconnecting client for one viewer of one match (a seat's player, or a spectator).
  *
  * Events (`on(name, fn)`): "welcome", "event", "view", "prompt", "prompt_closed", "ack",
- * "error", "status", "ended", "message" (every message, raw).
+ * "error", "status", "ended", "stops" (the seat's stops mode, as the server tells it),
+ * "message" (every message, raw).
  */
 export class BattlehallClient {
   /**
@@ -190,6 +194,8 @@ export class BattlehallClient {
     this._lastHeard = 0;
     this._redirects = 0; // `not_here` redirects followed since the last welcome
     this._endedEmitted = false;
+    /** This seat's stops: which window prompts the server passes for it. @type {StopsMode} */
+    this.stops = "ask";
   }
 
   /** Call `fn` on each `name` event; returns a function that removes it. */
@@ -296,6 +302,25 @@ export class BattlehallClient {
       this._pending.set(id, pending);
       if (this._welcomed) this._sendAct(pending);
     });
+  }
+
+  /**
+   * Which window prompts this seat is asked; the server passes the others for it
+   * (docs/protocol.md, Stops): "ask", "pass_unless_playable" or "pass_until_my_turn".
+   * Sent now if connected, and again after every welcome (a restarted server forgets it).
+   * `stops` holds the mode, as the server last told it ("stops" event).
+   */
+  setStops(mode) {
+    if (!STOP_MODES.includes(mode)) throw new TypeError(`stops mode must be one of ${STOP_MODES.join(", ")}`);
+    this.stops = mode;
+    if (this._welcomed) this._send({ t: "stops", mode });
+  }
+
+  /** Whether the server passes this open prompt for the seat, by its stops. */
+  passedForMe(prompt) {
+    if (!prompt || prompt.window === undefined || this.stops === "ask") return false;
+    if (this.stops === "pass_unless_playable") return (prompt.options || []).every((o) => o.id === prompt.default);
+    return true;
   }
 
   /** Acts sent and not yet answered. */
@@ -468,6 +493,10 @@ export class BattlehallClient {
       case "view": return this._onView(m);
       case "ack": return this._onAck(m);
       case "error": return this._onError(m);
+      case "stops":
+        this.stops = m.mode;
+        this._emit("stops", m.mode);
+        return undefined;
       case "pong":
         if (typeof m.now === "number") this.clockOffsetMs = m.now - Date.now();
         return undefined;
@@ -498,6 +527,7 @@ export class BattlehallClient {
     for (const p of this.prompts.values()) if (!known.has(p.id)) this._emit("prompt", p); // open when we came
     // A view request lost with the old socket: the welcome is as fresh as its answer.
     if (this._viewInFlight) this._onView({ t: "view", seq: m.seq, view: m.view, prompts: m.prompts, now: m.now, delay_ms: m.delay_ms });
+    if (this.role === "player" && this.stops !== "ask") this._send({ t: "stops", mode: this.stops });
     for (const p of this._pending.values()) this._sendAct(p); // same ids: applied once
     const result = m.view && m.view.result;
     if (result && this.seq >= m.seq) this._ended(result);

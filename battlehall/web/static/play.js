@@ -39,10 +39,25 @@ const noticeEl = el("div.notice", {role: "alert", hidden: true});
 const resultEl = el("div.result-banner", {hidden: true});
 const boardEl = el("section.board", {"aria-label": "Board"});
 const promptsEl = el("section.prompt-bar", {"aria-label": "Your decisions"});
+// The seat's stops: which reaction windows it is asked; the server passes the others.
+const STOPS_WORDS = {
+  ask: "Always ask me",
+  pass_unless_playable: "Pass unless I have a card for it",
+  pass_until_my_turn: "Pass everything until my turn",
+};
+const stopsSelect = el("select.stops", {id: "stops", name: "stops", disabled: true},
+  Object.entries(STOPS_WORDS).map(([mode, text]) => el("option", {value: mode}, text)));
+const stopsEl = el("label.stops-setting", {hidden: true}, "Reaction windows: ", stopsSelect);
+const stopsKey = `battlehall.stops.${matchId}`;  // kept in this browser, sent again after each welcome
+stopsSelect.addEventListener("change", () => {
+  if (client) client.setStops(stopsSelect.value);
+  try { localStorage.setItem(stopsKey, stopsSelect.value); } catch (e) { /* storage off: this page only */ }
+  drawPrompts(true);
+});
 const logList = el("ol.log-lines");
 const logEl = el("section.play-log", {"aria-label": "What happened"}, el("h2", {}, "What happened"), logList);
 const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
-  el("header.play-head", {}, titleEl, whoEl, statusEl),
+  el("header.play-head", {}, titleEl, whoEl, stopsEl, statusEl),
   noticeEl, resultEl,
   el("div.play-main", {}, boardEl, el("aside.play-side", {}, promptsEl, logEl)));
 mount.replaceChildren(root);
@@ -245,8 +260,10 @@ function drawPrompts(force = false) {
 function promptBox(prompt) {
   const busy = pending.has(prompt.id);
   const def = (prompt.options || []).find(o => o.id === prompt.default);
+  const auto = client && client.passedForMe(prompt);
   const head = el("div.prompt-head", {},
     prompt.window ? el("span.window-badge", {title: "Other players may answer this window too"}, "Reaction window") : null,
+    auto ? el("span.auto-pass", {title: "Your reaction window setting passes it for you"}, "Passing for you") : null,
     el("strong.prompt-text", {}, prompt.text || words(prompt.kind)),
     clockEl(prompt));
   const list = el("ul.options");
@@ -423,12 +440,22 @@ async function start() {
     model.role = msg.role;
     model.definitions = msg.definitions || {};  // sent once per socket, never in a view
     whoEl.textContent = msg.seat ? `You play ${msg.seat}` : "You watch";
+    stopsEl.hidden = msg.role !== "player";
+    stopsSelect.disabled = msg.role !== "player";
     viewAsked = false;
     markBusy();
     takeView(msg.seq, msg.view, msg.prompts, msg.now);
     if (!model.ruleset) loadSummary().then(() => { drawBoard(); drawPrompts(true); });  // the server was down at first
   });
   client.on("event", onEvent);
+  let kept = null;
+  try { kept = localStorage.getItem(stopsKey); } catch (e) { /* storage off */ }
+  if (kept && STOPS_WORDS[kept]) { client.stops = kept; stopsSelect.value = kept; }  // sent after the welcome
+  client.on("stops", mode => {  // set here, on another device of the seat, or its turn came
+    stopsSelect.value = mode;
+    try { localStorage.setItem(stopsKey, mode); } catch (e) { /* storage off */ }
+    drawPrompts(true);
+  });
   client.on("view", msg => {
     viewAsked = false;
     markBusy();
