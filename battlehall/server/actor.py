@@ -24,7 +24,7 @@ from .clock import now_ms
 from .fanout import event_message, fan_out
 from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Delete, DeleteKeys, Detach, Ended,
                          Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
-                         Rebuilt, Reject, Release, Resolve, Send, ShowView, Status, View, ViewDelayed, Write, WriteDone,
+                         Rebuilt, Reject, Release, Resign, Resolve, Send, ShowView, Status, View, ViewDelayed, Write, WriteDone,
                          WriteFailed)
 from .match_state import MatchState, ReplayMismatch
 from .store import Store, StoreUnavailable
@@ -125,7 +125,7 @@ class MatchActor:
     # -- inputs -------------------------------------------------------------------------
 
     def submit(self, message: tuple) -> None:
-        """("act", conn, msg), ("join", conn, resume, future), ("view", conn), ("leave", conn),
+        """("act", conn, msg), ("resign", conn, id), ("join", conn, resume, future), ("view", conn), ("leave", conn),
         ("expire", prompt id), an operator's ("abort", future) or ("delete", future), a
         drain's ("release", future), or ("abandon", future, idle_before)."""
         kind = message[0]
@@ -133,6 +133,9 @@ class MatchActor:
             conn, msg = message[1], message[2]
             event = Act(conn, conn.seat, msg.get("id"), msg["prompt"], msg["option"], msg.get("args") or {},
                         time.monotonic())
+        elif kind == "resign":
+            conn = message[1]
+            event = Resign(conn, conn.seat, message[2], time.monotonic())
         elif kind == "join":
             event = Join(message[1], message[2], message[3])
         elif kind == "view":

@@ -62,6 +62,16 @@ class Act:
 
 
 @dataclass(frozen=True, slots=True)
+class Resign:
+    """A seat gives up: a `{"resign": seat}` entry, written and acknowledged like an answer
+    (its `id` deduplicates a re-sent resign as an act's does)."""
+    conn: Any
+    seat: str
+    id: str | int
+    received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Expire:
     """A prompt's deadline has come: apply its default if it is really due."""
     prompt: str
@@ -137,8 +147,8 @@ class RebuildFailed:
     pass
 
 
-Input = Act | Expire | Join | View | Leave | Abort | Abandon | Delete | Release
-BATCHED = (Act, Expire, Abort, Abandon)  # inputs that may join a write in preparation
+Input = Act | Resign | Expire | Join | View | Leave | Abort | Abandon | Delete | Release
+BATCHED = (Act, Resign, Expire, Abort, Abandon)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
@@ -278,7 +288,7 @@ class _Committed:
 def refusal(event: Input, error: BaseException) -> list:
     """How the sender of `event` is told that it was refused with `error`: the one place
     that decides it."""
-    if isinstance(event, Act):
+    if isinstance(event, (Act, Resign)):
         if isinstance(error, EngineError):
             code, message = error.code, error.message
         elif isinstance(error, Fenced):
@@ -394,7 +404,7 @@ class MatchCore:
         self.queue.clear()
         self.batch, self.outbox = [], []
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
-        return [effect for event in waiting if not isinstance(event, (Act, Expire)) for effect in refusal(event, error)]
+        return [effect for event in waiting if not isinstance(event, (Act, Resign, Expire)) for effect in refusal(event, error)]
 
     # -- the queue --------------------------------------------------------------------
 
@@ -433,6 +443,8 @@ class MatchCore:
         kind = type(event)
         if kind is Act:
             self._act(event, now)
+        elif kind is Resign:
+            self._resign(event, now)
         elif kind is Expire:
             self._expire(event, now)
         elif kind is Join:
@@ -479,6 +491,19 @@ class MatchCore:
                 return
         self._commit({"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option,
                       "args": act.args, "act": act.id}, act)
+
+    def _resign(self, resign: Resign, now: int) -> None:
+        """The seat leaves the match for good (the engine's `Ruleset.resign`): refused with
+        `match_over` after the end, `bad_seat` when it has resigned already."""
+        self.touched = now
+        match = self.match
+        acked = match.acts.get(f"{resign.seat} {resign.id}")
+        if acked is not None:  # a re-sent resign: same ack
+            self._reply(resign, [Ack(resign.conn, resign.id, acked, resign.received)])
+            return
+        if match.over:
+            raise MatchOver("the match is over")
+        self._commit({"at": now, "resign": resign.seat, "act": resign.id}, resign)
 
     def _expire(self, expire: Expire, now: int) -> None:
         self.timers.pop(expire.prompt, None)
@@ -547,7 +572,7 @@ class MatchCore:
                 self.sent_seq = records[-1]["seq"]
             if ended and entry is last:
                 out.append(Ended())
-            if type(event) is Act:
+            if type(event) is Act or type(event) is Resign:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
             elif type(event) is Abort or type(event) is Abandon:
                 out.append(Resolve(event.reply, True))

@@ -19,7 +19,7 @@ from battlehall.server.clock import Clock
 from battlehall.server.lease import NotHere
 from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, Delete, DeleteKeys, Ended, Expire,
                                           Join, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
-                                          Rebuilt, Reject, Release, Resolve, Send, Status, Write, WriteDone,
+                                          Rebuilt, Reject, Release, Resign, Resolve, Send, Status, Write, WriteDone,
                                           WriteFailed)
 from battlehall.server.match_state import MatchState
 from battlehall.server.store import LoadedMatch, pack, unpack
@@ -144,6 +144,70 @@ def test_an_ended_match_refuses_answers_and_a_second_abort():
     again = Abort(Reply())
     (reject,) = core.receive(again, NOW)
     assert reject.reply is again.reply and isinstance(reject.error, MatchOver)
+
+
+def test_a_resign_is_written_then_acked_and_ends_a_two_seat_match_for_the_other():
+    core = new_core()
+    bob = Peer("bob")
+    (write,) = core.receive(Resign(bob, "bob", "r1"), NOW)
+    (entry, records), = write.entries
+    assert entry == {"at": NOW, "resign": "bob", "act": "r1", "seq": entry["seq"], "last_seq": entry["last_seq"]}
+    assert write.ends  # one seat left: the match is over
+    done = core.receive(WriteDone(), NOW + 5)
+    assert [type(e) for e in done] == [Publish, Ended, Ack] and done[-1] == Ack(bob, "r1", entry["last_seq"], 0.0)
+    assert "seat_resigned" in [r["kind"] for r in records]
+    assert core.state["result"]["winners"] == ["alice"] and core.state["result"]["reason"] == "resigned"
+    # sent again (a reconnect not knowing whether it landed): the same ack, nothing applied
+    seq = core.seq
+    assert core.receive(Resign(bob, "bob", "r1"), NOW + 10) == [Ack(bob, "r1", seq, 0.0)] and core.seq == seq
+
+
+def test_a_resign_is_refused_after_the_end_and_for_a_seat_that_resigned():
+    core = new_core()
+    alice = Peer("alice")
+    core.receive(Abort(Reply()), NOW)
+    core.receive(WriteDone(), NOW)
+    before = pack(core.match.snapshot())
+    effects = core.receive(Resign(alice, "alice", "r1"), NOW)
+    assert errors(effects) == [(alice, "r1", "match_over")] and not of(effects, Write)
+    assert pack(core.match.snapshot()) == before
+    # a seat that resigned already (three seats, so the match goes on): bad_seat
+    seats = ["alice", "bob", "carol"]
+    state, events = get_ruleset("hourglass").start(seats, 5, {})
+    clock = {"prompt_ms": None, "bank_ms": 0, "window_min_ms": 0}
+    meta = {"ruleset": "hourglass", "seats": seats, "options": {}, "clock": clock,
+            "spectators": {"delay_ms": 0, "allowed": True}}
+    match = MatchState(meta, state, Clock.new(clock, seats), 0)
+    match.stamp(events, NOW)
+    core = MatchCore("m2", match, 100)
+    carol = Peer("carol")
+    core.receive(Resign(carol, "carol", "r1"), NOW)
+    core.receive(WriteDone(), NOW)
+    assert not core.over and core.state["resigned"] == ["carol"]
+    before = pack(core.match.snapshot())
+    effects = core.receive(Resign(carol, "carol", "r2"), NOW)
+    assert errors(effects) == [(carol, "r2", "bad_seat")] and pack(core.match.snapshot()) == before
+    assert all(p["seat"] != "carol" for p in core.ruleset.prompts(core.state))
+
+
+def test_a_resign_waiting_behind_a_write_goes_out_with_the_next_and_in_order():
+    core = new_core(simultaneous=True)
+    alice, bob = Peer("alice"), Peer("bob")
+    core.receive(act(core, alice, "a1", "strike"), NOW)  # in flight
+    assert core.receive(Resign(bob, "bob", "r1"), NOW + 1) == []  # waits for it
+    (write,) = core.receive(WriteDone(), NOW + 2)[-1:]
+    assert [e["resign"] for e, _ in write.entries] == ["bob"]
+    done = core.receive(WriteDone(), NOW + 3)
+    assert of(done, Ack)[-1].id == "r1" and core.state["result"]["winners"] == ["alice"]
+
+
+def test_a_failed_resign_write_is_refused_and_not_recorded():
+    core = new_core()
+    bob = Peer("bob")
+    core.receive(Resign(bob, "bob", "r1"), NOW)
+    failed = core.receive(WriteFailed(StoreUnavailable("down")), NOW)
+    assert errors(failed) == [(bob, "r1", "unavailable")]
+    assert of(core.receive(Resign(bob, "bob", "r1"), NOW), Rebuild)
 
 
 def test_an_abandon_ends_only_a_match_nobody_touched_or_watches():
