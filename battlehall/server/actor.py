@@ -62,7 +62,9 @@ class MatchActor:
         self.settings = services.settings
         self.metrics = services.metrics
         self.match_id = match_id
-        self.core = MatchCore(match_id, match, services.settings.snapshot_every, now_ms())
+        settings = services.settings
+        self.core = MatchCore(match_id, match, settings.snapshot_every, now_ms(),
+                              round(settings.away_grace_s * 1000), settings.away_timeouts)
         self.conns: list[Connection] = []
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
         # Spectators may watch on other nodes, casters on any (mirror.py, caster.py).
@@ -103,7 +105,7 @@ class MatchActor:
     # -- lifecycle --------------------------------------------------------------------
 
     def start(self) -> None:
-        self._perform_all(self.core.start())
+        self._perform_all(self.core.start(now_ms()))
 
     async def stop(self) -> None:
         self._perform_all(self.core.stop(StoreUnavailable("the match was unloaded before this was handled")))

@@ -78,6 +78,13 @@ class Expire:
 
 
 @dataclass(frozen=True, slots=True)
+class AwayDue:
+    """The seat may be due to be marked away (its grace without a socket ran out, or it let
+    too many prompts time out): marked if it is. Also what an away or back entry answers to."""
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
 class Join:
     """A socket joins: a welcome at the current seq, then the live events after it."""
     conn: Any
@@ -147,8 +154,8 @@ class RebuildFailed:
     pass
 
 
-Input = Act | Resign | Expire | Join | View | Leave | Abort | Abandon | Delete | Release
-BATCHED = (Act, Resign, Expire, Abort, Abandon)  # inputs that may join a write in preparation
+Input = Act | Resign | Expire | AwayDue | Join | View | Leave | Abort | Abandon | Delete | Release
+BATCHED = (Act, Resign, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
@@ -303,15 +310,16 @@ def refusal(event: Input, error: BaseException) -> list:
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, {"t": "error", "code": "unavailable",
                                   "message": "match storage is unreachable; ask for the view again later"})]
-    if isinstance(event, Expire) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
-        return [Later(RETRY_MS, event)]  # the default is still due: apply it when Redis is back
+    if isinstance(event, (Expire, AwayDue)) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
+        return [Later(RETRY_MS, event)]  # still due: apply it when Redis is back
     return []
 
 
 class MatchCore:
     """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
 
-    def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0):
+    def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0,
+                 away_grace_ms: int = 0, away_timeouts: int = 0):
         self.match_id = match_id
         self.match = match
         self.snapshot_every = snapshot_every
@@ -327,6 +335,12 @@ class MatchCore:
         self.sent_seq = match.seq  # the last seq published to sockets
         self.touched = touched  # the last act, or socket joining or leaving (epoch ms): for Abandon
         self.watchers: list = []  # the sockets attached, live or delayed
+        # When a seat is marked away (0: never that way): its player gone this long, or
+        # this many of its prompts in a row timed out.
+        self.away_grace_ms = away_grace_ms
+        self.away_timeouts = away_timeouts
+        self.gone_since: dict[str, int] = {}  # seat -> since when no socket of its player is on
+        self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
         self._out: list = []
 
     # -- what the hub reads -------------------------------------------------------------
@@ -366,8 +380,13 @@ class MatchCore:
 
     # -- driving ------------------------------------------------------------------------
 
-    def start(self) -> list:
-        return self._arm()
+    def start(self, now: int) -> list:
+        """The match is loaded at `now`: its deadlines, and the grace of every seat
+        (nobody is on it yet)."""
+        out = self._arm()
+        for seat in self.match.meta["seats"]:
+            out += self._gone(seat, now)
+        return out
 
     def receive(self, event, now: int) -> list:
         """Handle one input at `now`; the effects to perform, in order."""
@@ -404,7 +423,7 @@ class MatchCore:
         self.queue.clear()
         self.batch, self.outbox = [], []
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
-        return [effect for event in waiting if not isinstance(event, (Act, Resign, Expire)) for effect in refusal(event, error)]
+        return [effect for event in waiting if not isinstance(event, (Act, Resign, Expire, AwayDue)) for effect in refusal(event, error)]
 
     # -- the queue --------------------------------------------------------------------
 
@@ -447,6 +466,8 @@ class MatchCore:
             self._resign(event, now)
         elif kind is Expire:
             self._expire(event, now)
+        elif kind is AwayDue:
+            self._away_due(event, now)
         elif kind is Join:
             self._join(event, now)
         elif kind is View:
@@ -456,6 +477,9 @@ class MatchCore:
             if event.conn in self.watchers:
                 self.watchers.remove(event.conn)
             self._out.append(Detach(event.conn))
+            seat = event.conn.seat
+            if event.conn.role == "player" and not self._seat_on(seat):
+                self._out += self._gone(seat, now)
         elif kind is Abort:
             self._abort(event, now)
         elif kind is Abandon:
@@ -489,8 +513,10 @@ class MatchCore:
             if hold > 0:
                 self._out.append(Later(hold, act))
                 return
+        self._mark(act.seat, False, now)  # an answer from a seat marked away: it is back first
         self._commit({"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option,
                       "args": act.args, "act": act.id}, act)
+        self.timeouts_in_a_row.pop(act.seat, None)
 
     def _resign(self, resign: Resign, now: int) -> None:
         """The seat leaves the match for good (the engine's `Ruleset.resign`): refused with
@@ -513,10 +539,45 @@ class MatchCore:
         if due > now:  # woke early (a bank changed): sleep again
             self._out += self._arm()
             return
+        seat = self.match.clock.data["open"][expire.prompt]["seat"]
         try:
             self._commit({"at": max(due, now), "timeout": True, "prompt": expire.prompt}, expire)
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, expire.prompt)
+            return
+        missed = self.timeouts_in_a_row[seat] = self.timeouts_in_a_row.get(seat, 0) + 1
+        if self.away_timeouts and missed >= self.away_timeouts:
+            self._mark(seat, True, max(due, now))
+
+    # -- away and back --------------------------------------------------------------------
+
+    def _seat_on(self, seat: str) -> bool:
+        """Whether a socket of `seat`'s player is on the match."""
+        return any(c.seat == seat and c.role == "player" for c in self.watchers)
+
+    def _gone(self, seat: str, now: int) -> list:
+        """No socket of `seat`'s player is on from `now`: look again when its grace ends."""
+        if not self.away_grace_ms or seat in self.gone_since:
+            return []
+        self.gone_since[seat] = now
+        return [Later(self.away_grace_ms, AwayDue(seat))]
+
+    def _away_due(self, due: AwayDue, now: int) -> None:
+        seat = due.seat
+        since = self.gone_since.get(seat)
+        # Back meanwhile, or gone again since (that grace's own AwayDue comes later): not yet.
+        gone = since is not None and now >= since + self.away_grace_ms
+        missed = bool(self.away_timeouts) and self.timeouts_in_a_row.get(seat, 0) >= self.away_timeouts
+        if gone or missed:
+            self._mark(seat, True, now)
+
+    def _mark(self, seat: str, away: bool, now: int) -> None:
+        """Write `{"away": seat}` or `{"back": seat}` when it changes something: never for a
+        match over or a seat that resigned (it is out of the match for good)."""
+        state = self.match.state
+        if self.match.over or seat in state.get("resigned", ()) or (seat in state.get("away", ())) == away:
+            return
+        self._commit({"at": now, "away" if away else "back": seat}, AwayDue(seat))
 
     def _abort(self, abort: Abort, now: int) -> None:
         """End the match now. The abort is a log entry like an answer: ordered with the
@@ -631,6 +692,9 @@ class MatchCore:
             self._out.append(AttachDelayed(conn, join.reply, join.resume))
             return
         match = self.match
+        if conn.role == "player":  # the player is back: the seat is its own again
+            self.gone_since.pop(conn.seat, None)
+            self.timeouts_in_a_row.pop(conn.seat, None)
         self._out += [
             Send(conn, {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
                         "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
@@ -638,6 +702,8 @@ class MatchCore:
                         "definitions": match.ruleset.definitions(match.state)}),
             Attach(conn, join.reply, join.resume if join.resume is not None and join.resume < match.seq else None,
                    match.seq)]
+        if conn.role == "player":  # after the welcome: it gets the seat_back event like everyone
+            self._mark(conn.seat, False, now)
 
     def _view(self, view: View, now: int) -> None:
         """The viewer's current view: the welcome's `view`, `seq` and `prompts` again,

@@ -17,9 +17,9 @@ from battlehall.engine.errors import MatchOver
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
 from battlehall.server.lease import NotHere
-from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, Delete, DeleteKeys, Ended, Expire,
+from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AwayDue, Delete, DeleteKeys, Ended, Expire,
                                           Join, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
-                                          Rebuilt, Reject, Release, Resign, Resolve, Send, Status, Write, WriteDone,
+                                          Later, Rebuilt, Reject, Release, Resign, Resolve, Send, Status, Write, WriteDone,
                                           WriteFailed)
 from battlehall.server.match_state import MatchState
 from battlehall.server.store import LoadedMatch, pack, unpack
@@ -59,9 +59,10 @@ def new_match(simultaneous: bool = False, clock: dict | None = None, seed: int =
     return match, unpack(pack(match.snapshot()))
 
 
-def new_core(simultaneous: bool = False, clock: dict | None = None, snapshot_every: int = 100) -> MatchCore:
+def new_core(simultaneous: bool = False, clock: dict | None = None, snapshot_every: int = 100,
+             **away) -> MatchCore:
     match, _ = new_match(simultaneous, clock)
-    return MatchCore("m1", match, snapshot_every)
+    return MatchCore("m1", match, snapshot_every, **away)
 
 
 def prompt_of(core: MatchCore, seat: str) -> dict:
@@ -474,7 +475,7 @@ def test_the_writes_are_enough_to_rebuild_the_match_exactly():
 
 def test_a_prompt_is_armed_and_its_default_applied_only_when_due():
     core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0})
-    (arm,) = core.start()
+    (arm,) = core.start(NOW)
     assert isinstance(arm, Arm) and arm.due == NOW + 1000 and core.wants(arm.prompt, arm.due)
     assert core.receive(Expire(arm.prompt), NOW + 10) == [Arm(arm.prompt, arm.due)]  # early: armed again
     (write,) = core.receive(Expire(arm.prompt), NOW + 1000)
@@ -487,14 +488,14 @@ def test_a_prompt_is_armed_and_its_default_applied_only_when_due():
 
 def test_a_prompt_without_a_deadline_is_never_armed():
     core = new_core()  # untimed
-    assert core.start() == [] and core.timers == {}
+    assert core.start(NOW) == [] and core.timers == {}
     (write,) = core.receive(act(core, Peer("alice"), "a1", "strike"), NOW)
     assert not of(core.receive(WriteDone(), NOW), Arm)
 
 
 def test_a_timeout_that_could_not_be_written_is_tried_again_later():
     core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0})
-    (arm,) = core.start()
+    (arm,) = core.start(NOW)
     core.receive(Expire(arm.prompt), NOW + 1000)
     (later,) = core.receive(WriteFailed(StoreUnavailable("down")), NOW + 1001)
     assert later.input == Expire(arm.prompt) and later.delay_ms > 0
@@ -511,3 +512,93 @@ def test_release_stops_handling_and_what_waits_is_refused_by_the_hub():
     core.receive(abort, NOW)
     refused = core.stop(NotHere(None))
     assert [r.reply for r in refused] == [abort.reply]
+
+
+# -- away and back ----------------------------------------------------------------------------
+
+def joined(core: MatchCore, peer: Peer, now: int) -> list:
+    return core.receive(Join(peer, None, Reply()), now)
+
+
+def test_a_seat_without_a_socket_for_its_grace_is_marked_away_and_back_when_it_returns():
+    core = new_core(away_grace_ms=5000)
+    alice, bob = Peer("alice"), Peer("bob")
+    started = core.start(NOW)
+    assert [(e.delay_ms, e.input) for e in of(started, Later)] == [(5000, AwayDue("alice")), (5000, AwayDue("bob"))]
+    joined(core, alice, NOW + 100)
+    joined(core, bob, NOW + 100)
+    assert core.receive(AwayDue("alice"), NOW + 5000) == []  # on since: nothing is written
+    leave = core.receive(Leave(bob), NOW + 1000)
+    (later,) = of(leave, Later)
+    assert later.delay_ms == 5000 and later.input == AwayDue("bob")
+    assert core.receive(AwayDue("bob"), NOW + 5999) == []  # not yet: its grace runs from the leave
+    (write,) = core.receive(AwayDue("bob"), NOW + 6000)
+    (entry, records), = write.entries
+    assert entry == {"at": NOW + 6000, "away": "bob", "seq": entry["seq"], "last_seq": entry["last_seq"]}
+    assert [r["kind"] for r in records] == ["seat_away"]
+    assert of(core.receive(WriteDone(), NOW + 6001), Publish)
+    assert core.ruleset.view(core.state, "alice")["away"] == ["bob"]  # every view shows it
+    assert core.ruleset.view(core.state, None)["away"] == ["bob"]
+    # bob comes back: the welcome (still away), then a back entry, written like any other
+    back = joined(core, Peer("bob"), NOW + 7000)
+    welcome = of(back, Send)[0].message
+    assert welcome["view"]["away"] == ["bob"]
+    (write,) = of(back, Write)
+    assert [e["back"] for e, _ in write.entries] == ["bob"]
+    core.receive(WriteDone(), NOW + 7001)
+    assert core.ruleset.view(core.state, None)["away"] == []
+
+
+def test_a_seat_with_another_socket_on_is_not_gone_and_a_leave_and_return_within_the_grace_writes_nothing():
+    core = new_core(away_grace_ms=5000)
+    core.start(NOW)
+    first, second = Peer("bob"), Peer("bob")
+    joined(core, first, NOW)
+    joined(core, second, NOW)
+    assert not of(core.receive(Leave(first), NOW + 10), Later)  # the other socket is still on
+    core.receive(Leave(second), NOW + 20)
+    joined(core, Peer("bob"), NOW + 3000)
+    assert core.receive(AwayDue("bob"), NOW + 5020) == [] and core.seq == core.sent_seq
+    assert "away" not in core.state
+
+
+def test_prompts_timing_out_in_a_row_mark_the_seat_away_and_its_next_answer_brings_it_back():
+    core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0}, away_timeouts=2)
+    core.start(NOW)
+    alice = Peer("alice")
+    joined(core, alice, NOW)
+    now = NOW
+    kinds = []
+    for _ in range(2):  # duel: alice's prompt, then bob's, ... each times out
+        prompt = prompt_of(core, "alice")["id"]
+        now = core.match.clock.expires_at(prompt)
+        (write,) = core.receive(Expire(prompt), now)
+        kinds.append([e for e, _ in write.entries])
+        core.receive(WriteDone(), now)
+        bob_prompt = prompt_of(core, "bob")
+        core.receive(Act(Peer("bob"), "bob", f"b{now}", bob_prompt["id"], "guard", {}), now)
+        core.receive(WriteDone(), now)
+    assert ["timeout" in e for e in kinds[0]] == [True]  # one in a row: not yet
+    assert [("timeout" in e, e.get("away")) for e in kinds[1]] == [(True, None), (False, "alice")]
+    assert core.state["away"] == ["alice"]
+    (write,) = core.receive(act(core, alice, "a1", "guard"), now + 1)
+    assert [e.get("back") for e, _ in write.entries] == ["alice", None]  # back, then the answer
+    done = core.receive(WriteDone(), now + 2)
+    assert of(done, Ack)[0].id == "a1" and core.state["away"] == []
+
+
+def test_a_resigned_seat_or_an_ended_match_is_never_marked_away():
+    core = new_core(away_grace_ms=5000)
+    core.start(NOW)
+    core.receive(Abort(Reply()), NOW)
+    core.receive(WriteDone(), NOW)
+    assert core.receive(AwayDue("bob"), NOW + 6000) == []
+
+
+def test_an_away_mark_that_could_not_be_written_is_tried_again():
+    core = new_core(away_grace_ms=5000)
+    core.start(NOW)
+    core.receive(AwayDue("bob"), NOW + 5000)
+    (later,) = core.receive(WriteFailed(StoreUnavailable("down")), NOW + 5001)
+    assert later.input == AwayDue("bob")
+    assert of(core.receive(AwayDue("bob"), NOW + 5600), Rebuild)
