@@ -101,3 +101,47 @@ async def test_in_a_three_seat_match_the_others_play_on_and_the_resigned_seat_is
     assert not [e for e in replay["events"] if e["seq"] > resigned["seq"] and e["kind"] == "prompt"
                 and e["data"].get("seat") == "carol"]
     assert verify(replay) == []
+
+
+async def test_a_seat_gone_past_its_grace_is_marked_away_for_everyone_and_back_when_it_returns(tmp_path):
+    srv = ServerProcess(tmp_path, env={"BATTLEHALL_AWAY_GRACE_S": "2"}).start()
+    try:
+        created = srv.create(ruleset="duel")
+        match = created["match"]
+        alice = await Raw.open(srv.url, match)
+        assert (await alice.hello(created["tokens"]["alice"]))["t"] == "welcome"
+        watcher = await Raw.open(srv.url, match)
+        assert (await watcher.hello(created["spectator_token"]))["t"] == "welcome"
+        bob = await Raw.open(srv.url, match)
+        assert (await bob.hello(created["tokens"]["bob"]))["t"] == "welcome"
+        await bob.close()
+        away = await alice.recv_until(is_event("seat_away"), timeout=10)
+        assert away["data"] == {"seat": "bob"}
+        assert (await watcher.recv_until(is_event("seat_away")))["seq"] == away["seq"]
+        await watcher.send({"t": "view"})
+        assert (await watcher.recv_until(lambda m: m["t"] == "view"))["view"]["away"] == ["bob"]
+
+        srv.kill()  # the mark is in the log: it survives a restart
+        srv.start()
+        alice = await Raw.open(srv.url, match)
+        welcome = await alice.hello(created["tokens"]["alice"])
+        assert welcome["view"]["away"] == ["bob"]
+        bob = await Raw.open(srv.url, match)
+        assert (await bob.hello(created["tokens"]["bob"]))["view"]["away"] == ["bob"]  # the welcome, then back
+        back = await bob.recv_until(is_event("seat_back"))
+        assert back["data"] == {"seat": "bob"}
+        assert (await alice.recv_until(is_event("seat_back")))["seq"] == back["seq"]
+        await alice.send({"t": "view"})
+        assert (await alice.recv_until(lambda m: m["t"] == "view"))["view"]["away"] == []
+
+        # the end of the match: bob resigns; the replay has the away and back, and re-runs
+        await bob.send({"t": "resign", "id": "r"})
+        await bob.recv_until(lambda m: m["t"] == "ack")
+        replay = httpx.get(f"{srv.url}/matches/{match}/replay", headers=bearer(created)).json()
+        assert [{k: e[k] for k in ("away", "back", "resign") if k in e} for e in replay["log"]] == [
+            {"away": "bob"}, {"back": "bob"}, {"resign": "bob"}]
+        assert verify(replay) == []
+        for sock in (alice, bob, watcher):
+            await sock.close()
+    finally:
+        srv.stop()
