@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 from ..engine.ruleset import ABANDONED
 from .clock import now_ms
 from .fanout import event_message, fan_out
-from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Delete, DeleteKeys, Detach, Ended,
+from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Claim, Delete, DeleteKeys, Detach, Ended,
                          Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
                          Rebuilt, Reject, Release, Resign, Resolve, Send, ShowView, Status, View, ViewDelayed, Write, WriteDone,
                          WriteFailed)
@@ -127,7 +127,7 @@ class MatchActor:
     # -- inputs -------------------------------------------------------------------------
 
     def submit(self, message: tuple) -> None:
-        """("act", conn, msg), ("resign", conn, id), ("join", conn, resume, future), ("view", conn), ("leave", conn),
+        """("act", conn, msg), ("resign", conn, id), ("claim", conn, id), ("join", conn, resume, future), ("view", conn), ("leave", conn),
         ("expire", prompt id), an operator's ("abort", future) or ("delete", future), a
         drain's ("release", future), or ("abandon", future, idle_before)."""
         kind = message[0]
@@ -135,9 +135,9 @@ class MatchActor:
             conn, msg = message[1], message[2]
             event = Act(conn, conn.seat, msg.get("id"), msg["prompt"], msg["option"], msg.get("args") or {},
                         time.monotonic())
-        elif kind == "resign":
+        elif kind == "resign" or kind == "claim":
             conn = message[1]
-            event = Resign(conn, conn.seat, message[2], time.monotonic())
+            event = (Resign if kind == "resign" else Claim)(conn, conn.seat, message[2], time.monotonic())
         elif kind == "join":
             event = Join(message[1], message[2], message[3])
         elif kind == "view":

@@ -25,7 +25,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.errors import EngineError, MatchOver
+from ..engine.errors import BadSeat, EngineError, MatchOver
 from .lease import NotHere
 from .match_state import MatchState
 from .writer import Fenced, StoreUnavailable
@@ -38,6 +38,12 @@ RETRY_MS = 500  # a timeout that could not be recorded is tried again this much 
 
 class MatchLive(Exception):
     """The match has not ended: it cannot be deleted (abort it first)."""
+
+
+class NoClaim(EngineError):
+    """A claim of the win where the match does not allow it (`when_away` is not "claim")
+    or no other seat is away."""
+    code = "no_claim"
 
 
 class InternalError(RuntimeError):
@@ -65,6 +71,17 @@ class Act:
 class Resign:
     """A seat gives up: a `{"resign": seat}` entry, written and acknowledged like an answer
     (its `id` deduplicates a re-sent resign as an act's does)."""
+    conn: Any
+    seat: str
+    id: str | int
+    received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A seat claims the win over the seats marked away (a match created with
+    `"when_away": "claim"`): each is resigned, `{"resign": seat}` entries written and
+    acknowledged like an answer."""
     conn: Any
     seat: str
     id: str | int
@@ -154,8 +171,8 @@ class RebuildFailed:
     pass
 
 
-Input = Act | Resign | Expire | AwayDue | Join | View | Leave | Abort | Abandon | Delete | Release
-BATCHED = (Act, Resign, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
+Input = Act | Resign | Claim | Expire | AwayDue | Join | View | Leave | Abort | Abandon | Delete | Release
+BATCHED = (Act, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
@@ -295,7 +312,7 @@ class _Committed:
 def refusal(event: Input, error: BaseException) -> list:
     """How the sender of `event` is told that it was refused with `error`: the one place
     that decides it."""
-    if isinstance(event, (Act, Resign)):
+    if isinstance(event, (Act, Resign, Claim)):
         if isinstance(error, EngineError):
             code, message = error.code, error.message
         elif isinstance(error, Fenced):
@@ -423,7 +440,7 @@ class MatchCore:
         self.queue.clear()
         self.batch, self.outbox = [], []
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
-        return [effect for event in waiting if not isinstance(event, (Act, Resign, Expire, AwayDue)) for effect in refusal(event, error)]
+        return [effect for event in waiting if not isinstance(event, (Act, Resign, Claim, Expire, AwayDue)) for effect in refusal(event, error)]
 
     # -- the queue --------------------------------------------------------------------
 
@@ -464,6 +481,8 @@ class MatchCore:
             self._act(event, now)
         elif kind is Resign:
             self._resign(event, now)
+        elif kind is Claim:
+            self._claim(event, now)
         elif kind is Expire:
             self._expire(event, now)
         elif kind is AwayDue:
@@ -530,6 +549,29 @@ class MatchCore:
         if match.over:
             raise MatchOver("the match is over")
         self._commit({"at": now, "resign": resign.seat, "act": resign.id}, resign)
+
+    def _claim(self, claim: Claim, now: int) -> None:
+        """Every other seat marked away resigns; the last resign entry carries the claim's
+        id (and the claiming seat), so a re-sent claim gets the same ack."""
+        self.touched = now
+        match = self.match
+        acked = match.acts.get(f"{claim.seat} {claim.id}")
+        if acked is not None:
+            self._reply(claim, [Ack(claim.conn, claim.id, acked, claim.received)])
+            return
+        if match.over:
+            raise MatchOver("the match is over")
+        if claim.seat in match.state.get("resigned", ()):
+            raise BadSeat(f"{claim.seat} has resigned")
+        if match.meta.get("when_away", "nothing") != "claim":
+            raise NoClaim("this match does not allow claiming the win (when_away is not \"claim\")")
+        away = [seat for seat in match.state.get("away", ()) if seat != claim.seat]
+        if not away:
+            raise NoClaim("no other seat is away")
+        self._mark(claim.seat, False, now)  # the claiming seat is here
+        for seat in away[:-1]:
+            self._commit({"at": now, "resign": seat}, AwayDue(seat))
+        self._commit({"at": now, "resign": away[-1], "seat": claim.seat, "act": claim.id}, claim)
 
     def _expire(self, expire: Expire, now: int) -> None:
         self.timers.pop(expire.prompt, None)
@@ -633,7 +675,7 @@ class MatchCore:
                 self.sent_seq = records[-1]["seq"]
             if ended and entry is last:
                 out.append(Ended())
-            if type(event) is Act or type(event) is Resign:
+            if type(event) is Act or type(event) is Resign or type(event) is Claim:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
             elif type(event) is Abort or type(event) is Abandon:
                 out.append(Resolve(event.reply, True))

@@ -245,15 +245,16 @@ class Session:
                 self.error("bad_args", "args must be a map of argument names to values", act_id)
                 return
             self.actor.submit(("act", self.conn, message))
-        elif kind == "resign":
+        elif kind == "resign" or kind == "claim_win":
             act_id = codec.act_id(message)
             if act_id is None:
-                self.error("bad_message", f"resign needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
+                self.error("bad_message", f"{kind} needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
                 return
             if self.conn.role != "player":
-                self.error("spectator", f"{self.conn.role}s cannot resign", act_id)
+                self.error("spectator", f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}",
+                           act_id)
                 return
-            self.actor.submit(("resign", self.conn, act_id))
+            self.actor.submit(("resign" if kind == "resign" else "claim", self.conn, act_id))
         elif kind == "view":  # in order with the match's events, so its seq is exact
             if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
                 self.error("rate_limited", "views take more bytes per second than this server sends a socket; "
@@ -264,7 +265,7 @@ class Session:
             self.error("bad_message", "already said hello")
         else:
             shown = f" {kind!r}" if len(kind) <= MAX_NAME else ""  # an error never echoes a long value
-            self.error("bad_message", f"unknown message type{shown}: a client sends hello, act, resign, ping or view")
+            self.error("bad_message", f"unknown message type{shown}: a client sends hello, act, resign, claim_win, ping or view")
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""

@@ -17,7 +17,7 @@ from battlehall.engine.errors import MatchOver
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
 from battlehall.server.lease import NotHere
-from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AwayDue, Delete, DeleteKeys, Ended, Expire,
+from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AwayDue, Claim, Delete, DeleteKeys, Ended, Expire,
                                           Join, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
                                           Later, Rebuilt, Reject, Release, Resign, Resolve, Send, Status, Write, WriteDone,
                                           WriteFailed)
@@ -602,3 +602,56 @@ def test_an_away_mark_that_could_not_be_written_is_tried_again():
     (later,) = core.receive(WriteFailed(StoreUnavailable("down")), NOW + 5001)
     assert later.input == AwayDue("bob")
     assert of(core.receive(AwayDue("bob"), NOW + 5600), Rebuild)
+
+
+# -- claiming the win over seats away ---------------------------------------------------------
+
+def three_seat_core(when_away: str) -> MatchCore:
+    seats = ["alice", "bob", "carol"]
+    state, events = get_ruleset("hourglass").start(seats, 5, {})
+    clock = {"prompt_ms": None, "bank_ms": 0, "window_min_ms": 0}
+    meta = {"ruleset": "hourglass", "seats": seats, "options": {}, "clock": clock, "when_away": when_away,
+            "spectators": {"delay_ms": 0, "allowed": True}}
+    match = MatchState(meta, state, Clock.new(clock, seats), 0)
+    match.stamp(events, NOW)
+    return MatchCore("m3", match, 100, away_grace_ms=1000)
+
+
+def mark_away(core: MatchCore, *seats: str) -> None:
+    for seat in seats:
+        core.receive(AwayDue(seat), NOW + 1000)
+        core.receive(WriteDone(), NOW + 1000)
+    assert core.state["away"] == list(seats)
+
+
+def test_a_claim_resigns_every_seat_away_and_is_acked_once_after_the_write():
+    core = three_seat_core("claim")
+    core.start(NOW)
+    alice = Peer("alice")
+    core.receive(Join(alice, None, Reply()), NOW)
+    mark_away(core, "bob", "carol")
+    (write,) = core.receive(Claim(alice, "alice", "c1"), NOW + 2000)
+    assert [e["resign"] for e, _ in write.entries] == ["bob", "carol"]
+    assert write.ends
+    done = core.receive(WriteDone(), NOW + 2001)
+    (ack,) = of(done, Ack)
+    assert ack.id == "c1" and ack.seq == write.entries[-1][0]["last_seq"]
+    assert core.state["result"]["winners"] == ["alice"] and core.state["result"]["ranking"][-1] == ["bob"]
+    seq = core.seq
+    assert core.receive(Claim(alice, "alice", "c1"), NOW + 3000) == [Ack(alice, "c1", seq, 0.0)]
+
+
+def test_a_claim_is_refused_unless_the_match_allows_it_and_another_seat_is_away():
+    core = three_seat_core("nothing")
+    core.start(NOW)
+    alice = Peer("alice")
+    mark_away(core, "bob")
+    effects = core.receive(Claim(alice, "alice", "c1"), NOW + 2000)
+    assert errors(effects) == [(alice, "c1", "no_claim")] and not of(effects, Write)
+    core = three_seat_core("claim")
+    core.start(NOW)
+    assert errors(core.receive(Claim(alice, "alice", "c2"), NOW)) == [(alice, "c2", "no_claim")]  # nobody away
+    mark_away(core, "alice")  # only the claiming seat itself
+    before = pack(core.match.snapshot())
+    assert errors(core.receive(Claim(alice, "alice", "c3"), NOW + 2000)) == [(alice, "c3", "no_claim")]
+    assert pack(core.match.snapshot()) == before
