@@ -145,3 +145,37 @@ async def test_a_seat_gone_past_its_grace_is_marked_away_for_everyone_and_back_w
             await sock.close()
     finally:
         srv.stop()
+
+
+async def test_a_claim_of_the_win_resigns_the_seat_away_where_the_match_allows_it(tmp_path):
+    srv = ServerProcess(tmp_path, env={"BATTLEHALL_AWAY_GRACE_S": "2"}).start()
+    try:
+        plain = srv.create(ruleset="duel")
+        created = srv.create(ruleset="duel", when_away="claim")
+        r = httpx.post(f"{srv.url}/matches", json={"ruleset": "duel", "seats": ["a", "b"], "when_away": "bot"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_setup" and "when_away" in r.text
+        socks = {}
+        for name, made in (("plain", plain), ("claim", created)):
+            alice = socks[name] = await Raw.open(srv.url, made["match"])
+            assert (await alice.hello(made["tokens"]["alice"]))["t"] == "welcome"
+            await alice.send({"t": "claim_win", "id": "early"})
+            assert (await alice.recv())["code"] == "no_claim"  # nobody is away yet
+        for name in socks:  # bob never came: away after the grace
+            await socks[name].recv_until(is_event("seat_away"), timeout=10)
+        await socks["plain"].send({"t": "claim_win", "id": "c1"})
+        assert (await socks["plain"].recv())["code"] == "no_claim"  # this match does not allow it
+        alice = socks["claim"]
+        await alice.send({"t": "claim_win", "id": "c1"})
+        resigned = await alice.recv_until(is_event("seat_resigned"))
+        assert resigned["data"] == {"seat": "bob"}
+        ended = await alice.recv_until(is_event("match_ended"))
+        assert await alice.recv() == {"t": "ack", "id": "c1", "seq": ended["seq"]}
+        assert ended["data"]["winners"] == ["alice"] and ended["data"]["reason"] == "resigned"
+        replay = httpx.get(f"{srv.url}/matches/{created['match']}/replay", headers=bearer(created)).json()
+        assert [{k: e[k] for k in ("away", "resign") if k in e} for e in replay["log"]] == [
+            {"away": "bob"}, {"resign": "bob"}]
+        assert verify(replay) == []
+        for sock in socks.values():
+            await sock.close()
+    finally:
+        srv.stop()
