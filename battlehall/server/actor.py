@@ -24,7 +24,8 @@ from .clock import now_ms
 from .fanout import event_message, fan_out
 from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Claim, Delete, DeleteKeys, Detach, Ended,
                          Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
-                         Rebuilt, Reject, Release, Resign, Resolve, Send, ShowView, Status, View, ViewDelayed, Write, WriteDone,
+                         Rebuilt, Reject, Release, Resign, Resolve, Send, ShowView, Status, View, ViewDelayed, Write,
+                         WriteDone,
                          WriteFailed)
 from .match_state import MatchState, ReplayMismatch
 from .store import Store, StoreUnavailable
@@ -127,7 +128,8 @@ class MatchActor:
     # -- inputs -------------------------------------------------------------------------
 
     def submit(self, message: tuple) -> None:
-        """("act", conn, msg), ("resign", conn, id), ("claim", conn, id), ("join", conn, resume, future), ("view", conn), ("leave", conn),
+        """("act", conn, msg), ("resign", conn, id), ("claim", conn, id), ("join", conn, resume, future),
+        ("view", conn), ("leave", conn),
         ("expire", prompt id), an operator's ("abort", future) or ("delete", future), a
         drain's ("release", future), or ("abandon", future, idle_before)."""
         kind = message[0]

@@ -440,7 +440,8 @@ class MatchCore:
         self.queue.clear()
         self.batch, self.outbox = [], []
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
-        return [effect for event in waiting if not isinstance(event, (Act, Resign, Claim, Expire, AwayDue)) for effect in refusal(event, error)]
+        unanswered = (Act, Resign, Claim, Expire, AwayDue)
+        return [effect for event in waiting if not isinstance(event, unanswered) for effect in refusal(event, error)]
 
     # -- the queue --------------------------------------------------------------------
 

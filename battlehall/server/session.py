@@ -1,4 +1,5 @@
-"""One client's session: `hello`, then `act`, `resign`, `view` and `ping` until it leaves (docs/protocol.md, Session)."""
+"""One client's session: `hello`, then `act`, `resign`, `claim_win`, `view` and `ping` until it
+leaves (docs/protocol.md, Session)."""
 
 from __future__ import annotations
 
@@ -248,7 +249,8 @@ class Session:
         elif kind == "resign" or kind == "claim_win":
             act_id = codec.act_id(message)
             if act_id is None:
-                self.error("bad_message", f"{kind} needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
+                self.error("bad_message",
+                           f"{kind} needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
                 return
             if self.conn.role != "player":
                 self.error("spectator", f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}",
@@ -265,7 +267,8 @@ class Session:
             self.error("bad_message", "already said hello")
         else:
             shown = f" {kind!r}" if len(kind) <= MAX_NAME else ""  # an error never echoes a long value
-            self.error("bad_message", f"unknown message type{shown}: a client sends hello, act, resign, claim_win, ping or view")
+            self.error("bad_message", f"unknown message type{shown}: "
+                                      "a client sends hello, act, resign, claim_win, ping or view")
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""

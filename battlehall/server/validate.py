@@ -171,4 +171,5 @@ def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms
         if not isinstance(label[name], str) or len(name) > 64 or len(label[name]) > 256:
             raise SetupError(f"label.{name}", "label values are strings of at most 256 characters")
     return {"ruleset": ruleset, "seats": seats, "seed": seed, "seed_public": seed_public, "options": options, "setup": setup,
-            "clock": clock, "spectators": spectators, "label": label, "caster": caster, "when_away": when_away}
+            "clock": clock, "spectators": spectators, "label": label, "caster": caster,
+            "when_away": when_away}

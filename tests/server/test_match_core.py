@@ -17,10 +17,10 @@ from battlehall.engine.errors import MatchOver
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
 from battlehall.server.lease import NotHere
-from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AwayDue, Claim, Delete, DeleteKeys, Ended, Expire,
-                                          Join, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
-                                          Later, Rebuilt, Reject, Release, Resign, Resolve, Send, Status, Write, WriteDone,
-                                          WriteFailed)
+from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AwayDue, Claim, Delete, DeleteKeys,
+                                          Ended, Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish,
+                                          Rebuild, RebuildFailed, Rebuilt, Reject, Release, Resign, Resolve, Send,
+                                          Status, Write, WriteDone, WriteFailed)
 from battlehall.server.match_state import MatchState
 from battlehall.server.store import LoadedMatch, pack, unpack
 from battlehall.server.writer import Fenced, StoreUnavailable
