@@ -143,3 +143,23 @@ async def test_resign_from_the_page_asks_first_then_the_other_wins(server, page)
     assert not await watcher.locator("button.resign").count() or not await watcher.locator("button.resign").is_visible()
     summary = httpx.get(f"{server.url}/matches/{match_id}").json()
     assert summary["result"]["winners"] == ["alice"] and summary["result"]["reason"] == "resigned"
+
+
+async def test_a_player_gone_past_the_grace_is_shown_away_and_back_when_the_page_returns(start_server, page):
+    srv = start_server("away", env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0", "BATTLEHALL_AWAY_GRACE_S": "2"})
+    created = srv.create(ruleset="duel")
+    match_id = created["match"]
+    alice = await page(f"{srv.url}/play/{match_id}#token={created['tokens']['alice']}", wait_for=OPEN)
+    bob_url = f"{srv.url}/play/{match_id}#token={created['tokens']['bob']}"
+    bob = await page(bob_url, wait_for=OPEN)
+    # (a slow start may have marked a seat away before its page came: it is back since)
+    await alice.wait_for_selector(".away-seats", state="hidden")
+    aways = await alice.locator(".log-lines li", has_text="bob is away").count()
+    await bob.context.close()  # bob's browser is gone
+    await alice.wait_for_selector(".away-seats[data-seats=bob]", timeout=10_000)
+    assert await alice.locator(".away-seats").inner_text() == "Away: bob"
+    await alice.locator(".log-lines li", has_text="bob is away").nth(aways).wait_for()
+    backs = await alice.locator(".log-lines li", has_text="bob is back").count()
+    await page(bob_url, wait_for=OPEN)
+    await alice.locator(".log-lines li", has_text="bob is back").nth(backs).wait_for()
+    await alice.wait_for_selector(".away-seats", state="hidden")

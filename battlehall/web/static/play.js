@@ -43,13 +43,14 @@ const promptsEl = el("section.prompt-bar", {"aria-label": "Your decisions"});
 const logList = el("ol.log-lines");
 const logEl = el("section.play-log", {"aria-label": "What happened"}, el("h2", {}, "What happened"), logList);
 // Resigning is for good: the button asks once more before it sends anything.
+const awayEl = el("span.away-seats", {"aria-live": "polite", hidden: true});  // seats whose players are gone
 const resignButton = el("button.resign", {type: "button", hidden: true}, "Resign");
 const resignYes = el("button.resign-confirm", {type: "button"}, "Yes, resign");
 const resignNo = el("button.resign-cancel", {type: "button"}, "Keep playing");
 const resignAsk = el("span.resign-ask", {role: "group", "aria-label": "Resign?", hidden: true},
   "Resign this match? It counts as a loss. ", resignYes, " ", resignNo);
 const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
-  el("header.play-head", {}, titleEl, whoEl, statusEl, resignButton, resignAsk),
+  el("header.play-head", {}, titleEl, whoEl, statusEl, awayEl, resignButton, resignAsk),
   noticeEl, resultEl,
   el("div.play-main", {}, boardEl, el("aside.play-side", {}, promptsEl, logEl)));
 mount.replaceChildren(root);
@@ -120,9 +121,14 @@ const controls = {
 
 let resigning = false;  // a resign sent, waiting for its ack
 
-/** The Resign button: for a seat's player, while the match is on and the seat has not resigned. */
+/** Who is away (every view lists them), and the Resign button: for a seat's player, while
+ * the match is on and the seat has not resigned. */
 function drawResign() {
   const view = model.view || {};
+  const away = view.result ? [] : (view.away || []);
+  awayEl.hidden = !away.length;
+  awayEl.dataset.seats = away.join(" ");
+  awayEl.textContent = away.length ? `Away: ${away.map(s => s === model.seat ? "you" : s).join(", ")}` : "";
   const can = !!client && model.role === "player" && !!model.seat && !view.result &&
     !(view.resigned || []).includes(model.seat) && !resigning;
   resignButton.hidden = !can || !resignAsk.hidden;
