@@ -588,6 +588,8 @@ class MatchCore:
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, expire.prompt)
             return
+        if seat not in self.match.meta["seats"]:  # a side the server plays itself (hourglass' Bandits)
+            return
         missed = self.timeouts_in_a_row[seat] = self.timeouts_in_a_row.get(seat, 0) + 1
         if self.away_timeouts and missed >= self.away_timeouts:
             self._mark(seat, True, max(due, now))
