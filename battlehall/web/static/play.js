@@ -125,7 +125,7 @@ let resigning = false;  // a resign sent, waiting for its ack
  * the match is on and the seat has not resigned. */
 function drawResign() {
   const view = model.view || {};
-  const away = view.result ? [] : (view.away || []);
+  const away = view.result ? [] : (view.away || []).filter(s => !(view.resigned || []).includes(s));  // out for good
   awayEl.hidden = !away.length;
   awayEl.dataset.seats = away.join(" ");
   awayEl.textContent = away.length ? `Away: ${away.map(s => s === model.seat ? "you" : s).join(", ")}` : "";
