@@ -179,3 +179,38 @@ async def test_a_claim_of_the_win_resigns_the_seat_away_where_the_match_allows_i
             await sock.close()
     finally:
         srv.stop()
+
+
+async def test_a_seat_that_lets_its_prompts_time_out_in_a_row_is_away_until_it_answers(tmp_path):
+    srv = ServerProcess(tmp_path, env={"BATTLEHALL_AWAY_TIMEOUTS": "2", "BATTLEHALL_AWAY_GRACE_S": "0"}).start()
+    try:
+        created = srv.create(ruleset="duel", options={"hp": 500},
+                             clock={"prompt_ms": 600, "bank_ms": 0, "window_min_ms": 0})
+        alice = await Raw.open(srv.url, created["match"])
+        assert (await alice.hello(created["tokens"]["alice"]))["t"] == "welcome"
+        bob = await Raw.open(srv.url, created["match"])
+        assert (await bob.hello(created["tokens"]["bob"]))["t"] == "welcome"
+        seen = []
+
+        def record(kind):
+            def check(m):
+                seen.append(m)
+                return m["t"] == "event" and m["kind"] == kind and m["data"].get("seat") == "alice"
+            return check
+
+        away = await alice.recv_until(record("seat_away"), timeout=10)  # both sockets on all along
+        timeouts = [m for m in seen if m.get("kind") == "prompt_closed" and m["data"]["seat"] == "alice"]
+        assert len(timeouts) == 2 and all(m["data"]["reason"] == "timeout" for m in timeouts)
+        prompt = await alice.recv_until(lambda m: m.get("kind") == "prompt" and m["data"]["seat"] == "alice", 10)
+        await alice.send({"t": "act", "id": "a1", "prompt": prompt["data"]["id"], "option": "strike"})
+        back = await alice.recv_until(record("seat_back"), timeout=5)
+        assert back["seq"] > away["seq"]
+        answered = await alice.recv_until(lambda m: m.get("kind") == "prompt_closed" and m["data"]["id"] ==
+                                          prompt["data"]["id"])
+        assert answered["data"]["reason"] == "answered" and answered["seq"] > back["seq"]  # back, then the answer
+        assert (await alice.recv_until(lambda m: m["t"] == "ack"))["id"] == "a1"
+        await bob.recv_until(is_event("seat_back"))  # the other seat is told too
+        await alice.close()
+        await bob.close()
+    finally:
+        srv.stop()
