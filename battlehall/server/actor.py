@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Callable
 from ..engine.ruleset import ABANDONED
 from .clock import now_ms
 from .fanout import event_message, fan_out
-from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Delete, DeleteKeys, Detach, Ended,
+from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Claim, Delete, DeleteKeys, Detach, Ended,
                          Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
-                         Rebuilt, Reject, Release, Resolve, Send, SetStops, ShowView, Status, View, ViewDelayed, Write, WriteDone,
-                         WriteFailed)
+                         Rebuilt, Reject, Release, Resign, Resolve, Send, SetStops, ShowView, Status, View, ViewDelayed,
+                         Write, WriteDone, WriteFailed)
 from .match_state import MatchState, ReplayMismatch
 from .store import Store, StoreUnavailable
 
@@ -62,7 +62,9 @@ class MatchActor:
         self.settings = services.settings
         self.metrics = services.metrics
         self.match_id = match_id
-        self.core = MatchCore(match_id, match, services.settings.snapshot_every, now_ms())
+        settings = services.settings
+        self.core = MatchCore(match_id, match, settings.snapshot_every, now_ms(),
+                              round(settings.away_grace_s * 1000), settings.away_timeouts)
         self.conns: list[Connection] = []
         self.feed = None  # DelayedFeed for spectators when the match has a stream delay
         # Spectators may watch on other nodes, casters on any (mirror.py, caster.py).
@@ -103,7 +105,7 @@ class MatchActor:
     # -- lifecycle --------------------------------------------------------------------
 
     def start(self) -> None:
-        self._perform_all(self.core.start())
+        self._perform_all(self.core.start(now_ms()))
 
     async def stop(self) -> None:
         self._perform_all(self.core.stop(StoreUnavailable("the match was unloaded before this was handled")))
@@ -125,7 +127,8 @@ class MatchActor:
     # -- inputs -------------------------------------------------------------------------
 
     def submit(self, message: tuple) -> None:
-        """("act", conn, msg), ("stops", conn, mode), ("join", conn, resume, future), ("view", conn), ("leave", conn),
+        """("act", conn, msg), ("stops", conn, mode), ("resign", conn, id), ("claim", conn, id),
+        ("join", conn, resume, future), ("view", conn), ("leave", conn),
         ("expire", prompt id), an operator's ("abort", future) or ("delete", future), a
         drain's ("release", future), or ("abandon", future, idle_before)."""
         kind = message[0]
@@ -135,6 +138,9 @@ class MatchActor:
                         time.monotonic())
         elif kind == "stops":
             event = SetStops(message[1], message[1].seat, message[2])
+        elif kind == "resign" or kind == "claim":
+            conn = message[1]
+            event = (Resign if kind == "resign" else Claim)(conn, conn.seat, message[2], time.monotonic())
         elif kind == "join":
             event = Join(message[1], message[2], message[3])
         elif kind == "view":

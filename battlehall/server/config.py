@@ -195,6 +195,12 @@ class Settings:
     #: ends it as "abandoned" (abandon.py); 0 never ends one.
     abandon_s: float = setting(3600.0, "BATTLEHALL_ABANDON_S", "end a live match with no act and no socket "
                                "for this many seconds (0: never)", kind="float", minimum=0)
+    #: When a seat is marked away (match_core.py): its player had no socket on the match
+    #: this long, or let this many of its prompts in a row time out; 0: never that way.
+    away_grace_s: float = setting(60.0, "BATTLEHALL_AWAY_GRACE_S", "mark a seat away when its player has had "
+                                  "no socket on the match for this many seconds (0: never)", kind="float", minimum=0)
+    away_timeouts: int = setting(3, "BATTLEHALL_AWAY_TIMEOUTS", "mark a seat away when this many of its prompts "
+                                 "in a row time out (0: never)", kind="int", minimum=0)
     #: The HS256 key of the tokens operators sign to vouch for their players (vouch.py);
     #: None: no token is accepted, guest profiles only.
     jwt_key: str | None = setting(None, "BATTLEHALL_JWT_KEY", "HS256 key (at least 32 bytes) of the player "

@@ -601,7 +601,7 @@ class Hub:
 
     async def revealed(self, match_id: str) -> dict:
         """What the replay of a finished match adds to its summary to re-run it: the seed,
-        the options and setup it started from, and every answer and timeout in order."""
+        the options and setup it started from, and every entry of its log in order."""
         actor = self.actors.get(match_id)
         loaded = None if actor is not None else await self.store.load(match_id)
         if actor is None and loaded is None:  # expired since its summary was read
@@ -617,6 +617,9 @@ class Hub:
                     shown["reason"] = entry["reason"]
             elif entry.get("timeout"):
                 shown.update(prompt=entry["prompt"], timeout=True)
+            elif "resign" in entry or "away" in entry or "back" in entry:  # a seat left, went away or came back
+                kind = next(k for k in ("resign", "away", "back") if k in entry)
+                shown[kind] = entry[kind]
             else:
                 shown["prompt"] = entry["prompt"]
                 shown.update(seat=entry["seat"], option=entry["option"], args=entry["args"])

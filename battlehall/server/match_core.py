@@ -25,7 +25,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.errors import EngineError, MatchOver
+from ..engine.errors import BadSeat, EngineError, MatchOver
 from ..engine.ruleset import default_answer
 from .lease import NotHere
 from .match_state import MatchState
@@ -40,6 +40,12 @@ RETRY_MS = 500  # a timeout that could not be recorded is tried again this much 
 
 class MatchLive(Exception):
     """The match has not ended: it cannot be deleted (abort it first)."""
+
+
+class NoClaim(EngineError):
+    """A claim of the win where the match does not allow it (`when_away` is not "claim")
+    or no other seat is away."""
+    code = "no_claim"
 
 
 class InternalError(RuntimeError):
@@ -79,9 +85,37 @@ class AutoPass:
 
 
 @dataclass(frozen=True, slots=True)
+class Resign:
+    """A seat gives up: a `{"resign": seat}` entry, written and acknowledged like an answer
+    (its `id` deduplicates a re-sent resign as an act's does)."""
+    conn: Any
+    seat: str
+    id: str | int
+    received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A seat claims the win over the seats marked away (a match created with
+    `"when_away": "claim"`): each is resigned, `{"resign": seat}` entries written and
+    acknowledged like an answer."""
+    conn: Any
+    seat: str
+    id: str | int
+    received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Expire:
     """A prompt's deadline has come: apply its default if it is really due."""
     prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class AwayDue:
+    """The seat may be due to be marked away (its grace without a socket ran out, or it let
+    too many prompts time out): marked if it is. Also what an away or back entry answers to."""
+    seat: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +188,8 @@ class RebuildFailed:
     pass
 
 
-Input = Act | AutoPass | SetStops | Expire | Join | View | Leave | Abort | Abandon | Delete | Release
-BATCHED = (Act, AutoPass, Expire, Abort, Abandon)  # inputs that may join a write in preparation
+Input = Act | AutoPass | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave | Abort | Abandon | Delete | Release
+BATCHED = (Act, AutoPass, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
@@ -295,7 +329,7 @@ class _Committed:
 def refusal(event: Input, error: BaseException) -> list:
     """How the sender of `event` is told that it was refused with `error`: the one place
     that decides it."""
-    if isinstance(event, Act):
+    if isinstance(event, (Act, Resign, Claim)):
         if isinstance(error, EngineError):
             code, message = error.code, error.message
         elif isinstance(error, Fenced):
@@ -310,7 +344,7 @@ def refusal(event: Input, error: BaseException) -> list:
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, {"t": "error", "code": "unavailable",
                                   "message": "match storage is unreachable; ask for the view again later"})]
-    if isinstance(event, (Expire, AutoPass)) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
+    if isinstance(event, (Expire, AutoPass, AwayDue)) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Later(RETRY_MS, event)]  # still due: applied when Redis is back (if still open then)
     return []
 
@@ -318,7 +352,8 @@ def refusal(event: Input, error: BaseException) -> list:
 class MatchCore:
     """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
 
-    def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0):
+    def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0,
+                 away_grace_ms: int = 0, away_timeouts: int = 0):
         self.match_id = match_id
         self.match = match
         self.snapshot_every = snapshot_every
@@ -335,6 +370,12 @@ class MatchCore:
         self.touched = touched  # the last act, or socket joining or leaving (epoch ms): for Abandon
         self.watchers: list = []  # the sockets attached, live or delayed
         self.stops = Stops()  # kept while this node runs the match; a seat sends its own again after a welcome
+        # When a seat is marked away (0: never that way): its player gone this long, or
+        # this many of its prompts in a row timed out.
+        self.away_grace_ms = away_grace_ms
+        self.away_timeouts = away_timeouts
+        self.gone_since: dict[str, int] = {}  # seat -> since when no socket of its player is on
+        self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
         self._out: list = []
 
     # -- what the hub reads -------------------------------------------------------------
@@ -374,8 +415,13 @@ class MatchCore:
 
     # -- driving ------------------------------------------------------------------------
 
-    def start(self) -> list:
-        return self._arm()
+    def start(self, now: int) -> list:
+        """The match is loaded at `now`: its deadlines, and the grace of every seat
+        (nobody is on it yet)."""
+        out = self._arm()
+        for seat in self.match.meta["seats"]:
+            out += self._gone(seat, now)
+        return out
 
     def receive(self, event, now: int) -> list:
         """Handle one input at `now`; the effects to perform, in order."""
@@ -412,7 +458,8 @@ class MatchCore:
         self.queue.clear()
         self.batch, self.outbox = [], []
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
-        return [effect for event in waiting if not isinstance(event, (Act, Expire)) for effect in refusal(event, error)]
+        unanswered = (Act, AutoPass, Resign, Claim, Expire, AwayDue)
+        return [effect for event in waiting if not isinstance(event, unanswered) for effect in refusal(event, error)]
 
     # -- the queue --------------------------------------------------------------------
 
@@ -455,8 +502,14 @@ class MatchCore:
             self._auto_pass(event, now)
         elif kind is SetStops:
             self._set_stops(event)
+        elif kind is Resign:
+            self._resign(event, now)
+        elif kind is Claim:
+            self._claim(event, now)
         elif kind is Expire:
             self._expire(event, now)
+        elif kind is AwayDue:
+            self._away_due(event, now)
         elif kind is Join:
             self._join(event, now)
         elif kind is View:
@@ -466,6 +519,9 @@ class MatchCore:
             if event.conn in self.watchers:
                 self.watchers.remove(event.conn)
             self._out.append(Detach(event.conn))
+            seat = event.conn.seat
+            if event.conn.role == "player" and not self._seat_on(seat):
+                self._out += self._gone(seat, now)
         elif kind is Abort:
             self._abort(event, now)
         elif kind is Abandon:
@@ -493,8 +549,10 @@ class MatchCore:
             raise MatchOver("the match is over")
         if self._hold(act, now):
             return
+        self._mark(act.seat, False, now)  # an answer from a seat marked away: it is back first
         self._commit({"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option,
                       "args": act.args, "act": act.id}, act)
+        self.timeouts_in_a_row.pop(act.seat, None)
 
     def _hold(self, event: Act | AutoPass, now: int) -> bool:
         """Whether `event` answers a window prompt too soon: it is fed again when the
@@ -548,6 +606,42 @@ class MatchCore:
             if self.stops.passes(prompt):
                 self.queue.append(AutoPass(seat, data["id"]))
 
+    def _resign(self, resign: Resign, now: int) -> None:
+        """The seat leaves the match for good (the engine's `Ruleset.resign`): refused with
+        `match_over` after the end, `bad_seat` when it has resigned already."""
+        self.touched = now
+        match = self.match
+        acked = match.acts.get(f"{resign.seat} {resign.id}")
+        if acked is not None:  # a re-sent resign: same ack
+            self._reply(resign, [Ack(resign.conn, resign.id, acked, resign.received)])
+            return
+        if match.over:
+            raise MatchOver("the match is over")
+        self._commit({"at": now, "resign": resign.seat, "act": resign.id}, resign)
+
+    def _claim(self, claim: Claim, now: int) -> None:
+        """Every other seat marked away resigns; the last resign entry carries the claim's
+        id (and the claiming seat), so a re-sent claim gets the same ack."""
+        self.touched = now
+        match = self.match
+        acked = match.acts.get(f"{claim.seat} {claim.id}")
+        if acked is not None:
+            self._reply(claim, [Ack(claim.conn, claim.id, acked, claim.received)])
+            return
+        if match.over:
+            raise MatchOver("the match is over")
+        if claim.seat in match.state.get("resigned", ()):
+            raise BadSeat(f"{claim.seat} has resigned")
+        if match.meta.get("when_away", "nothing") != "claim":
+            raise NoClaim("this match does not allow claiming the win (when_away is not \"claim\")")
+        away = [seat for seat in match.state.get("away", ()) if seat != claim.seat]
+        if not away:
+            raise NoClaim("no other seat is away")
+        self._mark(claim.seat, False, now)  # the claiming seat is here
+        for seat in away[:-1]:
+            self._commit({"at": now, "resign": seat}, AwayDue(seat))
+        self._commit({"at": now, "resign": away[-1], "seat": claim.seat, "act": claim.id}, claim)
+
     def _expire(self, expire: Expire, now: int) -> None:
         self.timers.pop(expire.prompt, None)
         due = self.match.clock.expires_at(expire.prompt)
@@ -556,10 +650,47 @@ class MatchCore:
         if due > now:  # woke early (a bank changed): sleep again
             self._out += self._arm()
             return
+        seat = self.match.clock.data["open"][expire.prompt]["seat"]
         try:
             self._commit({"at": max(due, now), "timeout": True, "prompt": expire.prompt}, expire)
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, expire.prompt)
+            return
+        if seat not in self.match.meta["seats"]:  # a side the server plays itself (hourglass' Bandits)
+            return
+        missed = self.timeouts_in_a_row[seat] = self.timeouts_in_a_row.get(seat, 0) + 1
+        if self.away_timeouts and missed >= self.away_timeouts:
+            self._mark(seat, True, max(due, now))
+
+    # -- away and back --------------------------------------------------------------------
+
+    def _seat_on(self, seat: str) -> bool:
+        """Whether a socket of `seat`'s player is on the match."""
+        return any(c.seat == seat and c.role == "player" for c in self.watchers)
+
+    def _gone(self, seat: str, now: int) -> list:
+        """No socket of `seat`'s player is on from `now`: look again when its grace ends."""
+        if not self.away_grace_ms or seat in self.gone_since:
+            return []
+        self.gone_since[seat] = now
+        return [Later(self.away_grace_ms, AwayDue(seat))]
+
+    def _away_due(self, due: AwayDue, now: int) -> None:
+        seat = due.seat
+        since = self.gone_since.get(seat)
+        # Back meanwhile, or gone again since (that grace's own AwayDue comes later): not yet.
+        gone = since is not None and now >= since + self.away_grace_ms
+        missed = bool(self.away_timeouts) and self.timeouts_in_a_row.get(seat, 0) >= self.away_timeouts
+        if gone or missed:
+            self._mark(seat, True, now)
+
+    def _mark(self, seat: str, away: bool, now: int) -> None:
+        """Write `{"away": seat}` or `{"back": seat}` when it changes something: never for a
+        match over or a seat that resigned (it is out of the match for good)."""
+        state = self.match.state
+        if self.match.over or seat in state.get("resigned", ()) or (seat in state.get("away", ())) == away:
+            return
+        self._commit({"at": now, "away" if away else "back": seat}, AwayDue(seat))
 
     def _abort(self, abort: Abort, now: int) -> None:
         """End the match now. The abort is a log entry like an answer: ordered with the
@@ -617,7 +748,7 @@ class MatchCore:
                 self.sent_seq = records[-1]["seq"]
             if ended and entry is last:
                 out.append(Ended())
-            if type(event) is Act:
+            if type(event) is Act or type(event) is Resign or type(event) is Claim:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
             elif type(event) is Abort or type(event) is Abandon:
                 out.append(Resolve(event.reply, True))
@@ -679,6 +810,9 @@ class MatchCore:
             self._out.append(AttachDelayed(conn, join.reply, join.resume))
             return
         match = self.match
+        if conn.role == "player":  # the player is back: the seat is its own again
+            self.gone_since.pop(conn.seat, None)
+            self.timeouts_in_a_row.pop(conn.seat, None)
         self._out += [
             Send(conn, {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
                         "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
@@ -686,6 +820,8 @@ class MatchCore:
                         "definitions": match.ruleset.definitions(match.state)}),
             Attach(conn, join.reply, join.resume if join.resume is not None and join.resume < match.seq else None,
                    match.seq)]
+        if conn.role == "player":  # after the welcome: it gets the seat_back event like everyone
+            self._mark(conn.seat, False, now)
 
     def _view(self, view: View, now: int) -> None:
         """The viewer's current view: the welcome's `view`, `seq` and `prompts` again,

@@ -55,8 +55,8 @@ class MatchState:
         events = apply_entry(self.ruleset, self.state, entry)
         self.answers_since_snapshot += 1
         records = self.stamp(events, entry["at"])
-        if entry.get("act") is not None:  # a re-sent act id gets this ack again
-            self.acts[f"{entry['seat']} {entry['act']}"] = self.seq
+        if entry.get("act") is not None:  # a re-sent act (or resign) id gets this ack again
+            self.acts[f"{entry['seat'] if 'seat' in entry else entry['resign']} {entry['act']}"] = self.seq
         return records
 
     def stamp(self, events: list[dict], at: int) -> list[dict]:

@@ -1,4 +1,5 @@
-"""One client's session: `hello`, then `act` and `ping` until it leaves (docs/protocol.md, Session)."""
+"""One client's session: `hello`, then `act`, `resign`, `claim_win`, `view` and `ping` until it
+leaves (docs/protocol.md, Session)."""
 
 from __future__ import annotations
 
@@ -247,6 +248,17 @@ class Session:
             self.actor.submit(("act", self.conn, message))
         elif kind == "stops":
             self._stops(message)
+        elif kind == "resign" or kind == "claim_win":
+            act_id = codec.act_id(message)
+            if act_id is None:
+                self.error("bad_message",
+                           f"{kind} needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
+                return
+            if self.conn.role != "player":
+                self.error("spectator", f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}",
+                           act_id)
+                return
+            self.actor.submit(("resign" if kind == "resign" else "claim", self.conn, act_id))
         elif kind == "view":  # in order with the match's events, so its seq is exact
             if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
                 self.error("rate_limited", "views take more bytes per second than this server sends a socket; "
@@ -257,7 +269,8 @@ class Session:
             self.error("bad_message", "already said hello")
         else:
             shown = f" {kind!r}" if len(kind) <= MAX_NAME else ""  # an error never echoes a long value
-            self.error("bad_message", f"unknown message type{shown}: a client sends hello, act, stops, ping or view")
+            self.error("bad_message", f"unknown message type{shown}: "
+                                      "a client sends hello, act, stops, resign, claim_win, ping or view")
 
     def _stops(self, message: dict) -> None:
         """Which window prompts the seat is asked; the server passes the others (stops.py)."""

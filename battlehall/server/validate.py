@@ -26,6 +26,8 @@ MAX_STRING = 4_096
 #: allowed: spectators may watch with the spectator token; public: also without one;
 #: delay_ms: the stream delay; max: how many may watch at once.
 DEFAULT_SPECTATORS = {"allowed": True, "public": False, "delay_ms": 0, "max": 10_000}
+#: What may happen when a seat is marked away: nothing, or the others may claim the win.
+WHEN_AWAY = ("nothing", "claim")
 
 
 def _int(value, path: str, low: int, high: int) -> int:
@@ -117,7 +119,8 @@ def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms
     `caster_min_delay_ms`: the server's smallest caster delay (a smaller one is refused)."""
     if not isinstance(body, dict):
         raise SetupError("", "the body must be a JSON object")
-    known = {"ruleset", "seats", "seed", "seed_public", "options", "setup", "clock", "spectators", "label", "caster"}
+    known = {"ruleset", "seats", "seed", "seed_public", "options", "setup", "clock", "spectators", "label", "caster",
+             "when_away"}
     for name in sorted(body):
         if name not in known:
             raise SetupError(name, f"unknown field {name!r}")
@@ -156,6 +159,11 @@ def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms
     if "max" in given:
         spectators["max"] = _int(given["max"], "spectators.max", 0, 100_000)
     caster = _caster(body, caster_min_delay_ms)
+    when_away = body.get("when_away")
+    if when_away is None:
+        when_away = "nothing"
+    elif when_away not in WHEN_AWAY:  # `in` on a tuple of strings: an unhashable value is just not in it
+        raise SetupError("when_away", f"must be one of {', '.join(WHEN_AWAY)}")
     label = _object(body, "label")
     if len(label) > 16:
         raise SetupError("label", "must be an object of at most 16 string fields")
@@ -163,4 +171,5 @@ def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms
         if not isinstance(label[name], str) or len(name) > 64 or len(label[name]) > 256:
             raise SetupError(f"label.{name}", "label values are strings of at most 256 characters")
     return {"ruleset": ruleset, "seats": seats, "seed": seed, "seed_public": seed_public, "options": options, "setup": setup,
-            "clock": clock, "spectators": spectators, "label": label, "caster": caster}
+            "clock": clock, "spectators": spectators, "label": label, "caster": caster,
+            "when_away": when_away}

@@ -1,9 +1,10 @@
 """The player page beyond a whole match: keyboard play, the countdown turning into the time
 bank, the default named, who else is deciding, a server restart ridden out, a wrong link
-said plainly, the prompt bar's combinations, and a phone-sized window."""
+said plainly, the prompt bar's combinations, a phone-sized window, and resigning with a confirm step."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 OPEN = "#play[data-status=open]"
@@ -115,3 +116,50 @@ async def test_a_phone_sized_window(server, page, ruleset):
     board = await alice.locator(".board").bounding_box()
     assert bar["y"] + bar["height"] <= board["y"]
     await shot(alice, f"{ruleset}-player-phone")
+
+
+async def test_resign_from_the_page_asks_first_then_the_other_wins(server, page):
+    created = server.create(ruleset="duel")
+    match_id = created["match"]
+    alice = await page(f"{server.url}/play/{match_id}#token={created['tokens']['alice']}", wait_for=OPEN)
+    bob = await page(f"{server.url}/play/{match_id}#token={created['tokens']['bob']}", wait_for=OPEN)
+    watcher = await page(f"{server.url}/watch/{match_id}#token={created['spectator_token']}")
+    await bob.locator("button.resign").click()
+    await bob.locator(".resign-ask").wait_for()
+    assert "counts as a loss" in await bob.locator(".resign-ask").inner_text()
+    await bob.locator("button.resign-cancel").click()  # changed its mind: nothing was sent
+    await bob.wait_for_timeout(300)
+    assert httpx.get(f"{server.url}/matches/{match_id}").json()["status"] == "live"
+    assert await bob.locator("button.resign").is_visible()
+
+    await bob.locator("button.resign").click()
+    await bob.locator("button.resign-confirm").click()
+    await bob.wait_for_selector("[data-result=resigned]")
+    await alice.wait_for_selector("[data-result=resigned]")
+    assert "You won" in await alice.locator(".result-banner").inner_text()
+    await bob.locator(".log-lines li", has_text="You resigned").wait_for()
+    await alice.locator(".log-lines li", has_text="bob resigned").wait_for()
+    assert not await bob.locator("button.resign").is_visible() and not await alice.locator("button.resign").is_visible()
+    assert not await watcher.locator("button.resign").count() or not await watcher.locator("button.resign").is_visible()
+    summary = httpx.get(f"{server.url}/matches/{match_id}").json()
+    assert summary["result"]["winners"] == ["alice"] and summary["result"]["reason"] == "resigned"
+
+
+async def test_a_player_gone_past_the_grace_is_shown_away_and_back_when_the_page_returns(start_server, page):
+    srv = start_server("away", env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0", "BATTLEHALL_AWAY_GRACE_S": "2"})
+    created = srv.create(ruleset="duel")
+    match_id = created["match"]
+    alice = await page(f"{srv.url}/play/{match_id}#token={created['tokens']['alice']}", wait_for=OPEN)
+    bob_url = f"{srv.url}/play/{match_id}#token={created['tokens']['bob']}"
+    bob = await page(bob_url, wait_for=OPEN)
+    # (a slow start may have marked a seat away before its page came: it is back since)
+    await alice.wait_for_selector(".away-seats", state="hidden")
+    aways = await alice.locator(".log-lines li", has_text="bob is away").count()
+    await bob.context.close()  # bob's browser is gone
+    await alice.wait_for_selector(".away-seats[data-seats=bob]", timeout=10_000)
+    assert await alice.locator(".away-seats").inner_text() == "Away: bob"
+    await alice.locator(".log-lines li", has_text="bob is away").nth(aways).wait_for()
+    backs = await alice.locator(".log-lines li", has_text="bob is back").count()
+    await page(bob_url, wait_for=OPEN)
+    await alice.locator(".log-lines li", has_text="bob is back").nth(backs).wait_for()
+    await alice.wait_for_selector(".away-seats", state="hidden")

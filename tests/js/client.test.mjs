@@ -159,3 +159,21 @@ test("rate_limited: the act is sent again later with the same id and applied onc
   assert.ok(refusals.includes("rate_limited"), `refusals: ${refusals}`);
   assert.ok(mover.resent >= 1);
 });
+
+test("resign() is acknowledged after its events, ends a duel for the other, and a second one is refused", async (t) => {
+  const created = await create({ seed: 7 });
+  const alice = client(created, "alice");
+  const bob = client(created, "bob");
+  t.after(() => { alice.close(); bob.close(); });
+  await alice.connect();
+  await bob.connect();
+  const won = next(alice, "ended");
+  const resigned = next(alice, "event", (e) => e.kind === "seat_resigned");
+  const ack = await bob.resign();
+  assert.equal(ack.t, "ack");
+  assert.deepEqual((await resigned).data, { seat: "bob" });
+  assert.deepEqual((await won).winners, ["alice"]);
+  assert.equal(bob.result.reason, "resigned"); // match_ended came before the ack
+  await assert.rejects(bob.resign(), (err) => err instanceof BattlehallError && err.code === "match_over");
+  assert.equal(bob.pendingActs.length, 0);
+});

@@ -53,6 +53,9 @@ def test_any_body_is_created_or_refused_by_name(case):
     ({"ruleset": "duel", "seats": ["a", "b"], "spectators": 0}, "spectators"),
     ({"ruleset": "duel", "seats": ["a", "b"], "label": ""}, "label"),
     ({"ruleset": "duel", "seats": ["a", "b"], "options": False}, "options"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "when_away": "bot"}, "when_away"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "when_away": ["claim"]}, "when_away"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "when_away": {"claim": 1}}, "when_away"),
 ])
 def test_wrong_types_are_refused_by_path(body, path):
     with pytest.raises(SetupError) as caught:
@@ -64,6 +67,8 @@ def test_null_sections_are_the_defaults():
     request = create({"ruleset": "duel", "seats": ["a", "b"], "options": None, "clock": None,
                       "spectators": None, "label": None, "setup": None})
     assert request["options"] == {} and request["label"] == {} and request["spectators"]["allowed"] is True
+    assert request["when_away"] == "nothing"
+    assert create({"ruleset": "duel", "seats": ["a", "b"], "when_away": "claim"})["when_away"] == "claim"
 
 
 class CountingList(list):

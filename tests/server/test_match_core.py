@@ -17,10 +17,10 @@ from battlehall.engine.errors import MatchOver
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
 from battlehall.server.lease import NotHere
-from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, Delete, DeleteKeys, Ended, Expire,
-                                          Join, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
-                                          Rebuilt, Reject, Release, Resolve, Send, Status, Write, WriteDone,
-                                          WriteFailed)
+from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AwayDue, Claim, Delete, DeleteKeys,
+                                          Ended, Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish,
+                                          Rebuild, RebuildFailed, Rebuilt, Reject, Release, Resign, Resolve, Send,
+                                          Status, Write, WriteDone, WriteFailed)
 from battlehall.server.match_state import MatchState
 from battlehall.server.store import LoadedMatch, pack, unpack
 from battlehall.server.writer import Fenced, StoreUnavailable
@@ -59,9 +59,10 @@ def new_match(simultaneous: bool = False, clock: dict | None = None, seed: int =
     return match, unpack(pack(match.snapshot()))
 
 
-def new_core(simultaneous: bool = False, clock: dict | None = None, snapshot_every: int = 100) -> MatchCore:
+def new_core(simultaneous: bool = False, clock: dict | None = None, snapshot_every: int = 100,
+             **away) -> MatchCore:
     match, _ = new_match(simultaneous, clock)
-    return MatchCore("m1", match, snapshot_every)
+    return MatchCore("m1", match, snapshot_every, **away)
 
 
 def prompt_of(core: MatchCore, seat: str) -> dict:
@@ -144,6 +145,70 @@ def test_an_ended_match_refuses_answers_and_a_second_abort():
     again = Abort(Reply())
     (reject,) = core.receive(again, NOW)
     assert reject.reply is again.reply and isinstance(reject.error, MatchOver)
+
+
+def test_a_resign_is_written_then_acked_and_ends_a_two_seat_match_for_the_other():
+    core = new_core()
+    bob = Peer("bob")
+    (write,) = core.receive(Resign(bob, "bob", "r1"), NOW)
+    (entry, records), = write.entries
+    assert entry == {"at": NOW, "resign": "bob", "act": "r1", "seq": entry["seq"], "last_seq": entry["last_seq"]}
+    assert write.ends  # one seat left: the match is over
+    done = core.receive(WriteDone(), NOW + 5)
+    assert [type(e) for e in done] == [Publish, Ended, Ack] and done[-1] == Ack(bob, "r1", entry["last_seq"], 0.0)
+    assert "seat_resigned" in [r["kind"] for r in records]
+    assert core.state["result"]["winners"] == ["alice"] and core.state["result"]["reason"] == "resigned"
+    # sent again (a reconnect not knowing whether it landed): the same ack, nothing applied
+    seq = core.seq
+    assert core.receive(Resign(bob, "bob", "r1"), NOW + 10) == [Ack(bob, "r1", seq, 0.0)] and core.seq == seq
+
+
+def test_a_resign_is_refused_after_the_end_and_for_a_seat_that_resigned():
+    core = new_core()
+    alice = Peer("alice")
+    core.receive(Abort(Reply()), NOW)
+    core.receive(WriteDone(), NOW)
+    before = pack(core.match.snapshot())
+    effects = core.receive(Resign(alice, "alice", "r1"), NOW)
+    assert errors(effects) == [(alice, "r1", "match_over")] and not of(effects, Write)
+    assert pack(core.match.snapshot()) == before
+    # a seat that resigned already (three seats, so the match goes on): bad_seat
+    seats = ["alice", "bob", "carol"]
+    state, events = get_ruleset("hourglass").start(seats, 5, {})
+    clock = {"prompt_ms": None, "bank_ms": 0, "window_min_ms": 0}
+    meta = {"ruleset": "hourglass", "seats": seats, "options": {}, "clock": clock,
+            "spectators": {"delay_ms": 0, "allowed": True}}
+    match = MatchState(meta, state, Clock.new(clock, seats), 0)
+    match.stamp(events, NOW)
+    core = MatchCore("m2", match, 100)
+    carol = Peer("carol")
+    core.receive(Resign(carol, "carol", "r1"), NOW)
+    core.receive(WriteDone(), NOW)
+    assert not core.over and core.state["resigned"] == ["carol"]
+    before = pack(core.match.snapshot())
+    effects = core.receive(Resign(carol, "carol", "r2"), NOW)
+    assert errors(effects) == [(carol, "r2", "bad_seat")] and pack(core.match.snapshot()) == before
+    assert all(p["seat"] != "carol" for p in core.ruleset.prompts(core.state))
+
+
+def test_a_resign_waiting_behind_a_write_goes_out_with_the_next_and_in_order():
+    core = new_core(simultaneous=True)
+    alice, bob = Peer("alice"), Peer("bob")
+    core.receive(act(core, alice, "a1", "strike"), NOW)  # in flight
+    assert core.receive(Resign(bob, "bob", "r1"), NOW + 1) == []  # waits for it
+    (write,) = core.receive(WriteDone(), NOW + 2)[-1:]
+    assert [e["resign"] for e, _ in write.entries] == ["bob"]
+    done = core.receive(WriteDone(), NOW + 3)
+    assert of(done, Ack)[-1].id == "r1" and core.state["result"]["winners"] == ["alice"]
+
+
+def test_a_failed_resign_write_is_refused_and_not_recorded():
+    core = new_core()
+    bob = Peer("bob")
+    core.receive(Resign(bob, "bob", "r1"), NOW)
+    failed = core.receive(WriteFailed(StoreUnavailable("down")), NOW)
+    assert errors(failed) == [(bob, "r1", "unavailable")]
+    assert of(core.receive(Resign(bob, "bob", "r1"), NOW), Rebuild)
 
 
 def test_an_abandon_ends_only_a_match_nobody_touched_or_watches():
@@ -410,7 +475,7 @@ def test_the_writes_are_enough_to_rebuild_the_match_exactly():
 
 def test_a_prompt_is_armed_and_its_default_applied_only_when_due():
     core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0})
-    (arm,) = core.start()
+    (arm,) = core.start(NOW)
     assert isinstance(arm, Arm) and arm.due == NOW + 1000 and core.wants(arm.prompt, arm.due)
     assert core.receive(Expire(arm.prompt), NOW + 10) == [Arm(arm.prompt, arm.due)]  # early: armed again
     (write,) = core.receive(Expire(arm.prompt), NOW + 1000)
@@ -423,14 +488,14 @@ def test_a_prompt_is_armed_and_its_default_applied_only_when_due():
 
 def test_a_prompt_without_a_deadline_is_never_armed():
     core = new_core()  # untimed
-    assert core.start() == [] and core.timers == {}
+    assert core.start(NOW) == [] and core.timers == {}
     (write,) = core.receive(act(core, Peer("alice"), "a1", "strike"), NOW)
     assert not of(core.receive(WriteDone(), NOW), Arm)
 
 
 def test_a_timeout_that_could_not_be_written_is_tried_again_later():
     core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0})
-    (arm,) = core.start()
+    (arm,) = core.start(NOW)
     core.receive(Expire(arm.prompt), NOW + 1000)
     (later,) = core.receive(WriteFailed(StoreUnavailable("down")), NOW + 1001)
     assert later.input == Expire(arm.prompt) and later.delay_ms > 0
@@ -486,7 +551,7 @@ class Table:
         self.records: list[dict] = []
         self.sent: list[tuple] = []  # (peer, message) of every Send
         self.handled: set = set()  # prompts the seats answer (or leave) by hand
-        self.feed_all(core.start())
+        self.feed_all(core.start(NOW))
         for seat, mode in (stops or {}).items():
             self.feed(SetStops(self.peers[seat], seat, mode))
 
@@ -661,3 +726,144 @@ def test_stops_a_pass_whose_write_failed_is_tried_again_when_redis_is_back():
     assert of(effects, Write)
     effects = core.receive(WriteFailed(StoreUnavailable("down")), table.now + HOLD)
     assert [e.input for e in of(effects, Later)] == [AutoPass(window["seat"], window["id"])]
+# -- away and back ----------------------------------------------------------------------------
+
+def joined(core: MatchCore, peer: Peer, now: int) -> list:
+    return core.receive(Join(peer, None, Reply()), now)
+
+
+def test_a_seat_without_a_socket_for_its_grace_is_marked_away_and_back_when_it_returns():
+    core = new_core(away_grace_ms=5000)
+    alice, bob = Peer("alice"), Peer("bob")
+    started = core.start(NOW)
+    assert [(e.delay_ms, e.input) for e in of(started, Later)] == [(5000, AwayDue("alice")), (5000, AwayDue("bob"))]
+    joined(core, alice, NOW + 100)
+    joined(core, bob, NOW + 100)
+    assert core.receive(AwayDue("alice"), NOW + 5000) == []  # on since: nothing is written
+    leave = core.receive(Leave(bob), NOW + 1000)
+    (later,) = of(leave, Later)
+    assert later.delay_ms == 5000 and later.input == AwayDue("bob")
+    assert core.receive(AwayDue("bob"), NOW + 5999) == []  # not yet: its grace runs from the leave
+    (write,) = core.receive(AwayDue("bob"), NOW + 6000)
+    (entry, records), = write.entries
+    assert entry == {"at": NOW + 6000, "away": "bob", "seq": entry["seq"], "last_seq": entry["last_seq"]}
+    assert [r["kind"] for r in records] == ["seat_away"]
+    assert of(core.receive(WriteDone(), NOW + 6001), Publish)
+    assert core.ruleset.view(core.state, "alice")["away"] == ["bob"]  # every view shows it
+    assert core.ruleset.view(core.state, None)["away"] == ["bob"]
+    # bob comes back: the welcome (still away), then a back entry, written like any other
+    back = joined(core, Peer("bob"), NOW + 7000)
+    welcome = of(back, Send)[0].message
+    assert welcome["view"]["away"] == ["bob"]
+    (write,) = of(back, Write)
+    assert [e["back"] for e, _ in write.entries] == ["bob"]
+    core.receive(WriteDone(), NOW + 7001)
+    assert core.ruleset.view(core.state, None)["away"] == []
+
+
+def test_a_seat_with_another_socket_on_is_not_gone_and_a_leave_and_return_within_the_grace_writes_nothing():
+    core = new_core(away_grace_ms=5000)
+    core.start(NOW)
+    first, second = Peer("bob"), Peer("bob")
+    joined(core, first, NOW)
+    joined(core, second, NOW)
+    assert not of(core.receive(Leave(first), NOW + 10), Later)  # the other socket is still on
+    core.receive(Leave(second), NOW + 20)
+    joined(core, Peer("bob"), NOW + 3000)
+    assert core.receive(AwayDue("bob"), NOW + 5020) == [] and core.seq == core.sent_seq
+    assert "away" not in core.state
+
+
+def test_prompts_timing_out_in_a_row_mark_the_seat_away_and_its_next_answer_brings_it_back():
+    core = new_core(clock={"prompt_ms": 1000, "bank_ms": 0, "window_min_ms": 0}, away_timeouts=2)
+    core.start(NOW)
+    alice = Peer("alice")
+    joined(core, alice, NOW)
+    now = NOW
+    kinds = []
+    for _ in range(2):  # duel: alice's prompt, then bob's, ... each times out
+        prompt = prompt_of(core, "alice")["id"]
+        now = core.match.clock.expires_at(prompt)
+        (write,) = core.receive(Expire(prompt), now)
+        kinds.append([e for e, _ in write.entries])
+        core.receive(WriteDone(), now)
+        bob_prompt = prompt_of(core, "bob")
+        core.receive(Act(Peer("bob"), "bob", f"b{now}", bob_prompt["id"], "guard", {}), now)
+        core.receive(WriteDone(), now)
+    assert ["timeout" in e for e in kinds[0]] == [True]  # one in a row: not yet
+    assert [("timeout" in e, e.get("away")) for e in kinds[1]] == [(True, None), (False, "alice")]
+    assert core.state["away"] == ["alice"]
+    (write,) = core.receive(act(core, alice, "a1", "guard"), now + 1)
+    assert [e.get("back") for e, _ in write.entries] == ["alice", None]  # back, then the answer
+    done = core.receive(WriteDone(), now + 2)
+    assert of(done, Ack)[0].id == "a1" and core.state["away"] == []
+
+
+def test_a_resigned_seat_or_an_ended_match_is_never_marked_away():
+    core = new_core(away_grace_ms=5000)
+    core.start(NOW)
+    core.receive(Abort(Reply()), NOW)
+    core.receive(WriteDone(), NOW)
+    assert core.receive(AwayDue("bob"), NOW + 6000) == []
+
+
+def test_an_away_mark_that_could_not_be_written_is_tried_again():
+    core = new_core(away_grace_ms=5000)
+    core.start(NOW)
+    core.receive(AwayDue("bob"), NOW + 5000)
+    (later,) = core.receive(WriteFailed(StoreUnavailable("down")), NOW + 5001)
+    assert later.input == AwayDue("bob")
+    assert of(core.receive(AwayDue("bob"), NOW + 5600), Rebuild)
+
+
+# -- claiming the win over seats away ---------------------------------------------------------
+
+def three_seat_core(when_away: str) -> MatchCore:
+    seats = ["alice", "bob", "carol"]
+    state, events = get_ruleset("hourglass").start(seats, 5, {})
+    clock = {"prompt_ms": None, "bank_ms": 0, "window_min_ms": 0}
+    meta = {"ruleset": "hourglass", "seats": seats, "options": {}, "clock": clock, "when_away": when_away,
+            "spectators": {"delay_ms": 0, "allowed": True}}
+    match = MatchState(meta, state, Clock.new(clock, seats), 0)
+    match.stamp(events, NOW)
+    return MatchCore("m3", match, 100, away_grace_ms=1000)
+
+
+def mark_away(core: MatchCore, *seats: str) -> None:
+    for seat in seats:
+        core.receive(AwayDue(seat), NOW + 1000)
+        core.receive(WriteDone(), NOW + 1000)
+    assert core.state["away"] == list(seats)
+
+
+def test_a_claim_resigns_every_seat_away_and_is_acked_once_after_the_write():
+    core = three_seat_core("claim")
+    core.start(NOW)
+    alice = Peer("alice")
+    core.receive(Join(alice, None, Reply()), NOW)
+    mark_away(core, "bob", "carol")
+    (write,) = core.receive(Claim(alice, "alice", "c1"), NOW + 2000)
+    assert [e["resign"] for e, _ in write.entries] == ["bob", "carol"]
+    assert write.ends
+    done = core.receive(WriteDone(), NOW + 2001)
+    (ack,) = of(done, Ack)
+    assert ack.id == "c1" and ack.seq == write.entries[-1][0]["last_seq"]
+    assert core.state["result"]["winners"] == ["alice"] and core.state["result"]["ranking"][-1] == ["bob"]
+    seq = core.seq
+    assert core.receive(Claim(alice, "alice", "c1"), NOW + 3000) == [Ack(alice, "c1", seq, 0.0)]
+
+
+def test_a_claim_is_refused_unless_the_match_allows_it_and_another_seat_is_away():
+    core = three_seat_core("nothing")
+    core.start(NOW)
+    alice = Peer("alice")
+    mark_away(core, "bob")
+    effects = core.receive(Claim(alice, "alice", "c1"), NOW + 2000)
+    assert errors(effects) == [(alice, "c1", "no_claim")] and not of(effects, Write)
+    core = three_seat_core("claim")
+    core.start(NOW)
+    assert errors(core.receive(Claim(alice, "alice", "c2"), NOW)) == [(alice, "c2", "no_claim")]  # nobody away
+    mark_away(core, "alice")  # only the claiming seat itself
+    before = pack(core.match.snapshot())
+    assert errors(core.receive(Claim(alice, "alice", "c3"), NOW + 2000)) == [(alice, "c3", "no_claim")]
+    assert pack(core.match.snapshot()) == before

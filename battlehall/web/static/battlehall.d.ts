@@ -213,6 +213,8 @@ export class BattlehallClient {
   connect(): Promise<Welcome>;
   /** Answer a prompt; resolves with its ack, rejects when refused for good. */
   act(promptId: string, optionId: string, args?: Record<string, any>): Promise<Ack>;
+  /** Resign this seat: a loss for it; with more seats, the others play on. */
+  resign(): Promise<Ack>;
   /** A fresh view; at most one request in flight, calls meanwhile share the next answer.
    * If the client is closed first: the last view it had. */
   requestView(): Promise<ViewMessage>;

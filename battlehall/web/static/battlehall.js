@@ -294,9 +294,24 @@ export class BattlehallClient {
    * @returns {Promise<{t: "ack", id: string, seq: number}>}
    */
   act(promptId, optionId, args) {
-    const id = `${this._prefix}-${++this._actIds}`;
-    const message = { t: "act", id, prompt: promptId, option: optionId };
+    const message = { t: "act", id: `${this._prefix}-${++this._actIds}`, prompt: promptId, option: optionId };
     if (args && Object.keys(args).length) message.args = args;
+    return this._request(message);
+  }
+
+  /**
+   * Resign this seat (`{"t": "resign"}`): the match ends for it as a loss; in a match of
+   * more seats the others play on. Sent again like an act until answered, applied once.
+   * Resolves with the `ack`; rejects with a BattlehallError (`bad_seat`: resigned already,
+   * `match_over`, `spectator`).
+   * @returns {Promise<{t: "ack", id: string, seq: number}>}
+   */
+  resign() {
+    return this._request({ t: "resign", id: `${this._prefix}-${++this._actIds}` });
+  }
+
+  _request(message) {
+    const id = message.id;
     return new Promise((resolve, reject) => {
       const pending = { message, resolve, reject, refusals: 0, timer: null };
       this._pending.set(id, pending);

@@ -25,6 +25,7 @@ const ERROR_WORDS = {
   spectator: "Spectators cannot play.",
   full: "This match has as many spectators as it allows.",
   internal: "The server hit a bug; the match is unchanged. Try again.",
+  bad_seat: "You have resigned already.",
 };
 
 const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
@@ -56,8 +57,15 @@ stopsSelect.addEventListener("change", () => {
 });
 const logList = el("ol.log-lines");
 const logEl = el("section.play-log", {"aria-label": "What happened"}, el("h2", {}, "What happened"), logList);
+// Resigning is for good: the button asks once more before it sends anything.
+const awayEl = el("span.away-seats", {"aria-live": "polite", hidden: true});  // seats whose players are gone
+const resignButton = el("button.resign", {type: "button", hidden: true}, "Resign");
+const resignYes = el("button.resign-confirm", {type: "button"}, "Yes, resign");
+const resignNo = el("button.resign-cancel", {type: "button"}, "Keep playing");
+const resignAsk = el("span.resign-ask", {role: "group", "aria-label": "Resign?", hidden: true},
+  "Resign this match? It counts as a loss. ", resignYes, " ", resignNo);
 const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
-  el("header.play-head", {}, titleEl, whoEl, stopsEl, statusEl),
+  el("header.play-head", {}, titleEl, whoEl, stopsEl, statusEl, awayEl, resignButton, resignAsk),
   noticeEl, resultEl,
   el("div.play-main", {}, boardEl, el("aside.play-side", {}, promptsEl, logEl)));
 mount.replaceChildren(root);
@@ -125,6 +133,47 @@ const controls = {
     }
   },
 };
+
+let resigning = false;  // a resign sent, waiting for its ack
+
+/** Who is away (every view lists them), and the Resign button: for a seat's player, while
+ * the match is on and the seat has not resigned. */
+function drawResign() {
+  const view = model.view || {};
+  const away = view.result ? [] : (view.away || []).filter(s => !(view.resigned || []).includes(s));  // out for good
+  awayEl.hidden = !away.length;
+  awayEl.dataset.seats = away.join(" ");
+  awayEl.textContent = away.length ? `Away: ${away.map(s => s === model.seat ? "you" : s).join(", ")}` : "";
+  const can = !!client && model.role === "player" && !!model.seat && !view.result &&
+    !(view.resigned || []).includes(model.seat) && !resigning;
+  resignButton.hidden = !can || !resignAsk.hidden;
+  if (!can) resignAsk.hidden = true;
+}
+
+resignButton.addEventListener("click", () => {
+  resignAsk.hidden = false;
+  drawResign();
+  resignNo.focus();  // the safe choice is the one a stray Enter takes
+});
+resignNo.addEventListener("click", () => {
+  resignAsk.hidden = true;
+  drawResign();
+  resignButton.focus();
+});
+resignYes.addEventListener("click", async () => {
+  resignAsk.hidden = true;
+  resigning = true;
+  drawResign();
+  try {
+    await client.resign();
+    notice("");
+  } catch (err) {
+    notice(ERROR_WORDS[err && err.code] || (err && err.message) || String(err));
+  } finally {
+    resigning = false;
+    drawResign();
+  }
+});
 
 // --- drawing -----------------------------------------------------------------------------
 function focusKey(node) {
@@ -325,6 +374,7 @@ function logEvent(ev) {
 
 function showResult(result) {
   if (!result) return;
+  resignButton.hidden = resignAsk.hidden = true;
   const mine = model.seat && (result.winners || []).includes(model.seat);
   resultEl.hidden = false;
   resultEl.dataset.result = result.reason || "ended";
@@ -345,6 +395,7 @@ function takeView(seq, view, openPrompts, now) {
   for (const id of [...selections.keys()]) if (!prompts.has(id.split("/")[0])) selections.delete(id);
   drawPrompts();
   drawBoard();
+  drawResign();
   if (view && view.result) showResult(view.result);
 }
 

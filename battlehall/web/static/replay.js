@@ -72,6 +72,9 @@ function entryText(k, step, before) {
   const entry = step.entry;
   if (entry.abort && entry.reason === "abandoned") return "Nobody played or was connected for too long: the server ended the match as abandoned.";
   if (entry.abort) return "The operator aborted the match.";
+  if (entry.resign) return `${entry.resign} resigned.`;
+  if (entry.away) return `${entry.away}'s player was gone too long: the seat was marked away.`;
+  if (entry.back) return `${entry.back}'s player came back.`;
   const prompt = Object.values(before.prompts).flat().find((p) => p.id === entry.prompt);
   if (entry.timeout) return `${prompt ? prompt.seat : "A seat"}'s time ran out: the default was applied${prompt ? ` to “${prompt.text || prompt.kind}”` : ""}.`;
   const option = prompt && (prompt.options || []).find((o) => o.id === entry.option);

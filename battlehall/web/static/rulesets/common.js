@@ -106,6 +106,12 @@ export function describeCommon(event, model) {
       return d.reason === "timeout" ? `${who(d.seat, model)}: time ran out, the default was played` : null;
     case "match_ended":
       return "Match over: " + resultText(d, model);
+    case "seat_resigned":
+      return `${who(d.seat, model)} resigned`;
+    case "seat_away":
+      return `${who(d.seat, model)} ${d.seat === model.seat ? "are" : "is"} away`;
+    case "seat_back":
+      return `${who(d.seat, model)} ${d.seat === model.seat ? "are" : "is"} back`;
     default:
       return undefined;
   }
