@@ -183,7 +183,8 @@ class PlayerApi:
 async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, seats: list[str]) -> dict:
     """`{"profiles": {seat: profile id}, "rated": bool}` for a new match's meta ({} when
     nothing is bound), from the create body's `profiles` and `rated`; SetupError (400) or
-    Refused (401) naming the field. Quick play and bot matches bind their seats with it."""
+    Refused (401) naming the field. (Quick play proves each join's profile with
+    `prove_profile` instead, and the matcher binds the seats.)"""
     rated = given.get("rated")
     if rated is None:
         rated = False
