@@ -126,3 +126,17 @@ def test_an_operators_player_token_proves_its_own_profile_only(srv):
     forged = join(srv, token("op-1", key="z" * 48), profile=mine)
     assert forged.status_code == 401 and forged.json()["error"]["code"].startswith("token_")
     assert forged.json()["error"]["path"] == "profile"
+
+
+def test_a_group_is_rated_only_when_every_seat_has_a_profile_of_its_own():
+    from battlehall.server.matcher import binding
+    from battlehall.server.queue import Entry
+
+    def group(*profiles):
+        return [Entry(f"q_{i}", 0, 25.0, "p", profile) for i, profile in enumerate(profiles)]
+
+    assert binding(group("p_a", "p_b"), ["x", "y"]) == {"profiles": {"x": "p_a", "y": "p_b"}, "rated": True}
+    assert binding(group("p_a", None), ["x", "y"]) == {"profiles": {"x": "p_a"}, "rated": False}
+    assert binding(group(None, None), ["x", "y"]) == {}
+    # one player queued twice: neither seat is theirs to rate
+    assert binding(group("p_a", "p_a", "p_c"), ["x", "y", "z"]) == {"profiles": {"z": "p_c"}, "rated": False}
