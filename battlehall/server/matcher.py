@@ -8,7 +8,8 @@ Each pass, for each pool with tickets: drop the tickets whose holders went silen
 (queue.PRUNE), form groups (pairing.py), take each group out of the queue atomically
 (queue.TAKE, which also checks the lease: a matcher that lost it takes nothing), create
 its match (as POST /matches does, placed on the least loaded node), and hand each ticket
-its seat (queue.COMPLETE). A group whose match could not be made goes back to the queue;
+its seat (queue.COMPLETE). Each seat is bound to its ticket's proven profile, and the
+match is rated when every seat has one (ratings.py settles it at its end). A group whose match could not be made goes back to the queue;
 one left forming by a dead node goes back after `queue.FORMING_TIMEOUT_MS`.
 """
 
@@ -30,6 +31,7 @@ from . import nodes, queue, validate
 from .clock import now_ms
 from .queue import Entry, Queue
 from .pairing import groups
+from .profiles import PENDING
 
 log = logging.getLogger("battlehall.matcher")
 
@@ -77,6 +79,15 @@ def seat_names(group: list[Entry]) -> list[str]:
         seen.add(name)
         names.append(name)
     return names
+
+
+def binding(group: list[Entry], names: list[str]) -> dict:
+    """`{"profiles": {seat: profile id}, "rated": bool}` for the group's match ({} when no
+    ticket has a profile): rated when every seat is bound. A profile on two tickets of one
+    group (one player queued twice) binds neither seat."""
+    ids = [e.profile for e in group]
+    bound = {name: e.profile for e, name in zip(group, names) if e.profile is not None and ids.count(e.profile) == 1}
+    return {"profiles": bound, "rated": len(bound) == len(group)} if bound else {}
 
 
 class Matcher:
@@ -168,10 +179,11 @@ class Matcher:
         """Make the group's match and hand each ticket its seat."""
         names = seat_names(group)
         body = {"ruleset": ruleset, "seats": names, "clock": QUICK_CLOCK, "label": QUICK_LABEL}
+        bound = binding(group, names)
         try:
             async with asyncio.timeout(CREATE_TIMEOUT_S):  # waiting for a turn included
                 async with self.creates:
-                    created = await self.create(body)
+                    created = await self.create(body, bound)
         except SetupError as exc:  # the ruleset refuses its defaults at this seat count
             error = {"error": {"code": exc.code, "message": exc.message}}
             await self.queue.complete(group_id, {e.ticket: error for e in group}, queue.FAILED)
@@ -182,7 +194,7 @@ class Matcher:
                 await self.queue.requeue(group_id, queue.pool_name(ruleset, len(group)),
                                          [e.ticket for e in group], now_ms())
             return
-        shared = {k: created[k] for k in ("match", "ruleset", "ws", "ws_url")}
+        shared = {**{k: created[k] for k in ("match", "ruleset", "ws", "ws_url")}, "rated": bool(bound.get("rated"))}
         results = {e.ticket: {**shared, "seat": name, "token": created["tokens"][name]}
                    for e, name in zip(group, names)}
         try:
@@ -197,9 +209,15 @@ class Matcher:
             with contextlib.suppress(Exception):  # here; on another node it ends abandoned
                 await self.hub.abort(created["match"])
 
-    async def create(self, body: dict) -> dict:
-        """The match, created as POST /matches creates one: on the least loaded node."""
+    async def create(self, body: dict, bound: dict) -> dict:
+        """The match, created as POST /matches creates one: on the least loaded node. One
+        with bound seats is made here: their proofs stayed with the joins, so another node
+        could not check them again."""
         request = validate.create_request(body)
+        if bound:
+            created = await self.hub.create({**request, **bound})
+            await self.hub.store.redis.zadd(PENDING, {created["match"]: 0})  # settled at its end (ratings.py)
+            return created
         placed = await self.place(body)
         return placed if placed is not None else await self.hub.create(request)
 

@@ -40,7 +40,7 @@ class Refused(Exception):
         self.status, self.code, self.message, self.path = status, code, message, path
 
 
-def _bearer(request: Request) -> str | None:
+def bearer(request: Request) -> str | None:
     scheme, _, value = request.headers.get("authorization", "").partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
@@ -89,7 +89,7 @@ class PlayerApi:
     # -- the routes ------------------------------------------------------------------------
 
     async def create_profile(self, request: Request) -> Response:
-        token = _bearer(request)
+        token = bearer(request)
         profiles = self.profiles(request)
         if token is not None:  # an operator's player: no secret, the token stands for it
             try:
@@ -136,7 +136,7 @@ class PlayerApi:
     async def rename(self, request: Request) -> Response:
         profile_id = request.path_params["profile_id"]
         profiles = self.profiles(request)
-        secret = _bearer(request)
+        secret = bearer(request)
         if secret is None or not await profiles.check_secret(profile_id, secret):
             if not await profiles.exists(profile_id):
                 return self.error(404, "not_found", "no such profile")
@@ -183,7 +183,8 @@ class PlayerApi:
 async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, seats: list[str]) -> dict:
     """`{"profiles": {seat: profile id}, "rated": bool}` for a new match's meta ({} when
     nothing is bound), from the create body's `profiles` and `rated`; SetupError (400) or
-    Refused (401) naming the field. Quick play and bot matches bind their seats with it."""
+    Refused (401) naming the field. (Quick play proves each join's profile with
+    `prove_profile` instead, and the matcher binds the seats.)"""
     rated = given.get("rated")
     if rated is None:
         rated = False
@@ -227,6 +228,25 @@ async def _bind_one(profiles: Profiles, jwt_key: bytes | None, given, path: str)
     if not await profiles.check_secret(given["profile"], given["secret"]):
         raise Refused(401, "unauthorized", "no such profile, or not its secret", f"{path}.secret")
     return given["profile"]
+
+
+async def prove_profile(profiles: Profiles, jwt_key: bytes | None, profile_id: str, proof: str | None) -> str:
+    """The profile a quick-play join names, once its Bearer `proof` shows it is the
+    caller's: the guest profile's secret, or an operator's player token for that profile.
+    Refused (401, path `profile`) otherwise, with the token's own code for a bad token."""
+    if proof is None:
+        raise Refused(401, "unauthorized", "a profile needs its secret, or a player token, as "
+                                           "Authorization: Bearer", "profile")
+    if await profiles.check_secret(profile_id, proof):
+        return profile_id
+    if proof.count(".") == 2:  # a JWT: header.claims.signature
+        try:
+            player = vouch.verify(proof, jwt_key)
+        except vouch.TokenRefused as exc:
+            raise Refused(401, exc.code, exc.message, "profile") from None
+        if await profiles.vouched(player) == profile_id:
+            return profile_id
+    raise Refused(401, "unauthorized", "no such profile, or not its secret or player token", "profile")
 
 
 def _page(query) -> tuple[int, int]:

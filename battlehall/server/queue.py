@@ -3,7 +3,8 @@
 One pool per (ruleset, seat count), `<ruleset>:<seats>`, in three keys:
 
 - `bh:{queue}:wait:<pool>`, a sorted set of tickets by join time (ms): who waits, oldest first;
-- `bh:{queue}:info:<pool>`, a hash ticket -> JSON {rating, name, joined}: what pairing needs;
+- `bh:{queue}:info:<pool>`, a hash ticket -> JSON {rating, name, joined, profile}: what pairing
+  and the match need (`profile`: the proven profile id, or null; never its secret);
 - `bh:{queue}:beat:<pool>`, a sorted set of tickets by their last heartbeat (ms): a ticket
   whose heartbeat is older than `TICKET_EXPIRY_MS` is dropped by the matcher.
 
@@ -78,6 +79,7 @@ class Entry:
     joined: int  # ms
     rating: float
     name: str
+    profile: str | None = None  # proven at join (player_api.prove_profile); the seat is bound to it
 
 
 # KEYS: wait, info, beat, ticket. ARGV: ticket, now, info JSON, pool, ttl ms.
@@ -176,8 +178,8 @@ return 1
 """
 
 
-def info_json(rating: float, name: str, joined: int) -> bytes:
-    return orjson.dumps({"rating": rating, "name": name, "joined": joined})
+def info_json(rating: float, name: str, joined: int, profile: str | None = None) -> bytes:
+    return orjson.dumps({"rating": rating, "name": name, "joined": joined, "profile": profile})
 
 
 def entries(waiting: list[tuple[bytes, float]], infos: dict[bytes, bytes]) -> list[Entry]:
@@ -188,7 +190,8 @@ def entries(waiting: list[tuple[bytes, float]], infos: dict[bytes, bytes]) -> li
         if raw is None:  # joined between the two reads: next pass
             continue
         info = orjson.loads(raw)
-        out.append(Entry(ticket.decode(), int(info["joined"]), float(info["rating"]), info["name"]))
+        out.append(Entry(ticket.decode(), int(info["joined"]), float(info["rating"]), info["name"],
+                         info.get("profile")))
     return out
 
 
@@ -201,10 +204,10 @@ class Queue:
                          (("join", JOIN), ("leave", LEAVE), ("prune", PRUNE), ("take", TAKE),
                           ("complete", COMPLETE), ("requeue", REQUEUE))}
 
-    async def join(self, pool: str, rating: float, name: str, now: int) -> str:
+    async def join(self, pool: str, rating: float, name: str, now: int, profile: str | None = None) -> str:
         ticket = new_ticket()
         await self._scripts["join"](keys=[*pool_keys(pool), ticket_key(ticket)],
-                                    args=[ticket, now, info_json(rating, name, now), pool, RESULT_TTL_MS])
+                                    args=[ticket, now, info_json(rating, name, now, profile), pool, RESULT_TTL_MS])
         return ticket
 
     async def leave(self, pool: str, ticket: str) -> bool:

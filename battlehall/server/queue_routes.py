@@ -1,6 +1,7 @@
 """The HTTP routes of quick play (docs/protocol.md "Quick play"): join, wait, leave.
 
-`POST /queue` answers a ticket; `GET /queue/{ticket}` waits (long poll) until the ticket
+`POST /queue` answers a ticket (with a `profile`, proven by its secret or a player
+token as Bearer, the match's seat is bound to it); `GET /queue/{ticket}` waits (long poll) until the ticket
 is matched or `wait_ms` passes, and counts as its heartbeat all the while; `DELETE
 /queue/{ticket}` leaves. A ticket not heard from for `queue.TICKET_EXPIRY_MS` leaves the
 queue by itself. Any node answers for any ticket.
@@ -20,7 +21,10 @@ from ..engine import get_ruleset, ruleset_names
 from . import creation_limit, queue
 from .clock import now_ms
 from .creation_limit import CreationLimit
+from .player_api import Refused, bearer, prove_profile
 from .player_rating import rating
+from .player_settings import PlayerSettings
+from .profiles import Profiles
 from .validate import MAX_SEATS, SEAT_NAME
 
 #: How long `GET /queue/{ticket}` waits at most (`wait_ms`), and by default.
@@ -93,6 +97,7 @@ def routes(settings, error_response, json_response) -> list[Route]:
     """The queue's routes; `error_response(status, code, message, path)` and
     `json_response(content, status_code)` are app.py's, so the answers are alike."""
     joins = CreationLimit(settings.queue_join_per_min, settings.queue_join_burst)
+    jwt_key = PlayerSettings.of(settings).jwt_key
 
     def quick(request: Request):
         return request.app.state.quick_play
@@ -118,9 +123,16 @@ def routes(settings, error_response, json_response) -> list[Route]:
         except BadJoin as exc:
             return bad(exc)
         qp = quick(request)
+        if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
+            try:
+                profile = await prove_profile(Profiles(qp.redis), jwt_key, profile, bearer(request))
+            except Refused as exc:
+                response = error_response(exc.status, exc.code, exc.message, exc.path)
+                response.headers["WWW-Authenticate"] = "Bearer"
+                return response
         now = now_ms()
         pool = queue.pool_name(ruleset, seats)
-        ticket = await qp.queue.join(pool, await rating(qp.redis, profile, ruleset), name, now)
+        ticket = await qp.queue.join(pool, await rating(qp.redis, profile, ruleset), name, now, profile)
         return json_response({"ticket": ticket, "state": queue.WAITING, "ruleset": ruleset, "seats": seats,
                               "joined": now, "waited_ms": 0, "expires_ms": queue.TICKET_EXPIRY_MS}, 201)
 

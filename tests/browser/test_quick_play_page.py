@@ -1,5 +1,6 @@
 """Quick play in the lobby, in real Chromium: two people press Play now for the same
-ruleset and seat count, wait, land on the same match's player pages and play it out."""
+ruleset and seat count, wait, land on the same match's player pages and play it out; each
+joins with this browser's guest profile, so the match is rated."""
 
 from __future__ import annotations
 
@@ -34,11 +35,18 @@ async def play_out(ruleset: str, pages: list, within_s: float = 60) -> None:
             await pages[0].wait_for_timeout(50)
 
 
-async def test_two_players_press_play_now_and_meet_in_one_match(server, page):
+async def test_two_players_press_play_now_and_meet_in_one_rated_match(server, page):
     lobbies = await asyncio.gather(*(page(server.url + "/", wait_for="[data-play=duel]") for _ in range(2)))
+    await asyncio.gather(*(p.wait_for_selector("#me[data-profile]") for p in lobbies))
     first, second = lobbies
+    profiles = [await p.get_attribute("#me[data-profile]", "data-profile") for p in lobbies]
     await first.select_option("#queue-seats-duel", "2")
-    await first.click("[data-play=duel]")
+    async with first.expect_request(lambda r: r.method == "POST" and r.url.endswith("/queue")) as joined:
+        await first.click("[data-play=duel]")
+    sent = await joined.value
+    stored = await first.evaluate("() => JSON.parse(localStorage.getItem('battlehall.profile'))")
+    assert sent.post_data_json["profile"] == profiles[0] == stored["profile"]
+    assert (await sent.all_headers())["authorization"] == f"Bearer {stored['secret']}"  # the proof
     await first.wait_for_selector("#queue-wait:not([hidden]) #queue-cancel")
     await first.wait_for_function("() => document.getElementById('queue-waited').textContent === '1 s'")
     await shot(first, "lobby-quick-play-waiting")
@@ -54,6 +62,12 @@ async def test_two_players_press_play_now_and_meet_in_one_match(server, page):
     summary = httpx.get(f"{server.url}/matches/{matches.pop()}", timeout=5).json()
     assert summary["status"] == "finished" and summary["label"] == {"queue": "quick play"}
     await shot(first, "quick-play-end")
+    deadline = time.monotonic() + 10
+    for profile in profiles:  # rated once at its end
+        while not (shown := httpx.get(f"{server.url}/profiles/{profile}", timeout=5).json())["ratings"]:
+            assert time.monotonic() < deadline, shown
+            await asyncio.sleep(0.1)
+        assert shown["ratings"]["duel"]["matches"] == 1
 
 
 async def test_cancel_leaves_the_queue(server, page):

@@ -1,7 +1,10 @@
 // Quick play in the lobby: a "Play now" button per ruleset (with a seat count), a waiting
-// screen (time waited, Cancel), and straight to the player page once paired.
+// screen (time waited, Cancel), and straight to the player page once paired. The seat is
+// bound to this browser's guest profile (its secret proves it), so the match is rated
+// when every player has one.
 import { request } from "./battlehall.js";
 import { BASE, duration, el, errorText, playLink } from "./page.js";
+import { ensureProfile, storedProfile } from "./profile.js";
 
 const POLL_MS = 20000; // each long poll waits at most this long (it is the ticket's heartbeat too)
 
@@ -37,7 +40,10 @@ async function play(note, ruleset, seats) {
   note.clear();
   let ticket;
   try {
-    ticket = await request(BASE, "/queue", { method: "POST", body: { ruleset, seats } });
+    // Without a profile (none could be made) the player still plays, unrated.
+    const me = storedProfile() || await ensureProfile().catch(() => null);
+    const body = me ? { ruleset, seats, profile: me.profile } : { ruleset, seats };
+    ticket = await request(BASE, "/queue", { method: "POST", body, apiKey: me ? me.secret : undefined });
   } catch (err) {
     note.show("error", `Quick play is not available now: ${errorText(err)}`);
     return;
