@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import re
+
 import httpx
 
 
@@ -18,6 +20,11 @@ def finished_duel(server, **body) -> dict:
         assert time.monotonic() < deadline, "the duel did not end"
         time.sleep(0.05)
     return created
+
+
+def created_count(server) -> int:
+    text = httpx.get(f"{server.url}/metrics").text
+    return int(float(re.search(r"^battlehall_matches_created_total (\S+)$", text, re.M).group(1)))
 
 
 def as_seat(token: str) -> dict:
@@ -90,12 +97,13 @@ async def test_last_acceptances_at_once_make_one_match(server):
         await conn.recv_until(lambda m: m["t"] == "ack")
         await conn.close()
     url = f"{server.url}/matches/{created['match']}/rematch"
+    before = created_count(server)
     async with httpx.AsyncClient(timeout=10) as client:
         answers = await asyncio.gather(*(client.post(url, headers=as_seat(created["tokens"][s])) for s in seats
-                                         for _ in range(3)))
+                                         for _ in range(10)))
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
     made = {a.json()["rematch"]["match"] for a in answers if a.json()["rematch"]}
-    assert len(made) == 1
+    assert len(made) == 1 and created_count(server) == before + 1
     new = made.pop()
     summary = httpx.get(f"{server.url}/matches/{new}").json()
     assert summary["seats"] == ["b", "c", "a"]
