@@ -138,8 +138,9 @@ class Rematches:
             return
         try:
             await self._make(hub, match_id, meta)
-        except BaseException:
-            await redis.delete(key(match_id, "rematch_of"))  # the next offer tries again
+        except BaseException:  # refused (409, 503): nothing recorded, the next offer tries again
+            await redis.delete(key(match_id, "rematch_of"))
+            await redis.hdel(offers_key, seat)
             raise
 
     async def _make(self, hub, match_id: str, meta: dict) -> None:
