@@ -108,3 +108,25 @@ async def test_last_acceptances_at_once_make_one_match(server):
     summary = httpx.get(f"{server.url}/matches/{new}").json()
     assert summary["seats"] == ["b", "c", "a"]
     assert all(a.json()["rematch"]["match"] == new for a in answers if a.json()["rematch"])
+
+
+def test_a_rated_match_rematches_rated_with_the_same_profiles(server):
+    ann = httpx.post(f"{server.url}/profiles", json={"name": "Ann Again"}).json()
+    bo = httpx.post(f"{server.url}/profiles", json={"name": "Bo Again"}).json()
+    created = finished_duel(server, rated=True,
+                            profiles={"alice": {"profile": ann["profile"], "secret": ann["secret"]},
+                                      "bob": {"profile": bo["profile"], "secret": bo["secret"]}})
+    url = f"{server.url}/matches/{created['match']}/rematch"
+    httpx.post(url, headers=as_seat(created["tokens"]["alice"]))
+    new = httpx.post(url, headers=as_seat(created["tokens"]["bob"])).json()["rematch"]["match"]
+    # Both played and rated: each profile lists the rematch, rated, as the seat it had.
+    deadline = time.monotonic() + 15
+    while True:
+        recent = httpx.get(f"{server.url}/profiles/{bo['profile']}").json()["recent_matches"]
+        if any(m["match"] == new for m in recent):
+            break
+        assert time.monotonic() < deadline, recent
+        time.sleep(0.1)
+    again = next(m for m in recent if m["match"] == new)
+    assert again["rated"] is True and again["seat"] == "bob", again
+    assert any(m["match"] == new for m in httpx.get(f"{server.url}/profiles/{ann['profile']}").json()["recent_matches"])
