@@ -35,6 +35,7 @@ from .player_settings import PlayerSettings
 from .creation_limit import CreationLimit
 from .key_guard import KeyGuard
 from .quick_play import QuickPlay
+from .rematch import Rematches
 from . import queue_routes
 from .limits import Limits
 from .replay_steps import ReplaySteps, Refused as ReplayRefused
@@ -447,6 +448,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         *players.routes(),
+        *Rematches(hub_of, settings, error_response, ORJSONResponse).routes(),
         *queue_routes.routes(settings, error_response, ORJSONResponse),
         *tv.routes(),  # before web's /tv/{ruleset} page
         *web.routes(settings.frame_ancestors),

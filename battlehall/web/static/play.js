@@ -5,6 +5,7 @@
 import {BattlehallClient} from "/static/battlehall.js";
 import * as generic from "/static/rulesets/generic.js";
 import {el, useCss, legal, same, resultText, describeCommon, words} from "/static/rulesets/common.js";
+import {rematchBox} from "/static/rematch.js";
 
 useCss("/static/play.css");
 
@@ -372,6 +373,7 @@ function logEvent(ev) {
   logList.scrollTop = logList.scrollHeight;
 }
 
+let rematch = null;  // the rematch box (rematch.js), made at the end
 function showResult(result) {
   if (!result) return;
   resignButton.hidden = resignAsk.hidden = true;
@@ -383,6 +385,11 @@ function showResult(result) {
     el("strong", {}, mine ? "You won! " : "Match over. "),
     mine ? `(${words(result.reason || "")}) ` : resultText(result, model) + " ",
     el("a", {href: `/replay/${encodeURIComponent(matchId)}${token ? `#token=${encodeURIComponent(token)}` : ""}`}, "Watch the replay"));
+  if (model.role === "player" && model.seat && token) {  // the same players may play again
+    rematch = rematch || rematchBox(matchId, token, model.seat);
+    resultEl.append(rematch.node);
+    rematch.start();
+  }
 }
 
 // --- the view ------------------------------------------------------------------------------

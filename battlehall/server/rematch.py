@@ -1,0 +1,186 @@
+"""Rematch: once a match has ended, its seats offer and accept a new one (docs/protocol.md "Rematch").
+
+    POST /matches/{id}/rematch   with a seat's token as Bearer: that seat offers (or accepts)
+    GET  /matches/{id}/rematch   with a seat's token as Bearer: who has offered, and the new match once made
+
+Offers live in Redis under the match's hash tag, so any node answers: `rematch` is a hash
+of seat -> 1 (the offers), `rematch_of` the new match's id (SET NX: however many last
+acceptances arrive at once, one makes the match), `rematch_made` the new match with each
+old seat's new token. All three expire with the match's retention.
+
+The new match is the old one played again: same ruleset, options, setup, clock, spectator
+and caster settings, labels, profile bindings and `rated`, a fresh seed, and the seats'
+order rotated by one (the first seat moves to the end), which changes who goes first.
+Seat names stay with their players, so each player keeps their name and profile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..engine.errors import SetupError
+from . import auth, validate
+from .profiles import PENDING
+from .store import key
+
+#: How long a creation may hold the `rematch_of` claim before another acceptance may try again.
+CLAIM_S = 30
+#: How long an acceptance that lost the claim waits for the winner's new match before answering.
+WAIT_S = 5.0
+MAKING = b"making"
+#: The create request's fields a rematch copies from the old match's meta.
+COPIED = ("ruleset", "options", "setup", "clock", "spectators", "label", "caster", "when_away")
+
+
+class Refused(Exception):
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def rotated(seats: list[str]) -> list[str]:
+    """The seats' order for the rematch: the first seat moves to the end."""
+    return seats[1:] + seats[:1]
+
+
+def create_body(meta: dict) -> dict:
+    """The POST /matches body of the rematch (validated as any other)."""
+    return {**{name: meta[name] for name in COPIED if name in meta}, "seats": rotated(meta["seats"])}
+
+
+class Rematches:
+    """The two routes, on the hub's Redis. `error_response` and `json_response` are app.py's."""
+
+    def __init__(self, hub_of, settings, error_response, json_response):
+        self.hub_of = hub_of
+        self.settings = settings
+        self.error = error_response
+        self.json = json_response
+
+    def routes(self) -> list:
+        return [Route("/matches/{match_id}/rematch", self.offer, methods=["POST"]),
+                Route("/matches/{match_id}/rematch", self.state, methods=["GET"])]
+
+    async def offer(self, request: Request) -> Response:
+        return await self._answer(request, offering=True)
+
+    async def state(self, request: Request) -> Response:
+        return await self._answer(request, offering=False)
+
+    async def _answer(self, request: Request, offering: bool) -> Response:
+        hub = self.hub_of(request)
+        match_id = request.path_params["match_id"]
+        try:
+            meta, state = await self._finished(hub, match_id)
+            seat = self._seat(meta, request.headers.get("authorization", ""))
+            if offering:
+                await self._offer(hub, match_id, meta, state, seat)
+            return self.json(await self._state(hub, match_id, meta, state, seat))
+        except Refused as exc:
+            response = self.error(exc.status, exc.code, exc.message)
+            if exc.status == 401:
+                response.headers["WWW-Authenticate"] = "Bearer"
+            return response
+        except SetupError as exc:  # the ruleset refuses its own old settings (a changed server)
+            return self.error(409, "rematch_refused", f"this match cannot be played again: {exc.message}")
+
+    async def _finished(self, hub, match_id: str) -> tuple[dict, dict]:
+        """The match's meta and state; 404 for no such match."""
+        actor = hub.actors.get(match_id)
+        if actor is not None and not actor.stale:
+            return actor.core.meta, actor.core.state
+        loaded = await hub.store.load(match_id)
+        if loaded is None:
+            raise Refused(404, "not_found", "no such match")
+        return loaded.meta, loaded.snapshot["state"]
+
+    @staticmethod
+    def _seat(meta: dict, header: str) -> str:
+        """The seat whose token is the Bearer token; 401 otherwise (a spectator's too)."""
+        given = auth.bearer(header) or ""
+        found = None
+        for seat, token in meta["tokens"].items():  # every token compared: the time says nothing
+            if hmac.compare_digest(given.encode(), token.encode()):
+                found = seat
+        if found is None:
+            raise Refused(401, "unauthorized", "a rematch needs one of the match's seat tokens as "
+                                               "Authorization: Bearer <token>")
+        return found
+
+    @staticmethod
+    def _needed(meta: dict, state: dict) -> list[str]:
+        """The seats whose offers make the rematch: every seat, one that resigned too, as
+        the rematch gives each of them a seat again."""
+        return list(meta["seats"])
+
+    async def _offer(self, hub, match_id: str, meta: dict, state: dict, seat: str) -> None:
+        if state["result"] is None:
+            raise Refused(409, "match_live", "a rematch is offered once the match has ended")
+        redis = hub.store.redis
+        retention = self.settings.retention_s
+        offers_key = key(match_id, "rematch")
+        async with redis.pipeline(transaction=False) as pipe:  # Redis errors: 503 (app.py)
+            pipe.hset(offers_key, seat, 1)
+            pipe.expire(offers_key, retention)
+            pipe.hkeys(offers_key)
+            pipe.exists(key(match_id, "rematch_made"))
+            _, _, offered, made = await pipe.execute()
+        offered = {s.decode() for s in offered}
+        if made or not all(s in offered for s in self._needed(meta, state)):
+            return
+        if not await redis.set(key(match_id, "rematch_of"), MAKING, nx=True, ex=CLAIM_S):
+            await self._wait_made(redis, match_id)  # another acceptance makes it
+            return
+        try:
+            await self._make(hub, match_id, meta)
+        except BaseException:  # refused (409, 503): nothing recorded, the next offer tries again
+            await redis.delete(key(match_id, "rematch_of"))
+            await redis.hdel(offers_key, seat)
+            raise
+
+    async def _make(self, hub, match_id: str, meta: dict) -> None:
+        request = validate.create_request(create_body(meta), self.settings.caster_min_delay_ms)
+        # The profiles were checked when the old match was made: bound again as they were.
+        bound = {"profiles": meta["profiles"], "rated": meta.get("rated", False)} if meta.get("profiles") else {}
+        created = await hub.create({**request, **bound})
+        redis = hub.store.redis
+        if bound:
+            await redis.zadd(PENDING, {created["match"]: 0})  # settled when it ends (ratings.py)
+        made = {"match": created["match"], "ws": created["ws"], "ws_url": created["ws_url"],
+                **{f"token:{seat}": token for seat, token in created["tokens"].items()}}
+        retention = self.settings.retention_s
+        async with redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key(match_id, "rematch_made"), mapping=made)
+            pipe.expire(key(match_id, "rematch_made"), retention)
+            pipe.set(key(match_id, "rematch_of"), created["match"], ex=retention)
+            await pipe.execute()
+
+    @staticmethod
+    async def _wait_made(redis, match_id: str) -> None:
+        deadline = asyncio.get_running_loop().time() + WAIT_S
+        while asyncio.get_running_loop().time() < deadline:
+            if await redis.exists(key(match_id, "rematch_made")):
+                return
+            await asyncio.sleep(0.05)
+
+    async def _state(self, hub, match_id: str, meta: dict, state: dict, seat: str) -> dict:
+        redis = hub.store.redis
+        async with redis.pipeline(transaction=False) as pipe:
+            pipe.hkeys(key(match_id, "rematch"))
+            pipe.hgetall(key(match_id, "rematch_made"))
+            offered, made = await pipe.execute()
+        offered = {s.decode() for s in offered}
+        made = {k.decode(): v.decode() for k, v in made.items()}
+        rematch = None
+        if made:
+            rematch = {"match": made["match"], "ws": made["ws"], "ws_url": made["ws_url"], "seat": seat,
+                       "token": made[f"token:{seat}"], "seats": rotated(meta["seats"])}
+        return {"match": match_id, "seat": seat, "ended": state["result"] is not None,
+                "offers": [s for s in meta["seats"] if s in offered],
+                "waiting_for": [s for s in self._needed(meta, state) if s not in offered] if not made else [],
+                "rematch": rematch}
