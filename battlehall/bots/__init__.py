@@ -1,0 +1,41 @@
+"""Bots: players the server runs for a seat, from exactly what that seat is shown.
+
+A bot is given a `Seen` (its seat's view and the match's definitions, the same a
+player's page gets) and one of its seat's open prompts, and returns an `Answer`. It
+never gets the state, so it cannot peek at hidden information: what it may know is
+decided by the ruleset's `view`, as for people.
+
+Every ruleset has at least two levels (`LEVELS`): ``random`` answers any legal option,
+``greedy`` plays to win with a heuristic of that ruleset (battlehall/bots/<ruleset>.py).
+Bots are pure: the same Seen, prompt and generator give the same answer.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Answer, Bot, Seen
+from .random_bot import RandomBot
+
+#: The levels every ruleset offers, weakest first.
+LEVELS = ("random", "greedy")
+
+# ruleset -> "module:Class" of its greedy bot, imported on first use.
+_GREEDY = {
+    "duel": "battlehall.bots.duel:DuelBot",
+}
+
+
+def bot_for(ruleset: str, level: str) -> Bot:
+    """The bot of `level` for `ruleset`; KeyError naming what is unknown."""
+    if level not in LEVELS:
+        raise KeyError(f"no bot level {level!r}: one of {', '.join(LEVELS)}")
+    if level == "random":
+        return RandomBot()
+    if ruleset not in _GREEDY:
+        raise KeyError(f"no greedy bot for ruleset {ruleset!r}")
+    module, cls = _GREEDY[ruleset].split(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+__all__ = ["LEVELS", "Answer", "Bot", "RandomBot", "Seen", "bot_for"]
