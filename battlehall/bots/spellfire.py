@@ -5,10 +5,10 @@ match as early.
 What it knows: its seat's view, the match's definitions (inline cards of a setup) and
 the published card sets (the `card_sets` every client gets), for what a card id does.
 How it plays (docs/spellfire.md, "Bots"): a realm every turn where it shields most,
-champions into the pool but magical items and artifacts kept in the hand, an attack on the realm it
-expects to beat (the leading opponent's first), a defence only when the battle can be
-held, in a battle the card that wins outright or the smallest that puts it ahead, and a
-pass or a stop whenever nothing it holds would turn the round.
+champions into the pool but magical items and artifacts kept in the hand, an attack on
+the realm it expects to beat (the leading opponent's first), a defence only when the
+battle can be held, in a battle the card that wins outright or the smallest that puts
+it ahead, and a pass or a stop whenever nothing it holds would turn the round.
 """
 
 from __future__ import annotations
@@ -389,6 +389,10 @@ def _attackers(g: _Game) -> list[tuple[str, dict, list[dict]]]:
             playing = g.in_play() if playing is None else playing
             if c["id"] not in playing:
                 out.append((iid, c, []))
+    # a battle beyond the turn's attacks opens with a champion that attacked and may again
+    if g.turn.get("attacks", 0) >= g.options["attacks_per_turn"] and (g.battle is None or g.battle["round"] == 0):
+        used = g.turn.get("used") or ()
+        out = [a for a in out if "extra_attack" in a[1]["powers"] and a[0] in used]
     return out
 
 
@@ -565,8 +569,10 @@ def _fight(g: _Game, prompt: Prompt, give_up: str):
             continue
         bonus = 0 if c["type"] in negated else _card_bonus(g, c, side, g.me, opposing)
         if c["type"] == "event" and "counter_spell" in c["powers"]:
+            # it discards the other side's last spell: what that spell adds is what it gains
             spells = [r for r in g.battle["sides"][OTHER[side]]["played"] if g.card(r["def"])["type"] == "spell"]
-            bonus += _card_bonus(g, g.card(spells[-1]["def"]), OTHER[side], g.battle[OTHER[side]], None) if spells else 0
+            if spells:
+                bonus += _card_bonus(g, g.card(spells[-1]["def"]), OTHER[side], g.battle[OTHER[side]], None)
         if bonus > 0:
             stays = c["type"] in ("magical_item", "artifact")
             helps.append((bonus, -stays, o["id"]))
