@@ -21,16 +21,15 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Match, Route
 
 from ..engine import get_ruleset, ruleset_names
-from ..engine.errors import MatchOver, SetupError
-from . import auth, tv, validate, web
-from .actor import MatchLive
+from ..engine.errors import EngineError
+from . import auth, errors, tv, validate, web
 from .clock import now_ms
 from .config import Settings
 from .hosts import HostCheck
 from .http_protocol import HttpProtocol
-from .hub import Hub, NotHere
+from .hub import Hub
 from . import abandon, caster, creation_limit, listing, nodes, public, ratings
-from .player_api import PlayerApi, Refused as PlayerRefused
+from .player_api import PlayerApi
 from .player_settings import PlayerSettings
 from .creation_limit import CreationLimit
 from .key_guard import KeyGuard
@@ -38,7 +37,7 @@ from .quick_play import QuickPlay
 from .rematch import Rematches
 from . import queue_routes
 from .limits import Limits
-from .replay_steps import ReplaySteps, Refused as ReplayRefused
+from .replay_steps import ReplaySteps
 from .store import Store, StoreUnavailable
 from .websocket import WebSockets
 
@@ -53,43 +52,44 @@ class ORJSONResponse(JSONResponse):
         return orjson.dumps(content)
 
 
-def error_response(status: int, code: str, message: str, path: str | None = None) -> Response:
-    error = {"code": code, "message": message}
-    if path is not None:
-        error["path"] = path
-    return ORJSONResponse({"error": error}, status_code=status)
+# The exception handlers: every refusal of every route is raised, and answered here in the
+# `{"error": ...}` form (errors.response).
+
+async def wire_error(request: Request, exc: Exception) -> Response:
+    """A refusal raised by a route: a wire error, or an engine error (`bad_setup`, `match_over`)."""
+    return errors.response(errors.of(exc))
 
 
-# The `code` of an error answered by Starlette itself (no route, wrong method, ...).
-HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+# Starlette's own errors (no route, wrong method, an unreadable form), by status.
+HTTP_ERRORS = {400: errors.BadRequest, 404: errors.NotFound, 405: errors.MethodNotAllowed, 413: errors.TooLarge}
 
 
 async def http_error(request: Request, exc: HTTPException) -> Response:
     """Starlette's own errors (404, 405, ...) in the `{"error": ...}` form of every other."""
-    headers = dict(exc.headers or {})
     if exc.status_code == 404:
-        message = f"no route {request.url.path}"
+        error = errors.NotFound(f"no route {request.url.path}")
     elif exc.status_code == 405:
         # Every method of every route of this path (each route has its own methods).
         allowed = sorted({method for route in request.app.router.routes
                           if route.matches(request.scope)[0] != Match.NONE for method in route.methods or ()})
-        headers["Allow"] = ", ".join(allowed)
-        message = f"{request.method} is not allowed on {request.url.path} (allowed: {', '.join(allowed)})"
-    else:
-        message = exc.detail
-    response = error_response(exc.status_code, HTTP_CODES.get(exc.status_code, "http_error"), message)
-    response.headers.update(headers)
-    return response
+        error = errors.MethodNotAllowed(f"{request.method} is not allowed on {request.url.path} "
+                                        f"(allowed: {', '.join(allowed)})", headers={"Allow": ", ".join(allowed)})
+    elif exc.status_code in HTTP_ERRORS:
+        error = HTTP_ERRORS[exc.status_code](exc.detail, headers=exc.headers)
+    else:  # nothing this server serves raises another: a bug
+        log.error("unexpected HTTP %d from Starlette on %s: %s", exc.status_code, request.url.path, exc.detail)
+        error = errors.Internal()
+    return errors.response(error)
 
 
 async def storage_error(request: Request, exc: Exception) -> Response:
     """Redis did not answer a read (a list, a summary, a replay): 503, as for writes."""
-    return error_response(503, "unavailable", f"match storage is unreachable: {exc}")
+    return errors.response(errors.Unavailable(f"match storage is unreachable: {exc}"))
 
 
 async def internal_error(request: Request, exc: Exception) -> Response:
     """A bug: logged by the server (the exception propagates), answered in the error form."""
-    return error_response(500, "internal", "internal error")
+    return errors.response(errors.Internal())
 
 
 def redacted(url: str) -> str:
@@ -181,39 +181,34 @@ def create_app(settings: Settings) -> Starlette:
 
     keys = auth.KeyCheck(settings.api_key, KeyGuard(settings.key_failures, settings.key_failure_window_s))
 
-    def refused(request: Request, operator: bool = False) -> Response | None:
-        """None when the request may go on, else why not. Operator routes (abort, delete)
-        are refused outright (403) when the server has no API key to check."""
+    def check_key(request: Request, operator: bool = False) -> None:
+        """Raise why the request may not go on, if it may not. Operator routes (abort,
+        delete) are refused outright (403) when the server has no API key to check."""
         if not settings.api_key:
             if operator:
-                return error_response(403, "forbidden", "this needs the server to have an API key (--api-key or "
-                                                        "BATTLEHALL_API_KEY), and that key as a Bearer token")
-            return None
+                raise errors.Forbidden("this needs the server to have an API key (--api-key or "
+                                       "BATTLEHALL_API_KEY), and that key as a Bearer token")
+            return
         found = keys.refusal(request.client.host if request.client else None, request.headers.get("authorization"))
-        if found is None:
-            return None
-        response = error_response(found.status, found.code, found.message)
-        response.headers.update(dict(found.headers))
-        return response
+        if found is not None:
+            raise found
 
     creations = CreationLimit(settings.create_per_min, settings.create_burst)
-    players = PlayerApi(PlayerSettings.of(settings), hub_of, error_response, ORJSONResponse, settings.api_key)
+    players = PlayerApi(PlayerSettings.of(settings), hub_of, ORJSONResponse, settings.api_key)
 
-    async def over_creation_limit(request: Request) -> Response | None:
+    async def check_creation_limit(request: Request) -> None:
         """429 when the client's address has created its share of matches (creation_limit.py);
         not counted: requests with the API key, and creates another node placed here."""
         if settings.api_key or request.client is None:  # with a key, only its holders create
-            return None
+            return
         address = request.client.host
         if request.headers.get(PLACED_HEADER) and await from_a_node(hub_of(request), address):
-            return None
+            return
         wait_s = creations.take(address)
-        if not wait_s:
-            return None
-        response = error_response(429, "rate_limited", f"this address has created too many matches: try again "
-                                                       f"in {creation_limit.retry_after(wait_s)} s")
-        response.headers["Retry-After"] = creation_limit.retry_after(wait_s)
-        return response
+        if wait_s:
+            raise errors.RateLimited(f"this address has created too many matches: try again in "
+                                     f"{creation_limit.retry_after(wait_s)} s",
+                                     retry_after=creation_limit.retry_after(wait_s))
 
     async def from_a_node(hub: Hub, address: str) -> bool:
         try:
@@ -223,29 +218,21 @@ def create_app(settings: Settings) -> Starlette:
         return any(urlsplit(nodes.http_url(r.get("url", ""))).hostname == address for r in records.values())
 
     async def create_match(request: Request) -> Response:
-        if (refusal := refused(request)) is not None:
-            return refusal
-        if (refusal := await over_creation_limit(request)) is not None:
-            return refusal
+        check_key(request)
+        await check_creation_limit(request)
         try:
             body = orjson.loads(await request.body())
         except orjson.JSONDecodeError as exc:
-            return error_response(400, "bad_request", f"the body is not JSON: {exc}", "")
+            raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
         binding = players.take_binding(body)  # seats bound to player profiles (player_api.py)
-        try:
-            req = validate.create_request(body, settings.caster_min_delay_ms)
-            bound = await players.bind(request, binding, req["seats"])
-            placed = await place(request, hub_of(request))
-            if placed is not None:
-                return placed
-            created = await hub_of(request).create({**req, **bound})
-            created.update(await players.created(request, created["match"], bound))
-        except SetupError as exc:
-            return error_response(400, exc.code, exc.message, exc.path)
-        except PlayerRefused as exc:
-            return players.refusal(exc)
-        except StoreUnavailable as exc:
-            return error_response(503, "unavailable", f"match storage is unreachable: {exc}")
+        # A SetupError is answered 400 bad_setup, a StoreUnavailable 503 (the handlers).
+        req = validate.create_request(body, settings.caster_min_delay_ms)
+        bound = await players.bind(request, binding, req["seats"])
+        placed = await place(request, hub_of(request))
+        if placed is not None:
+            return placed
+        created = await hub_of(request).create({**req, **bound})
+        created.update(await players.created(request, created["match"], bound))
         return ORJSONResponse(created, status_code=201)
 
     placements = nodes.Placements()
@@ -282,56 +269,46 @@ def create_app(settings: Settings) -> Starlette:
         return Response(answer.content, status_code=answer.status_code, media_type="application/json")
 
     async def drain(request: Request) -> Response:
-        if (refusal := refused(request, operator=True)) is not None:
-            return refusal
+        check_key(request, operator=True)
         hub = hub_of(request)
         if not hub.leased:
-            return error_response(409, "not_leased", "this node runs without persistence: nothing to hand on")
+            raise errors.NotLeased("this node runs without persistence: nothing to hand on")
         moved = await hub.drain()
         return ORJSONResponse({"node": settings.node, "draining": True, "moved": moved})
 
     async def list_matches(request: Request) -> Response:
-        try:
-            query = listing.parse_query(request.query_params)
-        except listing.BadQuery as exc:
-            return error_response(400, "bad_request", exc.message, exc.path)
+        query = listing.parse_query(request.query_params)
         return ORJSONResponse(await listing.page(hub_of(request), query))
 
     async def get_match(request: Request) -> Response:
         hub = hub_of(request)
         found = await hub.summaries([request.path_params["match_id"]])
         if not found:
-            return error_response(404, "not_found", "no such match")
+            raise errors.NotFound("no such match")
         return ORJSONResponse(await public.as_of_delay(hub.store, found[0], now_ms()))
 
-    async def finished(hub: Hub, request: Request, match_id: str) -> tuple[list[dict], Response | None]:
-        """The match's summary (in a list, as `summaries` gives it), or why its replay is
-        refused: 404 for no such match, 401 for a private match without one of its tokens,
-        409 while it is live (to spectators: until its end plus its stream delay)."""
+    async def finished(hub: Hub, request: Request, match_id: str) -> list[dict]:
+        """The match's summary (in a list, as `summaries` gives it); raises why its replay
+        is refused: 404 for no such match, 401 for a private match without one of its
+        tokens, 409 while it is live (to spectators: until its end plus its stream delay)."""
         found = await hub.summaries([match_id])
         if not found:
-            return found, error_response(404, "not_found", "no such match")
+            raise errors.NotFound("no such match")
         meta = await hub.meta(match_id)
         if meta is None:  # deleted since its summary was read
-            return [], error_response(404, "not_found", "no such match")
+            raise errors.NotFound("no such match")
         if not public.may_read(meta, request.headers.get("authorization", ""), settings.api_key):
-            response = error_response(401, "unauthorized", "the replay of a private match needs one of its tokens "
-                                                           "(a seat's or the spectator's) or the API key, as "
-                                                           "Authorization: Bearer <token>")
-            response.headers["WWW-Authenticate"] = "Bearer"
-            return found, response
+            raise errors.Unauthorized("the replay of a private match needs one of its tokens (a seat's or the "
+                                      "spectator's) or the API key, as Authorization: Bearer <token>")
         shown = await public.as_of_delay(hub.store, found[0], now_ms())
         if shown["status"] != "finished":
-            return found, error_response(409, "match_live", "the replay opens when the match has ended "
-                                                            "(plus its stream delay)")
-        return found, None
+            raise errors.MatchLive("the replay opens when the match has ended (plus its stream delay)")
+        return found
 
     async def replay(request: Request) -> Response:
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
-        found, refusal = await finished(hub, request, match_id)
-        if refusal is not None:
-            return refusal
+        found = await finished(hub, request, match_id)
         ruleset = get_ruleset(found[0]["ruleset"])
         events = []
         for record in await hub.store.events(match_id, 0):
@@ -351,24 +328,16 @@ def create_app(settings: Settings) -> Starlette:
     async def replay_pages(request: Request, answer) -> Response:
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
-        found, refusal = await finished(hub, request, match_id)
-        if refusal is not None:
-            return refusal
+        found = await finished(hub, request, match_id)
 
         async def read() -> dict:
             return {**found[0], **await hub.revealed(match_id)}
-        try:
-            answered = await answer(match_id, found[0], read)
-        except ReplayRefused as exc:
-            response = error_response(exc.status, exc.code, exc.message, exc.path)
-            response.headers.update(exc.headers)
-            return response
+        answered = await answer(match_id, found[0], read)
         return answered if isinstance(answered, Response) else ORJSONResponse(answered)
 
     async def operator_matches(request: Request) -> Response:
         """Live matches, and finished ones this server still keeps, with their sockets and clocks."""
-        if (refusal := refused(request, operator=True)) is not None:
-            return refusal
+        check_key(request, operator=True)
         hub = hub_of(request)
         ids = list(dict.fromkeys([*await hub.store.live_ids(), *hub.in_memory()]))
         out = [{**summary, **hub.operator_details(summary["match"])}
@@ -377,37 +346,33 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse({"matches": out, "now": now_ms()})
 
     async def abort_match(request: Request) -> Response:
-        if (refusal := refused(request, operator=True)) is not None:
-            return refusal
+        check_key(request, operator=True)
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
         try:
             if not await hub.abort(match_id):
-                return error_response(404, "not_found", "no such match")
-        except NotHere as exc:  # the owner applies it, in order with the match's answers
+                raise errors.NotFound("no such match")
+        except errors.NotHere as exc:  # the owner applies it, in order with the match's answers
             if exc.redirect is None:
-                return error_response(503, "unavailable", "the node running this match does not answer; try again")
+                raise errors.Unavailable("the node running this match does not answer; try again") from None
             base = exc.redirect.rsplit("/ws/", 1)[0]
             answer = await nodes.forward(base, "POST", f"/matches/{match_id}/abort", b"",
                                          {"authorization": request.headers.get("authorization", "")})
             return Response(answer.content, status_code=answer.status_code, media_type="application/json")
-        except MatchOver as exc:
-            return error_response(409, exc.code, exc.message)
-        except (StoreUnavailable, RedisError, OSError) as exc:
-            return error_response(503, "unavailable", f"match storage is unreachable, the abort is not recorded: {exc}")
+        except (StoreUnavailable, RedisError, OSError) as exc:  # a MatchOver is answered 409 (the handler)
+            raise errors.Unavailable(f"match storage is unreachable, the abort is not recorded: {exc}") from exc
         found = await hub.summaries([match_id])
-        return ORJSONResponse(found[0]) if found else error_response(404, "not_found", "no such match")
+        if not found:
+            raise errors.NotFound("no such match")
+        return ORJSONResponse(found[0])
 
     async def delete_match(request: Request) -> Response:
-        if (refusal := refused(request, operator=True)) is not None:
-            return refusal
+        check_key(request, operator=True)
         try:
             if not await hub_of(request).delete(request.path_params["match_id"]):
-                return error_response(404, "not_found", "no such match")
-        except MatchLive as exc:
-            return error_response(409, "match_live", str(exc))
-        except (StoreUnavailable, RedisError, OSError) as exc:
-            return error_response(503, "unavailable", f"match storage is unreachable, nothing was deleted: {exc}")
+                raise errors.NotFound("no such match")
+        except (StoreUnavailable, RedisError, OSError) as exc:  # a MatchLive is answered 409 (the handler)
+            raise errors.Unavailable(f"match storage is unreachable, nothing was deleted: {exc}") from exc
         return Response(status_code=204)
 
     async def rulesets(request: Request) -> Response:
@@ -428,8 +393,7 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
     async def metrics(request: Request) -> Response:
-        if (refusal := refused(request)) is not None:  # behind the key, when there is one
-            return refusal
+        check_key(request)  # behind the key, when there is one
         return PlainTextResponse(hub_of(request).prometheus())
 
     routes = [
@@ -448,13 +412,14 @@ def create_app(settings: Settings) -> Starlette:
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         *players.routes(),
-        *Rematches(hub_of, settings, error_response, ORJSONResponse).routes(),
-        *queue_routes.routes(settings, error_response, ORJSONResponse),
+        *Rematches(hub_of, settings, ORJSONResponse).routes(),
+        *queue_routes.routes(settings, ORJSONResponse),
         *tv.routes(),  # before web's /tv/{ruleset} page
         *web.routes(settings.frame_ancestors),
     ]
     return Starlette(routes=routes, lifespan=lifespan,
-                     exception_handlers={HTTPException: http_error, StoreUnavailable: storage_error,
+                     exception_handlers={errors.WireError: wire_error, EngineError: wire_error,
+                                         HTTPException: http_error, StoreUnavailable: storage_error,
                                          RedisError: storage_error, OSError: storage_error,
                                          Exception: internal_error})
 

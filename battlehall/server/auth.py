@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
 
+from . import errors
 from .key_guard import KeyGuard
 
 
@@ -30,19 +30,6 @@ def key_matches(api_key: str, header: str) -> bool:
     return hmac.compare_digest(_digest(given or ""), _digest(api_key)) and given is not None
 
 
-@dataclass(frozen=True)
-class Refusal:
-    """Why a request that needs the key may not go on, as its HTTP answer says it."""
-    status: int
-    code: str
-    message: str
-    headers: tuple[tuple[str, str], ...] = ()
-
-
-UNAUTHORIZED = Refusal(401, "unauthorized", "a valid API key is required (Authorization: Bearer <key>)",
-                       (("WWW-Authenticate", "Bearer"),))
-
-
 class KeyCheck:
     """The API key check of every route that needs it, throttled per client address."""
 
@@ -50,16 +37,16 @@ class KeyCheck:
         self.api_key = api_key
         self.guard = guard
 
-    def refusal(self, address: str | None, header: str | None) -> Refusal | None:
+    def refusal(self, address: str | None, header: str | None) -> errors.WireError | None:
         """None when a request from `address` with this `Authorization` header (None:
-        none sent) may go on; the server has a key to check."""
+        none sent) may go on, else why not; the server has a key to check."""
         assert self.api_key
         wait = self.guard.retry_after(address)
         if wait is not None:
-            return Refusal(429, "key_throttled", f"too many wrong API keys from this address: try again in "
-                                                 f"{wait} s", (("Retry-After", str(wait)),))
+            return errors.KeyThrottled(f"too many wrong API keys from this address: try again in {wait} s",
+                                       retry_after=wait)
         if header is not None and key_matches(self.api_key, header):
             return None
         if header is not None:  # a guess; a request with no key at all guesses nothing
             self.guard.failed(address)
-        return UNAUTHORIZED
+        return errors.Unauthorized("a valid API key is required (Authorization: Bearer <key>)")

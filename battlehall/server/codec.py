@@ -7,6 +7,8 @@ import math
 import msgpack
 import orjson
 
+from . import errors
+
 JSON = "battlehall.v1.json"
 MSGPACK = "battlehall.v1.msgpack"
 SUBPROTOCOLS = (JSON, MSGPACK)
@@ -57,17 +59,6 @@ MAX_ACT_ID = 64
 PARSER_DEPTH = 1_024
 
 
-class DecodeError(ValueError):
-    """A frame the server refuses: its text never holds more than a bounded part of the frame."""
-
-    def __init__(self, text: str, code: str = "bad_message", act_id: str | int | None = None):
-        super().__init__(text)
-        #: the error code of docs/protocol.md: bad_args when it is an act's `args` that is refused
-        self.code = code
-        #: the act id of a message that decoded but was refused, if it has a valid one
-        self.id = act_id
-
-
 def act_id(message: dict) -> str | int | None:
     """The message's `id` when it is a valid act id (so an error may echo it), else None."""
     value = message.get("id")
@@ -78,30 +69,33 @@ def act_id(message: dict) -> str | int | None:
 
 
 def decode(codec: str, frame: bytes | str) -> dict:
-    """The message of one frame, checked against the limits above before anything uses it."""
+    """The message of one frame, checked against the limits above before anything uses it.
+    Refused: errors.BadMessage, or errors.BadArgs for an act's arguments past a limit, with
+    the act's `id` when it has a valid one; the text never holds more than a bounded part
+    of the frame."""
     try:
         if codec == MSGPACK:
             if isinstance(frame, str):
-                raise DecodeError("MessagePack frames must be binary")
+                raise errors.BadMessage("MessagePack frames must be binary")
             message = msgpack.unpackb(frame, strict_map_key=True, raw=False)
         else:
             message = orjson.loads(frame)
-    except DecodeError:
+    except errors.BadMessage:
         raise
     except (msgpack.StackError, RecursionError):
-        raise DecodeError(f"cannot decode frame: nested more than {PARSER_DEPTH} levels deep") from None
+        raise errors.BadMessage(f"cannot decode frame: nested more than {PARSER_DEPTH} levels deep") from None
     except Exception as exc:  # any malformed frame is the client's error
         # The parsers' texts say where (line, column, position), never what: still cut short.
-        raise DecodeError(f"cannot decode frame: {str(exc)[:200]}") from None
+        raise errors.BadMessage(f"cannot decode frame: {str(exc)[:200]}") from None
     if not isinstance(message, dict) or not isinstance(message.get("t"), str):
-        raise DecodeError("every message is a map with a string field 't'")
+        raise errors.BadMessage("every message is a map with a string field 't'")
     problem = not_plain(message)
     if problem is not None:
         field, text, past_limit = problem
         # An act's arguments past a limit are its bad arguments; a kind of data JSON
         # cannot say is a bad message wherever it is.
-        code = "bad_args" if past_limit and field == "args" and message["t"] == "act" else "bad_message"
-        raise DecodeError(f"{field}: {text}" if field else text, code, act_id(message))
+        refused = errors.BadArgs if past_limit and field == "args" and message["t"] == "act" else errors.BadMessage
+        raise refused(f"{field}: {text}" if field else text, id=act_id(message))
     return message
 
 

@@ -54,6 +54,6 @@ class CreationLimit:
             del self.buckets[address]
 
 
-def retry_after(wait_s: float) -> str:
+def retry_after(wait_s: float) -> int:
     """The `Retry-After` header: whole seconds, at least 1."""
-    return str(max(1, math.ceil(wait_s)))
+    return max(1, math.ceil(wait_s))

@@ -22,13 +22,8 @@ import ipaddress
 from urllib.parse import urlsplit
 
 from .config import Settings
-from .limits import error_response
 
 LOOPBACK_NAMES = ("localhost", "*.localhost")
-
-REFUSED = error_response(421, "host_not_allowed",
-                         "this server does not answer to that Host name (BATTLEHALL_ALLOWED_HOSTS lists the names "
-                         "it answers besides loopback ones)")
 
 
 def _is_ip(name: str) -> bool:

@@ -24,8 +24,9 @@ import asyncio
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from .hosts import REFUSED as HOST_REFUSED, HostCheck
-from .limits import Closing, Limits, Refused
+from . import errors
+from .hosts import HostCheck
+from .limits import Closing, Limits
 from .websocket import WebSocket
 
 WS_PREFIX = b"GET /ws/"
@@ -59,7 +60,7 @@ class HttpProtocol(HttpToolsProtocol):
                 if already >= 2 * limits.max_per_address:
                     transport.abort()  # not even worth an answer
                 else:
-                    transport.set_protocol(Closing(transport, limits.too_many, limits, address))
+                    transport.set_protocol(Closing(transport, limits.too_many(), limits, address))
                 return
             self.address = address
         self.timer = self.loop.call_later(limits.request_timeout_s, self._timed_out)
@@ -88,15 +89,15 @@ class HttpProtocol(HttpToolsProtocol):
                 self._unsupported_upgrade_warning()
             return
         except httptools.HttpParserError as exc:
-            if isinstance(exc.__context__, Refused):
-                self._refuse(exc.__context__.response)
+            if isinstance(exc.__context__, errors.WireError):  # a limit, raised by a parser callback
+                self._refuse(exc.__context__)
             else:
                 msg = "Invalid HTTP request received."
                 self.logger.warning(msg)
                 self.send_400_response(msg)
             return
         if self.in_head and self.head_bytes > self.limits.max_header_bytes:
-            self._refuse(self.limits.header_too_large)
+            self._refuse(self.limits.header_too_large())
 
     # -- parser callbacks ----------------------------------------------------------------
 
@@ -115,11 +116,11 @@ class HttpProtocol(HttpToolsProtocol):
             elif name == b"host":
                 host = value
         if size > limits.max_header_bytes:
-            raise Refused(limits.header_too_large)
+            raise limits.header_too_large()
         if length > limits.max_body_bytes:  # refused before a byte of the body is read
-            raise Refused(limits.too_large)
+            raise limits.too_large()
         if not self.hosts.allows(host):  # DNS rebinding (hosts.py); WebSocket upgrades included
-            raise Refused(HOST_REFUSED)
+            raise errors.HostNotAllowed()
         self.in_head = False
         self.body_bytes = 0
         super().on_headers_complete()
@@ -127,7 +128,7 @@ class HttpProtocol(HttpToolsProtocol):
     def on_body(self, body: bytes) -> None:
         self.body_bytes += len(body)
         if self.body_bytes > self.limits.max_body_bytes:  # a chunked body, counted as it comes
-            raise Refused(self.limits.too_large)
+            raise self.limits.too_large()
         held = self.held
         if held is not None and held[0] is self.cycle:
             self.cycle.body += body  # no app reads it yet: uvicorn's flow control has nothing to wait for
@@ -166,9 +167,9 @@ class HttpProtocol(HttpToolsProtocol):
             # the server is still answering the request before: not the client's delay
             self.timer = self.loop.call_later(self.limits.request_timeout_s, self._timed_out)
             return
-        self._refuse(self.limits.timeout)
+        self._refuse(self.limits.timeout())
 
-    def _refuse(self, response: bytes) -> None:
+    def _refuse(self, error: errors.WireError) -> None:
         """Answer a limit's error and close (limits.Closing); only close if a response
         is being written."""
         answering = self.answering
@@ -183,7 +184,7 @@ class HttpProtocol(HttpToolsProtocol):
         self.connections.discard(self)
         self.held = None
         self.parser = None  # breaks the parser <-> protocol cycle, as uvicorn's connection_lost does
-        self.transport.set_protocol(Closing(self.transport, response, self.limits, address))
+        self.transport.set_protocol(Closing(self.transport, error, self.limits, address))
 
     def _release(self) -> None:
         """This protocol no longer owns the connection: stop its timer, give back its count."""

@@ -19,7 +19,7 @@ from .audience import Audience
 from .caster import Casting, created_fields, settings_of
 from .clock import Clock, now_ms
 from .config import Settings
-from . import abandon, listing, nodes, ratings, seeds
+from . import abandon, errors, listing, nodes, ratings, seeds
 from .deadlines import Deadlines
 from .lease import NotHere, holder
 from .metrics import ACK_BUCKETS, Histogram, HubCollector, LoopLag, exposition
@@ -30,7 +30,6 @@ from .store import LIVE, LoadedMatch, Store, StoreUnavailable
 RECOVERY_BATCH = 500  # matches loaded per pair of Redis round trips at startup
 OPERATOR_TIMEOUT_S = 30  # an abort or delete waits this long for the actor and Redis
 LINGER_S = 60  # a finished match stays in memory this long for its sockets (plus the spectator delay)
-CLOSE_NOT_HERE = 4009  # after a `not_here` error: connect to its redirect (docs/protocol.md)
 OWNERS_BATCH = 1000  # lease reads per pipeline when scanning for matches nobody owns
 DRAIN_BATCH = 100  # matches handed over at once by a drain
 
@@ -38,11 +37,9 @@ DRAIN_BATCH = 100  # matches handed over at once by a drain
 def send_away(conn, redirect: str | None) -> None:
     """Tell a socket its match is run elsewhere (`not_here`), and close it with 4009."""
     conn.held = None  # a history still being sent stops here: the socket resumes at the redirect
-    message = {"t": "error", "code": "not_here", "message": "this match is run by another node: connect there"}
-    if redirect:
-        message["redirect"] = redirect
-    conn.send(message)
-    conn.close(CLOSE_NOT_HERE)
+    error = NotHere(redirect)
+    conn.send(errors.ws_message(error))
+    conn.close(error.close_code)
 
 log = logging.getLogger("battlehall.hub")
 

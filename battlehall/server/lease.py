@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import hashlib
 
+from .errors import NotHere  # noqa: F401  what a node that does not hold the lease answers; here for its importers
+
 # KEYS: owner, log, snap, meta, start, epoch, held.
 # ARGV: lease value, log entry ID ('' for none), entry, events, snapshot ('' for none),
 #       retention in seconds ('' unless the match ends: then its keys get it, the lease goes),
@@ -81,14 +83,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-
-
-class NotHere(Exception):
-    """Another node runs this live match; `redirect` is its socket URL, when known."""
-
-    def __init__(self, redirect: str | None):
-        super().__init__(redirect or "the match is run by another node")
-        self.redirect = redirect
 
 
 def sha1(script: str) -> str:

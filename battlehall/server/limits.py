@@ -4,8 +4,8 @@ A server listening on a public address must not let a client hold memory or sock
 nothing: a huge body, endless headers, a request or WebSocket upgrade that never ends
 (slowloris), thousands of sockets from one address. `http_protocol.py` and
 `websocket.py` enforce these limits at the socket, before anything is parsed into the
-app; each refusal is one of the prebuilt answers here (an HTTP error in the
-`{"error": ...}` form, `connection: close`), and the connection is closed after it.
+app; each refusal is a wire error (errors.py) answered in the `{"error": ...}` form with
+`connection: close`, and the connection is closed after it.
 
 The bookkeeping is per connection and O(1): a count per address, taken when a
 connection is accepted and given back when it is lost, and one timer while a request
@@ -15,26 +15,9 @@ or an upgrade is arriving. Nothing is done per WebSocket message.
 from __future__ import annotations
 
 import asyncio
-import http
 
-import orjson
-
+from . import errors
 from .config import Settings
-
-
-def error_response(status: int, code: str, message: str) -> bytes:
-    """A whole HTTP/1.1 error response in the documented JSON form, closing the connection."""
-    body = orjson.dumps({"error": {"code": code, "message": message}})
-    return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
-            b"connection: close\r\n\r\n%s" % (status, http.HTTPStatus(status).phrase.encode(), len(body), body))
-
-
-class Refused(Exception):
-    """Raised from a parser callback: answer `response` and close (http_protocol.py)."""
-
-    def __init__(self, response: bytes):
-        super().__init__()
-        self.response = response
 
 
 # How long a refused connection is read (and what it sends dropped) after its answer.
@@ -48,10 +31,10 @@ class Closing(asyncio.Protocol):
     and a client still sending (a large body, or its request after a 429 at accept) would
     most likely lose the answer. It stays counted under its address until it closes."""
 
-    def __init__(self, transport: asyncio.Transport, response: bytes, limits: "Limits", address: str | None):
+    def __init__(self, transport: asyncio.Transport, error: errors.WireError, limits: "Limits", address: str | None):
         self.limits = limits
         self.address = address
-        transport.write(response)
+        transport.write(errors.raw_response(error))
         if transport.can_write_eof():
             transport.write_eof()
         self.timer = asyncio.get_running_loop().call_later(LINGER_S, transport.abort)
@@ -76,14 +59,18 @@ class Limits:
         self.max_per_address = settings.max_connections_per_ip
         self.open: dict[str, int] = {}  # address -> connections open from it; no entry at 0
 
-        self.too_large = error_response(
-            413, "too_large", f"the request body is larger than {self.max_body_bytes} bytes")
-        self.header_too_large = error_response(
-            431, "header_too_large", f"the request line and headers are larger than {self.max_header_bytes} bytes")
-        self.timeout = error_response(
-            408, "timeout", f"the request did not arrive in full within {self.request_timeout_s:g} s")
-        self.too_many = error_response(
-            429, "too_many_connections",
+    # Each refusal, new each time (raised from parser callbacks).
+    def too_large(self) -> errors.TooLarge:
+        return errors.TooLarge(f"the request body is larger than {self.max_body_bytes} bytes")
+
+    def header_too_large(self) -> errors.HeaderTooLarge:
+        return errors.HeaderTooLarge(f"the request line and headers are larger than {self.max_header_bytes} bytes")
+
+    def timeout(self) -> errors.RequestTimeout:
+        return errors.RequestTimeout(f"the request did not arrive in full within {self.request_timeout_s:g} s")
+
+    def too_many(self) -> errors.TooManyConnections:
+        return errors.TooManyConnections(
             f"this address already has {self.max_per_address} connections open: close some first")
 
     def address_of(self, transport) -> str | None:

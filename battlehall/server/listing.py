@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from redis.exceptions import RedisError
 
 from ..engine import ruleset_names
+from . import errors
 from .clock import now_ms
 from .public import as_of_delay, is_public
 from .store import key, unpack
@@ -30,15 +31,6 @@ MAX_LIMIT = 100  # matches per page at most
 SCAN_LIMIT = 500  # matches read per request at most, however many the filters drop
 BATCH = 100  # ids read from the set per round trip
 STATUSES = ("live", "finished")
-
-
-class BadQuery(ValueError):
-    """A query parameter of the listing is malformed: a 400 naming it."""
-
-    def __init__(self, path: str, message: str):
-        super().__init__(message)
-        self.path = path
-        self.message = message
 
 
 @dataclass
@@ -54,28 +46,28 @@ def encode_cursor(created_at: int, match_id: str) -> str:
 
 
 def parse_query(params) -> Query:
-    """The listing's query parameters; BadQuery for the first malformed one."""
+    """The listing's query parameters; errors.BadRequest naming the first malformed one."""
     query = Query()
     raw = params.get("limit")
     if raw is not None:
         if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
-            raise BadQuery("limit", f"must be an integer from 1 to {MAX_LIMIT}")
+            raise errors.BadRequest(f"must be an integer from 1 to {MAX_LIMIT}", path="limit")
         query.limit = int(raw)
     raw = params.get("cursor")
     if raw:
         created_at, _, match_id = raw.partition(".")
         if not created_at.isdigit() or len(created_at) > 16 or not match_id.startswith("m_") or len(match_id) > 64:
-            raise BadQuery("cursor", "must be the `next` of a previous page")
+            raise errors.BadRequest("must be the `next` of a previous page", path="cursor")
         query.after = (int(created_at), match_id)
     raw = params.get("ruleset")
     if raw:
         if raw not in ruleset_names():
-            raise BadQuery("ruleset", f"must be one of {ruleset_names()}")
+            raise errors.BadRequest(f"must be one of {ruleset_names()}", path="ruleset")
         query.ruleset = raw
     raw = params.get("status")
     if raw:
         if raw not in STATUSES:
-            raise BadQuery("status", f"must be one of {list(STATUSES)}")
+            raise errors.BadRequest(f"must be one of {list(STATUSES)}", path="status")
         query.status = raw
     return query
 

@@ -27,7 +27,8 @@ from typing import Any
 
 from ..engine.errors import BadSeat, EngineError, MatchOver
 from ..engine.ruleset import default_answer
-from .lease import NotHere
+from . import errors
+from .errors import MatchLive, NoClaim, NotHere, WireError
 from .match_state import MatchState
 from .stops import Stops
 from .writer import Fenced, StoreUnavailable
@@ -36,20 +37,6 @@ log = logging.getLogger("battlehall.actor")
 
 MAX_BATCH = 256  # entries in one write at most: a bound on the script's arguments
 RETRY_MS = 500  # a timeout that could not be recorded is tried again this much later
-
-
-class MatchLive(Exception):
-    """The match has not ended: it cannot be deleted (abort it first)."""
-
-
-class NoClaim(EngineError):
-    """A claim of the win where the match does not allow it (`when_away` is not "claim")
-    or no other seat is away."""
-    code = "no_claim"
-
-
-class InternalError(RuntimeError):
-    """A bug while handling an input: logged, and its sender told `internal`."""
 
 
 # -- inputs ------------------------------------------------------------------------------
@@ -330,20 +317,18 @@ def refusal(event: Input, error: BaseException) -> list:
     """How the sender of `event` is told that it was refused with `error`: the one place
     that decides it."""
     if isinstance(event, (Act, Resign, Claim)):
-        if isinstance(error, EngineError):
-            code, message = error.code, error.message
-        elif isinstance(error, Fenced):
-            code, message = "not_here", "this node no longer runs the match; nothing was recorded"
+        if isinstance(error, Fenced):
+            answer = NotHere(message="this node no longer runs the match; nothing was recorded")
         elif isinstance(error, StoreUnavailable):
-            code, message = "unavailable", "match storage is unreachable; nothing was recorded, try again"
-        else:
-            code, message = "internal", "internal error"
-        return [Send(event.conn, {"t": "error", "id": event.id, "code": code, "message": message})]
+            answer = errors.Unavailable("match storage is unreachable; nothing was recorded, try again")
+        else:  # an engine error as its code, a bug as `internal`
+            answer = errors.of(error)
+        return [Send(event.conn, errors.ws_message(answer.answering(event.id)))]
     if isinstance(event, (Join, Abort, Abandon, Delete, Release)):
         return [Reject(event.reply, error)]
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
-        return [Send(event.conn, {"t": "error", "code": "unavailable",
-                                  "message": "match storage is unreachable; ask for the view again later"})]
+        return [Send(event.conn, errors.ws_message(
+            errors.Unavailable("match storage is unreachable; ask for the view again later")))]
     if isinstance(event, (Expire, AutoPass, AwayDue)) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Later(RETRY_MS, event)]  # still due: applied when Redis is back (if still open then)
     return []
@@ -476,11 +461,11 @@ class MatchCore:
             self.queue.popleft()
             try:
                 self._handle(event, now)
-            except EngineError as exc:
+            except (EngineError, WireError) as exc:
                 self._reply(event, refusal(event, exc))
             except Exception:  # a bug must not kill the match: log it, answer `internal`
                 log.exception("match %s: error handling %s", self.match_id, kind.__name__)
-                self._reply(event, refusal(event, InternalError("internal error")))
+                self._reply(event, refusal(event, errors.Internal()))
                 if not self.batch and self.damaged:
                     self.damaged = False
                     self.status = Status.STALE

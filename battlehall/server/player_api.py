@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from ..engine import ruleset_names
 from ..engine.errors import SetupError
-from . import names, vouch, web
+from . import errors, names, vouch, web
 from .creation_limit import CreationLimit, retry_after
 from .player_settings import PlayerSettings
 from .profiles import PENDING, Profiles
@@ -32,38 +32,23 @@ MAX_LIMIT = 100
 MAX_OFFSET = 1_000_000
 
 
-class Refused(Exception):
-    """A request refused with an HTTP status other than 400 bad_setup (401: bad secret or token)."""
-
-    def __init__(self, status: int, code: str, message: str, path: str | None = None):
-        super().__init__(message)
-        self.status, self.code, self.message, self.path = status, code, message, path
-
-
 def bearer(request: Request) -> str | None:
     scheme, _, value = request.headers.get("authorization", "").partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
 class PlayerApi:
-    """The routes, on the hub's Redis. `error_response` and `json_response` are app.py's."""
+    """The routes, on the hub's Redis. `json_response` is app.py's; refusals are raised (errors.py)."""
 
-    def __init__(self, settings: PlayerSettings, hub_of, error_response, json_response, api_key: str | None):
+    def __init__(self, settings: PlayerSettings, hub_of, json_response, api_key: str | None):
         self.settings = settings
         self.hub_of = hub_of
-        self.error = error_response
         self.json = json_response
         self.api_key = api_key
         self.creations = CreationLimit(settings.profile_per_min, settings.profile_burst)
 
     def profiles(self, request: Request) -> Profiles:
         return Profiles(self.hub_of(request).store.redis)
-
-    def refusal(self, exc: Refused) -> Response:
-        response = self.error(exc.status, exc.code, exc.message, exc.path)
-        if exc.status == 401:
-            response.headers["WWW-Authenticate"] = "Bearer"
-        return response
 
     # -- binding seats, for POST /matches -------------------------------------------------
 
@@ -92,45 +77,38 @@ class PlayerApi:
         token = bearer(request)
         profiles = self.profiles(request)
         if token is not None:  # an operator's player: no secret, the token stands for it
-            try:
-                player = vouch.verify(token, self.settings.jwt_key)
-            except vouch.TokenRefused as exc:
-                return self.refusal(Refused(401, exc.code, exc.message))
+            player = vouch.verify(token, self.settings.jwt_key)
             profile_id = await profiles.vouched(player)
             return self.json({"profile": profile_id, "name": player.name, "kind": "vouched"})
         if request.client is not None:
             wait_s = self.creations.take(request.client.host)
             if wait_s:
-                response = self.error(429, "rate_limited", f"this address has created too many profiles: try "
-                                                           f"again in {retry_after(wait_s)} s")
-                response.headers["Retry-After"] = retry_after(wait_s)
-                return response
+                raise errors.RateLimited(f"this address has created too many profiles: try again in "
+                                         f"{retry_after(wait_s)} s", retry_after=retry_after(wait_s))
         name = await self._name(request)
-        if isinstance(name, Response):
-            return name
         profile_id, secret = await profiles.create_guest(name)
         return self.json({"profile": profile_id, "name": name, "kind": "guest", "secret": secret}, status_code=201)
 
-    async def _name(self, request: Request) -> str | Response:
-        """The validated `name` of a JSON body, or the 400 that refuses it."""
+    async def _name(self, request: Request) -> str:
+        """The validated `name` of a JSON body; the 400 that refuses it is raised."""
         try:
             body = orjson.loads(await request.body())
         except orjson.JSONDecodeError as exc:
-            return self.error(400, "bad_request", f"the body is not JSON: {exc}", "")
+            raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
         if not isinstance(body, dict):
-            return self.error(400, "bad_request", "the body must be a JSON object", "")
+            raise errors.BadRequest("the body must be a JSON object", path="")
         for field in sorted(body):
             if field != "name":
-                return self.error(400, "bad_request", f"unknown field {field!r}"[:200], field[:100])
+                raise errors.BadRequest(f"unknown field {field!r}"[:200], path=field[:100])
         try:
             return names.display_name(body.get("name"))
         except names.BadName as exc:
-            return self.error(400, "bad_name", f"a display name {exc.message}", "name")
+            raise errors.BadName(f"a display name {exc.message}", path="name") from None
 
     async def get_profile(self, request: Request) -> Response:
         found = await self.profiles(request).public(request.path_params["profile_id"])
         if found is None:
-            return self.error(404, "not_found", "no such profile")
+            raise errors.NotFound("no such profile")
         return self.json(found)
 
     async def rename(self, request: Request) -> Response:
@@ -139,23 +117,17 @@ class PlayerApi:
         secret = bearer(request)
         if secret is None or not await profiles.check_secret(profile_id, secret):
             if not await profiles.exists(profile_id):
-                return self.error(404, "not_found", "no such profile")
-            return self.refusal(Refused(401, "unauthorized", "renaming needs the profile's secret as "
-                                                             "Authorization: Bearer <secret>"))
+                raise errors.NotFound("no such profile")
+            raise errors.Unauthorized("renaming needs the profile's secret as Authorization: Bearer <secret>")
         name = await self._name(request)
-        if isinstance(name, Response):
-            return name
         await profiles.rename(profile_id, name)
         return self.json(await profiles.public(profile_id))
 
     async def leaderboard(self, request: Request) -> Response:
         ruleset = request.path_params["ruleset"]
         if ruleset not in ruleset_names():
-            return self.error(404, "not_found", "no such ruleset")
-        try:
-            limit, offset = _page(request.query_params)
-        except SetupError as exc:
-            return self.error(400, "bad_request", exc.message, exc.path)
+            raise errors.NotFound("no such ruleset")
+        limit, offset = _page(request.query_params)
         rows, total = await self.profiles(request).leaderboard(ruleset, offset, limit)
         after = offset + len(rows)
         return self.json({"ruleset": ruleset, "players": rows, "total": total,
@@ -175,7 +147,11 @@ class PlayerApi:
         if "text/html" in request.headers.get("accept", ""):
             response = await web.page("leaderboard.html")(request)
         else:
-            response = await self.leaderboard(request)
+            try:
+                response = await self.leaderboard(request)
+            except errors.WireError as exc:  # a refusal too is the JSON one
+                exc.headers["Vary"] = "Accept"
+                raise
         response.headers["Vary"] = "Accept"
         return response
 
@@ -183,7 +159,7 @@ class PlayerApi:
 async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, seats: list[str]) -> dict:
     """`{"profiles": {seat: profile id}, "rated": bool}` for a new match's meta ({} when
     nothing is bound), from the create body's `profiles` and `rated`; SetupError (400) or
-    Refused (401) naming the field. (Quick play proves each join's profile with
+    errors.Unauthorized or a TokenRefused (401) naming the field. (Quick play proves each join's profile with
     `prove_profile` instead, and the matcher binds the seats.)"""
     rated = given.get("rated")
     if rated is None:
@@ -222,31 +198,31 @@ async def _bind_one(profiles: Profiles, jwt_key: bytes | None, given, path: str)
     if "token" in given:
         try:
             player = vouch.verify(given["token"], jwt_key)
-        except vouch.TokenRefused as exc:
-            raise Refused(401, exc.code, exc.message, f"{path}.token") from None
+        except errors.TokenRefused as exc:
+            raise exc.at(f"{path}.token")
         return await profiles.vouched(player)
     if not await profiles.check_secret(given["profile"], given["secret"]):
-        raise Refused(401, "unauthorized", "no such profile, or not its secret", f"{path}.secret")
+        raise errors.Unauthorized("no such profile, or not its secret", path=f"{path}.secret")
     return given["profile"]
 
 
 async def prove_profile(profiles: Profiles, jwt_key: bytes | None, profile_id: str, proof: str | None) -> str:
     """The profile a quick-play join names, once its Bearer `proof` shows it is the
     caller's: the guest profile's secret, or an operator's player token for that profile.
-    Refused (401, path `profile`) otherwise, with the token's own code for a bad token."""
+    errors.Unauthorized (401, path `profile`) otherwise, or the token's own refusal for a bad token."""
     if proof is None:
-        raise Refused(401, "unauthorized", "a profile needs its secret, or a player token, as "
-                                           "Authorization: Bearer", "profile")
+        raise errors.Unauthorized("a profile needs its secret, or a player token, as Authorization: Bearer",
+                                  path="profile")
     if await profiles.check_secret(profile_id, proof):
         return profile_id
     if proof.count(".") == 2:  # a JWT: header.claims.signature
         try:
             player = vouch.verify(proof, jwt_key)
-        except vouch.TokenRefused as exc:
-            raise Refused(401, exc.code, exc.message, "profile") from None
+        except errors.TokenRefused as exc:
+            raise exc.at("profile")
         if await profiles.vouched(player) == profile_id:
             return profile_id
-    raise Refused(401, "unauthorized", "no such profile, or not its secret or player token", "profile")
+    raise errors.Unauthorized("no such profile, or not its secret or player token", path="profile")
 
 
 def _page(query) -> tuple[int, int]:
@@ -254,13 +230,13 @@ def _page(query) -> tuple[int, int]:
     if "limit" in query:
         text = query["limit"]
         if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
-            raise SetupError("limit", f"must be an integer from 1 to {MAX_LIMIT}")
+            raise errors.BadRequest(f"must be an integer from 1 to {MAX_LIMIT}", path="limit")
         limit = int(text)
     offset = 0
     if "cursor" in query:
         text = query["cursor"]
         if not text.isdigit() or len(text) > 7 or int(text) > MAX_OFFSET:
-            raise SetupError("cursor", "must be the `next` of a previous page")
+            raise errors.BadRequest("must be the `next` of a previous page", path="cursor")
         offset = int(text)
     return limit, offset
 

@@ -18,10 +18,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..engine import get_ruleset, ruleset_names
-from . import creation_limit, queue
+from . import creation_limit, errors, queue
 from .clock import now_ms
 from .creation_limit import CreationLimit
-from .player_api import Refused, bearer, prove_profile
+from .player_api import bearer, prove_profile
 from .player_rating import rating
 from .player_settings import PlayerSettings
 from .profiles import Profiles
@@ -38,36 +38,30 @@ HEARTBEAT_S = 2.0
 TICKET = re.compile(r"^q_[0-9a-f]{32}$")
 
 
-class BadJoin(Exception):
-    def __init__(self, path: str, message: str):
-        super().__init__(message)
-        self.path = path
-        self.message = message
-
-
 def join_request(body) -> tuple[str, int, str | None, str]:
-    """(ruleset, seats, profile, name) of a `POST /queue` body; BadJoin naming the field."""
+    """(ruleset, seats, profile, name) of a `POST /queue` body; errors.BadRequest naming the field."""
     if not isinstance(body, dict):
-        raise BadJoin("", "the body must be a JSON object")
+        raise errors.BadRequest("the body must be a JSON object", path="")
     for name in sorted(body):
         if name not in ("ruleset", "seats", "profile", "name"):
-            raise BadJoin(name, f"unknown field {name!r}")
+            raise errors.BadRequest(f"unknown field {name!r}", path=name)
     ruleset = body.get("ruleset")
     if ruleset not in ruleset_names():
-        raise BadJoin("ruleset", f"must be one of {ruleset_names()}")
+        raise errors.BadRequest(f"must be one of {ruleset_names()}", path="ruleset")
     rules = get_ruleset(ruleset)
     most = min(MAX_SEATS, rules.max_seats)
     seats = body.get("seats", rules.min_seats)
     if not isinstance(seats, int) or isinstance(seats, bool) or not rules.min_seats <= seats <= most:
-        raise BadJoin("seats", f"{ruleset} is played by {rules.min_seats} to {most} seats: an integer in that range")
+        raise errors.BadRequest(f"{ruleset} is played by {rules.min_seats} to {most} seats: an integer in that range",
+                                path="seats")
     profile = body.get("profile")
     if profile is not None and (not isinstance(profile, str) or not 1 <= len(profile) <= MAX_PROFILE):
-        raise BadJoin("profile", f"a profile id is a string of 1 to {MAX_PROFILE} characters")
+        raise errors.BadRequest(f"a profile id is a string of 1 to {MAX_PROFILE} characters", path="profile")
     name = body.get("name")
     if name is None:
         name = DEFAULT_NAME
     elif not isinstance(name, str) or not SEAT_NAME.match(name):
-        raise BadJoin("name", "a name is 1-32 letters, digits, '_', '-' or '.'")
+        raise errors.BadRequest("a name is 1-32 letters, digits, '_', '-' or '.'", path="name")
     return ruleset, seats, profile, name
 
 
@@ -76,7 +70,7 @@ def wait_param(request: Request) -> int:
     if raw is None:
         return DEFAULT_WAIT_MS
     if not raw.isdigit() or int(raw) > MAX_WAIT_MS:
-        raise BadJoin("wait_ms", f"must be an integer from 0 to {MAX_WAIT_MS}")
+        raise errors.BadRequest(f"must be an integer from 0 to {MAX_WAIT_MS}", path="wait_ms")
     return int(raw)
 
 
@@ -93,43 +87,31 @@ def shown(ticket: str, status: dict[str, str], now: int) -> dict:
 FINAL = (queue.MATCHED, queue.LEFT, queue.EXPIRED, queue.FAILED)
 
 
-def routes(settings, error_response, json_response) -> list[Route]:
-    """The queue's routes; `error_response(status, code, message, path)` and
-    `json_response(content, status_code)` are app.py's, so the answers are alike."""
+def routes(settings, json_response) -> list[Route]:
+    """The queue's routes; `json_response(content, status_code)` is app.py's, so the
+    answers are alike (refusals are raised: errors.py)."""
     joins = CreationLimit(settings.queue_join_per_min, settings.queue_join_burst)
     jwt_key = PlayerSettings.of(settings).jwt_key
 
     def quick(request: Request):
         return request.app.state.quick_play
 
-    def bad(exc: BadJoin) -> Response:
-        return error_response(400, "bad_request", exc.message, exc.path)
-
-    def unknown() -> Response:
-        return error_response(404, "not_found", "no such ticket (never issued, or its answer is no longer kept)")
+    def unknown() -> errors.NotFound:
+        return errors.NotFound("no such ticket (never issued, or its answer is no longer kept)")
 
     async def join(request: Request) -> Response:
         if request.client is not None and (wait_s := joins.take(request.client.host)):
-            response = error_response(429, "rate_limited", f"this address has joined the queue too often: try "
-                                                           f"again in {creation_limit.retry_after(wait_s)} s")
-            response.headers["Retry-After"] = creation_limit.retry_after(wait_s)
-            return response
+            raise errors.RateLimited(f"this address has joined the queue too often: try again in "
+                                     f"{creation_limit.retry_after(wait_s)} s",
+                                     retry_after=creation_limit.retry_after(wait_s))
         try:
             body = orjson.loads(await request.body())
         except orjson.JSONDecodeError as exc:
-            return error_response(400, "bad_request", f"the body is not JSON: {exc}", "")
-        try:
-            ruleset, seats, profile, name = join_request(body)
-        except BadJoin as exc:
-            return bad(exc)
+            raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
+        ruleset, seats, profile, name = join_request(body)
         qp = quick(request)
         if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
-            try:
-                profile = await prove_profile(Profiles(qp.redis), jwt_key, profile, bearer(request))
-            except Refused as exc:
-                response = error_response(exc.status, exc.code, exc.message, exc.path)
-                response.headers["WWW-Authenticate"] = "Bearer"
-                return response
+            profile = await prove_profile(Profiles(qp.redis), jwt_key, profile, bearer(request))
         now = now_ms()
         pool = queue.pool_name(ruleset, seats)
         ticket = await qp.queue.join(pool, await rating(qp.redis, profile, ruleset), name, now, profile)
@@ -139,18 +121,15 @@ def routes(settings, error_response, json_response) -> list[Route]:
     async def wait(request: Request) -> Response:
         ticket = request.path_params["ticket"]
         if not TICKET.match(ticket):
-            return unknown()
-        try:
-            wait_ms = wait_param(request)
-        except BadJoin as exc:
-            return bad(exc)
+            raise unknown()
+        wait_ms = wait_param(request)
         qp = quick(request)
         deadline = time.monotonic() + wait_ms / 1000
         beaten = 0.0
         while True:
             status = await qp.queue.status(ticket)
             if status is None:
-                return unknown()
+                raise unknown()
             if status["state"] in FINAL or time.monotonic() >= deadline or await request.is_disconnected():
                 return json_response(shown(ticket, status, now_ms()), 200)
             if status["state"] == queue.WAITING and time.monotonic() - beaten >= HEARTBEAT_S:  # still there
@@ -161,11 +140,11 @@ def routes(settings, error_response, json_response) -> list[Route]:
     async def leave(request: Request) -> Response:
         ticket = request.path_params["ticket"]
         if not TICKET.match(ticket):
-            return unknown()
+            raise unknown()
         qp = quick(request)
         status = await qp.queue.status(ticket)
         if status is None:
-            return unknown()
+            raise unknown()
         if status["state"] == queue.WAITING and await qp.queue.leave(status["pool"], ticket):
             status["state"] = queue.LEFT
         else:  # matched or being matched meanwhile: say so

@@ -24,7 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..engine.errors import SetupError
-from . import auth, validate
+from . import auth, errors, validate
 from .profiles import PENDING
 from .store import key
 
@@ -35,12 +35,6 @@ WAIT_S = 5.0
 MAKING = b"making"
 #: The create request's fields a rematch copies from the old match's meta.
 COPIED = ("ruleset", "options", "setup", "clock", "spectators", "label", "caster", "when_away")
-
-
-class Refused(Exception):
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 def rotated(seats: list[str]) -> list[str]:
@@ -54,12 +48,11 @@ def create_body(meta: dict) -> dict:
 
 
 class Rematches:
-    """The two routes, on the hub's Redis. `error_response` and `json_response` are app.py's."""
+    """The two routes, on the hub's Redis. `json_response` is app.py's; refusals are raised (errors.py)."""
 
-    def __init__(self, hub_of, settings, error_response, json_response):
+    def __init__(self, hub_of, settings, json_response):
         self.hub_of = hub_of
         self.settings = settings
-        self.error = error_response
         self.json = json_response
 
     def routes(self) -> list:
@@ -81,13 +74,8 @@ class Rematches:
             if offering:
                 await self._offer(hub, match_id, meta, state, seat)
             return self.json(await self._state(hub, match_id, meta, state, seat))
-        except Refused as exc:
-            response = self.error(exc.status, exc.code, exc.message)
-            if exc.status == 401:
-                response.headers["WWW-Authenticate"] = "Bearer"
-            return response
         except SetupError as exc:  # the ruleset refuses its own old settings (a changed server)
-            return self.error(409, "rematch_refused", f"this match cannot be played again: {exc.message}")
+            raise errors.RematchRefused(f"this match cannot be played again: {exc.message}") from None
 
     async def _finished(self, hub, match_id: str) -> tuple[dict, dict]:
         """The match's meta and state; 404 for no such match."""
@@ -96,7 +84,7 @@ class Rematches:
             return actor.core.meta, actor.core.state
         loaded = await hub.store.load(match_id)
         if loaded is None:
-            raise Refused(404, "not_found", "no such match")
+            raise errors.NotFound("no such match")
         return loaded.meta, loaded.snapshot["state"]
 
     @staticmethod
@@ -108,8 +96,8 @@ class Rematches:
             if hmac.compare_digest(given.encode(), token.encode()):
                 found = seat
         if found is None:
-            raise Refused(401, "unauthorized", "a rematch needs one of the match's seat tokens as "
-                                               "Authorization: Bearer <token>")
+            raise errors.Unauthorized("a rematch needs one of the match's seat tokens as "
+                                      "Authorization: Bearer <token>")
         return found
 
     @staticmethod
@@ -120,7 +108,7 @@ class Rematches:
 
     async def _offer(self, hub, match_id: str, meta: dict, state: dict, seat: str) -> None:
         if state["result"] is None:
-            raise Refused(409, "match_live", "a rematch is offered once the match has ended")
+            raise errors.MatchLive("a rematch is offered once the match has ended")
         redis = hub.store.redis
         retention = self.settings.retention_s
         offers_key = key(match_id, "rematch")

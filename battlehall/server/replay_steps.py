@@ -34,6 +34,7 @@ import orjson
 from starlette.responses import StreamingResponse
 
 from .. import steps
+from . import errors
 
 MAX_COUNT = 32  # steps in one answer
 CHUNK = 16  # steps computed and kept together
@@ -41,16 +42,6 @@ BUILDERS = 1  # computations running at once
 WAITING = 31  # computations waiting for the builder; past that, 503 busy
 RETRY_AFTER_S = 1
 PIECE = 64 * 1024  # bytes decompressed and written at a time
-
-
-class Refused(Exception):
-    """An answer other than 200: `status`, `code` (docs/protocol.md, HTTP errors), and the
-    query parameter at fault, if any."""
-
-    def __init__(self, status: int, code: str, message: str, path: str | None = None):
-        super().__init__(message)
-        self.status, self.code, self.message, self.path = status, code, message, path
-        self.headers = {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else {}
 
 
 class ByteCache:
@@ -115,7 +106,7 @@ def parse_range(query) -> tuple[int, int]:
         value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else -1  # isdigit alone: "²"
         if not low <= value <= high:
             what = f"an integer from 1 to {MAX_COUNT}" if name == "count" else "a non-negative integer"
-            raise Refused(400, "bad_request", f"{name} must be {what}", name)
+            raise errors.BadRequest(f"{name} must be {what}", path=name)
         out.append(value)
     return out[0], out[1]
 
@@ -137,7 +128,7 @@ class ReplaySteps:
         idx = await self.index(match_id, replay)
         stop = min(start + count, idx.total)
         if start >= idx.total:
-            raise Refused(400, "bad_request", f"from must be below {idx.total}, the match's number of steps", "from")
+            raise errors.BadRequest(f"from must be below {idx.total}, the match's number of steps", path="from")
         parts = []  # (chunk, begin, end)
         for number in range(start // CHUNK, (stop - 1) // CHUNK + 1):
             chunk = await self._cached(("chunk", match_id, number), lambda n=number: self._chunk(idx, n))
@@ -155,7 +146,7 @@ class ReplaySteps:
         async def build():
             read = await replay()
             if "log" not in read:
-                raise Refused(404, "not_found", "this match has no log to re-run")
+                raise errors.NotFound("this match has no log to re-run")
             idx = await _sliced(steps.indexing(read))
             return idx, idx.size()
         return await self._cached(("index", match_id), build)
@@ -175,8 +166,8 @@ class ReplaySteps:
         flight = self.flights.get(key)
         if flight is None:
             if len(self.flights) >= BUILDERS + WAITING:
-                raise Refused(503, "busy", "the server is re-running as many replays as it may at once; "
-                                           f"try again in {RETRY_AFTER_S} s")
+                raise errors.Busy("the server is re-running as many replays as it may at once; "
+                                  f"try again in {RETRY_AFTER_S} s", retry_after=RETRY_AFTER_S)
             flight = asyncio.get_running_loop().create_task(self._fly(key, build))
             flight.add_done_callback(_retrieved)  # its error is each waiter's; with none left, nobody's
             self.flights[key] = flight

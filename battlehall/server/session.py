@@ -9,7 +9,7 @@ import logging
 
 from redis.exceptions import RedisError
 
-from . import caster, codec, history, stops
+from . import caster, codec, errors, history, stops
 from .clock import now_ms
 from .connection import Connection, RateLimiter
 from .hub import NotHere, send_away
@@ -17,9 +17,6 @@ from .store import StoreUnavailable
 
 log = logging.getLogger("battlehall.session")
 
-CLOSE_UNAUTHORIZED = 4001
-CLOSE_NOT_FOUND = 4004
-CLOSE_POLICY = 1008
 FLOOD_STRIKES = 50  # refusals in a row before a flooding client is closed
 MAX_EARLY = 100  # messages a client may send before its welcome
 #: An act's `prompt` and `option` (the engine's errors name them): far longer than any id.
@@ -48,21 +45,23 @@ class Session:
         self.joining: asyncio.Task | None = None
         self.hello_timer = asyncio.get_running_loop().call_later(hub.settings.hello_timeout_s, self._hello_timed_out)
 
-    def error(self, code: str, message: str, act_id=None) -> None:
-        msg = {"t": "error", "code": code, "message": message}
-        if act_id is not None:
-            msg["id"] = act_id
-        self.conn.send(msg)
+    def error(self, error: errors.WireError) -> None:
+        self.conn.send(errors.ws_message(error))
+
+    def close_with(self, error: errors.WireError) -> None:
+        """The error, then the close its code says."""
+        self.error(error)
+        self.conn.close(error.close_code)
 
     def decode(self, frame: bytes | str, text: bool) -> dict | None:
         """The decoded message; None after sending `bad_message` for an undecodable one."""
         if text and self.conn.codec == codec.MSGPACK:
-            self.error("bad_message", "this connection speaks MessagePack: send binary frames")
+            self.error(errors.BadMessage("this connection speaks MessagePack: send binary frames"))
             return None
         try:
             return codec.decode(self.conn.codec, frame)
-        except codec.DecodeError as exc:
-            self.error(exc.code, str(exc), exc.id)
+        except errors.WireError as exc:
+            self.error(exc)
             return None
 
     def on_frame(self, frame: bytes | str, text: bool) -> None:
@@ -73,15 +72,17 @@ class Session:
         if message is None:
             return
         if not self.limiter.allow():
-            self.error("rate_limited", "too many messages; slow down", codec.act_id(message))
+            refused = errors.RateLimited("too many messages; slow down", id=codec.act_id(message))
             if self.limiter.strikes >= FLOOD_STRIKES:
-                self.conn.close(CLOSE_POLICY)
+                self.close_with(refused)
+            else:
+                self.error(refused)
             return
         try:
             self.dispatch(message)
         except Exception:  # a bug: called from the socket's parser, it would close the socket
             log.exception("match %s: error handling a %r message", self.match_id, message.get("t"))
-            self.error("internal", "internal error", codec.act_id(message))
+            self.error(errors.Internal(id=codec.act_id(message)))
 
     def hello(self, frame: bytes, text: bool) -> None:
         """The first message, which must be `hello`; what comes while it is being checked waits."""
@@ -89,21 +90,18 @@ class Session:
         self.hello_timer.cancel()
         hello = self.decode(frame, text)
         if hello is None or hello.get("t") != "hello":
-            self.error("bad_message", "the first message must be hello")
-            self.conn.close(CLOSE_POLICY)
+            self.close_with(errors.BadMessage("the first message must be hello"))
             return
         self.joining = asyncio.get_running_loop().create_task(self._join(hello))
 
     def _wait(self, frame: bytes, text: bool) -> None:
         if len(self.early) >= MAX_EARLY:
-            self.error("rate_limited", "wait for welcome before sending more")
-            self.conn.close(CLOSE_POLICY)
+            self.close_with(errors.RateLimited("wait for welcome before sending more"))
             return
         self.early.append((frame, text))
 
     def _hello_timed_out(self) -> None:
-        self.error("bad_message", "send hello first, within the hello timeout")
-        self.conn.close(CLOSE_POLICY)
+        self.close_with(errors.BadMessage("send hello first, within the hello timeout"))
 
     async def _join(self, hello: dict) -> None:
         try:
@@ -112,8 +110,7 @@ class Session:
                 return
         except Exception:
             log.exception("match %s: error joining", self.match_id)
-            self.error("internal", "internal error")
-            self.conn.close(1011)
+            self.close_with(errors.Internal())
             return
         early, self.early = self.early, None
         self.receive = self.on_frame
@@ -126,19 +123,18 @@ class Session:
             try:
                 await history.stream(hub.store, hub.history_gate, self.match_id, self.conn, message, after, upto)
             except (StoreUnavailable, RedisError, OSError):
-                self._refuse("unavailable", "match storage is unreachable; try again", 1011)
+                self._refuse(errors.Unavailable())
             except Exception:
                 log.exception("match %s: error sending the history", self.match_id)
-                self._refuse("internal", "internal error", 1011)
+                self._refuse(errors.Internal())
             finally:
                 hub.metrics.history_streams -= 1
 
-    def _refuse(self, code: str, message: str, close_code: int) -> None:
+    def _refuse(self, error: errors.WireError) -> None:
         """An error, then the close; what was queued or held for the socket is dropped."""
         self.conn.held = None
         self.conn.outbox = []
-        self.error(code, message)
-        self.conn.close(close_code)
+        self.close_with(error)
 
     async def authenticate(self, hello: dict) -> bool | tuple:
         """Check the hello; join the match if it may. True, or what `history.stream`
@@ -150,26 +146,23 @@ class Session:
         """
         token, resume, batch = hello.get("token"), hello.get("resume"), hello.get("batch", False)
         if resume is not None and (not isinstance(resume, int) or isinstance(resume, bool) or resume < 0):
-            self.error("bad_message", "resume must be the last seq seen, a non-negative integer")
-            self.conn.close(CLOSE_POLICY)
+            self.close_with(errors.BadMessage("resume must be the last seq seen, a non-negative integer"))
             return False
         if not isinstance(batch, bool):
-            self.error("bad_message", "batch must be true or false")
-            self.conn.close(CLOSE_POLICY)
+            self.close_with(errors.BadMessage("batch must be true or false"))
             return False
         if hello.get("role") is not None and hello.get("role") not in ROLES:
-            self.error("bad_message", "role must be one of " + ", ".join(ROLES))
-            self.conn.close(CLOSE_POLICY)
+            self.close_with(errors.BadMessage("role must be one of " + ", ".join(ROLES)))
             return False
         try:
             meta = await self.hub.meta(self.match_id)
         except StoreUnavailable:
-            self._refuse("unavailable", "match storage is unreachable; try again", 1011)
+            self._refuse(errors.Unavailable())
             return False
         if meta is None:
             # A match id is not a secret (it is in every link to a match): saying that
             # there is no such match tells nothing about any token.
-            self._refuse("not_found", "no such match", CLOSE_NOT_FOUND)
+            self._refuse(errors.NotFound("no such match"))
             return False
         seat, role = None, None
         if isinstance(token, str):
@@ -183,11 +176,11 @@ class Session:
         if token is None and meta["spectators"]["allowed"] and meta["spectators"].get("public"):
             role = "spectator"  # a public match: anyone may watch
         if role is None:
-            self._refuse("unauthorized", "bad token", CLOSE_UNAUTHORIZED)
+            self._refuse(errors.Unauthorized("bad token"))
             return False
         expected = hello.get("role")
         if expected is not None and expected != role:  # a page for one kind of link was given another
-            self._refuse("wrong_role", f"this token is a {role}'s, not a {expected}'s", CLOSE_UNAUTHORIZED)
+            self._refuse(errors.WrongRole(f"this token is a {role}'s, not a {expected}'s"))
             return False
         try:
             if role == caster.ROLE:  # always from Redis, at the caster delay (caster.py)
@@ -200,14 +193,13 @@ class Session:
             send_away(self.conn, exc.redirect)
             return False
         except (StoreUnavailable, RedisError, OSError):
-            self._refuse("unavailable", "match storage is unreachable; try again", 1011)
+            self._refuse(errors.Unavailable())
             return False
         if actor is None:  # gone since its settings were read (its retention ended)
-            self._refuse("not_found", "no such match", CLOSE_NOT_FOUND)
+            self._refuse(errors.NotFound("no such match"))
             return False
         if role == "spectator" and self.hub.audience.count(self.match_id) >= meta["spectators"].get("max", 10_000):
-            self.error("full", "this match has as many spectators as it allows")
-            self.conn.close(CLOSE_POLICY)
+            self.close_with(errors.Full("this match has as many spectators as it allows"))
             return False
         self.conn.seat, self.conn.role = seat, role
         self.conn.batch = batch
@@ -220,7 +212,7 @@ class Session:
             send_away(self.conn, exc.redirect)
             return False
         except (StoreUnavailable, ConnectionResetError):  # ConnectionResetError: a mirror dropped meanwhile
-            self._refuse("unavailable", "match storage is unreachable; try again", 1011)
+            self._refuse(errors.Unavailable())
             return False
         if role == "spectator":
             self.hub.audience.changed(self.match_id)
@@ -233,17 +225,19 @@ class Session:
         elif kind == "act":
             act_id = codec.act_id(message)
             if act_id is None:
-                self.error("bad_message", f"act needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
+                self.error(errors.BadMessage(
+                    f"act needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters"))
                 return
             if self.conn.role != "player":
-                self.error("spectator", f"{self.conn.role}s cannot act", act_id)
+                self.error(errors.Spectator(f"{self.conn.role}s cannot act", id=act_id))
                 return
             prompt, option, args = message.get("prompt"), message.get("option"), message.get("args", {})
             if not _short_string(prompt) or not _short_string(option):
-                self.error("bad_message", f"act needs string fields prompt and option of at most {MAX_NAME} characters", act_id)
+                self.error(errors.BadMessage(
+                    f"act needs string fields prompt and option of at most {MAX_NAME} characters", id=act_id))
                 return
             if args is not None and not isinstance(args, dict):
-                self.error("bad_args", "args must be a map of argument names to values", act_id)
+                self.error(errors.BadArgs("args must be a map of argument names to values", id=act_id))
                 return
             self.actor.submit(("act", self.conn, message))
         elif kind == "stops":
@@ -251,35 +245,35 @@ class Session:
         elif kind == "resign" or kind == "claim_win":
             act_id = codec.act_id(message)
             if act_id is None:
-                self.error("bad_message",
-                           f"{kind} needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters")
+                self.error(errors.BadMessage(
+                    f"{kind} needs an id: a string or integer of at most {codec.MAX_ACT_ID} characters"))
                 return
             if self.conn.role != "player":
-                self.error("spectator", f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}",
-                           act_id)
+                self.error(errors.Spectator(
+                    f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}", id=act_id))
                 return
             self.actor.submit(("resign" if kind == "resign" else "claim", self.conn, act_id))
         elif kind == "view":  # in order with the match's events, so its seq is exact
             if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
-                self.error("rate_limited", "views take more bytes per second than this server sends a socket; "
-                                           "ask again later")
+                self.error(errors.RateLimited("views take more bytes per second than this server sends a socket; "
+                                              "ask again later"))
                 return
             self.actor.submit(("view", self.conn))
         elif kind == "hello":
-            self.error("bad_message", "already said hello")
+            self.error(errors.BadMessage("already said hello"))
         else:
             shown = f" {kind!r}" if len(kind) <= MAX_NAME else ""  # an error never echoes a long value
-            self.error("bad_message", f"unknown message type{shown}: "
-                                      "a client sends hello, act, stops, resign, claim_win, ping or view")
+            self.error(errors.BadMessage(f"unknown message type{shown}: "
+                                         "a client sends hello, act, stops, resign, claim_win, ping or view"))
 
     def _stops(self, message: dict) -> None:
         """Which window prompts the seat is asked; the server passes the others (stops.py)."""
         mode = message.get("mode")
         if self.conn.role != "player":
-            self.error("spectator", f"{self.conn.role}s have no stops")
+            self.error(errors.Spectator(f"{self.conn.role}s have no stops"))
             return
         if mode not in stops.MODES:
-            self.error("bad_message", "stops needs a mode: " + ", ".join(stops.MODES))
+            self.error(errors.BadMessage("stops needs a mode: " + ", ".join(stops.MODES)))
             return
         self.actor.submit(("stops", self.conn, mode))
 

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..engine import ruleset_names
-from . import public
+from . import errors, public
 from .clock import now_ms
 
 CACHE_S = 1.0
@@ -65,11 +65,11 @@ class Featured:
         self.cache: dict[str | None, tuple[float, dict]] = {}
 
     async def get(self, request: Request) -> Response:
-        from .app import ORJSONResponse, error_response  # app.py imports this module
+        from .app import ORJSONResponse  # app.py imports this module
         ruleset = request.query_params.get("ruleset") or None
         if ruleset is not None and ruleset not in ruleset_names():
-            return error_response(400, "bad_request", f"no ruleset {ruleset!r} on this server "
-                                                      f"(one of {', '.join(ruleset_names())})", "ruleset")
+            raise errors.BadRequest(f"no ruleset {ruleset!r} on this server (one of {', '.join(ruleset_names())})",
+                                    path="ruleset")
         cached = self.cache.get(ruleset)
         if cached is not None and time.monotonic() - cached[0] < CACHE_S:
             return ORJSONResponse(cached[1])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import jwt
 
-from . import names
+from . import errors, names
 
 ALGORITHM = "HS256"
 MAX_SUB = 128
@@ -25,36 +25,28 @@ class Vouched:
     name: str
 
 
-class TokenRefused(Exception):
-    """A token not taken: `code` says why (docs/protocol.md "Player tokens")."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
 def verify(token: object, key: bytes | None) -> Vouched:
-    """The player a token names; TokenRefused if it is not a valid token signed with `key`."""
+    """The player a token names; errors.TokenRefused (its subclass says why, docs/protocol.md
+    "Player tokens") if it is not a valid token signed with `key`."""
     if key is None:
-        raise TokenRefused("token_not_accepted", "this server takes no player tokens (BATTLEHALL_JWT_KEY is not set)")
+        raise errors.TokenNotAccepted("this server takes no player tokens (BATTLEHALL_JWT_KEY is not set)")
     if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_CHARS:
-        raise TokenRefused("token_invalid", f"a token is a JWT string of at most {MAX_TOKEN_CHARS} characters")
+        raise errors.TokenInvalid(f"a token is a JWT string of at most {MAX_TOKEN_CHARS} characters")
     try:
         claims = jwt.decode(token, key, algorithms=[ALGORITHM], options={"require": ["exp", "sub", "name"]})
     except jwt.ExpiredSignatureError:
-        raise TokenRefused("token_expired", "the token has expired (its exp is past)") from None
+        raise errors.TokenExpired("the token has expired (its exp is past)") from None
     except jwt.InvalidAlgorithmError:
-        raise TokenRefused("token_algorithm", f"the token must be signed with {ALGORITHM}") from None
+        raise errors.TokenAlgorithm(f"the token must be signed with {ALGORITHM}") from None
     except jwt.InvalidSignatureError:
-        raise TokenRefused("token_signature", "the token's signature does not match the server's key") from None
+        raise errors.TokenSignature("the token's signature does not match the server's key") from None
     except jwt.InvalidTokenError as exc:
-        raise TokenRefused("token_invalid", f"not a valid token: {exc}") from None
+        raise errors.TokenInvalid(f"not a valid token: {exc}") from None
     sub = claims["sub"]
     if not isinstance(sub, str) or not 1 <= len(sub) <= MAX_SUB or not sub.isprintable():
-        raise TokenRefused("token_invalid", f"the token's sub must be 1-{MAX_SUB} printable characters")
+        raise errors.TokenInvalid(f"the token's sub must be 1-{MAX_SUB} printable characters")
     try:
         name = names.display_name(claims["name"])
     except names.BadName as exc:
-        raise TokenRefused("token_invalid", f"the token's name {exc.message}") from None
+        raise errors.TokenInvalid(f"the token's name {exc.message}") from None
     return Vouched(sub, name)

@@ -25,8 +25,8 @@ from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from . import codec
-from .hosts import REFUSED as HOST_REFUSED, HostCheck
+from . import codec, errors
+from .hosts import HostCheck
 from .connection import Connection, RateLimiter
 from .limits import Closing, Limits
 from .session import Session
@@ -155,7 +155,7 @@ class WebSocket(asyncio.Protocol):
         if self.conn is None and protocol.state is State.CONNECTING:
             self.upgrade_bytes += len(data)
             if self.upgrade_bytes > self.limits.max_header_bytes:
-                self._refuse(self.limits.header_too_large)
+                self._refuse(self.limits.header_too_large())
                 return
         protocol.receive_data(data)
         quiet = protocol.state is State.OPEN  # nothing for websockets to answer, as a rule
@@ -295,13 +295,13 @@ class WebSocket(asyncio.Protocol):
     def _upgrade_timed_out(self) -> None:
         self.upgrade_timer = None
         if self.protocol.state is State.CONNECTING:
-            self._refuse(self.limits.timeout)
+            self._refuse(self.limits.timeout())
 
-    def _refuse(self, response: bytes) -> None:
+    def _refuse(self, error: errors.WireError) -> None:
         """Answer the upgrade request with a limit's error and close (limits.Closing)."""
         address, self.address = self.address, None  # counted on while it closes
         self.connection_lost(None)  # let go of all this socket holds, as when it is closed
-        self.transport.set_protocol(Closing(self.transport, response, self.limits, address))
+        self.transport.set_protocol(Closing(self.transport, error, self.limits, address))
 
     def _handshake(self, request: Request) -> bool:
         """Answer the upgrade request; False when refused by a limit (`_refuse`)."""
@@ -310,7 +310,7 @@ class WebSocket(asyncio.Protocol):
             self.upgrade_timer = None
         protocol = self.protocol
         if not self.sockets.hosts.allows(request.headers.get("Host")):  # DNS rebinding (hosts.py)
-            self._refuse(HOST_REFUSED)
+            self._refuse(errors.HostNotAllowed())
             return False
         found = WS_PATH.fullmatch(request.path)
         if found is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from battlehall.server import codec
+from battlehall.server import codec, errors
 from battlehall.server.clock import Clock
 
 plain = st.recursive(
@@ -37,7 +37,7 @@ def test_both_encodings_carry_the_same_maps(body):
     (codec.MSGPACK, b"\x93\x01\x02\x03"), (codec.MSGPACK, b"\x81\x01\x02"), (codec.MSGPACK, "text"),
 ])
 def test_undecodable_frames_are_decode_errors(wire, frame):
-    with pytest.raises(codec.DecodeError):
+    with pytest.raises(errors.WireError):
         codec.decode(wire, frame)
 
 
@@ -53,7 +53,7 @@ def test_undecodable_frames_are_decode_errors(wire, frame):
     ({"t": "hello", "token": "x" * 1_025}, "bad_message", None),
 ])
 def test_messages_past_the_limits_are_refused(wire, message, code, act_id):
-    with pytest.raises(codec.DecodeError) as refused:
+    with pytest.raises(errors.WireError) as refused:
         codec.decode(wire, codec.encode(wire, message))
     assert (refused.value.code, refused.value.id) == (code, act_id)
     assert len(str(refused.value)) < 200
@@ -66,7 +66,7 @@ def test_messages_at_the_limits_are_read(wire):
                "extra": [0] * (codec.MAX_VALUES - 18)}
     assert codec.decode(wire, codec.encode(wire, message)) == message
     message["extra"].append(0)
-    with pytest.raises(codec.DecodeError):
+    with pytest.raises(errors.WireError):
         codec.decode(wire, codec.encode(wire, message))
 
 

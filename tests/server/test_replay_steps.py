@@ -16,7 +16,7 @@ from battlehall import steps
 from battlehall.client import Client
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
-from battlehall.server import replay_steps
+from battlehall.server import errors, replay_steps
 from battlehall.server.replay_steps import BUILDERS, CHUNK, MAX_COUNT, WAITING, ReplaySteps
 from create_bodies import SPELLFIRE_SETUP
 
@@ -140,10 +140,10 @@ async def test_past_the_waiting_room_a_request_is_refused_busy():
         return "done", 1
     waiting = [asyncio.ensure_future(pages._cached(("k", i), slow)) for i in range(BUILDERS + WAITING)]
     await asyncio.sleep(0)
-    with pytest.raises(replay_steps.Refused) as refused:
+    with pytest.raises(errors.Busy) as refused:
         await pages._cached(("k", "one more"), slow)
     assert refused.value.status == 503 and refused.value.code == "busy"
-    assert refused.value.headers == {"Retry-After": "1"}
+    assert errors.http_headers(refused.value) == {"Retry-After": "1"}
     gate.set()
     assert await asyncio.gather(*waiting) == ["done"] * (BUILDERS + WAITING)
     assert await pages._cached(("k", "one more"), slow) == "done"  # room again
