@@ -19,7 +19,7 @@ from .audience import Audience
 from .caster import Casting, created_fields, settings_of
 from .clock import Clock, now_ms
 from .config import Settings
-from . import abandon, listing, nodes, ratings, seeds
+from . import abandon, listing, messages, nodes, ratings, seeds
 from .deadlines import Deadlines
 from .lease import NotHere, holder
 from .metrics import ACK_BUCKETS, Histogram, HubCollector, LoopLag, exposition
@@ -275,7 +275,7 @@ class Hub:
             actor = await self.actor(match_id)
             if actor is None:
                 return False
-        await self._through(actor, "abort")
+        await self._through(actor, messages.Abort)
         return True
 
     async def delete(self, match_id: str) -> bool:
@@ -286,7 +286,7 @@ class Hub:
                 await asyncio.shield(self.loading[match_id])
         actor = self.actors.get(match_id)
         if actor is not None:
-            await self._through(actor, "delete")  # after the match's last write
+            await self._through(actor, messages.Delete)  # after the match's last write
             await self.unload(match_id)  # its sockets are closed (1001)
             return True
         if await self.store.is_live(match_id):
@@ -294,14 +294,14 @@ class Hub:
         return await self.store.delete(match_id)
 
     @staticmethod
-    async def _through(actor: MatchActor, kind: str) -> None:
+    async def _through(actor: MatchActor, kind: type[messages.Abort | messages.Delete]) -> None:
         """Submit an operator's message to the actor and wait until it has been handled."""
         done = asyncio.get_running_loop().create_future()
-        actor.submit((kind, done))
+        actor.submit(kind(done))
         try:
             await asyncio.wait_for(done, OPERATOR_TIMEOUT_S)
         except asyncio.TimeoutError:
-            raise StoreUnavailable(f"the {kind} was not confirmed within {OPERATOR_TIMEOUT_S} s") from None
+            raise StoreUnavailable(f"the {kind.__name__.lower()} was not confirmed within {OPERATOR_TIMEOUT_S} s") from None
 
     async def recover_all(self) -> int:
         """At start: bring back the live matches this node held before a restart, and its
@@ -508,7 +508,7 @@ class Hub:
         if actor.stopped:  # lost meanwhile
             return False
         done = asyncio.get_running_loop().create_future()
-        actor.submit(("release", done))  # in order: after the write in flight, if any
+        actor.submit(messages.Release(done))  # in order: after the write in flight, if any
         await asyncio.wait_for(done, OPERATOR_TIMEOUT_S)
         if self.actors.get(actor.match_id) is actor:
             del self.actors[actor.match_id]

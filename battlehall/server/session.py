@@ -9,7 +9,7 @@ import logging
 
 from redis.exceptions import RedisError
 
-from . import caster, codec, history, stops
+from . import caster, codec, history, messages, stops
 from .clock import now_ms
 from .connection import Connection, RateLimiter
 from .hub import NotHere, send_away
@@ -213,7 +213,7 @@ class Session:
         self.conn.batch = batch
         self.actor = actor
         joined = asyncio.get_running_loop().create_future()
-        actor.submit(("join", self.conn, resume, joined))
+        actor.submit(messages.Join(self.conn, resume, joined))
         try:
             catch_up = await joined
         except NotHere as exc:  # the match left this node while the socket joined
@@ -245,7 +245,7 @@ class Session:
             if args is not None and not isinstance(args, dict):
                 self.error("bad_args", "args must be a map of argument names to values", act_id)
                 return
-            self.actor.submit(("act", self.conn, message))
+            self.actor.submit(messages.Act(self.conn, message))
         elif kind == "stops":
             self._stops(message)
         elif kind == "resign" or kind == "claim_win":
@@ -258,13 +258,13 @@ class Session:
                 self.error("spectator", f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}",
                            act_id)
                 return
-            self.actor.submit(("resign" if kind == "resign" else "claim", self.conn, act_id))
+            self.actor.submit((messages.Resign if kind == "resign" else messages.ClaimWin)(self.conn, act_id))
         elif kind == "view":  # in order with the match's events, so its seq is exact
             if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
                 self.error("rate_limited", "views take more bytes per second than this server sends a socket; "
                                            "ask again later")
                 return
-            self.actor.submit(("view", self.conn))
+            self.actor.submit(messages.View(self.conn))
         elif kind == "hello":
             self.error("bad_message", "already said hello")
         else:
@@ -281,7 +281,7 @@ class Session:
         if mode not in stops.MODES:
             self.error("bad_message", "stops needs a mode: " + ", ".join(stops.MODES))
             return
-        self.actor.submit(("stops", self.conn, mode))
+        self.actor.submit(messages.Stops(self.conn, mode))
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""
@@ -289,7 +289,7 @@ class Session:
         if self.joining is not None and not self.joining.done():
             self.joining.cancel()  # a join still in progress would add a closed socket
         if self.actor is not None:
-            self.actor.submit(("leave", self.conn))
+            self.actor.submit(messages.Leave(self.conn))
             if self.conn.role == "spectator":
                 self.hub.audience.changed(self.match_id)
         self.conn.gone()
