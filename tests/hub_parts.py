@@ -3,7 +3,7 @@
 in a list instead of written to a socket.
 
 A plain module (not conftest.py), like servers.py, so that test modules in any folder can
-import it.
+import it (`redis_url`, a fixture, by name too).
 """
 
 from __future__ import annotations
@@ -11,12 +11,30 @@ from __future__ import annotations
 import contextlib
 
 import msgpack
+import pytest
+import redis
 
 from battlehall.server import codec, validate
 from battlehall.server.config import Settings
 from battlehall.server.connection import Connection
+from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.hub import Hub
 from battlehall.server.store import Store
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server):
+    """The module's Redis, emptied for each test: a takeover scan takes whatever is live in it."""
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    return redis_server.url
 
 
 class Frames:

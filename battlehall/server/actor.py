@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .connection import Connection
     from .deadlines import Deadlines
-    from .hub import Metrics
+    from .metrics import Metrics
 
 __all__ = ["MatchActor", "MatchLive", "MatchServices", "MatchState", "ReplayMismatch"]
 

@@ -28,7 +28,8 @@ from .clock import now_ms
 from .config import Settings
 from .hosts import HostCheck
 from .http_protocol import HttpProtocol
-from .hub import Hub, NotHere
+from .hub import Hub
+from .lease import NotHere
 from . import abandon, caster, creation_limit, listing, nodes, public, ratings
 from .player_api import PlayerApi, Refused as PlayerRefused
 from .player_settings import PlayerSettings

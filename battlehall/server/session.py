@@ -12,7 +12,8 @@ from redis.exceptions import RedisError
 from . import caster, codec, history, messages, stops
 from .clock import now_ms
 from .connection import Connection, RateLimiter
-from .hub import NotHere, send_away
+from .lease import NotHere
+from .ownership import send_away
 from .store import StoreUnavailable
 
 log = logging.getLogger("battlehall.session")

@@ -8,16 +8,8 @@ import asyncio
 import pytest
 
 from battlehall.server import messages
-from battlehall.server.embedded_redis import EmbeddedRedis
 
-from hub_parts import connection, duel, hub_on, received
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    redis = EmbeddedRedis(tmp_path_factory.mktemp("redis")).start()
-    yield redis.url
-    redis.stop()
+from hub_parts import connection, duel, hub_on, received, redis_server, redis_url  # noqa: F401 (fixtures)
 
 
 async def settled() -> None:
