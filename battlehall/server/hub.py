@@ -34,6 +34,7 @@ from .metrics import HubCollector, LoopLag, Metrics, exposition
 from .mirror import Mirrors
 from .ownership import Ownership, socket_url
 from .spectators import DelayedFeed, copy_core
+from .session import SessionServices
 from .store import LIVE, Store, StoreUnavailable
 from .takeover import Takeover
 
@@ -83,6 +84,8 @@ class Hub:
         self.mirrors = Mirrors(store, self.metrics, lambda match_id: self.audience.changed(match_id))
         self.audience = Audience(store.redis, store.url, settings.node, self.local_spectators)
         self.casting = Casting(store, self.metrics)  # casters of any match, on this node (caster.py)
+        self.sessions = SessionServices(settings, store, self.history_gate, self.metrics, self.audience, self.meta,
+                                        self.actor, self.spectated, self.casting.open)
 
     @property
     def draining(self) -> bool:
@@ -258,6 +261,15 @@ class Hub:
         self.loop_lag.stop()
 
     # -- read-only views ----------------------------------------------------------------
+
+    async def meta_and_state(self, match_id: str) -> tuple[dict, dict] | None:
+        """The match's settings and state as Redis has them, from memory when memory is
+        not ahead of Redis (None: no such match)."""
+        actor = self.actors.get(match_id)
+        if actor is not None and not actor.stale:
+            return actor.core.meta, actor.core.state
+        loaded = await self.store.load(match_id)
+        return (loaded.meta, loaded.snapshot["state"]) if loaded is not None else None
 
     async def summaries(self, match_ids: list[str]) -> list[dict]:
         """Public summaries (no tokens, nothing hidden) of the named matches that exist."""

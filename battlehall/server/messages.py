@@ -14,7 +14,7 @@ and a frozen dataclass costs several times as much to build.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(slots=True)
@@ -88,3 +88,9 @@ class Abandon:
 
 
 Message = Act | Stops | Resign | ClaimWin | Join | View | Leave | Abort | Delete | Release | Abandon
+
+
+class Receiver(Protocol):
+    """A match as a session sees it: its actor, or a mirror of it."""
+
+    def submit(self, message: Message) -> None: ...

@@ -91,13 +91,10 @@ class Rematches:
 
     async def _finished(self, hub, match_id: str) -> tuple[dict, dict]:
         """The match's meta and state; 404 for no such match."""
-        actor = hub.actors.get(match_id)
-        if actor is not None and not actor.stale:
-            return actor.core.meta, actor.core.state
-        loaded = await hub.store.load(match_id)
-        if loaded is None:
+        found = await hub.meta_and_state(match_id)
+        if found is None:
             raise Refused(404, "not_found", "no such match")
-        return loaded.meta, loaded.snapshot["state"]
+        return found
 
     @staticmethod
     def _seat(meta: dict, header: str) -> str:

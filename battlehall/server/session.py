@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from redis.exceptions import RedisError
 
@@ -15,6 +17,12 @@ from .connection import Connection, RateLimiter
 from .lease import NotHere
 from .ownership import send_away
 from .store import StoreUnavailable
+
+if TYPE_CHECKING:
+    from .audience import Audience
+    from .config import Settings
+    from .metrics import Metrics
+    from .store import Store
 
 log = logging.getLogger("battlehall.session")
 
@@ -37,9 +45,23 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
+@dataclass(frozen=True, slots=True)
+class SessionServices:
+    """All a session uses of the node that serves it (hub.py), and nothing else of it."""
+    settings: Settings
+    store: Store  # the history's reads
+    history_gate: asyncio.Semaphore  # history pages are read one at a time (history.py)
+    metrics: Metrics
+    audience: Audience  # the spectator count over all nodes
+    meta: Callable[[str], Awaitable[dict | None]]  # the match's settings and tokens, without loading it
+    player: Callable[[str], Awaitable[messages.Receiver | None]]  # its actor; NotHere when run elsewhere
+    spectator: Callable[[str], Awaitable[messages.Receiver | None]]  # its actor, or a mirror when run elsewhere
+    caster: Callable[[str], Awaitable[messages.Receiver | None]]  # its caster mirror (caster.py)
+
+
 class Session:
-    def __init__(self, hub, conn: Connection, match_id: str, limiter: RateLimiter):
-        self.hub = hub
+    def __init__(self, services: SessionServices, conn: Connection, match_id: str, limiter: RateLimiter):
+        self.services = services
         self.conn = conn
         self.match_id = match_id
         self.limiter = limiter
@@ -47,7 +69,8 @@ class Session:
         self.receive = self.hello  # what the socket calls with each message: hello first
         self.early: list | None = []  # messages that came while hello was being checked
         self.joining: asyncio.Task | None = None
-        self.hello_timer = asyncio.get_running_loop().call_later(hub.settings.hello_timeout_s, self._hello_timed_out)
+        self.hello_timer = asyncio.get_running_loop().call_later(services.settings.hello_timeout_s,
+                                                                 self._hello_timed_out)
 
     def error(self, code: str, message: str, act_id=None) -> None:
         msg = {"t": "error", "code": code, "message": message}
@@ -122,17 +145,18 @@ class Session:
             self.on_frame(frame, text)
         if joined is not True:  # a resume: the missed events, while the match goes on
             message, after, upto = joined
-            hub = self.hub
-            hub.metrics.history_streams += 1
+            services = self.services
+            services.metrics.history_streams += 1
             try:
-                await history.stream(hub.store, hub.history_gate, self.match_id, self.conn, message, after, upto)
+                await history.stream(services.store, services.history_gate, self.match_id, self.conn, message,
+                                     after, upto)
             except (StoreUnavailable, RedisError, OSError):
                 self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             except Exception:
                 log.exception("match %s: error sending the history", self.match_id)
                 self._refuse("internal", "internal error", 1011)
             finally:
-                hub.metrics.history_streams -= 1
+                services.metrics.history_streams -= 1
 
     def _refuse(self, code: str, message: str, close_code: int) -> None:
         """An error, then the close; what was queued or held for the socket is dropped."""
@@ -163,7 +187,7 @@ class Session:
             self.conn.close(CLOSE_POLICY)
             return False
         try:
-            meta = await self.hub.meta(self.match_id)
+            meta = await self.services.meta(self.match_id)
         except StoreUnavailable:
             self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             return False
@@ -192,11 +216,11 @@ class Session:
             return False
         try:
             if role == caster.ROLE:  # always from Redis, at the caster delay (caster.py)
-                actor = await self.hub.casting.open(self.match_id)
+                actor = await self.services.caster(self.match_id)
             elif role == "spectator":  # on any node: a copy of the match if another node runs it
-                actor = await self.hub.spectated(self.match_id)
+                actor = await self.services.spectator(self.match_id)
             else:
-                actor = await self.hub.actor(self.match_id)
+                actor = await self.services.player(self.match_id)
         except NotHere as exc:  # another node runs the match: send the socket there
             send_away(self.conn, exc.redirect)
             return False
@@ -206,7 +230,8 @@ class Session:
         if actor is None:  # gone since its settings were read (its retention ended)
             self._refuse("not_found", "no such match", CLOSE_NOT_FOUND)
             return False
-        if role == "spectator" and self.hub.audience.count(self.match_id) >= meta["spectators"].get("max", 10_000):
+        audience = self.services.audience
+        if role == "spectator" and audience.count(self.match_id) >= meta["spectators"].get("max", 10_000):
             self.error("full", "this match has as many spectators as it allows")
             self.conn.close(CLOSE_POLICY)
             return False
@@ -224,7 +249,7 @@ class Session:
             self._refuse("unavailable", "match storage is unreachable; try again", 1011)
             return False
         if role == "spectator":
-            self.hub.audience.changed(self.match_id)
+            self.services.audience.changed(self.match_id)
         return catch_up if catch_up is not None else True
 
     def dispatch(self, message: dict) -> None:
@@ -292,6 +317,6 @@ class Session:
         if self.actor is not None:
             self.actor.submit(messages.Leave(self.conn))
             if self.conn.role == "spectator":
-                self.hub.audience.changed(self.match_id)
+                self.services.audience.changed(self.match_id)
         self.conn.gone()
         self.receive = None  # a bound method of this session: a reference cycle until cleared

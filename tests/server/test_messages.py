@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+import msgpack
 import pytest
 
 from battlehall.server import messages
+from battlehall.server.connection import RateLimiter
+from battlehall.server.session import Session
 
 from hub_parts import connection, duel, hub_on, received, redis_server, redis_url  # noqa: F401 (fixtures)
 
@@ -73,3 +76,23 @@ def test_something_else_is_not_a_message():
     with pytest.raises(TypeError):
         from battlehall.server.actor import MatchActor
         MatchActor.submit(object.__new__(MatchActor), ("act", None, {}))
+
+
+async def test_a_session_reaches_its_match_through_the_session_services_alone(redis_url):
+    """A session is given `SessionServices` (session.py), not the hub: hello, then an act."""
+    async with hub_on(redis_url) as hub:
+        created = await hub.create(duel(clock={"prompt_ms": None}))
+        alice = connection()
+        session = Session(hub.sessions, alice, created["match"], RateLimiter(50))
+        session.receive(msgpack.packb({"t": "hello", "token": created["tokens"]["alice"]}), False)
+        await asyncio.wait_for(session.joining, 5)
+        await settled()
+        welcome = received(alice)[0]
+        assert welcome["t"] == "welcome" and alice.seat == "alice" and alice.role == "player"
+        prompt = next(p for p in welcome["prompts"] if p["seat"] == "alice")
+        session.receive(msgpack.packb({"t": "act", "id": "a", "prompt": prompt["id"], "option": "guard"}), False)
+        await settled()
+        assert received(alice)[-1] == {"t": "ack", "id": "a", "seq": hub.actors[created["match"]].core.seq}
+        session.leave()
+        await settled()
+        assert hub.actors[created["match"]].conns == []
