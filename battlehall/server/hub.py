@@ -5,7 +5,7 @@ The hub is composed of one part per concern, each in its own module: loading.py 
 match brought from Redis once, batches taken at once, the recovery at start),
 ownership.py (leases kept and lost, the node's record, where a socket of a match run
 elsewhere goes), takeover.py (the scan for matches nobody holds), drain.py (handing
-every match on), mirror.py and caster.py (spectators and casters of matches run
+every match on), placement.py (which node makes a new match), mirror.py and caster.py (spectators and casters of matches run
 elsewhere), audience.py (the spectator count over all nodes), metrics.py (the counters).
 An actor gets only `MatchServices` of it (actor.py), a session `SessionServices`
 (session.py).
@@ -25,7 +25,7 @@ from .audience import Audience
 from .caster import Casting, created_fields, settings_of
 from .clock import Clock, now_ms
 from .config import Settings
-from . import abandon, listing, messages, ratings, seeds
+from . import listing, messages, ratings, seeds
 from .deadlines import Deadlines
 from .drain import drain
 from .lease import NotHere
@@ -33,6 +33,7 @@ from .loading import Loading
 from .metrics import HubCollector, LoopLag, Metrics, exposition
 from .mirror import Mirrors
 from .ownership import Ownership, socket_url
+from .placement import Placement
 from .spectators import DelayedFeed, copy_core
 from .session import SessionServices
 from .store import LIVE, Store, StoreUnavailable
@@ -84,6 +85,7 @@ class Hub:
         self.mirrors = Mirrors(store, self.metrics, lambda match_id: self.audience.changed(match_id))
         self.audience = Audience(store.redis, store.url, settings.node, self.local_spectators)
         self.casting = Casting(store, self.metrics)  # casters of any match, on this node (caster.py)
+        self.placement = Placement(settings, store, self.ownership, self.create)  # where new matches go
         self.sessions = SessionServices(settings, store, self.history_gate, self.metrics, self.audience, self.meta,
                                         self.actor, self.spectated, self.casting.open)
 
@@ -93,7 +95,8 @@ class Hub:
         return self.ownership.draining
 
     async def create(self, request: dict) -> dict:
-        """Start a match from a validated create request; SetupError if the ruleset refuses it."""
+        """Start a match here from a validated create request; SetupError if the ruleset
+        refuses it. (A new match is placed first: `placement.create`.)"""
         ruleset = get_ruleset(request["ruleset"])
         seed = seeds.engine_seed(request["seed"], request["seed_public"])
         state, events = ruleset.start(request["seats"], seed, request["options"], request["setup"])

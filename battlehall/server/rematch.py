@@ -25,7 +25,6 @@ from starlette.routing import Route
 
 from ..engine.errors import SetupError
 from . import auth, validate
-from .profiles import PENDING
 from .store import key
 
 #: How long a creation may hold the `rematch_of` claim before another acceptance may try again.
@@ -144,10 +143,8 @@ class Rematches:
         request = validate.create_request(create_body(meta), self.settings.caster_min_delay_ms)
         # The profiles were checked when the old match was made: bound again as they were.
         bound = {"profiles": meta["profiles"], "rated": meta.get("rated", False)} if meta.get("profiles") else {}
-        created = await hub.create({**request, **bound})
+        created = await hub.placement.create(create_body(meta), request, bound)  # on the least loaded node
         redis = hub.store.redis
-        if bound:
-            await redis.zadd(PENDING, {created["match"]: 0})  # settled when it ends (ratings.py)
         made = {"match": created["match"], "ws": created["ws"], "ws_url": created["ws_url"],
                 **{f"token:{seat}": token for seat, token in created["tokens"].items()}}
         retention = self.settings.retention_s
