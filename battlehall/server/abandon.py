@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from . import messages
 from .clock import now_ms
 from .store import key, unpack
 
@@ -59,7 +60,7 @@ async def sweep(hub) -> int:
             actor.touched = now_ms()
             continue
         done = asyncio.get_running_loop().create_future()
-        actor.submit(("abandon", done, idle_before))
+        actor.submit(messages.Abandon(done, idle_before))
         try:
             ended += bool(await asyncio.wait_for(done, WAIT_S))
         except Exception as exc:  # Redis away, the match moved: the next sweep tries again

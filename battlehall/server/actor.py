@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ..engine.ruleset import ABANDONED
+from . import messages
 from .clock import now_ms
 from .fanout import event_message, fan_out
 from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Claim, Delete, DeleteKeys, Detach, Ended,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .connection import Connection
     from .deadlines import Deadlines
-    from .hub import Metrics
+    from .metrics import Metrics
 
 __all__ = ["MatchActor", "MatchLive", "MatchServices", "MatchState", "ReplayMismatch"]
 
@@ -126,33 +127,36 @@ class MatchActor:
 
     # -- inputs -------------------------------------------------------------------------
 
-    def submit(self, message: tuple) -> None:
-        """("act", conn, msg), ("stops", conn, mode), ("resign", conn, id), ("claim", conn, id),
-        ("join", conn, resume, future), ("view", conn), ("leave", conn),
-        ("expire", prompt id), an operator's ("abort", future) or ("delete", future), a
-        drain's ("release", future), or ("abandon", future, idle_before)."""
-        kind = message[0]
-        if kind == "act":
-            conn, msg = message[1], message[2]
+    def submit(self, message: messages.Message) -> None:
+        """A message from a session, an operator or the node's upkeep (messages.py), as
+        the core's input: the session's socket gives the seat, and an answer the time it came."""
+        kind = type(message)
+        if kind is messages.Act:
+            conn, msg = message.conn, message.message
             event = Act(conn, conn.seat, msg.get("id"), msg["prompt"], msg["option"], msg.get("args") or {},
                         time.monotonic())
-        elif kind == "stops":
-            event = SetStops(message[1], message[1].seat, message[2])
-        elif kind == "resign" or kind == "claim":
-            conn = message[1]
-            event = (Resign if kind == "resign" else Claim)(conn, conn.seat, message[2], time.monotonic())
-        elif kind == "join":
-            event = Join(message[1], message[2], message[3])
-        elif kind == "view":
-            event = View(message[1])
-        elif kind == "leave":
-            event = Leave(message[1])
-        elif kind == "expire":
-            event = Expire(message[1])
-        elif kind == "abandon":
-            event = Abandon(message[1], message[2], ABANDONED)
+        elif kind is messages.Stops:
+            event = SetStops(message.conn, message.conn.seat, message.mode)
+        elif kind is messages.Resign:
+            event = Resign(message.conn, message.conn.seat, message.id, time.monotonic())
+        elif kind is messages.ClaimWin:
+            event = Claim(message.conn, message.conn.seat, message.id, time.monotonic())
+        elif kind is messages.Join:
+            event = Join(message.conn, message.resume, message.reply)
+        elif kind is messages.View:
+            event = View(message.conn)
+        elif kind is messages.Leave:
+            event = Leave(message.conn)
+        elif kind is messages.Abandon:
+            event = Abandon(message.reply, message.idle_before, ABANDONED)
+        elif kind is messages.Abort:
+            event = Abort(message.reply)
+        elif kind is messages.Delete:
+            event = Delete(message.reply)
+        elif kind is messages.Release:
+            event = Release(message.reply)
         else:
-            event = {"abort": Abort, "delete": Delete, "release": Release}[kind](message[1])
+            raise TypeError(f"not a message of a match: {message!r}")
         self.feed_input(event)
 
     def feed_input(self, event) -> None:

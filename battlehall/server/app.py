@@ -10,7 +10,6 @@ import logging
 import time
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 import orjson
 import uvicorn
 from redis.exceptions import RedisError
@@ -37,13 +36,13 @@ from .quick_play import QuickPlay
 from .rematch import Rematches
 from . import queue_routes
 from .limits import Limits
+from .placement import BINDING_HEADER, PLACED_HEADER, BindingGone
 from .replay_steps import ReplaySteps
 from .store import Store, StoreUnavailable
 from .websocket import WebSockets
 
 log = logging.getLogger("battlehall.app")
 
-PLACED_HEADER = "x-battlehall-placed"  # a create forwarded by placement: make it here
 DRAIN_TIMEOUT_S = 60  # SIGTERM: how long the drain may take before the sockets are closed anyway
 
 
@@ -226,47 +225,18 @@ def create_app(settings: Settings) -> Starlette:
             raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
         binding = players.take_binding(body)  # seats bound to player profiles (player_api.py)
         # A SetupError is answered 400 bad_setup, a StoreUnavailable 503 (the handlers).
+        placement = hub_of(request).placement
+        placed = bool(request.headers.get(PLACED_HEADER))  # another node placed it here
         req = validate.create_request(body, settings.caster_min_delay_ms)
-        bound = await players.bind(request, binding, req["seats"])
-        placed = await place(request, hub_of(request))
-        if placed is not None:
-            return placed
-        created = await hub_of(request).create({**req, **bound})
-        created.update(await players.created(request, created["match"], bound))
+        if placed and request.headers.get(BINDING_HEADER):  # proven on the node that placed it
+            try:
+                bound = await placement.take_over(request.headers[BINDING_HEADER])
+            except BindingGone:
+                raise errors.BadRequest(f"{BINDING_HEADER} names no binding a node handed over") from None
+        else:
+            bound = await players.bind(request, binding, req["seats"])
+        created = await placement.create(body, req, bound, placed)
         return ORJSONResponse(created, status_code=201)
-
-    placements = nodes.Placements()
-
-    async def place(request: Request, hub: Hub) -> Response | None:
-        """The answer of the node that placement chose, when it is another (nodes.py);
-        None to create the match here."""
-        if (settings.placement == "local" or not hub.leased or request.headers.get(PLACED_HEADER)):
-            return None
-        try:
-            async with asyncio.timeout(nodes.PLACEMENT_TIMEOUT_S):
-                records = await nodes.live(hub.store.redis)
-            found = nodes.least_loaded(placements.adjusted(records, settings.node, hub.record()["matches"]))
-        except TimeoutError:  # Redis stopped or stalled: the write would wait out its own timeout too
-            raise StoreUnavailable(f"Redis did not answer within {nodes.PLACEMENT_TIMEOUT_S:g} s") from None
-        except (RedisError, OSError):
-            return None
-        if found is None or found[0] == settings.node:
-            return None
-        if hub.draining is False and found[1].get("matches", 0) >= hub.record()["matches"]:
-            return None  # as loaded as this node: no need to go elsewhere
-        headers = {PLACED_HEADER: "1", "content-type": "application/json"}
-        if "authorization" in request.headers:
-            headers["authorization"] = request.headers["authorization"]
-        try:
-            answer = await nodes.forward(found[1]["url"], "POST", "/matches", await request.body(), headers)
-        except httpx.HTTPError as exc:
-            log.warning("placing a match on node %s failed (%r): creating it here", found[0], exc)
-            return None
-        if answer.status_code >= 500:
-            return None
-        if answer.status_code == 201:
-            placements.placed(found[0], now_ms())
-        return Response(answer.content, status_code=answer.status_code, media_type="application/json")
 
     async def drain(request: Request) -> Response:
         check_key(request, operator=True)

@@ -21,17 +21,14 @@ import logging
 import secrets
 import time
 
-import httpx
-import orjson
 from redis.exceptions import RedisError
 
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import SetupError
-from . import nodes, queue, validate
+from . import queue, validate
 from .clock import now_ms
 from .queue import Entry, Queue
 from .pairing import groups
-from .profiles import PENDING
 
 log = logging.getLogger("battlehall.matcher")
 
@@ -210,38 +207,5 @@ class Matcher:
                 await self.hub.abort(created["match"])
 
     async def create(self, body: dict, bound: dict) -> dict:
-        """The match, created as POST /matches creates one: on the least loaded node. One
-        with bound seats is made here: their proofs stayed with the joins, so another node
-        could not check them again."""
-        request = validate.create_request(body)
-        if bound:
-            created = await self.hub.create({**request, **bound})
-            await self.hub.store.redis.zadd(PENDING, {created["match"]: 0})  # settled at its end (ratings.py)
-            return created
-        placed = await self.place(body)
-        return placed if placed is not None else await self.hub.create(request)
-
-    async def place(self, body: dict) -> dict | None:
-        """The answer of the node placement chose, when it is another; None to create here."""
-        from .app import PLACED_HEADER  # app.py registers this module: import at use
-
-        if self.settings.placement == "local" or not self.hub.leased:
-            return None
-        # This node's own record as of now: matches made in a burst go elsewhere as soon as
-        # this node has more, not a renewal later, when its published record catches up.
-        found = nodes.least_loaded({**await nodes.live(self.redis), self.settings.node: self.hub.record()})
-        if found is None or found[0] == self.settings.node:
-            return None
-        if not self.hub.draining and found[1].get("matches", 0) >= self.hub.record()["matches"]:
-            return None
-        headers = {PLACED_HEADER: "1", "content-type": "application/json"}
-        if self.settings.api_key:
-            headers["authorization"] = f"Bearer {self.settings.api_key}"
-        try:
-            answer = await nodes.forward(found[1]["url"], "POST", "/matches", orjson.dumps(body), headers)
-        except httpx.HTTPError as exc:
-            log.warning("placing a quick-play match on node %s failed (%r): creating it here", found[0], exc)
-            return None
-        if answer.status_code != 201:
-            return None
-        return answer.json()
+        """The match, placed as POST /matches places one (placement.py)."""
+        return await self.hub.placement.create(body, validate.create_request(body), bound)

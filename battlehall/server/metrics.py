@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from bisect import bisect_left
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from prometheus_client.exposition import generate_latest
@@ -54,6 +55,24 @@ class Histogram:
             buckets.append((floatToGoString(bound), cumulative))
         buckets.append(("+Inf", cumulative + self.counts[-1]))
         return HistogramMetricFamily(name, help_text, buckets=buckets, sum_value=self.sum)
+
+
+@dataclass
+class Metrics:
+    """The node's counters: the hot path adds to them, a scrape reads them (HubCollector)."""
+    answers: int = 0
+    deliveries: int = 0
+    matches_created: int = 0
+    matches_recovered: int = 0
+    connections: int = 0
+    history_streams: int = 0  # resumed sockets still being sent their missed events
+    recovery_seconds: float = 0.0
+    matches_taken_over: int = 0  # live matches this node took because nobody held them (or at its restart)
+    takeover_seconds: float = 0.0  # the last takeover: acquiring, loading and starting its matches
+    matches_lost: int = 0  # live matches let go because another node held their lease
+    fenced_writes: int = 0  # writes Redis refused: the match's lease was no longer this node's
+    timeouts: int = 0  # prompts answered by their default when their time ran out
+    ack_seconds: Histogram = field(default_factory=lambda: Histogram(ACK_BUCKETS))  # act received -> ack sent
 
 
 class LoopLag:

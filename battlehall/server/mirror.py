@@ -27,6 +27,7 @@ from typing import Callable
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from . import messages
 from .match_state import MatchState
 from .clock import Clock, now_ms
 from .spectators import DelayedFeed
@@ -141,17 +142,16 @@ class Mirror:
 
     # -- what a session does with it (as with an actor) -------------------------------
 
-    def submit(self, message: tuple) -> None:
-        """("join", conn, resume, future), ("view", conn) or ("leave", conn): spectators
-        send nothing else."""
-        kind = message[0]
-        if kind == "join":
-            self._join(*message[1:])
-        elif kind == "view":  # in order with the events: the replica is as of the last one sent
-            message[1].send(self.view(message[1]))
-        elif kind == "leave":
-            if message[1] in self.conns:
-                self.conns.remove(message[1])
+    def submit(self, message: messages.Message) -> None:
+        """`Join`, `View` or `Leave` (messages.py): spectators send nothing else."""
+        kind = type(message)
+        if kind is messages.Join:
+            self._join(message.conn, message.resume, message.reply)
+        elif kind is messages.View:  # in order with the events: the replica is as of the last one sent
+            message.conn.send(self.view(message.conn))
+        elif kind is messages.Leave:
+            if message.conn in self.conns:
+                self.conns.remove(message.conn)
             if not self.conns and not self.stopped:
                 self._arm_idle()
 

@@ -4,7 +4,7 @@ Each node keeps `bh:node:<id>` (JSON: its URL, live matches, sockets, whether it
 draining) with a time to live of one lease, rewritten every renewal period, and its id
 in the sorted set `bh:nodes` (by when it last wrote), so the live ones are listed
 without a SCAN. A node whose record lapsed is dead to placement and redirects; its
-matches are taken over once their leases lapse too (hub.py).
+matches are taken over once their leases lapse too (takeover.py).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from ..engine.errors import SetupError
 from . import errors, names, vouch, web
 from .creation_limit import CreationLimit, retry_after
 from .player_settings import PlayerSettings
-from .profiles import PENDING, Profiles
+from .profiles import Profiles
 
 BINDING_FIELDS = ("profiles", "rated")
 DEFAULT_LIMIT = 20
@@ -62,14 +62,6 @@ class PlayerApi:
     async def bind(self, request: Request, given: dict, seats: list[str]) -> dict:
         """`bind_seats` on this request's Redis."""
         return await bind_seats(self.profiles(request), self.settings.jwt_key, given, seats)
-
-    async def created(self, request: Request, match_id: str, bound: dict) -> dict:
-        """After the match is created: list it as pending settlement (ratings.py), and
-        what the create answer adds."""
-        if not bound:
-            return {}
-        await self.hub_of(request).store.redis.zadd(PENDING, {match_id: 0})
-        return {"profiles": bound["profiles"], "rated": bound["rated"]}
 
     # -- the routes ------------------------------------------------------------------------
 

@@ -25,7 +25,6 @@ from starlette.routing import Route
 
 from ..engine.errors import SetupError
 from . import auth, errors, validate
-from .profiles import PENDING
 from .store import key
 
 #: How long a creation may hold the `rematch_of` claim before another acceptance may try again.
@@ -79,13 +78,10 @@ class Rematches:
 
     async def _finished(self, hub, match_id: str) -> tuple[dict, dict]:
         """The match's meta and state; 404 for no such match."""
-        actor = hub.actors.get(match_id)
-        if actor is not None and not actor.stale:
-            return actor.core.meta, actor.core.state
-        loaded = await hub.store.load(match_id)
-        if loaded is None:
+        found = await hub.meta_and_state(match_id)
+        if found is None:
             raise errors.NotFound("no such match")
-        return loaded.meta, loaded.snapshot["state"]
+        return found
 
     @staticmethod
     def _seat(meta: dict, header: str) -> str:
@@ -135,10 +131,8 @@ class Rematches:
         request = validate.create_request(create_body(meta), self.settings.caster_min_delay_ms)
         # The profiles were checked when the old match was made: bound again as they were.
         bound = {"profiles": meta["profiles"], "rated": meta.get("rated", False)} if meta.get("profiles") else {}
-        created = await hub.create({**request, **bound})
+        created = await hub.placement.create(create_body(meta), request, bound)  # on the least loaded node
         redis = hub.store.redis
-        if bound:
-            await redis.zadd(PENDING, {created["match"]: 0})  # settled when it ends (ratings.py)
         made = {"match": created["match"], "ws": created["ws"], "ws_url": created["ws_url"],
                 **{f"token:{seat}": token for seat, token in created["tokens"].items()}}
         retention = self.settings.retention_s

@@ -6,14 +6,23 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from redis.exceptions import RedisError
 
-from . import caster, codec, errors, history, stops
+from . import caster, codec, errors, history, messages, stops
 from .clock import now_ms
 from .connection import Connection, RateLimiter
-from .hub import NotHere, send_away
+from .errors import NotHere
+from .ownership import send_away
 from .store import StoreUnavailable
+
+if TYPE_CHECKING:
+    from .audience import Audience
+    from .config import Settings
+    from .metrics import Metrics
+    from .store import Store
 
 log = logging.getLogger("battlehall.session")
 
@@ -33,9 +42,23 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
+@dataclass(frozen=True, slots=True)
+class SessionServices:
+    """All a session uses of the node that serves it (hub.py), and nothing else of it."""
+    settings: Settings
+    store: Store  # the history's reads
+    history_gate: asyncio.Semaphore  # history pages are read one at a time (history.py)
+    metrics: Metrics
+    audience: Audience  # the spectator count over all nodes
+    meta: Callable[[str], Awaitable[dict | None]]  # the match's settings and tokens, without loading it
+    player: Callable[[str], Awaitable[messages.Receiver | None]]  # its actor; NotHere when run elsewhere
+    spectator: Callable[[str], Awaitable[messages.Receiver | None]]  # its actor, or a mirror when run elsewhere
+    caster: Callable[[str], Awaitable[messages.Receiver | None]]  # its caster mirror (caster.py)
+
+
 class Session:
-    def __init__(self, hub, conn: Connection, match_id: str, limiter: RateLimiter):
-        self.hub = hub
+    def __init__(self, services: SessionServices, conn: Connection, match_id: str, limiter: RateLimiter):
+        self.services = services
         self.conn = conn
         self.match_id = match_id
         self.limiter = limiter
@@ -43,7 +66,8 @@ class Session:
         self.receive = self.hello  # what the socket calls with each message: hello first
         self.early: list | None = []  # messages that came while hello was being checked
         self.joining: asyncio.Task | None = None
-        self.hello_timer = asyncio.get_running_loop().call_later(hub.settings.hello_timeout_s, self._hello_timed_out)
+        self.hello_timer = asyncio.get_running_loop().call_later(services.settings.hello_timeout_s,
+                                                                 self._hello_timed_out)
 
     def error(self, error: errors.WireError) -> None:
         self.conn.send(errors.ws_message(error))
@@ -118,17 +142,18 @@ class Session:
             self.on_frame(frame, text)
         if joined is not True:  # a resume: the missed events, while the match goes on
             message, after, upto = joined
-            hub = self.hub
-            hub.metrics.history_streams += 1
+            services = self.services
+            services.metrics.history_streams += 1
             try:
-                await history.stream(hub.store, hub.history_gate, self.match_id, self.conn, message, after, upto)
+                await history.stream(services.store, services.history_gate, self.match_id, self.conn, message,
+                                     after, upto)
             except (StoreUnavailable, RedisError, OSError):
                 self._refuse(errors.Unavailable())
             except Exception:
                 log.exception("match %s: error sending the history", self.match_id)
                 self._refuse(errors.Internal())
             finally:
-                hub.metrics.history_streams -= 1
+                services.metrics.history_streams -= 1
 
     def _refuse(self, error: errors.WireError) -> None:
         """An error, then the close; what was queued or held for the socket is dropped."""
@@ -155,7 +180,7 @@ class Session:
             self.close_with(errors.BadMessage("role must be one of " + ", ".join(ROLES)))
             return False
         try:
-            meta = await self.hub.meta(self.match_id)
+            meta = await self.services.meta(self.match_id)
         except StoreUnavailable:
             self._refuse(errors.Unavailable())
             return False
@@ -184,11 +209,11 @@ class Session:
             return False
         try:
             if role == caster.ROLE:  # always from Redis, at the caster delay (caster.py)
-                actor = await self.hub.casting.open(self.match_id)
+                actor = await self.services.caster(self.match_id)
             elif role == "spectator":  # on any node: a copy of the match if another node runs it
-                actor = await self.hub.spectated(self.match_id)
+                actor = await self.services.spectator(self.match_id)
             else:
-                actor = await self.hub.actor(self.match_id)
+                actor = await self.services.player(self.match_id)
         except NotHere as exc:  # another node runs the match: send the socket there
             send_away(self.conn, exc.redirect)
             return False
@@ -198,14 +223,15 @@ class Session:
         if actor is None:  # gone since its settings were read (its retention ended)
             self._refuse(errors.NotFound("no such match"))
             return False
-        if role == "spectator" and self.hub.audience.count(self.match_id) >= meta["spectators"].get("max", 10_000):
+        audience = self.services.audience
+        if role == "spectator" and audience.count(self.match_id) >= meta["spectators"].get("max", 10_000):
             self.close_with(errors.Full("this match has as many spectators as it allows"))
             return False
         self.conn.seat, self.conn.role = seat, role
         self.conn.batch = batch
         self.actor = actor
         joined = asyncio.get_running_loop().create_future()
-        actor.submit(("join", self.conn, resume, joined))
+        actor.submit(messages.Join(self.conn, resume, joined))
         try:
             catch_up = await joined
         except NotHere as exc:  # the match left this node while the socket joined
@@ -215,7 +241,7 @@ class Session:
             self._refuse(errors.Unavailable())
             return False
         if role == "spectator":
-            self.hub.audience.changed(self.match_id)
+            self.services.audience.changed(self.match_id)
         return catch_up if catch_up is not None else True
 
     def dispatch(self, message: dict) -> None:
@@ -239,7 +265,7 @@ class Session:
             if args is not None and not isinstance(args, dict):
                 self.error(errors.BadArgs("args must be a map of argument names to values", id=act_id))
                 return
-            self.actor.submit(("act", self.conn, message))
+            self.actor.submit(messages.Act(self.conn, message))
         elif kind == "stops":
             self._stops(message)
         elif kind == "resign" or kind == "claim_win":
@@ -252,13 +278,13 @@ class Session:
                 self.error(errors.Spectator(
                     f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}", id=act_id))
                 return
-            self.actor.submit(("resign" if kind == "resign" else "claim", self.conn, act_id))
+            self.actor.submit((messages.Resign if kind == "resign" else messages.ClaimWin)(self.conn, act_id))
         elif kind == "view":  # in order with the match's events, so its seq is exact
             if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
                 self.error(errors.RateLimited("views take more bytes per second than this server sends a socket; "
                                               "ask again later"))
                 return
-            self.actor.submit(("view", self.conn))
+            self.actor.submit(messages.View(self.conn))
         elif kind == "hello":
             self.error(errors.BadMessage("already said hello"))
         else:
@@ -275,7 +301,7 @@ class Session:
         if mode not in stops.MODES:
             self.error(errors.BadMessage("stops needs a mode: " + ", ".join(stops.MODES)))
             return
-        self.actor.submit(("stops", self.conn, mode))
+        self.actor.submit(messages.Stops(self.conn, mode))
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""
@@ -283,8 +309,8 @@ class Session:
         if self.joining is not None and not self.joining.done():
             self.joining.cancel()  # a join still in progress would add a closed socket
         if self.actor is not None:
-            self.actor.submit(("leave", self.conn))
+            self.actor.submit(messages.Leave(self.conn))
             if self.conn.role == "spectator":
-                self.hub.audience.changed(self.match_id)
+                self.services.audience.changed(self.match_id)
         self.conn.gone()
         self.receive = None  # a bound method of this session: a reference cycle until cleared

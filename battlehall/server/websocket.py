@@ -331,7 +331,7 @@ class WebSocket(asyncio.Protocol):
         self._send_data()
         settings = self.sockets.settings
         self.conn = Connection(self, chosen or codec.JSON, settings.send_queue_limit, settings.view_bytes_per_s)
-        self.session = Session(self.sockets.hub, self.conn, found[1], RateLimiter(settings.rate_per_s))
+        self.session = Session(self.sockets.hub.sessions, self.conn, found[1], RateLimiter(settings.rate_per_s))
         connection_log.info("WebSocket %s accepted", request.path)
         return True
 

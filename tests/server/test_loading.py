@@ -1,0 +1,80 @@
+"""Matches brought into memory from Redis (loading.py): once however many ask, a live one
+only with its lease, its clock given back the time it had no owner; and the recovery at
+start. Hubs as nodes in this process, on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from battlehall.server.clock import now_ms
+from battlehall.server.lease import NotHere
+
+from hub_parts import duel, hub_on, redis_server, redis_url  # noqa: F401 (fixtures)
+
+
+async def test_a_match_asked_for_many_times_at_once_is_loaded_once(redis_url):
+    async with hub_on(redis_url) as hub:
+        created = await hub.create(duel())
+        await hub.unload(created["match"])  # as after a restart: in Redis, held under this node's name
+        actors = await asyncio.gather(*(hub.actor(created["match"]) for _ in range(10)))
+        assert all(a is actors[0] for a in actors) and hub.actors[created["match"]] is actors[0]
+        assert hub.metrics.matches_recovered == 1
+        assert await hub.store.owners([created["match"]]) == [actors[0].lease] == ["2 n0"]  # acquired again
+
+
+async def test_a_live_match_another_node_holds_is_not_loaded_but_redirected_to_it(redis_url):
+    async with hub_on(redis_url, "n0") as owner, hub_on(redis_url, "n1") as other:
+        created = await owner.create(duel())
+        await owner.ownership.publish()  # n0's record: where its matches' sockets go
+        with pytest.raises(NotHere) as refused:
+            await other.actor(created["match"])
+        assert refused.value.redirect == f"ws://n0.test/ws/{created['match']}"
+        assert other.actors == {} and other.loading.pending == {}
+
+
+async def test_a_finished_match_is_loaded_without_a_lease(redis_url):
+    async with hub_on(redis_url, "n0") as owner, hub_on(redis_url, "n1") as other:
+        created = await owner.create(duel())
+        assert await owner.abort(created["match"])
+        actor = await other.actor(created["match"])
+        assert actor.core.over and actor.lease is None
+        assert await other.store.owners([created["match"]]) == [None]
+
+
+async def test_a_loaded_match_gets_back_the_time_it_had_no_owner_and_saves_it(redis_url):
+    async with hub_on(redis_url, "n0") as owner, hub_on(redis_url, "n1") as other:
+        created = await owner.create(duel(clock={"prompt_ms": 60_000, "bank_ms": 0}))
+        match_id = created["match"]
+        actor = owner.actors[match_id]
+        deadlines = {p: e["deadline"] for p, e in actor.core.clock.data["open"].items()}
+        await owner.unload(match_id)
+        assert await owner.store.release(match_id, actor.lease, now_ms() - 10_000)  # nobody's for 10 s
+        loaded = await other.actor(match_id)
+        shifted = {p: e["deadline"] for p, e in loaded.core.clock.data["open"].items()}
+        assert shifted.keys() == deadlines.keys()
+        assert all(10_000 <= shifted[p] - deadlines[p] < 20_000 for p in deadlines)
+        saved = await other.store.load(match_id)  # in a fenced snapshot: a replay sees the same clock
+        assert {p: e["deadline"] for p, e in saved.snapshot["clock"]["open"].items()} == shifted
+
+
+async def test_at_start_a_node_takes_back_the_matches_held_under_its_name(redis_url):
+    async with hub_on(redis_url, "n0") as before, hub_on(redis_url, "n1") as other:
+        ours = [(await before.create(duel()))["match"] for _ in range(3)]
+        theirs = (await other.create(duel()))["match"]
+        await other.ownership.publish()
+    async with hub_on(redis_url, "n0") as after:  # the same node, restarted: its leases not lapsed yet
+        assert await after.recover_all() == 3
+        assert sorted(after.actors) == sorted(ours) and theirs not in after.actors
+        assert after.metrics.matches_taken_over == 3
+
+
+async def test_a_recovery_without_a_scan_loads_every_live_match(redis_url):
+    """As a node that writes no leases recovers: every live match not in memory, with no lease."""
+    async with hub_on(redis_url, "n0") as before:
+        ids = [(await before.create(duel()))["match"] for _ in range(2)]
+        assert await before.abort(ids[1])  # ended: off the live list
+    async with hub_on(redis_url, "n1") as after:
+        assert await after.loading.recover(None) == 1
+        assert list(after.actors) == ids[:1] and after.actors[ids[0]].lease is None

@@ -1,0 +1,145 @@
+"""This node's hold on its matches (ownership.py), the takeover scan (takeover.py) and the
+drain (drain.py): hubs as nodes in this process, on a real Redis, connections with no
+socket. tests/nodes runs the same with real server processes killed, paused and drained."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis.asyncio as aioredis
+
+from battlehall.server import messages, nodes
+from battlehall.server.lease import NotHere
+from battlehall.server.store import key
+
+from hub_parts import connection, duel, hub_on, received, redis_server, redis_url  # noqa: F401 (fixtures)
+
+
+async def settled() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0.02)
+
+
+async def join(actor, conn) -> None:
+    reply = asyncio.get_running_loop().create_future()
+    actor.submit(messages.Join(conn, None, reply))
+    await asyncio.wait_for(reply, 5)
+
+
+async def take_lease(redis_url: str, match_id: str, value: str) -> None:
+    """Another node's lease on the match, as if it had taken it over."""
+    async with aioredis.from_url(redis_url) as client:
+        await client.set(key(match_id, "owner"), value)
+
+
+async def test_the_record_counts_the_live_matches_held_here(redis_url):
+    async with hub_on(redis_url, "n0") as hub:
+        ids = [(await hub.create(duel()))["match"] for _ in range(3)]
+        assert await hub.abort(ids[0])
+        record = hub.record()
+        assert record["matches"] == 2 and record["url"] == "ws://n0.test" and not record["draining"]
+        await hub.ownership.publish()
+        assert (await nodes.live(hub.store.redis))["n0"]["matches"] == 2
+
+
+async def test_a_renewal_that_finds_the_lease_taken_lets_the_match_go_to_its_holder(redis_url):
+    async with hub_on(redis_url, "n0") as hub, hub_on(redis_url, "n1") as other:
+        kept, taken = [(await hub.create(duel()))["match"] for _ in range(2)]
+        alice = connection("alice")
+        await join(hub.actors[taken], alice)
+        await other.ownership.publish()
+        await take_lease(redis_url, taken, "7 n1")
+        await hub.ownership.renew()
+        await settled()
+        assert list(hub.actors) == [kept] and hub.metrics.matches_lost == 1
+        assert received(alice)[-1]["code"] == "not_here"
+        assert received(alice)[-1]["redirect"] == f"ws://n1.test/ws/{taken}" and alice.socket.closed == 4009
+        assert await hub.store.owners([kept]) == ["1 n0"]  # still ours, renewed
+
+
+async def test_a_write_fenced_out_lets_the_match_go_through_the_actor_s_services(redis_url):
+    async with hub_on(redis_url, "n0") as hub, hub_on(redis_url, "n1") as other:
+        created = await hub.create(duel(clock={"prompt_ms": None}))
+        actor, alice = hub.actors[created["match"]], connection("alice")
+        await join(actor, alice)
+        prompt = next(p for p in received(alice)[0]["prompts"] if p["seat"] == "alice")
+        await other.ownership.publish()
+        await take_lease(redis_url, created["match"], "7 n1")
+        actor.submit(messages.Act(alice, {"t": "act", "id": 1, "prompt": prompt["id"], "option": "guard"}))
+        await settled()
+        assert hub.actors == {} and hub.metrics.fenced_writes == 1 and hub.metrics.matches_lost == 1
+        assert not any(m["t"] == "ack" for m in received(alice))  # nothing acknowledged
+        assert received(alice)[-1]["redirect"] == f"ws://n1.test/ws/{created['match']}"
+
+
+async def test_a_draining_node_acquires_nothing_and_sends_sockets_to_another(redis_url):
+    async with hub_on(redis_url, "n0") as owner, hub_on(redis_url, "n1") as other:
+        created = await owner.create(duel())
+        await owner.unload(created["match"])
+        await owner.store.release(created["match"], "1 n0", 0)  # nobody holds it now
+        await other.ownership.publish()
+        owner.ownership.draining = True
+        with pytest.raises(NotHere) as refused:
+            await owner.actor(created["match"])
+        assert refused.value.redirect == f"ws://n1.test/ws/{created['match']}"
+        assert await owner.store.owners([created["match"]]) == [None]
+
+
+# -- takeover.py -----------------------------------------------------------------------
+
+async def orphans(redis_url: str, count: int) -> list[str]:
+    """Live matches whose node died: made by a node gone since, their leases lapsed."""
+    async with hub_on(redis_url, "dead") as gone:
+        ids = [(await gone.create(duel()))["match"] for _ in range(count)]
+    async with aioredis.from_url(redis_url) as client:
+        await client.delete(*(key(m, "owner") for m in ids))
+    return ids
+
+
+async def test_the_survivors_split_a_dead_node_s_matches_each_within_two_scans(redis_url):
+    async with hub_on(redis_url, "n0") as n0, hub_on(redis_url, "n1") as n1:
+        for hub in (n0, n1):
+            await hub.ownership.publish()
+        ids = await orphans(redis_url, 10)
+        assert await n0.takeover.scan() == 5  # its share: half, with one other live node
+        assert await n1.takeover.scan() == 3  # half of what is left
+        assert await n0.takeover.scan() == 2  # what it saw unheld at its last scan: all of it
+        assert sorted([*n0.actors, *n1.actors]) == sorted(ids)
+        owners = await n0.store.owners(ids)
+        assert all(o.split()[1] == ("n0" if m in n0.actors else "n1") for m, o in zip(ids, owners))
+        assert n0.metrics.matches_taken_over == 7 and n1.metrics.matches_taken_over == 3
+
+
+async def test_a_scan_leaves_the_matches_another_live_node_holds(redis_url):
+    async with hub_on(redis_url, "n0") as n0, hub_on(redis_url, "n1") as n1:
+        [await n1.create(duel()) for _ in range(3)]
+        await n1.ownership.publish()
+        assert await n0.takeover.scan() == 0 and n0.actors == {}
+
+
+# -- drain.py --------------------------------------------------------------------------
+
+async def test_a_drain_hands_every_live_match_on_after_its_last_write(redis_url):
+    async with hub_on(redis_url, "n0") as n0, hub_on(redis_url, "n1") as n1:
+        ids = [(await n0.create(duel()))["match"] for _ in range(3)]
+        assert await n0.abort(ids[2])  # ended: nothing to hand on
+        alice = connection("alice")
+        await join(n0.actors[ids[0]], alice)
+        await n1.ownership.publish()
+        assert await n0.drain() == 2
+        assert n0.draining and (await nodes.live(n0.store.redis))["n0"]["draining"]
+        assert list(n0.actors) == [ids[2]]
+        assert await n0.store.owners(ids[:2]) == [None, None]  # released: the next owner needs no wait
+        await settled()
+        assert received(alice)[-1]["redirect"] == f"ws://n1.test/ws/{ids[0]}" and alice.socket.closed == 4009
+        for match_id in ids[:2]:  # where the sockets go, the match is taken
+            assert (await n1.actor(match_id)).lease.endswith(" n1")
+
+
+async def test_a_drain_with_no_other_node_keeps_the_matches(redis_url):
+    async with hub_on(redis_url, "n0") as n0:
+        created = await n0.create(duel())
+        assert await n0.drain() == 0
+        assert list(n0.actors) == [created["match"]]
+        assert await n0.store.owners([created["match"]]) == ["1 n0"]
