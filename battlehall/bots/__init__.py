@@ -23,6 +23,7 @@ LEVELS = ("random", "greedy")
 # ruleset -> "module:Class" of its greedy bot, imported on first use.
 _GREEDY = {
     "duel": "battlehall.bots.duel:DuelBot",
+    "hourglass": "battlehall.bots.hourglass:HourglassBot",
 }
 
 
