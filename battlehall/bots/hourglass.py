@@ -21,7 +21,7 @@ from .base import Answer, Seen
 
 # Weights of the evaluation, in Knights: a Knight sent back is worth 1.
 KILL = 1.0
-WOUND = 0.6  # a Knight one wound short of its Health is worth almost this much
+WOUND = 0.8  # a Knight one wound short of its Health is worth almost this much
 BATTLE = 3.0  # every enemy (or every Knight of ours) leaving the battle: the tile is decided
 CUBE = 0.15  # one cube fewer on the Hourglass Board: the next attack comes sooner
 KEEP = 0.5  # what keeping a card for later is worth, against using it now
@@ -193,16 +193,10 @@ def current(seen: Seen) -> Battle:
 
 
 def choose_battle(seen: Seen, prompt: Prompt) -> Answer:
-    """The battle where the seat is strongest against its enemies first: its cards then go
-    where they decide a tile."""
+    """The battle with the most Knights and Bandits first, while the Battle Hand is full:
+    that is where the cards decide most."""
     option = prompt["options"][0]
-
-    def strength(tile: str) -> float:
-        counts = option["about"][tile]["knights"]
-        mine = counts.get(seen.seat, 0)
-        return mine / max(1, sum(counts.values()) - mine)
-
-    tile = max(option["args"]["tile"], key=strength)
+    tile = max(option["args"]["tile"], key=lambda t: sum(option["about"][t]["knights"].values()))
     return Answer(option["id"], {"tile": tile})
 
 
