@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..engine.hourglass import rules
 from ..engine.hourglass.rules import BANDITS
-from ..engine.ruleset import Prompt
+from ..engine.ruleset import Prompt, default_answer
 from .base import Answer, Seen
 
 # Weights of the evaluation, in Knights: a Knight sent back is worth 1.
@@ -26,6 +26,7 @@ BATTLE = 3.0  # every enemy (or every Knight of ours) leaving the battle: the ti
 CUBE = 0.15  # one cube fewer on the Hourglass Board: the next attack comes sooner
 KEEP = 0.5  # what keeping a card for later is worth, against using it now
 
+GUESS = "?"  # "the card it may hold": no card kind has this id (ids are letters, digits, - and _)
 NO_CARD = {"damage": 0, "precision": 0, "delay2": 0, "defense": 0, "dodge": 0, "wound": 0}
 
 
@@ -34,7 +35,7 @@ class Battle:
     """The battle being resolved, as the seat sees it, and what each side may hold."""
 
     seen: Seen
-    b: dict
+    b: dict  # the view's battle being resolved
     me: str
     tiebreak: dict  # what rules.priority reads of the state
     # Memos for this one answer: the same Attack is settled many times over.
@@ -95,7 +96,7 @@ class Battle:
 
     def side_worth(self, attacker: str, card: str | None, side: str, hit: tuple, guard: str | None) -> tuple[float, float]:
         """`blows_worth` for one side's Knights (`hit`: (Knight, Attacks on it)) holding
-        `guard`, or a guessed card when `guard` is "?"."""
+        `guard`, or each card it may hold (equally likely) when `guard` is GUESS."""
         key = (attacker, card, side, hit, guard)
         if key not in self._sides:
             self._sides[key] = self._side_worth(attacker, card, side, hit, guard)
@@ -105,7 +106,7 @@ class Battle:
         health = self.attributes[side]["health"]
         wounds = {k["id"]: k["wounds"] for k in self.knights(side)}
         everyone = len(wounds) == len(hit)
-        guesses = self.hand_guess(side) if guard == "?" else [guard]
+        guesses = self.hand_guess(side) if guard == GUESS else [guard]
         worth, gone_all = 0.0, 0
         for guess in guesses:
             change = self.kind(guess)["wound"]
@@ -153,7 +154,7 @@ def blows_worth(battle: Battle, attacker: str, card: str | None, targets: dict[s
             by_side.setdefault(k["owner"], []).append((k["id"], blows[k["id"]]))
     total, wiped = 0.0, {}
     for side, hit in by_side.items():
-        guard = guards[side] if guards and side in guards else "?"
+        guard = guards[side] if guards and side in guards else GUESS
         worth, wiped[side] = battle.side_worth(attacker, card, side, tuple(hit), guard)
         total += worth
     return total, wiped
@@ -169,6 +170,10 @@ def turn_worth(battle: Battle, attacker: str, card: str | None, targets: dict[st
 
 
 class HourglassBot:
+    """Alone in every battle (an Alliance shares the tile, and the ranking), the biggest
+    battle first, and at each Battle Turn the targets and the card worth most now. The
+    generator is not needed: ties go to the first option listed."""
+
     level = "greedy"
 
     def choose(self, seen: Seen, prompt: Prompt, rng: random.Random) -> Answer:
@@ -184,7 +189,7 @@ class HourglassBot:
             return defend(battle, prompt["options"][0])
         if kind == "attack_card":
             return attack_card(battle, prompt["options"][0])
-        raise ValueError(f"unknown prompt kind {kind!r}")  # pragma: no cover
+        return Answer(*default_answer(prompt))  # pragma: no cover - the ruleset opens no other kind
 
 
 def current(seen: Seen) -> Battle:
