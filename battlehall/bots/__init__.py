@@ -24,6 +24,7 @@ LEVELS = ("random", "greedy")
 _GREEDY = {
     "duel": "battlehall.bots.duel:DuelBot",
     "spellfire": "battlehall.bots.spellfire:SpellfireBot",
+    "hourglass": "battlehall.bots.hourglass:HourglassBot",
 }
 
 
