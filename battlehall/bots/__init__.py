@@ -13,9 +13,15 @@ Bots are pure: the same Seen, prompt and generator give the same answer.
 from __future__ import annotations
 
 import importlib
+import logging
+import random
+from typing import Any
 
+from ..engine.ruleset import Prompt, default_answer
 from .base import Answer, Bot, Seen
 from .random_bot import RandomBot
+
+log = logging.getLogger("battlehall.bots")
 
 #: The levels every ruleset offers, weakest first.
 LEVELS = ("random", "greedy")
@@ -40,4 +46,23 @@ def bot_for(ruleset: str, level: str) -> Bot:
     return getattr(importlib.import_module(module), cls)()
 
 
-__all__ = ["LEVELS", "Answer", "Bot", "RandomBot", "Seen", "bot_for"]
+_made: dict[tuple[str, str], Bot] = {}  # bots are pure: one of each kind serves every match
+
+
+def bot_answer(ruleset: str, level: str, seat: str, view: dict[str, Any], definitions: dict[str, Any],
+               prompt: Prompt, seed: str) -> Answer:
+    """The answer of the `level` bot for `seat` to `prompt`, from the seat's view alone,
+    with its own generator seeded by `seed` (the same seed, view and prompt: the same
+    answer). A bot that fails answers the prompt's default instead: a bot's bug never
+    stops a match."""
+    try:
+        bot = _made.get((ruleset, level))
+        if bot is None:
+            bot = _made[(ruleset, level)] = bot_for(ruleset, level)
+        return bot.choose(Seen(ruleset, seat, view, definitions), prompt, random.Random(seed))
+    except Exception:
+        log.exception("the %s %s bot failed on prompt %s; answering its default", level, ruleset, prompt.get("id"))
+        return Answer(*default_answer(prompt))
+
+
+__all__ = ["LEVELS", "Answer", "Bot", "RandomBot", "Seen", "bot_answer", "bot_for"]

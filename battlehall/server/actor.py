@@ -23,14 +23,15 @@ from ..engine.ruleset import ABANDONED
 from . import messages
 from .clock import now_ms
 from .fanout import event_message, fan_out
-from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, Claim, Delete, DeleteKeys, Detach, Ended,
-                         Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild, RebuildFailed,
-                         Rebuilt, Reject, Release, Resign, Resolve, Send, SetStops, ShowView, Status, View, ViewDelayed,
-                         Write, WriteDone, WriteFailed)
+from .match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AttachDelayed, BotMove, Claim, Delete, DeleteKeys,
+                         Detach, Ended, Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish, Rebuild,
+                         RebuildFailed, Rebuilt, Reject, Release, Resign, Resolve, Send, SetStops, ShowView, Status,
+                         Think, View, ViewDelayed, Write, WriteDone, WriteFailed)
 from .match_state import MatchState, ReplayMismatch
 from .store import Store, StoreUnavailable
 
 if TYPE_CHECKING:
+    from .bot_turns import BotTurns
     from .config import Settings
     from .connection import Connection
     from .deadlines import Deadlines
@@ -49,6 +50,7 @@ class MatchServices:
     settings: Settings
     metrics: Metrics
     deadlines: Deadlines
+    bot_turns: BotTurns
     ended: Callable[["MatchActor"], None]  # the match's end is in Redis
     lost: Callable[["MatchActor"], None]  # a write was fenced out: another node runs the match
 
@@ -225,6 +227,8 @@ class MatchActor:
                     conns.remove(effect.conn)
         elif kind is Later:
             asyncio.get_running_loop().call_later(effect.delay_ms / 1000, self.feed_input, effect.input)
+        elif kind is Think:
+            self.services.bot_turns.schedule(self, BotMove(effect.seat, effect.prompt))
         elif kind is Rebuild:
             self.task = asyncio.get_running_loop().create_task(self._rebuild(effect.after_seq))
         elif kind is DeleteKeys:
@@ -262,6 +266,8 @@ class MatchActor:
             metrics.answers += 1
             if entry.get("timeout"):
                 metrics.timeouts += 1
+            elif "bot" in entry:
+                metrics.bot_answers += 1
             if self.feed is not None:
                 self.feed.push(entry)
 

@@ -34,7 +34,7 @@ from .creation_limit import CreationLimit
 from .key_guard import KeyGuard
 from .quick_play import QuickPlay
 from .rematch import Rematches
-from . import queue_routes
+from . import bot_matches, queue_routes
 from .limits import Limits
 from .placement import BINDING_HEADER, PLACED_HEADER, BindingGone
 from .replay_steps import ReplaySteps
@@ -384,6 +384,7 @@ def create_app(settings: Settings) -> Starlette:
         *players.routes(),
         *Rematches(hub_of, settings, ORJSONResponse).routes(),
         *queue_routes.routes(settings, ORJSONResponse),
+        *bot_matches.routes(settings, hub_of, ORJSONResponse),
         *tv.routes(),  # before web's /tv/{ruleset} page
         *web.routes(settings.frame_ancestors),
     ]

@@ -201,6 +201,12 @@ class Settings:
                                   "no socket on the match for this many seconds (0: never)", kind="float", minimum=0)
     away_timeouts: int = setting(3, "BATTLEHALL_AWAY_TIMEOUTS", "mark a seat away when this many of its prompts "
                                  "in a row time out (0: never)", kind="int", minimum=0)
+    #: The server's bots (bot_turns.py): how long one thinks before it answers, and how many
+    #: bot answers this node lets through a second over all its matches (0: no limit).
+    bot_think_ms: int = setting(700, "BATTLEHALL_BOT_THINK_MS", "how long a server-side bot waits before "
+                                "it answers a prompt, in ms", kind="int", minimum=0)
+    bot_answers_per_s: float = setting(200.0, "BATTLEHALL_BOT_ANSWERS_PER_S", "the most bot answers this node "
+                                       "makes a second, over all its matches (0: no limit)", kind="float", minimum=0)
     #: The HS256 key of the tokens operators sign to vouch for their players (vouch.py);
     #: None: no token is accepted, guest profiles only.
     jwt_key: str | None = setting(None, "BATTLEHALL_JWT_KEY", "HS256 key (at least 32 bytes) of the player "

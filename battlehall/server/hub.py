@@ -22,6 +22,7 @@ from ..engine.errors import MatchOver
 from .actor import MatchActor, MatchLive, MatchServices
 from .match_state import MatchState
 from .audience import Audience
+from .bot_turns import BotTurns
 from .caster import Casting, created_fields, settings_of
 from .clock import Clock, now_ms
 from .config import Settings
@@ -77,7 +78,9 @@ class Hub:
         # Leases (lease.py) whenever matches are written: with one node as with several.
         self.leased = store.persist
         self.ownership = Ownership(settings, store, self.actors, self.metrics, self.leased)
-        self.services = MatchServices(store, settings, self.metrics, self.deadlines, self._ended, self.ownership.lost)
+        self.bot_turns = BotTurns(settings.bot_think_ms, settings.bot_answers_per_s)  # when the server's bots answer
+        self.services = MatchServices(store, settings, self.metrics, self.deadlines, self.bot_turns, self._ended,
+                                      self.ownership.lost)
         self.loading = Loading(settings, store, self.actors, self.metrics, self.services, self.ownership,
                                self.match_ended, self.finished)
         self.takeover = Takeover(self.ownership, self.loading, self.metrics)
@@ -121,7 +124,10 @@ class Hub:
         self.actors[match_id] = actor
         actor.start()
         self.metrics.matches_created += 1
-        return {"match": match_id, "ruleset": request["ruleset"], **seed_fields(meta), "tokens": tokens,
+        bots = request.get("bots") or {}
+        players = {seat: token for seat, token in tokens.items() if seat not in bots}  # nobody plays a bot's seat
+        return {"match": match_id, "ruleset": request["ruleset"], **seed_fields(meta), "tokens": players,
+                **({"bots": bots} if bots else {}),
                 "spectator_token": meta["spectator_token"], **created_fields(meta), "ws": f"/ws/{match_id}",
                 "ws_url": socket_url(self.settings.advertised_url, match_id)}
 
@@ -297,6 +303,7 @@ class Hub:
                 "label": meta["label"], "created_at": meta["created_at"],
                 "clock": meta["clock"], "spectator_settings": meta["spectators"],
                 "caster_settings": settings_of(meta), **seed_fields(meta),
+                "bots": meta.get("bots") or {}, "when_away": meta.get("when_away", "nothing"),
             })
         # Spectators on every node (audience.py), in one round trip for the lot.
         for summary, total in zip(out, await self.audience.totals([s["match"] for s in out])):

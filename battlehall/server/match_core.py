@@ -25,6 +25,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from ..bots import bot_answer
 from ..engine.errors import BadSeat, EngineError, MatchOver
 from ..engine.ruleset import default_answer
 from . import errors
@@ -90,6 +91,14 @@ class Claim:
     seat: str
     id: str | int
     received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BotMove:
+    """A bot's think time for `prompt` is over: it answers for `seat`, if the prompt is
+    still open and the seat still the bot's."""
+    seat: str
+    prompt: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +184,9 @@ class RebuildFailed:
     pass
 
 
-Input = Act | AutoPass | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave | Abort | Abandon | Delete | Release
-BATCHED = (Act, AutoPass, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
+Input = (Act | AutoPass | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave | Abort | Abandon
+         | Delete | Release)
+BATCHED = (Act, AutoPass, BotMove, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
@@ -269,6 +279,14 @@ class Arm:
 
 
 @dataclass(slots=True)
+class Think:
+    """A bot plays `seat` and `prompt` is open for it: feed `BotMove(seat, prompt)` when
+    its think time is over (the node paces bots: bot_turns.py)."""
+    seat: str
+    prompt: str
+
+
+@dataclass(slots=True)
 class Later:
     """Feed `input` again after `delay_ms`."""
     delay_ms: int
@@ -329,7 +347,8 @@ def refusal(event: Input, error: BaseException) -> list:
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, errors.ws_message(
             errors.Unavailable("match storage is unreachable; ask for the view again later")))]
-    if isinstance(event, (Expire, AutoPass, AwayDue)) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
+    if isinstance(event, (Expire, AutoPass, BotMove, AwayDue)) and isinstance(error, StoreUnavailable) \
+            and not isinstance(error, Fenced):
         return [Later(RETRY_MS, event)]  # still due: applied when Redis is back (if still open then)
     return []
 
@@ -361,6 +380,8 @@ class MatchCore:
         self.away_timeouts = away_timeouts
         self.gone_since: dict[str, int] = {}  # seat -> since when no socket of its player is on
         self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
+        self.bot_seats: dict[str, str] = match.meta.get("bots") or {}  # seat -> level: seats a bot always plays
+        self.thinking: dict[str, str] = {}  # prompt id -> seat: a bot's BotMove for it is on its way
         self._out: list = []
 
     # -- what the hub reads -------------------------------------------------------------
@@ -401,12 +422,21 @@ class MatchCore:
     # -- driving ------------------------------------------------------------------------
 
     def start(self, now: int) -> list:
-        """The match is loaded at `now`: its deadlines, and the grace of every seat
-        (nobody is on it yet)."""
-        out = self._arm()
+        """The match is loaded at `now`: its deadlines, the bots' turns, and the grace of
+        every seat a player plays (nobody is on it yet)."""
+        out = self._arm() + self._bots()
         for seat in self.match.meta["seats"]:
             out += self._gone(seat, now)
         return out
+
+    def bot_level(self, seat: str) -> str | None:
+        """The level of the bot that plays `seat` now, None when its player does: a bot
+        seat's always, and an away seat's while it is away in a match created with
+        `"when_away": "bot"` (the greedy bot stands in for its player)."""
+        level = self.bot_seats.get(seat)
+        if level is None and self.match.meta.get("when_away") == "bot" and seat in self.match.state.get("away", ()):
+            level = "greedy"
+        return level
 
     def receive(self, event, now: int) -> list:
         """Handle one input at `now`; the effects to perform, in order."""
@@ -443,7 +473,7 @@ class MatchCore:
         self.queue.clear()
         self.batch, self.outbox = [], []
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
-        unanswered = (Act, AutoPass, Resign, Claim, Expire, AwayDue)
+        unanswered = (Act, AutoPass, BotMove, Resign, Claim, Expire, AwayDue)
         return [effect for event in waiting if not isinstance(event, unanswered) for effect in refusal(event, error)]
 
     # -- the queue --------------------------------------------------------------------
@@ -485,6 +515,8 @@ class MatchCore:
             self._act(event, now)
         elif kind is AutoPass:
             self._auto_pass(event, now)
+        elif kind is BotMove:
+            self._bot_move(event, now)
         elif kind is SetStops:
             self._set_stops(event)
         elif kind is Resign:
@@ -539,7 +571,43 @@ class MatchCore:
                       "args": act.args, "act": act.id}, act)
         self.timeouts_in_a_row.pop(act.seat, None)
 
-    def _hold(self, event: Act | AutoPass, now: int) -> bool:
+    def _bot_move(self, move: BotMove, now: int) -> None:
+        """The bot answers from what its seat is shown (the seat's view and prompt, as a
+        player's page gets them: bots.py): an answer entry marked `"bot": level`. Its own
+        generator is seeded by the match and the prompt, so a replay tells the same story."""
+        match = self.match
+        level = None if match.over else self.bot_level(move.seat)
+        prompt = None if level is None else next(
+            (p for p in match.prompts_for(move.seat) if p["id"] == move.prompt), None)
+        if prompt is None:  # answered, closed, or the seat's player is back
+            self.thinking.pop(move.prompt, None)
+            return
+        if self._hold(move, now):
+            return
+        self.thinking.pop(move.prompt, None)
+        option, args = bot_answer(match.meta["ruleset"], level, move.seat, match.ruleset.view(match.state, move.seat),
+                                  match.ruleset.definitions(match.state), prompt, f"{self.match_id} {move.prompt}")
+        entry = {"at": now, "seat": move.seat, "prompt": move.prompt, "option": option, "args": args, "bot": level}
+        try:
+            self._commit(entry, move)
+        except EngineError:  # a bot's bug: its seat still answers, with the default
+            log.exception("match %s: the %s bot's answer to %s was refused", self.match_id, level, move.prompt)
+            option, args = default_answer(prompt)
+            self._commit({**entry, "option": option, "args": args}, move)
+
+    def _bots(self) -> list:
+        """A bot's turn for each open prompt of a seat a bot plays now, once per prompt."""
+        if self.match.over or self.status is Status.STOPPED:
+            return []
+        turns = []
+        for prompt_id, opened in self.match.clock.data["open"].items():
+            seat = opened["seat"]
+            if prompt_id not in self.thinking and self.bot_level(seat) is not None:
+                self.thinking[prompt_id] = seat
+                turns.append(Think(seat, prompt_id))
+        return turns
+
+    def _hold(self, event: Act | AutoPass | BotMove, now: int) -> bool:
         """Whether `event` answers a window prompt too soon: it is fed again when the
         window's minimum time is up."""
         opened = self.match.clock.window_opened(event.prompt)
@@ -655,7 +723,7 @@ class MatchCore:
 
     def _gone(self, seat: str, now: int) -> list:
         """No socket of `seat`'s player is on from `now`: look again when its grace ends."""
-        if not self.away_grace_ms or seat in self.gone_since:
+        if not self.away_grace_ms or seat in self.gone_since or seat in self.bot_seats:
             return []
         self.gone_since[seat] = now
         return [Later(self.away_grace_ms, AwayDue(seat))]
@@ -673,7 +741,8 @@ class MatchCore:
         """Write `{"away": seat}` or `{"back": seat}` when it changes something: never for a
         match over or a seat that resigned (it is out of the match for good)."""
         state = self.match.state
-        if self.match.over or seat in state.get("resigned", ()) or (seat in state.get("away", ())) == away:
+        if (self.match.over or seat in state.get("resigned", ()) or seat in self.bot_seats
+                or (seat in state.get("away", ())) == away):
             return
         self._commit({"at": now, "away" if away else "back": seat}, AwayDue(seat))
 
@@ -743,6 +812,7 @@ class MatchCore:
         else:
             self.status = Status.IDLE
         out += self._arm()
+        out += self._bots()
 
     def _write_failed(self, error: StoreUnavailable) -> None:
         if self.status is not Status.WRITING:
@@ -773,6 +843,7 @@ class MatchCore:
             if self.stops.passes(prompt):
                 self.queue.append(AutoPass(prompt["seat"], prompt["id"]))
         self._out += self._arm()
+        self._out += self._bots()
 
     def _rebuild_failed(self) -> None:
         """Redis is away: the input that waited for the rebuild is refused; the next one

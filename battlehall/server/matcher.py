@@ -175,7 +175,7 @@ class Matcher:
     async def form(self, group_id: str, ruleset: str, group: list[Entry]) -> None:
         """Make the group's match and hand each ticket its seat."""
         names = seat_names(group)
-        body = {"ruleset": ruleset, "seats": names, "clock": QUICK_CLOCK, "label": QUICK_LABEL}
+        body = {"ruleset": ruleset, "seats": names, "clock": QUICK_CLOCK, "label": QUICK_LABEL, "when_away": "bot"}
         bound = binding(group, names)
         try:
             async with asyncio.timeout(CREATE_TIMEOUT_S):  # waiting for a turn included

@@ -72,6 +72,7 @@ class Metrics:
     matches_lost: int = 0  # live matches let go because another node held their lease
     fenced_writes: int = 0  # writes Redis refused: the match's lease was no longer this node's
     timeouts: int = 0  # prompts answered by their default when their time ran out
+    bot_answers: int = 0  # answers the server's bots recorded (bot_turns.py)
     ack_seconds: Histogram = field(default_factory=lambda: Histogram(ACK_BUCKETS))  # act received -> ack sent
 
 
@@ -134,6 +135,8 @@ class HubCollector:
             ("redis_flushes", "Sends of coalesced writes to Redis.", batcher.flushes),
             ("redis_commands", "Commands in those sends.", batcher.commands),
             ("prompt_timeouts", "Prompts answered by their default because their time ran out.", m.timeouts),
+            ("bot_answers", "Answers recorded by the server's bots.", m.bot_answers),
+            ("bot_turns_delayed", "Bot turns that waited for the node's bot rate.", hub.bot_turns.delayed),
         ):
             yield CounterMetricFamily(f"battlehall_{name}", help_text, value=value)
         for name, help_text, value in (
@@ -145,6 +148,7 @@ class HubCollector:
              len(hub.mirrors)),
             ("connections", "Open game sockets.", m.connections),
             ("history_streams", "Resumed sockets still being sent the events they missed.", m.history_streams),
+            ("bot_turns_waiting", "Bot turns waiting for the node's bot rate now.", len(hub.bot_turns.waiting)),
             ("event_loop_lag_last_seconds", "The latest event loop lag measured.", hub.loop_lag.last),
         ):
             yield GaugeMetricFamily(f"battlehall_{name}", help_text, value=value)

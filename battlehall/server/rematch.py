@@ -9,7 +9,7 @@ acceptances arrive at once, one makes the match), `rematch_made` the new match w
 old seat's new token. All three expire with the match's retention.
 
 The new match is the old one played again: same ruleset, options, setup, clock, spectator
-and caster settings, labels, profile bindings and `rated`, a fresh seed, and the seats'
+and caster settings, labels, bots, profile bindings and `rated`, a fresh seed, and the seats'
 order rotated by one (the first seat moves to the end), which changes who goes first.
 Seat names stay with their players, so each player keeps their name and profile.
 """
@@ -33,7 +33,7 @@ CLAIM_S = 30
 WAIT_S = 5.0
 MAKING = b"making"
 #: The create request's fields a rematch copies from the old match's meta.
-COPIED = ("ruleset", "options", "setup", "clock", "spectators", "label", "caster", "when_away")
+COPIED = ("ruleset", "options", "setup", "clock", "spectators", "label", "caster", "when_away", "bots")
 
 
 def rotated(seats: list[str]) -> list[str]:
@@ -98,9 +98,11 @@ class Rematches:
 
     @staticmethod
     def _needed(meta: dict, state: dict) -> list[str]:
-        """The seats whose offers make the rematch: every seat, one that resigned too, as
-        the rematch gives each of them a seat again."""
-        return list(meta["seats"])
+        """The seats whose offers make the rematch: every seat a player plays, one that
+        resigned too, as the rematch gives each of them a seat again (a bot's seat is
+        always willing)."""
+        bots = meta.get("bots") or {}
+        return [seat for seat in meta["seats"] if seat not in bots]
 
     async def _offer(self, hub, match_id: str, meta: dict, state: dict, seat: str) -> None:
         if state["result"] is None:

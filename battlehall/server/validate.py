@@ -11,6 +11,7 @@ import re
 
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import SetupError
+from ..bots import LEVELS
 from .clock import DEFAULT_CLOCK
 from .config import MAX_CASTER_DELAY_MS, Settings
 
@@ -27,7 +28,7 @@ MAX_STRING = 4_096
 #: delay_ms: the stream delay; max: how many may watch at once.
 DEFAULT_SPECTATORS = {"allowed": True, "public": False, "delay_ms": 0, "max": 10_000}
 #: What may happen when a seat is marked away: nothing, or the others may claim the win.
-WHEN_AWAY = ("nothing", "claim")
+WHEN_AWAY = ("nothing", "claim", "bot")
 
 
 def _int(value, path: str, low: int, high: int) -> int:
@@ -120,7 +121,7 @@ def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms
     if not isinstance(body, dict):
         raise SetupError("", "the body must be a JSON object")
     known = {"ruleset", "seats", "seed", "seed_public", "options", "setup", "clock", "spectators", "label", "caster",
-             "when_away"}
+             "when_away", "bots"}
     for name in sorted(body):
         if name not in known:
             raise SetupError(name, f"unknown field {name!r}")
@@ -164,6 +165,7 @@ def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms
         when_away = "nothing"
     elif when_away not in WHEN_AWAY:  # `in` on a tuple of strings: an unhashable value is just not in it
         raise SetupError("when_away", f"must be one of {', '.join(WHEN_AWAY)}")
+    bots = _bots(body, seats)
     label = _object(body, "label")
     if len(label) > 16:
         raise SetupError("label", "must be an object of at most 16 string fields")
@@ -172,4 +174,15 @@ def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms
             raise SetupError(f"label.{name}", "label values are strings of at most 256 characters")
     return {"ruleset": ruleset, "seats": seats, "seed": seed, "seed_public": seed_public, "options": options, "setup": setup,
             "clock": clock, "spectators": spectators, "label": label, "caster": caster,
-            "when_away": when_away}
+            "when_away": when_away, "bots": bots}
+
+
+def _bots(body: dict, seats: list[str]) -> dict[str, str]:
+    """`bots`: the seats the server's bots play, `{seat: level}`, in seat order."""
+    bots = _object(body, "bots")
+    for seat in sorted(bots):
+        if seat not in seats:
+            raise SetupError(f"bots.{seat}", "names no seat of the match")
+        if bots[seat] not in LEVELS:
+            raise SetupError(f"bots.{seat}", f"must be one of {', '.join(LEVELS)}")
+    return {seat: bots[seat] for seat in seats if seat in bots}

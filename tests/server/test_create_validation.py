@@ -53,7 +53,11 @@ def test_any_body_is_created_or_refused_by_name(case):
     ({"ruleset": "duel", "seats": ["a", "b"], "spectators": 0}, "spectators"),
     ({"ruleset": "duel", "seats": ["a", "b"], "label": ""}, "label"),
     ({"ruleset": "duel", "seats": ["a", "b"], "options": False}, "options"),
-    ({"ruleset": "duel", "seats": ["a", "b"], "when_away": "bot"}, "when_away"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "when_away": "robot"}, "when_away"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "bots": ["b"]}, "bots"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "bots": {"c": "greedy"}}, "bots.c"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "bots": {"b": "grandmaster"}}, "bots.b"),
+    ({"ruleset": "duel", "seats": ["a", "b"], "bots": {"b": ["greedy"]}}, "bots.b"),
     ({"ruleset": "duel", "seats": ["a", "b"], "when_away": ["claim"]}, "when_away"),
     ({"ruleset": "duel", "seats": ["a", "b"], "when_away": {"claim": 1}}, "when_away"),
 ])
@@ -69,6 +73,14 @@ def test_null_sections_are_the_defaults():
     assert request["options"] == {} and request["label"] == {} and request["spectators"]["allowed"] is True
     assert request["when_away"] == "nothing"
     assert create({"ruleset": "duel", "seats": ["a", "b"], "when_away": "claim"})["when_away"] == "claim"
+    assert request["bots"] == {}
+
+
+def test_bots_are_kept_in_seat_order():
+    request = create({"ruleset": "spellfire", "seats": ["a", "b", "c"], "bots": {"c": "random", "b": "greedy"},
+                      "when_away": "bot"})
+    assert list(request["bots"].items()) == [("b", "greedy"), ("c", "random")]
+    assert request["when_away"] == "bot"
 
 
 class CountingList(list):

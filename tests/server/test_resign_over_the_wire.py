@@ -152,7 +152,7 @@ async def test_a_claim_of_the_win_resigns_the_seat_away_where_the_match_allows_i
     try:
         plain = srv.create(ruleset="duel")
         created = srv.create(ruleset="duel", when_away="claim")
-        r = httpx.post(f"{srv.url}/matches", json={"ruleset": "duel", "seats": ["a", "b"], "when_away": "bot"})
+        r = httpx.post(f"{srv.url}/matches", json={"ruleset": "duel", "seats": ["a", "b"], "when_away": "robot"})
         assert r.status_code == 400 and r.json()["error"]["code"] == "bad_setup" and "when_away" in r.text
         socks = {}
         for name, made in (("plain", plain), ("claim", created)):

@@ -1,0 +1,85 @@
+"""Play a bot (docs/protocol.md "Play a bot"): one request makes a match in which the
+server's bots play every seat but the caller's.
+
+    POST /bot-matches   {"ruleset": "spellfire", "seats": 2, "level": "greedy", "name": "ana", "profile": "p_..."}
+
+The match is made like a quick-play match (the ruleset's default options, the quick-play
+clock, placed on the least loaded node, private), with `"bots"` naming the bot seats and
+`"when_away": "bot"`: if the player leaves, a bot finishes the match for them too. It is
+not rated (a bot has no rating); with a proven `profile`, the player's seat is bound to
+it, so the match is among the profile's recent matches. No API key is needed, and each
+address may make `BATTLEHALL_CREATE_BURST` at once, then `BATTLEHALL_CREATE_PER_MIN` a minute.
+"""
+
+from __future__ import annotations
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..bots import LEVELS
+from . import creation_limit, errors, validate
+from .creation_limit import CreationLimit
+from .matcher import QUICK_CLOCK
+from .player_api import bearer, prove_profile
+from .player_settings import PlayerSettings
+from .profiles import Profiles
+from .queue_routes import join_request
+
+#: The label every bot match carries (in its summary).
+BOT_LABEL = {"queue": "bot"}
+DEFAULT_LEVEL = "greedy"
+
+
+def bot_names(count: int, player: str) -> list[str]:
+    """The bots' seat names: bot-1, bot-2, ..., none of them the player's."""
+    names, n = [], 1
+    while len(names) < count:
+        if f"bot-{n}" != player:
+            names.append(f"bot-{n}")
+        n += 1
+    return names
+
+
+def create_body(body) -> tuple[dict, str, str | None]:
+    """(the POST /matches body of the bot match, the player's seat, the profile to prove)
+    from a `POST /bot-matches` body; errors.BadRequest naming the field."""
+    if not isinstance(body, dict):
+        raise errors.BadRequest("the body must be a JSON object", path="")
+    level = body.get("level", DEFAULT_LEVEL)
+    if level not in LEVELS:  # `in` on a tuple of strings: an unhashable value is just not in it
+        raise errors.BadRequest(f"must be one of {', '.join(LEVELS)}", path="level")
+    ruleset, seats, profile, name = join_request({k: v for k, v in body.items() if k != "level"})
+    bots = bot_names(seats - 1, name)
+    return ({"ruleset": ruleset, "seats": [name, *bots], "clock": QUICK_CLOCK, "label": BOT_LABEL,
+             "when_away": "bot", "bots": {bot: level for bot in bots}}, name, profile)
+
+
+def routes(settings, hub_of, json_response) -> list[Route]:
+    """The route; `json_response(content, status_code)` is app.py's (refusals are raised: errors.py)."""
+    creations = CreationLimit(settings.create_per_min, settings.create_burst)
+    jwt_key = PlayerSettings.of(settings).jwt_key
+
+    async def create(request: Request) -> Response:
+        if request.client is not None and (wait_s := creations.take(request.client.host)):
+            raise errors.RateLimited(f"this address has created too many matches: try again in "
+                                     f"{creation_limit.retry_after(wait_s)} s",
+                                     retry_after=creation_limit.retry_after(wait_s))
+        try:
+            given = orjson.loads(await request.body())
+        except orjson.JSONDecodeError as exc:
+            raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
+        body, seat, profile = create_body(given)
+        hub = hub_of(request)
+        bound = {}
+        if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
+            profile = await prove_profile(Profiles(hub.store.redis), jwt_key, profile, bearer(request))
+            bound = {"profiles": {seat: profile}, "rated": False}
+        # A SetupError is answered 400 bad_setup, a StoreUnavailable 503 (app.py's handlers).
+        created = await hub.placement.create(body, validate.create_request(body, settings.caster_min_delay_ms), bound)
+        # The player's own token only: the spectator token would show them nothing more.
+        shown = {k: v for k, v in created.items() if k not in ("tokens", "spectator_token")}
+        return json_response({**shown, "seat": seat, "token": created["tokens"][seat]}, 201)
+
+    return [Route("/bot-matches", create, methods=["POST"])]
