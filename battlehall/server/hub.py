@@ -355,6 +355,8 @@ class Hub:
             else:
                 shown["prompt"] = entry["prompt"]
                 shown.update(seat=entry["seat"], option=entry["option"], args=entry["args"])
+                if "bot" in entry:  # answered by the server's bot of this level
+                    shown["bot"] = entry["bot"]
             log.append(shown)
         return {"seed": meta["seed"], "options": meta["options"], "setup": meta["setup"], "log": log}
 
