@@ -93,6 +93,8 @@ async def play_some(url: str, matches: int, answers: int) -> None:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def metric(url: str, name: str) -> float:
-    text = httpx.get(url + "/metrics", timeout=30).text
+def metric(url: str, name: str, key: str | None = None) -> float:
+    """One of the server's metrics; `key`: the server's API key, when it has one."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    text = httpx.get(url + "/metrics", timeout=30, headers=headers).text
     return float(re.search(rf"^{name} (\S+)", text, re.M).group(1))  # prometheus_client may write 1.2e+06
