@@ -160,3 +160,28 @@ def test_bot_answers_are_counted_in_the_metrics(srv):
                    if line.startswith("battlehall_bot_answers_total "))
     answers = [e for e in log_of(srv, created["match"], created["spectator_token"]) if "option" in e]
     assert counted >= len(answers) > 0
+
+
+async def test_a_bot_seat_plays_on_after_the_server_is_killed_and_restarted(tmp_path):
+    server = ServerProcess(tmp_path, env=FAST).start()
+    try:
+        created = server.create(ruleset="duel", seats=["me", "bot"], bots={"bot": "greedy"}, options={"hp": 60})
+        seen: list[dict] = []
+        me = Client(server.url, created["match"], created["tokens"]["me"], seed=3, think_s=0.02,
+                    on_message=seen.append)
+        playing = asyncio.create_task(me.run())
+        for _ in range(200):
+            if len(seen) > 30:
+                break
+            await asyncio.sleep(0.05)
+        assert not playing.done(), "the match ended before the restart: make it longer"
+        server.kill()  # SIGKILL, server and Redis: only what was durable remains
+        server.start()
+        result = await asyncio.wait_for(playing, 90)  # the client reconnects by itself
+        assert me.reconnects >= 1 and result["reason"] != "aborted"
+        log = log_of(server, created["match"], created["tokens"]["me"])
+        bots = [e for e in log if e.get("seat") == "bot"]
+        assert len(bots) > 5 and all(e["bot"] == "greedy" for e in bots)
+        assert not any(e.get("timeout") for e in log)  # the bot went on at once after the restart
+    finally:
+        server.stop()
