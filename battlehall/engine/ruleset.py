@@ -105,6 +105,7 @@ class AnswerEntry(TypedDict):
     prompt: str
     option: str
     args: dict[str, Any]
+    bot: NotRequired[str]  # the level of the server's bot that answered for the seat; the rules ignore it
 
 
 class TimeoutEntry(TypedDict):
