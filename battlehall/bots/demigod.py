@@ -77,6 +77,8 @@ class Board:
         seats = list(view.get("hand_counts", {}))
         self.sides_in = [s for s in seats if s not in view.get("out", [])]
         self._dists: dict[str, list[tuple[int | None, float]]] = {}
+        self._places: dict[tuple, float] = {}  # memos for this one answer
+        self._threats: dict[str, list] = {}
 
     def card(self, cid: str) -> dict:
         return self.defs[self.hand[cid]]
@@ -176,7 +178,8 @@ class Board:
         attacker = state["units"][uid]
         if card["range"] == "self":
             return self.self_worth(attacker, card)
-        caught = [u for u in self.units if u != uid and state["units"][u]["pos"] in grid.area(state, square, card["area"])]
+        area = grid.area(state, square, card["area"])
+        caught = [u for u in self.units if u != uid and state["units"][u]["pos"] in area]
         return sum(self.blow_worth(attacker, card, u) for u in caught)
 
     def self_worth(self, unit: dict, card: dict) -> float:
@@ -225,18 +228,27 @@ class Board:
     def place_worth(self, uid: str, sq: list) -> float:
         """How good `sq` is for `uid` to end its turn on: near the enemies (a Minion most),
         the enemy Demigod nearer, and out of the reach of what could hurt it badly."""
+        key = (uid, sq[0], sq[1])
+        if key not in self._places:
+            self._places[key] = self._place_worth(uid, sq)
+        return self._places[key]
+
+    def _place_worth(self, uid: str, sq: list) -> float:
         unit = self.units[uid]
-        foes = [self.units[e] for e in self.enemies()]
+        if uid not in self._threats:
+            # Each enemy: where it stands, how far it steps, the damage its Strike would
+            # deal `uid` against a middling defence (at least 1).
+            guard = bonus(unit, "dv") + unit["dr"] + bonus(unit, "dr")
+            self._threats[uid] = [(f["pos"], f["move"], f["kind"], max(1, 4 + bonus(f, "av") - 2 - guard))
+                                  for f in (self.units[e] for e in self.enemies())]
+        foes = self._threats[uid]
         if not foes:
             return 0.0
-        near = min(grid.distance(sq, f["pos"]) for f in foes)
-        gods = [grid.distance(sq, f["pos"]) for f in foes if f["kind"] == "demigod"]
+        near = min(grid.distance(sq, pos) for pos, _, _, _ in foes)
+        gods = [grid.distance(sq, pos) for pos, _, kind, _ in foes if kind == "demigod"]
         worth = -APPROACH * max(0, near - 1) * (0.5 if unit["kind"] == "demigod" else 1.0)
         worth -= GOD_APPROACH * (min(gods) if gods else 0)
-        threat = 0
-        for f in foes:
-            if grid.distance(f["pos"], sq) <= f["move"] + 1:  # it can step next to sq next turn
-                threat += max(1, 4 + bonus(f, "av") - 2 - bonus(unit, "dv") - (unit["dr"] + bonus(unit, "dr")))
+        threat = sum(hurt for pos, move, _, hurt in foes if grid.distance(pos, sq) <= move + 1)  # it can step next to sq
         worth -= DANGER * self.weight(unit) * threat
         if threat >= unit["hp"] + unit["ap"] + unit["barrier"]:
             worth -= KILL_RISK * self.defeat_worth(unit)
