@@ -31,6 +31,7 @@ _GREEDY = {
     "duel": "battlehall.bots.duel:DuelBot",
     "spellfire": "battlehall.bots.spellfire:SpellfireBot",
     "hourglass": "battlehall.bots.hourglass:HourglassBot",
+    "demigod": "battlehall.bots.demigod:DemigodBot",
 }
 
 
