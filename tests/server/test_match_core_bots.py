@@ -170,7 +170,7 @@ def test_a_bot_answer_whose_write_failed_is_tried_again_later():
                                             ("demigod", ["a", "b"])])
 def test_bots_play_every_seat_of_a_match_to_its_end(ruleset, seats):
     """Every ruleset: bots alone finish a match, each answer legal and from its seat's view."""
-    core = new_core(bots={seat: "greedy" if ruleset != "demigod" else "random" for seat in seats},
+    core = new_core(bots={seat: "greedy" for seat in seats},
                     ruleset=ruleset, seats=seats, clock={"prompt_ms": None, "bank_ms": 0, "window_min_ms": 300})
     turns = of(core.start(NOW), Think)
     now, answers = NOW, 0
