@@ -34,6 +34,18 @@ def test_random_bots_play_every_ruleset_to_its_end(name):
         assert sum(played.chosen.values()) == played.answers > 0
 
 
+@pytest.mark.parametrize("name", ruleset_names())
+def test_every_ruleset_has_every_level_and_its_greedy_bot_plays_to_the_end(name):
+    """The server offers every level for every ruleset (POST /matches `bots`, when_away
+    "bot"): a registered ruleset without a greedy bot fails here."""
+    ruleset = get_ruleset(name)
+    for level in LEVELS:
+        assert bot_for(name, level).level == level
+    names = [f"s{i}" for i in range(ruleset.min_seats)]
+    played = play(name, {s: bot_for(name, "greedy") for s in names}, seed=3)
+    assert played.result is not None and played.answers > 0
+
+
 def test_the_same_generator_gives_the_same_answers():
     ruleset = get_ruleset("spellfire")
     state, _ = ruleset.start(["a", "b"], 5)
