@@ -1,4 +1,4 @@
-# The two commands of the README: `make serve` and `make test`.
+# The two commands of the README: `make serve` and `make test` (which runs `make lint` first).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -25,7 +25,7 @@ UV_VERSION ?= 0.13.9
 LOCK := requirements.lock
 IMAGE_LOCK := deploy/requirements.lock
 
-.PHONY: serve test test-newest fuzz audit bench install lock
+.PHONY: serve lint test test-newest fuzz audit bench install lock
 
 # The versions the suite runs with, each checked against its hashes; the project itself
 # is installed apart, editable, which pip cannot hash-check.
@@ -69,7 +69,13 @@ install: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-s
 serve: $(VENV)/.installed
 	$(VENV)/bin/battlehall serve $(ARGS)
 
-test: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
+# The linters, configured in pyproject.toml at the versions the lock pins (a few seconds):
+# ruff on all the Python code, mypy on the package.
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check battlehall tests bench
+	$(VENV)/bin/mypy battlehall
+
+test: lint $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
 	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
 	if [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory test-newest; fi
 

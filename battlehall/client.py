@@ -257,8 +257,8 @@ class Client:
             try:
                 async for frame in ws:
                     self.frames += 1
-                    message = decode(self.wire, frame)
-                    for message in message["messages"] if message["t"] == "batch" else [message]:
+                    received = decode(self.wire, frame)
+                    for message in received["messages"] if received["t"] == "batch" else [received]:
                         if message["t"] == "event" and self.last_seq is not None and message["seq"] <= self.last_seq:
                             continue  # already seen before a reconnect
                         if self.on_message:
@@ -322,7 +322,7 @@ class Client:
             if result is not None:  # over before we came: no match_ended will follow
                 self.result = result
         self.prompts = {p["id"]: p for p in message["prompts"]}
-        for prompt_id, pending in self.pending.items():
+        for pending in self.pending.values():
             pending.due = 0  # acts sent before a reconnect: send them again, same id
         self._wake.set()
 

@@ -29,11 +29,11 @@ import time
 import httpx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import cpu_seconds, metric, start_server, stop_server, wait_ready  # noqa: E402
+from benchlib import cpu_seconds, metric, start_server, stop_server, wait_ready
 
-from battlehall.bots import LEVELS, bot_for  # noqa: E402
-from battlehall.bots.base import Seen  # noqa: E402
-from battlehall.engine import get_ruleset  # noqa: E402
+from battlehall.bots import LEVELS, bot_for
+from battlehall.bots.base import Seen
+from battlehall.engine import get_ruleset
 
 SEATS = ["a", "b"]
 KEY = "bench-bots-key"  # the server's API key: the runs abort the matches they leave

@@ -25,7 +25,7 @@ import time
 import httpx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import start_server, stop_server, wait_ready  # noqa: E402
+from benchlib import start_server, stop_server, wait_ready
 
 
 

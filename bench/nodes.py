@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import cpu_seconds  # noqa: E402
+from benchlib import cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -30,7 +30,7 @@ import orjson
 import websockets
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import cpu_seconds, start_server, stop_server, wait_ready  # noqa: E402
+from benchlib import cpu_seconds, start_server, stop_server, wait_ready
 
 
 def pct(values: list[float], p: float) -> float:

@@ -28,7 +28,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import BENCH_ENV, free_port, metric, play_some, wait_ready  # noqa: E402
+from benchlib import BENCH_ENV, free_port, metric, play_some, wait_ready
 
 
 

@@ -42,10 +42,10 @@ import httpx
 import websockets
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import cpu_seconds, start_server, stop_server, wait_ready  # noqa: E402
+from benchlib import cpu_seconds, start_server, stop_server, wait_ready
 
-from battlehall.client import Client  # noqa: E402
-from battlehall.engine.spellfire.cards import shipped  # noqa: E402
+from battlehall.client import Client
+from battlehall.engine.spellfire.cards import shipped
 
 DECKS = ["embers", "shadows", "tides", "sands", "crowns", "barrows"]
 

@@ -38,7 +38,7 @@ import msgpack
 import websockets
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import start_server, stop_server, wait_ready  # noqa: E402
+from benchlib import start_server, stop_server, wait_ready
 
 WIRE = "battlehall.v1.msgpack"
 

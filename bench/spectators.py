@@ -24,7 +24,7 @@ import msgpack
 import websockets
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import cpu_seconds, start_server, stop_server, wait_ready  # noqa: E402
+from benchlib import cpu_seconds, start_server, stop_server, wait_ready
 
 
 

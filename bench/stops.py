@@ -34,7 +34,7 @@ import subprocess
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
-from battlehall.server.match_core import Act, AutoPass, MatchCore, SetStops, Write, WriteDone
+from battlehall.server.match_core import Act, MatchCore, SetStops, Write, WriteDone
 from battlehall.server.match_state import MatchState
 from battlehall.server.stops import ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN
 

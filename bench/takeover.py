@@ -36,10 +36,10 @@ from pathlib import Path
 import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import BENCH_ENV, free_port, metric, play_some, wait_ready  # noqa: E402
+from benchlib import BENCH_ENV, free_port, metric, play_some, wait_ready
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from battlehall.server.embedded_redis import EmbeddedRedis  # noqa: E402
+from battlehall.server.embedded_redis import EmbeddedRedis
 
 
 def start_node(name: str, redis_url: str, data: Path, lease_ms: int, scan_ms: int) -> tuple[subprocess.Popen, str]:

@@ -95,7 +95,7 @@ class LockedRedis:
                     return self
                 except redis.ConnectionError:
                     if self.proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(f"redis-server did not start: {(self.data_dir / 'redis.log').read_text()}")
+                        raise RuntimeError(f"redis-server did not start: {(self.data_dir / 'redis.log').read_text()}") from None
                     time.sleep(0.02)
 
     def url(self, user: str | None = None, password: str | None = None, **query: str) -> str:

@@ -109,7 +109,7 @@ class LocalCluster:
                     break
                 except redis.ConnectionError:
                     if time.monotonic() > deadline:
-                        raise RuntimeError("a cluster node did not start")
+                        raise RuntimeError("a cluster node did not start") from None
                     time.sleep(0.02)
         share = SLOTS // len(clients)
         for i, c in enumerate(clients):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from typing import cast
 
 from ..engine.demigod import grid
 from ..engine.demigod.combat import TICKS_TO_DEFEAT, attack_value, take_damage
@@ -129,7 +130,7 @@ class Board:
         if held == 0:
             return [(None, 1.0)]
         god = next((u["name"] for u in self.units.values() if u["side"] == side and u["kind"] == "demigod"), None)
-        names = decks().get(god) or sorted(self.defs)
+        names = (decks().get(god) if god is not None else None) or sorted(self.defs)
         values = [defence_worth(self.defs[n]) for n in names if n in self.defs]
         if not values:
             return [(None, 1.0)]
@@ -209,7 +210,7 @@ class Board:
         unit = state["units"][uid]
         out: dict[str, float] = {}
         shapes: dict[str, list] = {}
-        by_name: dict[str, float] = {}  # copies of a card are worth the same
+        by_name: dict[str, float | None] = {}  # copies of a card are worth the same
         for cid in self.hand:
             card = self.card(cid)
             if not playable(unit, card) or (card["av"] is None and card["range"] != "self"):
@@ -220,8 +221,9 @@ class Board:
                     shapes[shape] = aims(self, state, uid, card)
                 by_name[card["name"]] = max((self.attack_worth(uid, card, sq, state) for sq in shapes[shape]),
                                             default=None)
-            if by_name[card["name"]] is not None:
-                out[cid] = by_name[card["name"]] - self.keep_worth(card)
+            worth = by_name[card["name"]]
+            if worth is not None:
+                out[cid] = worth - self.keep_worth(card)
         return out
 
     def keep_worth(self, card: dict) -> float:
@@ -285,7 +287,8 @@ def aims(board: Board, state: dict, uid: str, card: dict) -> list[list]:
 
 
 def option_of(prompt: Prompt, option_id: str) -> dict | None:
-    return next((o for o in prompt["options"] if o["id"] == option_id), None)
+    # An option as a plain dict: Demigod's carry fields of their own (`combos`, `attack`).
+    return next((cast(dict, o) for o in prompt["options"] if o["id"] == option_id), None)
 
 
 class DemigodBot:
@@ -350,6 +353,7 @@ def turn(board: Board, prompt: Prompt) -> Answer:
             if best is not None and total <= best[0] + EPS:
                 continue
             if to is None:
+                assert attack is not None  # a plan made without a move is one of its combos
                 target = max((sq for c in attack["combos"] if c["unit"] == [uid] and c["card"] == [cid] for sq in c["target"]),
                              key=lambda sq: board.attack_worth(uid, board.card(cid), sq))
                 best = (total, Answer("attack", {"unit": uid, "card": cid, "target": target}))
@@ -372,7 +376,7 @@ def defend(board: Board, prompt: Prompt) -> Answer:
     """The answer that loses least: the damage and defeat the attack would cost with each
     card (a reaction's barrier, effect, move or damage first, as the engine resolves it),
     plus the card's worth to keep."""
-    about = prompt["options"][0]["attack"]
+    about = cast(dict, prompt["options"][0])["attack"]
     attacker_id, uid = about["attacker"]["unit"], about["defender"]["unit"]
     attacker, unit = board.units[attacker_id], board.units[uid]
     card = board.defs[about["card"]["name"]]

@@ -583,7 +583,7 @@ def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     if "abort" in entry:
         reason = ABANDONED if cast(AbortEntry, entry).get("reason") == ABANDONED else "aborted"
         return ruleset.abort(state, reason)
-    answer = cast(AnswerEntry, entry)
+    answer = entry
     return ruleset.answer(state, answer["seat"], answer["prompt"], answer["option"], answer["args"])
 
 

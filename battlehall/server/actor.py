@@ -132,30 +132,29 @@ class MatchActor:
     def submit(self, message: messages.Message) -> None:
         """A message from a session, an operator or the node's upkeep (messages.py), as
         the core's input: the session's socket gives the seat, and an answer the time it came."""
-        kind = type(message)
-        if kind is messages.Act:
+        if type(message) is messages.Act:
             conn, msg = message.conn, message.message
             event = Act(conn, conn.seat, msg.get("id"), msg["prompt"], msg["option"], msg.get("args") or {},
                         time.monotonic())
-        elif kind is messages.Stops:
+        elif type(message) is messages.Stops:
             event = SetStops(message.conn, message.conn.seat, message.mode)
-        elif kind is messages.Resign:
+        elif type(message) is messages.Resign:
             event = Resign(message.conn, message.conn.seat, message.id, time.monotonic())
-        elif kind is messages.ClaimWin:
+        elif type(message) is messages.ClaimWin:
             event = Claim(message.conn, message.conn.seat, message.id, time.monotonic())
-        elif kind is messages.Join:
+        elif type(message) is messages.Join:
             event = Join(message.conn, message.resume, message.reply)
-        elif kind is messages.View:
+        elif type(message) is messages.View:
             event = View(message.conn)
-        elif kind is messages.Leave:
+        elif type(message) is messages.Leave:
             event = Leave(message.conn)
-        elif kind is messages.Abandon:
+        elif type(message) is messages.Abandon:
             event = Abandon(message.reply, message.idle_before, ABANDONED)
-        elif kind is messages.Abort:
+        elif type(message) is messages.Abort:
             event = Abort(message.reply)
-        elif kind is messages.Delete:
+        elif type(message) is messages.Delete:
             event = Delete(message.reply)
-        elif kind is messages.Release:
+        elif type(message) is messages.Release:
             event = Release(message.reply)
         else:
             raise TypeError(f"not a message of a match: {message!r}")

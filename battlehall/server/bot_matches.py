@@ -34,7 +34,8 @@ DEFAULT_LEVEL = "greedy"
 
 def bot_names(count: int, player: str) -> list[str]:
     """The bots' seat names: bot-1, bot-2, ..., none of them the player's."""
-    names, n = [], 1
+    names: list[str] = []
+    n = 1
     while len(names) < count:
         if f"bot-{n}" != player:
             names.append(f"bot-{n}")

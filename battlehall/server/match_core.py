@@ -510,28 +510,27 @@ class MatchCore:
             self._out += effects
 
     def _handle(self, event: Input, now: int) -> None:
-        kind = type(event)
-        if kind is Act:
+        if type(event) is Act:
             self._act(event, now)
-        elif kind is AutoPass:
+        elif type(event) is AutoPass:
             self._auto_pass(event, now)
-        elif kind is BotMove:
+        elif type(event) is BotMove:
             self._bot_move(event, now)
-        elif kind is SetStops:
+        elif type(event) is SetStops:
             self._set_stops(event)
-        elif kind is Resign:
+        elif type(event) is Resign:
             self._resign(event, now)
-        elif kind is Claim:
+        elif type(event) is Claim:
             self._claim(event, now)
-        elif kind is Expire:
+        elif type(event) is Expire:
             self._expire(event, now)
-        elif kind is AwayDue:
+        elif type(event) is AwayDue:
             self._away_due(event, now)
-        elif kind is Join:
+        elif type(event) is Join:
             self._join(event, now)
-        elif kind is View:
+        elif type(event) is View:
             self._view(event, now)
-        elif kind is Leave:
+        elif type(event) is Leave:
             self.touched = now
             if event.conn in self.watchers:
                 self.watchers.remove(event.conn)
@@ -539,16 +538,16 @@ class MatchCore:
             seat = event.conn.seat
             if event.conn.role == "player" and not self._seat_on(seat):
                 self._out += self._gone(seat, now)
-        elif kind is Abort:
+        elif type(event) is Abort:
             self._abort(event, now)
-        elif kind is Abandon:
+        elif type(event) is Abandon:
             self._abandon(event, now)
-        elif kind is Delete:
+        elif type(event) is Delete:
             if not self.match.over:
                 self._out += refusal(event, MatchLive("the match is live: abort it first"))
             else:
                 self._out.append(DeleteKeys(event.reply))
-        elif kind is Release:
+        elif type(event) is Release:
             self.status = Status.STOPPED
             self.timers.clear()
             self._out.append(Resolve(event.reply, None))

@@ -144,12 +144,11 @@ class Mirror:
 
     def submit(self, message: messages.Message) -> None:
         """`Join`, `View` or `Leave` (messages.py): spectators send nothing else."""
-        kind = type(message)
-        if kind is messages.Join:
+        if type(message) is messages.Join:
             self._join(message.conn, message.resume, message.reply)
-        elif kind is messages.View:  # in order with the events: the replica is as of the last one sent
+        elif type(message) is messages.View:  # in order with the events: the replica is as of the last one sent
             message.conn.send(self.view(message.conn))
-        elif kind is messages.Leave:
+        elif type(message) is messages.Leave:
             if message.conn in self.conns:
                 self.conns.remove(message.conn)
             if not self.conns and not self.stopped:

@@ -185,13 +185,13 @@ async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, sea
 
 
 async def _bind_one(profiles: Profiles, jwt_key: bytes | None, given, path: str) -> str:
-    if not isinstance(given, dict) or not (set(given) in ({"profile", "secret"}, {"token"})):
+    if not isinstance(given, dict) or set(given) not in ({"profile", "secret"}, {"token"}):
         raise SetupError(path, 'must be {"profile": id, "secret": secret} or {"token": a player token}')
     if "token" in given:
         try:
             player = vouch.verify(given["token"], jwt_key)
         except errors.TokenRefused as exc:
-            raise exc.at(f"{path}.token")
+            raise exc.at(f"{path}.token") from None  # the same error, naming the field
         return await profiles.vouched(player)
     if not await profiles.check_secret(given["profile"], given["secret"]):
         raise errors.Unauthorized("no such profile, or not its secret", path=f"{path}.secret")
@@ -211,7 +211,7 @@ async def prove_profile(profiles: Profiles, jwt_key: bytes | None, profile_id: s
         try:
             player = vouch.verify(proof, jwt_key)
         except errors.TokenRefused as exc:
-            raise exc.at("profile")
+            raise exc.at("profile") from None  # the same error, naming the field
         if await profiles.vouched(player) == profile_id:
             return profile_id
     raise errors.Unauthorized("no such profile, or not its secret or player token", path="profile")

@@ -59,7 +59,7 @@ async def as_of_delay(store: Store, summary: dict, now: int) -> dict:
     oldest_seq = None  # the first seq of the oldest entry read so far
     while True:
         rows = await store.redis.xrevrange(log, upper, "-", count=LOG_PAGE)
-        for stream_id, fields in rows:
+        for _stream_id, fields in rows:
             entry = unpack(fields[b"e"])
             if entry["at"] <= cutoff:
                 if newest:  # every entry is old enough: the match is as it is now

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 
 from faults.test_kill import check_match
 from locked_redis import BATTLEHALL_ACL

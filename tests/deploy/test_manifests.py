@@ -69,7 +69,7 @@ def test_compose_runs_three_nodes_redis_with_aof_and_haproxy():
     assert len(nodes) == 3
     ids = [s["environment"]["BATTLEHALL_NODE_ID"] for s in nodes.values()]
     assert len(set(ids)) == 3
-    for name, node in nodes.items():
+    for node in nodes.values():
         env = node["environment"]
         assert env["REDIS_URL"].startswith("redis://redis:6379")
         assert re.fullmatch(r"\$\{BATTLEHALL_PUBLIC_URL:-ws://localhost:8000\}/node/" + re.escape(env["BATTLEHALL_NODE_ID"]),

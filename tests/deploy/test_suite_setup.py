@@ -37,7 +37,7 @@ def test_each_package_is_installed_only_when_missing():
     prerequisites = re.search(r"^test: (.*)$", database, re.M).group(1).split()
     for package, path in PACKAGES.items():
         assert path in prerequisites, (package, prerequisites)
-        assert any(f"apt-get install" in line and package in line for line in dry_run(path)), package
+        assert any("apt-get install" in line and package in line for line in dry_run(path)), package
 
 
 def test_ci_runs_nothing_but_the_readmes_test_command():

@@ -164,7 +164,7 @@ def test_any_non_negative_seed_however_large():
 
 def test_a_ruleset_must_declare_what_it_is():
     with pytest.raises(TypeError, match="declaration"):
-        class Undeclared(Ruleset):  # noqa: F841 - defining it is the test
+        class Undeclared(Ruleset):
             name = "undeclared"
 
 
@@ -173,7 +173,7 @@ def test_hidden_information_without_secrets_is_refused_when_the_class_is_defined
     forgot to override it would pass the audit having checked nothing."""
     hidden = Declaration(information="hidden", moves="sequential", chance="seeded", min_seats=2, max_seats=2)
     with pytest.raises(TypeError, match="hidden information but does not override secrets"):
-        class Forgetful(Market):  # noqa: F841
+        class Forgetful(Market):
             declaration = hidden
 
     class Careful(Market):
@@ -187,7 +187,7 @@ def test_hidden_information_without_secrets_is_refused_when_the_class_is_defined
 
 def test_perfect_information_with_secrets_is_refused():
     with pytest.raises(TypeError, match="perfect information but overrides secrets"):
-        class Contradictory(Market):  # noqa: F841
+        class Contradictory(Market):
             def secrets(self, state, viewer):
                 return ["c1"]
 

@@ -125,7 +125,7 @@ def check_match(cluster: Cluster, created: dict, clients: list[Client]) -> list[
     answered = [e["data"]["id"] for e in events if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered"]
     assert len(answered) == len(set(answered)), "an answer was applied twice"
     for client in clients:
-        for act_id, seq in client.acked.items():
+        for act_id in client.acked:
             assert client.sent[act_id] in answered, f"acknowledged answer {act_id} was lost"
         seqs = [e["seq"] for e in client.events]
         assert seqs == list(range(seqs[0], seqs[-1] + 1)), "a client missed or repeated an event"

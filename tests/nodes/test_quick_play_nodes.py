@@ -98,7 +98,7 @@ async def test_a_node_killed_with_players_queued_loses_none_of_them(cluster):
         await asyncio.sleep(0.2)
         survivors = alive(cluster)
         last = {ruleset: await join(http, survivors[0], ruleset, seats) for ruleset, seats in pools}
-        for ruleset, seats in pools:
+        for ruleset, _seats in pools:
             polls[ruleset].append(asyncio.ensure_future(wait_matched(http, cluster, last[ruleset], 0, 30)))
         killed_at = time.monotonic()
         for ruleset, seats in pools:

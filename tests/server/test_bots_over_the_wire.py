@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from battlehall.client import Client
-from servers import ServerProcess, bearer
+from servers import ServerProcess
 from test_quick_play import join, wait_matched
 
 FAST = {"BATTLEHALL_BOT_THINK_MS": "0", "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",

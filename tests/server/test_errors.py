@@ -200,7 +200,7 @@ async def test_match_over(server):
 
 async def test_flooding_is_rate_limited_then_closed(server):
     created, alice, welcome = await duel(server)
-    for i in range(400):
+    for _ in range(400):
         await alice.send({"t": "ping"})
     codes = []
     with pytest.raises(websockets.ConnectionClosed) as closed:

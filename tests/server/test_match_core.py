@@ -518,7 +518,7 @@ def test_release_stops_handling_and_what_waits_is_refused_by_the_hub():
 
 from battlehall.server import codec  # noqa: E402
 from battlehall.server.fanout import event_message  # noqa: E402
-from battlehall.server.match_core import AutoPass, Later, SetStops  # noqa: E402
+from battlehall.server.match_core import AutoPass, SetStops  # noqa: E402
 from battlehall.server.stops import ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN  # noqa: E402
 
 TRIO = ["ann", "ben", "cat"]

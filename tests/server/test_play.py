@@ -116,7 +116,7 @@ async def test_prompt_times_out_to_its_default(server):
 
 
 def metric(server, name: str) -> int:
-    line = [l for l in httpx.get(server.url + "/metrics").text.splitlines() if l.startswith(name + " ")][0]
+    line = [row for row in httpx.get(server.url + "/metrics").text.splitlines() if row.startswith(name + " ")][0]
     return int(float(line.split()[1]))
 
 

@@ -10,7 +10,6 @@ import sys
 import time
 
 import httpx
-import pytest
 
 from battlehall.client import Client
 from battlehall.verify import verify

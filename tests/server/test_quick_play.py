@@ -161,7 +161,7 @@ def test_every_quick_play_queue_starts_a_match_with_the_ruleset_s_defaults():
     from battlehall.server.validate import create_request
 
     assert {p[1] for p in pools()} == {"duel", "spellfire", "hourglass", "demigod"}
-    for pool, ruleset, seats in pools():
+    for _pool, ruleset, seats in pools():
         request = create_request({"ruleset": ruleset, "seats": [f"p{i}" for i in range(seats)], "clock": QUICK_CLOCK})
         get_ruleset(ruleset).start(request["seats"], 1, request["options"], request["setup"])
 

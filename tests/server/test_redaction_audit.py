@@ -114,7 +114,7 @@ async def test_messages_over_real_sockets_leak_nothing(server):
         created = server.create(ruleset="spellfire", seed=seed, clock={"window_min_ms": 0})
         received: dict = {}
 
-        def recorder(who):
+        def recorder(who, received=received):
             received[who] = []
             return received[who].append
 

@@ -93,8 +93,8 @@ class Resumer:
         """Receive until the event `seq` has come."""
         async with asyncio.timeout(timeout):
             while not self.seqs or self.seqs[-1] < seq:
-                message = decode(self.wire, await self.ws.recv())
-                for message in message["messages"] if message["t"] == "batch" else [message]:
+                received = decode(self.wire, await self.ws.recv())
+                for message in received["messages"] if received["t"] == "batch" else [received]:
                     self.messages.append(message)
                     if message["t"] == "welcome":
                         assert self.welcome is None

@@ -41,7 +41,7 @@ async def test_a_seat_that_passes_unless_playable_answers_only_windows_with_a_ca
         shown = {e["data"]["id"]: {**e["data"], **e.get("private", {}).get(e["data"]["seat"], {})}
                  for e in replay["events"] if e["kind"] == "prompt"}
 
-        def windows(seat, playable):
+        def windows(seat, playable, shown=shown):
             return {p for p, d in shown.items() if d["seat"] == seat and "window" in d
                     and (len(d["options"]) > 1) == playable}
 

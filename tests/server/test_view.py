@@ -58,7 +58,7 @@ async def test_view_is_each_viewers_own_and_current(server):
         # Everyone's stream reaches this seq before their next view answer.
         for other in (*conns.values(), watcher):
             if other is not conn:
-                await other.recv_until(lambda m: m.get("seq") == seq and m["t"] == "event")
+                await other.recv_until(lambda m, seq=seq: m.get("seq") == seq and m["t"] == "event")
     for conn in (*conns.values(), watcher):
         await conn.close()
 

@@ -90,7 +90,7 @@ def add_ticks(state: dict, uid: str, kind: str, n: int) -> list[dict]:
 
 def draw(state: dict, seat: str, n: int) -> list[dict]:
     """Draw up to n cards from the top of the seat's deck, never past the hand limit."""
-    drawn = []
+    drawn: list[dict] = []
     while len(drawn) < n and state["decks"][seat] and len(state["hands"][seat]) < state["opts"]["hand_limit"]:
         cid = state["decks"][seat].pop(0)
         state["hands"][seat].append(cid)

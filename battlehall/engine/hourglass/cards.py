@@ -73,7 +73,7 @@ def card(table, path: str) -> dict:
     text = table.get("text", "")
     if not isinstance(text, str) or len(text) > 500:
         raise SetupError(f"{path}.text", "must be a string of at most 500 characters")
-    out = {"name": name, "text": text}
+    out: dict[str, str | int] = {"name": name, "text": text}
     for key in MODIFIERS:
         if key == "delay":
             out["delay2"] = halves(table.get(key, 0), f"{path}.delay")

@@ -35,7 +35,7 @@ def view(state: State, viewer: str | None) -> dict:
     turn = None
     if state["turn"] is not None:
         t = state["turn"]
-        placed = {}
+        placed: dict[str, dict | str | None] = {}
         for side, card in t["placed"].items():
             if card is None:
                 placed[side] = None

@@ -280,7 +280,8 @@ def load_text(text: str, file: str) -> dict:
     info = data.get("set")
     if info is not None and (not isinstance(info, dict) or _id(info.get("id")) or _text(info.get("name"))):
         raise CardDataError(file, None, None, "[set] needs an id (lowercase slug) and a name")
-    cards, seen = [], {}
+    cards: list[tuple[dict, int]] = []  # (card, line)
+    seen: dict[str, int] = {}  # card id -> the line it is first defined at
     for table, line in zip(cards_raw, headers["card"]):
         cid = table.get("id") if isinstance(table.get("id"), str) else None
         try:
@@ -309,7 +310,7 @@ class Catalog:
         self.decks: dict[str, dict] = {}
         self.sets: list[dict] = []
         where: dict[str, str] = {}
-        pending = []
+        pending: list[tuple[str, dict, int]] = []  # (file, deck, line)
         for file, text in files:
             parsed = load_text(text, file)
             set_cards = []
