@@ -4,7 +4,7 @@
 
 import {BattlehallClient} from "/static/battlehall.js";
 import * as generic from "/static/rulesets/generic.js";
-import {el, useCss, legal, same, resultText, describeCommon, words} from "/static/rulesets/common.js";
+import {el, useCss, legal, same, resultText, describeCommon, words, botLevelText} from "/static/rulesets/common.js";
 import {rematchBox} from "/static/rematch.js";
 
 useCss("/static/play.css");
@@ -60,19 +60,22 @@ const logList = el("ol.log-lines");
 const logEl = el("section.play-log", {"aria-label": "What happened"}, el("h2", {}, "What happened"), logList);
 // Resigning is for good: the button asks once more before it sends anything.
 const awayEl = el("span.away-seats", {"aria-live": "polite", hidden: true});  // seats whose players are gone
+// The seats, where the server's bots play some (a bot's seat, or an away seat a bot stands in for).
+const seatsEl = el("ul.seat-list", {"aria-label": "Seats", hidden: true});
 const resignButton = el("button.resign", {type: "button", hidden: true}, "Resign");
 const resignYes = el("button.resign-confirm", {type: "button"}, "Yes, resign");
 const resignNo = el("button.resign-cancel", {type: "button"}, "Keep playing");
 const resignAsk = el("span.resign-ask", {role: "group", "aria-label": "Resign?", hidden: true},
   "Resign this match? It counts as a loss. ", resignYes, " ", resignNo);
 const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
-  el("header.play-head", {}, titleEl, whoEl, stopsEl, statusEl, awayEl, resignButton, resignAsk),
+  el("header.play-head", {}, titleEl, whoEl, seatsEl, stopsEl, statusEl, awayEl, resignButton, resignAsk),
   noticeEl, resultEl,
   el("div.play-main", {}, boardEl, el("aside.play-side", {}, promptsEl, logEl)));
 mount.replaceChildren(root);
 
 // --- state -----------------------------------------------------------------------------
-const model = {ruleset: null, view: null, definitions: {}, seat: null, role: "player", prompts: [], seats: [], seq: 0, matchId};
+const model = {ruleset: null, view: null, definitions: {}, seat: null, role: "player", prompts: [], seats: [], seq: 0, matchId,
+               bots: {}, whenAway: "nothing"};  // bots: seat -> level, from the match's summary
 let rules = generic;          // the ruleset's drawing module
 let client = null;
 let prompts = new Map();      // id -> prompt object, open for this seat
@@ -144,11 +147,32 @@ function drawResign() {
   const away = view.result ? [] : (view.away || []).filter(s => !(view.resigned || []).includes(s));  // out for good
   awayEl.hidden = !away.length;
   awayEl.dataset.seats = away.join(" ");
-  awayEl.textContent = away.length ? `Away: ${away.map(s => s === model.seat ? "you" : s).join(", ")}` : "";
+  const standIn = model.whenAway === "bot";  // the greedy bot plays an away seat until its player is back
+  awayEl.classList.toggle("bot-plays", standIn);
+  awayEl.textContent = away.length ? `Away: ${away.map(s => s === model.seat ? "you" : s).join(", ")}` +
+    (standIn ? ` — the bot plays for ${away.length === 1 && away[0] === model.seat ? "you" : "them"}` : "") : "";
+  drawSeats(away);
   const can = !!client && model.role === "player" && !!model.seat && !view.result &&
     !(view.resigned || []).includes(model.seat) && !resigning;
   resignButton.hidden = !can || !resignAsk.hidden;
   if (!can) resignAsk.hidden = true;
+}
+
+/** The seats with what plays them, when bots are in the match (or may stand in for an away seat). */
+function drawSeats(away) {
+  const bots = model.bots || {};
+  seatsEl.hidden = !model.seats.length || (!Object.keys(bots).length && model.whenAway !== "bot");
+  if (seatsEl.hidden) return;
+  seatsEl.replaceChildren(...model.seats.map(seat => {
+    const level = bots[seat];
+    const standIn = !level && model.whenAway === "bot" && away.includes(seat);
+    return el("li.seat", {dataset: {seat, bot: level || (standIn ? "stand-in" : null)}},
+      el("span.seat-name", {}, seat === model.seat ? `${seat} (you)` : seat),
+      level ? el("span.bot-badge", {title: `The server's ${level} bot plays this seat${level === "greedy" ? ": it plays to win" : ""}`},
+                `bot, ${botLevelText(level)}`) : null,
+      standIn ? el("span.bot-badge.away", {title: "Its player is away: the server's bot plays until they are back"},
+                   "away — the bot plays") : null);
+  }));
 }
 
 resignButton.addEventListener("click", () => {
@@ -299,12 +323,19 @@ function drawPrompts(force = false) {
   if (others.length && !(model.view && model.view.result)) {
     parts.push(el("ul.others", {"aria-label": "Who else is deciding"}, others.map(p => el("li", {class: p.window ? "window" : ""},
       p.window ? el("span.window-badge", {}, "Reaction window") : null,
-      ` ${p.seat} ${p.window ? "may respond" : "is deciding"} (${words(p.kind || "")}) `, clockEl(p)))));
+      ` ${p.seat}${botPlays(p.seat) ? " (bot)" : ""} ${p.window ? "may respond" : "is deciding"} (${words(p.kind || "")}) `,
+      clockEl(p)))));
   }
   for (const prompt of open) parts.push(promptBox(prompt));
   promptsEl.replaceChildren(...parts);
   tickClocks();
   restoreFocus(promptsEl, focus);
+}
+
+/** True when the server's bot answers for the seat now: a bot's seat, or an away seat it stands in for. */
+function botPlays(seat) {
+  const away = (model.view && model.view.away) || [];
+  return !!(model.bots || {})[seat] || (model.whenAway === "bot" && away.includes(seat));
 }
 
 function promptBox(prompt) {
@@ -460,6 +491,8 @@ async function loadSummary() {
   model.ruleset = summary.ruleset;
   model.seats = summary.seats || [];
   model.clock = summary.clock;
+  model.bots = summary.bots || {};
+  model.whenAway = summary.when_away || "nothing";
   titleEl.replaceChildren(el("span.ruleset-name", {}, words(summary.ruleset)), ` · ${matchId}`);
   document.title = `${summary.ruleset}: ${matchId} · Battlehall`;
   rules = await loadRules(summary.ruleset);
@@ -503,7 +536,7 @@ async function start() {
     viewAsked = false;
     markBusy();
     takeView(msg.seq, msg.view, msg.prompts, msg.now);
-    if (!model.ruleset) loadSummary().then(() => { drawBoard(); drawPrompts(true); });  // the server was down at first
+    if (!model.ruleset) loadSummary().then(() => { drawBoard(); drawPrompts(true); drawResign(); });  // the server was down at first
   });
   client.on("event", onEvent);
   let kept = null;

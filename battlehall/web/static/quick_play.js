@@ -1,10 +1,11 @@
-// Quick play in the lobby: a "Play now" button per ruleset (with a seat count), a waiting
-// screen (time waited, Cancel), and straight to the player page once paired. The seat is
-// bound to this browser's guest profile (its secret proves it), so the match is rated
-// when every player has one.
+// Quick play in the lobby: a "Play now" button per ruleset (with a seat count, which Play a
+// bot beside it uses too), a waiting screen (time waited, Cancel), and straight to the
+// player page once paired. The seat is bound to this browser's guest profile (its secret
+// proves it), so the match is rated when every player has one.
 import { request } from "./battlehall.js";
 import { BASE, duration, el, errorText, playLink } from "./page.js";
 import { ensureProfile, storedProfile } from "./profile.js";
+import { botChoice } from "./bot_play.js";
 
 const POLL_MS = 20000; // each long poll waits at most this long (it is the ticket's heartbeat too)
 
@@ -89,7 +90,8 @@ async function cancel() {
   } catch { /* the ticket expires by itself */ }
 }
 
-/** The Play now choices, one row per ruleset, in `box`. */
+/** The Play now choices, one row per ruleset, in `box`; each row has Play a bot too (bot_play.js),
+ * with the same seat count. */
 export function quickPlay(box, rulesets, note) {
   const rows = rulesets.filter((r) => !r.error).map((r) => {
     const counts = Array.from({ length: r.seats.max - r.seats.min + 1 }, (_, i) => r.seats.min + i);
@@ -98,7 +100,8 @@ export function quickPlay(box, rulesets, note) {
     return el("li", { class: "quick-item", dataset: { ruleset: r.name } },
               el("strong", { class: "queue-name" }, r.name), select,
               el("button", { type: "button", class: "primary", dataset: { play: r.name },
-                             onclick: () => play(note, r.name, Number(select.value)) }, "Play now"));
+                             onclick: () => play(note, r.name, Number(select.value)) }, "Play now"),
+              botChoice(r.name, () => Number(select.value), note));
   });
   box.replaceChildren(el("ul", { class: "quick-list", id: "queue-choices" }, rows),
                       el("div", { id: "queue-wait", hidden: true, "aria-labelledby": "queue-wait-title" }));

@@ -43,7 +43,8 @@ export class Spectating {
 
   model(view) {
     return { ruleset: this.summary.ruleset, view, definitions: (this.client && this.client.definitions) || {}, seat: null,
-             role: "spectator", prompts: [], seats: this.summary.seats };
+             role: "spectator", prompts: [], seats: this.summary.seats,
+             bots: this.summary.bots || {}, whenAway: this.summary.when_away || "nothing" };
   }
 
   /** Connect; resolves with the welcome (the page is this match's from then on). */
@@ -129,7 +130,8 @@ export class Spectating {
     dom.main.dataset.ruleset = this.summary.ruleset;
     dom.main.dataset.events = "0";
     dom.main.dataset.moments = "0";
-    dom.title.textContent = `${this.summary.ruleset}: ${this.summary.seats.join(" vs ")}`;
+    const bots = this.summary.bots || {};  // seats the server's bots play
+    dom.title.textContent = `${this.summary.ruleset}: ${this.summary.seats.map((s) => bots[s] ? `${s} (bot)` : s).join(" vs ")}`;
     dom.spectators.textContent = String(this.summary.spectators ?? 0);
     this.timers.push(setInterval(() => this.tick(), TICK_MS));
     this.timers.push(setInterval(() => {

@@ -109,12 +109,18 @@ export function describeCommon(event, model) {
     case "seat_resigned":
       return `${who(d.seat, model)} resigned`;
     case "seat_away":
-      return `${who(d.seat, model)} ${d.seat === model.seat ? "are" : "is"} away`;
+      return `${who(d.seat, model)} ${d.seat === model.seat ? "are" : "is"} away` +
+        (model && model.whenAway === "bot" ? ": the bot plays the seat until " + (d.seat === model.seat ? "you are" : "they are") + " back" : "");
     case "seat_back":
       return `${who(d.seat, model)} ${d.seat === model.seat ? "are" : "is"} back`;
     default:
       return undefined;
   }
+}
+
+/** A level of the server's bots in the lobby's words. */
+export function botLevelText(level) {
+  return {greedy: "strong", random: "easy"}[level] || words(level);
 }
 
 /** Human words for an identifier like "choose_defender". */
