@@ -61,6 +61,8 @@ async def test_two_players_press_play_now_and_meet_in_one_rated_match(server, pa
     await play_out("duel", lobbies)
     summary = httpx.get(f"{server.url}/matches/{matches.pop()}", timeout=5).json()
     assert summary["status"] == "finished" and summary["label"] == {"queue": "quick play"}
+    names = [httpx.get(f"{server.url}/profiles/{p}", timeout=5).json()["name"] for p in profiles]
+    assert sorted(summary["seats"]) == sorted(names)  # each seat named after its guest player
     await shot(first, "quick-play-end")
     deadline = time.monotonic() + 10
     for profile in profiles:  # rated once at its end

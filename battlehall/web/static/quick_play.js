@@ -5,7 +5,7 @@
 import { request } from "./battlehall.js";
 import { BASE, duration, el, errorText, playLink } from "./page.js";
 import { ensureProfile, storedProfile } from "./profile.js";
-import { botChoice } from "./bot_play.js";
+import { botChoice, seatName } from "./bot_play.js";
 
 const POLL_MS = 20000; // each long poll waits at most this long (it is the ticket's heartbeat too)
 
@@ -43,7 +43,8 @@ async function play(note, ruleset, seats) {
   try {
     // Without a profile (none could be made) the player still plays, unrated.
     const me = storedProfile() || await ensureProfile().catch(() => null);
-    const body = me ? { ruleset, seats, profile: me.profile } : { ruleset, seats };
+    // The seat is named after the player, so that opponents see who they play.
+    const body = me ? { ruleset, seats, profile: me.profile, name: seatName(me.name) } : { ruleset, seats };
     ticket = await request(BASE, "/queue", { method: "POST", body, apiKey: me ? me.secret : undefined });
   } catch (err) {
     note.show("error", `Quick play is not available now: ${errorText(err)}`);
