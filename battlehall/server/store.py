@@ -48,7 +48,7 @@ import logging
 from dataclasses import dataclass
 
 import msgpack
-import redis
+import redis  # the sync client of the command line's check (cluster_enabled)
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
