@@ -54,10 +54,10 @@ def redis_url_problem(url: str, cluster: bool = False) -> tuple[str, int] | None
 
     A Redis that is only down is no problem here: the server waits for it, and says so.
     """
-    from redis.connection import parse_url
+    from .server.store import url_options
 
     try:
-        params = parse_url(url)
+        params = url_options(url)
     except ValueError as exc:
         return f"bad Redis URL {url!r}: {exc}", 2
     if cluster and "path" in params:
@@ -78,16 +78,14 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
 
     A Redis that does not answer yet, or refuses INFO, passes: the server waits for it.
     """
-    import redis
-
     from .server.app import redacted
+    from .server.store import CredentialsRefused, cluster_enabled
 
     try:
-        with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as r:
-            enabled = bool(r.info("cluster").get("cluster_enabled"))
-    except redis.AuthenticationError as exc:  # no use waiting: the URL's user or password is wrong
+        enabled = cluster_enabled(url)
+    except CredentialsRefused as exc:  # no use waiting: the URL's user or password is wrong
         return f"the Redis at {redacted(url)} refused the URL's credentials (user:password@): {exc}", 2
-    except (redis.RedisError, OSError):
+    if enabled is None:
         return None
     if cluster and not enabled:
         return f"the Redis at {redacted(url)} is not a node of a Redis Cluster: leave out --redis-cluster", 2

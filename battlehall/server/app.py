@@ -12,7 +12,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 import uvicorn
-from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -212,7 +211,7 @@ def create_app(settings: Settings) -> Starlette:
     async def from_a_node(hub: Hub, address: str) -> bool:
         try:
             records = await nodes.live(hub.store.redis)
-        except (RedisError, OSError):
+        except StoreUnavailable:
             return False
         return any(urlsplit(nodes.http_url(r.get("url", ""))).hostname == address for r in records.values())
 
@@ -329,7 +328,7 @@ def create_app(settings: Settings) -> Starlette:
             answer = await nodes.forward(base, "POST", f"/matches/{match_id}/abort", b"",
                                          {"authorization": request.headers.get("authorization", "")})
             return Response(answer.content, status_code=answer.status_code, media_type="application/json")
-        except (StoreUnavailable, RedisError, OSError) as exc:  # a MatchOver is answered 409 (the handler)
+        except StoreUnavailable as exc:  # a MatchOver is answered 409 (the handler)
             raise errors.Unavailable(f"match storage is unreachable, the abort is not recorded: {exc}") from exc
         found = await hub.summaries([match_id])
         if not found:
@@ -341,7 +340,7 @@ def create_app(settings: Settings) -> Starlette:
         try:
             if not await hub_of(request).delete(request.path_params["match_id"]):
                 raise errors.NotFound("no such match")
-        except (StoreUnavailable, RedisError, OSError) as exc:  # a MatchLive is answered 409 (the handler)
+        except StoreUnavailable as exc:  # a MatchLive is answered 409 (the handler)
             raise errors.Unavailable(f"match storage is unreachable, nothing was deleted: {exc}") from exc
         return Response(status_code=204)
 
@@ -391,7 +390,7 @@ def create_app(settings: Settings) -> Starlette:
     return Starlette(routes=routes, lifespan=lifespan,
                      exception_handlers={errors.WireError: wire_error, EngineError: wire_error,
                                          HTTPException: http_error, StoreUnavailable: storage_error,
-                                         RedisError: storage_error, OSError: storage_error,
+                                         OSError: storage_error,  # a wait that timed out (TimeoutError), as before
                                          Exception: internal_error})
 
 

@@ -24,11 +24,8 @@ import logging
 import time
 from typing import Callable
 
-import redis.asyncio as aioredis
-from redis.exceptions import RedisError
-
 from .clock import now_ms
-from .store import key
+from .store import StoreUnavailable, key
 
 FLUSH_S = 0.2
 READ_S = 1.0
@@ -44,11 +41,11 @@ def hash_key(match_id: str) -> str:
 
 
 class Audience:
-    def __init__(self, redis, url: str, node: str, local: Callable[[str], int]):
-        self.redis = redis  # reads, shared with the node's other reads
+    def __init__(self, store, node: str, local: Callable[[str], int]):
+        self.redis = store.redis  # reads, shared with the node's other reads
         # Writes on a client of their own: its connections are made by the writer task, never
         # inside a socket's join (where a new connection's setup would tie garbage to it).
-        self.writes = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=0)
+        self.writes = store.client(socket_timeout=5, socket_connect_timeout=2, health_check_interval=0)
         self.node = node
         self.local = local  # match id -> this node's spectators of it, now
         self.dirty: set[str] = set()
@@ -107,7 +104,7 @@ class Audience:
             return
         try:
             replies = await pipe.execute()
-        except (RedisError, OSError) as exc:  # Redis away: the next round writes them
+        except StoreUnavailable as exc:  # Redis away: the next round writes them
             log.debug("writing spectator counts failed: %r", exc)
             self.dirty |= set(ids)
             return
@@ -133,7 +130,7 @@ class Audience:
             for match_id in match_ids:
                 pipe.hgetall(hash_key(match_id))
             rows = await pipe.execute() if match_ids else []
-        except (RedisError, OSError):
+        except StoreUnavailable:
             return [self.local(m) for m in match_ids]
         now = now_ms()
         out = []
@@ -150,7 +147,7 @@ class Audience:
             self.writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.writer
-        with contextlib.suppress(RedisError, OSError):
+        with contextlib.suppress(StoreUnavailable):
             pipe = self.writes.pipeline(transaction=False)
             for match_id in self.tracked:
                 pipe.hdel(hash_key(match_id), self.node)

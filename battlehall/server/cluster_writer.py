@@ -26,23 +26,22 @@ redirected afterwards. Such a write may still have landed; the actor then rebuil
 from Redis and finds it (as on a single Redis), and an answer's `XADD` carries its seq
 as explicit ID, so even a stray second copy would be refused by Redis ("equal or
 smaller than the target stream top item"), never appended twice.
+
+Each master's connection, its watchdog and its failures are the core's (`Connection`,
+store_link.py), as under writer.py; routing and redirections are this module's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
-import hashlib
 import logging
 import time
 from typing import Awaitable, Callable
 
 import hiredis
-from redis.connection import parse_url
-from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
-from .metrics import REDIS_BUCKETS, Histogram
-from .writer import StoreUnavailable, _call, _error, _settle, open_link, setup_commands
+from .store_link import (REDIS_CLUSTER_HASH_SLOTS, Connection, StoreUnavailable, WriterBase, _call, _error,
+                         key_slot, setup_commands)
 
 log = logging.getLogger("battlehall.store")
 
@@ -66,42 +65,92 @@ class _Write:
         self.done = False  # called back (or failed): never again
 
 
-class _Node:
+class _Node(Connection):
     """A master and the connection to it."""
 
-    def __init__(self, addr: str):
+    SENT_AT = 3
+
+    def __init__(self, batcher: ClusterWriteBatcher, addr: str):
+        self.batcher = batcher
         self.addr = addr
+        self.name = f"Redis node {addr}"
         host, port = addr.rsplit(":", 1)
         self.host, self.port = host.strip("[]"), int(port)
-        self.link: _Link | None = None
-        self.connecting: asyncio.Task | None = None
+        self.url, self.options, self.timeout_s = batcher.url, batcher.options, batcher.timeout_s
+        self._init_connection()
         # Routed, not yet sent: (write, command, redirects); write None: ignore the reply.
         self.outbox: list[tuple] = []
-        # Sent, oldest first: [write, command, redirects, sent at, last of its send].
-        self.in_flight: collections.deque[list] = collections.deque()
-        self.watchdog: asyncio.TimerHandle | None = None
+        # in_flight, oldest first: [write, command, redirects, sent at, last of its send].
+
+    @property
+    def closed(self) -> bool:
+        return self.batcher.closed
+
+    def _connected(self) -> None:
+        # AUTH first; the registered scripts are loaded ahead of the writes that use them.
+        first = [(_SETUP, command, 0) for command in setup_commands(self.options) if command[0] == "AUTH"]
+        first += [(None, command, 0) for command in self.batcher.script_loads()]
+        self.outbox[:0] = first
+        self.batcher._flush(self)
+
+    def _replies(self, reader: hiredis.Reader, data: bytes) -> None:
+        batcher, in_flight = self.batcher, self.in_flight
+        reader.feed(data)
+        try:
+            while (reply := reader.gets()) is not False:
+                write, command, redirects, sent_at, last = in_flight.popleft()
+                if last:
+                    batcher.latency.observe(time.monotonic() - sent_at)
+                if write is None:  # ASKING or SCRIPT LOAD: what follows tells
+                    continue
+                if write is _SETUP:
+                    if isinstance(reply, hiredis.ReplyError):
+                        log.error("Redis node %s refused AUTH: %s", self.addr, reply)
+                        self._drop(f"Redis node {self.addr} refused AUTH: {reply}")
+                        return
+                    continue
+                if isinstance(reply, hiredis.ReplyError):
+                    if batcher._redirect(self, write, command, redirects, str(reply)):
+                        continue
+                    batcher._answered(write, reply)
+                else:
+                    batcher._answered(write, None)
+                if self.link is None:  # a callback gave the connection up
+                    return
+        except (hiredis.ProtocolError, IndexError) as exc:
+            self._unexpected(exc)
+            return
+        if not in_flight and self.watchdog is not None:
+            self.watchdog.cancel()
+            self.watchdog = None
+
+    def _drop(self, reason: str, refresh: bool = True) -> None:
+        """Give the connection up: fail every write with a command in flight or queued here."""
+        Connection._drop(self, reason)
+        if refresh:
+            self.batcher._refresh()  # a master that went away may have a successor
+
+    def _fail_all(self, reason: str) -> None:
+        failed = [e[0] for e in self.in_flight] + [e[0] for e in self.outbox]
+        self.in_flight.clear()
+        self.outbox = []
+        self.batcher._fail(failed, reason)
 
 
-class ClusterWriteBatcher:
+class ClusterWriteBatcher(WriterBase):
     """WriteBatcher's interface (submit, write, close, the counters) for a Redis Cluster."""
 
     def __init__(self, url: str, slot_map: SlotMap, timeout_s: float = 5.0):
-        self.url = url
-        self.options = parse_url(url)
+        super().__init__(url, timeout_s)
         self.slot_map = slot_map
-        self.timeout_s = timeout_s
         self.slots: list[str | None] | None = None  # the master of each slot, once known
         self.nodes: dict[str, _Node] = {}
         self.refreshing: asyncio.Task | None = None
         self.queued: list[tuple[list[tuple], _Write]] = []  # submitted before the map is known
         self.dirty: dict[_Node, None] = {}  # nodes with something to send, in order
         self.send_scheduled = False
-        self.scripts: dict[str, bytes] = {}  # sha1 -> body, for NOSCRIPT
-        self.closed = False
-        self.flushes = 0  # sends (one per master per loop turn), for /metrics
-        self.commands = 0
-        self.latency = Histogram(REDIS_BUCKETS)
-        self.redirections = collections.Counter()  # MOVED, ASK, TRYAGAIN, NOSCRIPT followed
+        # flushes: one per master per loop turn; redirections: MOVED, ASK, TRYAGAIN, NOSCRIPT
+        # followed; scripts: sent again to a node that answers NOSCRIPT.
 
     # -- what the store calls ------------------------------------------------------------
 
@@ -110,18 +159,6 @@ class ClusterWriteBatcher:
         self.queued.append((commands, _Write(callback, args, len(commands))))
         self._schedule()
 
-    async def write(self, commands: list[tuple]) -> None:
-        done = asyncio.get_running_loop().create_future()
-        self.submit(commands, _settle, done)
-        await done
-
-    def register_script(self, body: str | bytes) -> str:
-        """The SHA1 to EVALSHA `body` by; a node that answers NOSCRIPT is sent the script."""
-        body = body.encode() if isinstance(body, str) else body
-        sha = hashlib.sha1(body).hexdigest()
-        self.scripts[sha] = body
-        return sha
-
     async def close(self) -> None:
         self.closed = True
         if self.refreshing is not None:
@@ -129,7 +166,7 @@ class ClusterWriteBatcher:
         for node in list(self.nodes.values()):
             if node.connecting is not None:
                 node.connecting.cancel()
-            self._drop(node, "the server is stopping", refresh=False)
+            node._drop("the server is stopping", refresh=False)
         self._fail_queued("the server is stopping")
 
     # -- routing -------------------------------------------------------------------------
@@ -167,7 +204,7 @@ class ClusterWriteBatcher:
                 return
         node = self.nodes.get(addr)
         if node is None:
-            node = self.nodes[addr] = _Node(addr)
+            node = self.nodes[addr] = _Node(self, addr)
         if asking:
             node.outbox.append((None, ("ASKING",), 0))
         node.outbox.append((write, command, redirects))
@@ -177,8 +214,7 @@ class ClusterWriteBatcher:
         if not node.outbox:
             return
         if node.link is None:
-            if node.connecting is None:
-                node.connecting = asyncio.get_running_loop().create_task(self._connect(node))
+            node._connect_soon()
             return  # sent once connected
         entries, node.outbox = node.outbox, []
         sent_at = time.monotonic()
@@ -188,27 +224,7 @@ class ClusterWriteBatcher:
         self.flushes += 1
         self.commands += len(entries)
         node.link.transport.write(b"".join([hiredis.pack_command(e[1]) for e in entries]))
-        if node.watchdog is None:
-            node.watchdog = asyncio.get_running_loop().call_later(self.timeout_s, self._check_timeout, node)
-
-    async def _connect(self, node: _Node) -> None:
-        link = _Link(self, node)
-        try:
-            await open_link(self.url, self.options, link, self.timeout_s, node.host, node.port)
-        except (OSError, TimeoutError) as exc:
-            node.connecting = None
-            self._drop(node, f"cannot connect to Redis node {node.addr}: {exc!r}")
-            return
-        node.connecting = None
-        if self.closed:
-            link.transport.abort()
-            return
-        node.link = link
-        # AUTH first; the registered scripts are loaded ahead of the writes that use them.
-        first = [(_SETUP, command, 0) for command in setup_commands(self.options) if command[0] == "AUTH"]
-        first += [(None, ("SCRIPT", "LOAD", body), 0) for body in self.scripts.values()]
-        node.outbox[:0] = first
-        self._flush(node)
+        node._arm()
 
     # -- the slot map --------------------------------------------------------------------
 
@@ -235,43 +251,11 @@ class ClusterWriteBatcher:
         masters = set(found.values())
         for addr in [a for a, n in self.nodes.items()
                      if a not in masters and not n.in_flight and not n.outbox and n.connecting is None]:
-            self._drop(self.nodes.pop(addr), "no longer a master", refresh=False)  # idle: nothing fails
+            self.nodes.pop(addr)._drop("no longer a master", refresh=False)  # idle: nothing fails
         if self.queued:
             self._schedule()
 
     # -- replies -------------------------------------------------------------------------
-
-    def _replies(self, node: _Node, reader: hiredis.Reader, data: bytes) -> None:
-        in_flight = node.in_flight
-        reader.feed(data)
-        try:
-            while (reply := reader.gets()) is not False:
-                write, command, redirects, sent_at, last = in_flight.popleft()
-                if last:
-                    self.latency.observe(time.monotonic() - sent_at)
-                if write is None:  # ASKING or SCRIPT LOAD: what follows tells
-                    continue
-                if write is _SETUP:
-                    if isinstance(reply, hiredis.ReplyError):
-                        log.error("Redis node %s refused AUTH: %s", node.addr, reply)
-                        self._drop(node, f"Redis node {node.addr} refused AUTH: {reply}")
-                        return
-                    continue
-                if isinstance(reply, hiredis.ReplyError):
-                    if self._redirect(node, write, command, redirects, str(reply)):
-                        continue
-                    self._answered(write, reply)
-                else:
-                    self._answered(write, None)
-                if node.link is None:  # a callback gave the connection up
-                    return
-        except (hiredis.ProtocolError, IndexError) as exc:
-            log.error("unexpected data from Redis node %s: %r; dropping the connection", node.addr, exc)
-            self._drop(node, "unexpected data from Redis")
-            return
-        if not in_flight and node.watchdog is not None:
-            node.watchdog.cancel()
-            node.watchdog = None
 
     def _answered(self, write: _Write, error) -> None:
         """One command of `write` has its final reply; the last one calls the write back."""
@@ -318,32 +302,6 @@ class ClusterWriteBatcher:
 
     # -- failures ------------------------------------------------------------------------
 
-    def _check_timeout(self, node: _Node) -> None:
-        node.watchdog = None
-        if not node.in_flight:
-            return
-        waited = time.monotonic() - node.in_flight[0][3]
-        if waited >= self.timeout_s:
-            log.warning("Redis node %s did not answer for %.1f s: dropping the connection", node.addr, waited)
-            self._drop(node, f"Redis node {node.addr} did not answer within {self.timeout_s:g} s")
-        else:
-            node.watchdog = asyncio.get_running_loop().call_later(self.timeout_s - waited, self._check_timeout, node)
-
-    def _drop(self, node: _Node, reason: str, refresh: bool = True) -> None:
-        """Give the connection up: fail every write with a command in flight or queued there."""
-        link, node.link = node.link, None
-        if node.watchdog is not None:
-            node.watchdog.cancel()
-            node.watchdog = None
-        if link is not None:
-            link.transport.abort()
-        failed = [e[0] for e in node.in_flight] + [e[0] for e in node.outbox]
-        node.in_flight.clear()
-        node.outbox = []
-        self._fail(failed, reason)
-        if refresh:
-            self._refresh()  # a master that went away may have a successor
-
     def _fail_queued(self, reason: str) -> None:
         failed = [write for _, write in self.queued]
         self.queued = []
@@ -355,28 +313,6 @@ class ClusterWriteBatcher:
             if isinstance(write, _Write) and not write.done:
                 write.done = True
                 _call(write.callback, write.args, StoreUnavailable(reason))
-
-
-class _Link(asyncio.Protocol):
-    """One connection to one master. Once dropped, what it still receives is ignored."""
-
-    def __init__(self, batcher: ClusterWriteBatcher, node: _Node):
-        self.batcher = batcher
-        self.node = node
-        self.transport: asyncio.Transport | None = None
-        self.reader = hiredis.Reader()
-
-    def connection_made(self, transport) -> None:
-        self.transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        if self.node.link is self:
-            self.batcher._replies(self.node, self.reader, data)
-
-    def connection_lost(self, exc) -> None:
-        if self.node.link is self:
-            self.batcher._drop(self.node, f"connection to Redis node {self.node.addr} lost: {exc!r}" if exc
-                               else f"connection to Redis node {self.node.addr} closed")
 
 
 def _first_key(command: tuple):

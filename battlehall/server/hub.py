@@ -86,7 +86,7 @@ class Hub:
         self.takeover = Takeover(self.ownership, self.loading, self.metrics)
         # Spectators of matches that other nodes run (mirror.py), and the count over all nodes (audience.py).
         self.mirrors = Mirrors(store, self.metrics, lambda match_id: self.audience.changed(match_id))
-        self.audience = Audience(store.redis, store.url, settings.node, self.local_spectators)
+        self.audience = Audience(store, settings.node, self.local_spectators)
         self.casting = Casting(store, self.metrics)  # casters of any match, on this node (caster.py)
         self.placement = Placement(settings, store, self.ownership, self.create)  # where new matches go
         self.sessions = SessionServices(settings, store, self.history_gate, self.metrics, self.audience, self.meta,

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from redis.exceptions import RedisError
-
 from ..engine import ruleset_names
 from . import errors
 from .clock import now_ms
 from .public import as_of_delay, is_public
-from .store import key, unpack
+from .store import StoreUnavailable, key, unpack
 
 PUBLIC = "bh:public"
 DEFAULT_LIMIT = 20
@@ -120,7 +118,7 @@ async def page(hub, query: Query) -> dict:
     if ended:
         try:
             await redis.zrem(PUBLIC, *ended)
-        except (RedisError, OSError):  # the next listing takes them out
+        except StoreUnavailable:  # the next listing takes them out
             pass
     more = not exhausted and last is not None
     return {"matches": out, "next": encode_cursor(*last) if more else None}

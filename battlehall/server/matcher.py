@@ -21,13 +21,12 @@ import logging
 import secrets
 import time
 
-from redis.exceptions import RedisError
-
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import SetupError
 from . import queue, validate
 from .clock import now_ms
 from .queue import Entry, Queue
+from .store import StoreUnavailable
 from .pairing import groups
 
 log = logging.getLogger("battlehall.matcher")
@@ -109,7 +108,7 @@ class Matcher:
                     await self.pass_once()
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError) as exc:
+            except StoreUnavailable as exc:
                 log.warning("the quick-play matcher could not reach Redis: %r", exc)
                 self.holding = False
                 await asyncio.sleep(1)
@@ -136,7 +135,7 @@ class Matcher:
         if self.forming:  # let the matches being made reach their players (each has its timeout)
             await asyncio.wait(list(self.forming), timeout=CREATE_TIMEOUT_S)
         if self.holding:
-            with contextlib.suppress(RedisError, OSError):
+            with contextlib.suppress(StoreUnavailable):
                 if await self.redis.get(queue.MATCHER_LEASE) == self.lease.encode():
                     await self.redis.delete(queue.MATCHER_LEASE)
         self.holding = False
@@ -187,7 +186,7 @@ class Matcher:
             return
         except Exception as exc:  # Redis, a node, the time: try again from the queue
             log.warning("a quick-play match could not be made (%r): its players wait on", exc)
-            with contextlib.suppress(RedisError, OSError):
+            with contextlib.suppress(StoreUnavailable):
                 await self.queue.requeue(group_id, queue.pool_name(ruleset, len(group)),
                                          [e.ticket for e in group], now_ms())
             return
@@ -196,7 +195,7 @@ class Matcher:
                    for e, name in zip(group, names)}
         try:
             done = await self.queue.complete(group_id, results)
-        except (RedisError, OSError) as exc:  # unknown whether it was written: leave the match be
+        except StoreUnavailable as exc:  # unknown whether it was written: leave the match be
             log.warning("quick-play group %s may not have been told its match %s (%r): if not, its tickets "
                         "go back to the queue and the match ends abandoned", group_id, created["match"], exc)
             return

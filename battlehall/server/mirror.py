@@ -24,14 +24,11 @@ import contextlib
 import logging
 from typing import Callable
 
-import redis.asyncio as aioredis
-from redis.exceptions import RedisError
-
 from . import messages
 from .match_state import MatchState
 from .clock import Clock, now_ms
 from .spectators import DelayedFeed
-from .store import key
+from .store import StoreUnavailable, key
 
 log = logging.getLogger("battlehall.mirror")
 
@@ -118,7 +115,7 @@ class Mirror:
                 self.again = False
                 try:
                     entries = await self.mirrors.store.entries_after(self.match_id, self.last_seq)
-                except (RedisError, OSError) as exc:  # Redis away: the poll tries again
+                except StoreUnavailable as exc:  # Redis away: the poll tries again
                     log.debug("match %s: reading the log failed: %r", self.match_id, exc)
                     return
                 for entry in entries:
@@ -227,7 +224,7 @@ class Mirrors:
         self.dropped = dropped  # a mirror was let go: its spectators left (audience.py)
         self.running: dict[str, Mirror] = {}
         self.starting: dict[str, asyncio.Future] = {}
-        self.doorbells = Doorbells(store.url)
+        self.doorbells = Doorbells(store)
 
     def __len__(self) -> int:
         return len(self.running)
@@ -277,8 +274,8 @@ class Mirrors:
 class Doorbells:
     """One pub/sub connection per node, for the doorbells of every match it mirrors."""
 
-    def __init__(self, url: str):
-        self.redis = aioredis.from_url(url, socket_connect_timeout=2, health_check_interval=0)
+    def __init__(self, store):
+        self.redis = store.client(socket_connect_timeout=2, health_check_interval=0)
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self.mirrors: dict[str, list[Mirror]] = {}  # channel -> its mirrors (spectators', casters')
         self.task: asyncio.Task | None = None
@@ -297,14 +294,14 @@ class Doorbells:
             listeners.remove(mirror)
             if not listeners:
                 del self.mirrors[channel(match_id)]
-                with contextlib.suppress(RedisError, OSError):
+                with contextlib.suppress(StoreUnavailable):
                     await self.pubsub.unsubscribe(channel(match_id))
 
     async def _listen(self) -> None:
         while True:
             try:
                 message = await self.pubsub.get_message(timeout=1.0)
-            except (RedisError, OSError) as exc:
+            except StoreUnavailable as exc:
                 # redis-py reconnects and subscribes again on the next read; what was
                 # published meanwhile is read from the logs (and the polls catch it anyway).
                 log.warning("doorbells: the pub/sub connection failed (%r); reconnecting", exc)

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 import httpx
 import orjson
-from redis.exceptions import RedisError
 
 from . import nodes
 from .clock import now_ms
@@ -96,7 +95,7 @@ class Placement:
                 records = await nodes.live(self.store.redis)
         except TimeoutError:  # Redis stopped or stalled: the write would wait out its own timeout too
             raise StoreUnavailable(f"Redis did not answer within {nodes.PLACEMENT_TIMEOUT_S:g} s") from None
-        except (RedisError, OSError):
+        except StoreUnavailable:
             return None
         # This node as of now: matches made in a burst go elsewhere as soon as it has more,
         # not a renewal later, when its published record catches up.
@@ -116,7 +115,7 @@ class Placement:
             if bound:
                 headers[BINDING_HEADER] = await self.hand_over(bound)
             answer = await nodes.forward(found[1]["url"], "POST", "/matches", orjson.dumps(body), headers)
-        except (httpx.HTTPError, RedisError, OSError) as exc:
+        except (httpx.HTTPError, OSError, StoreUnavailable) as exc:  # OSError: the forward's socket, past httpx's errors
             log.warning("placing a match on node %s failed (%r): creating it here", found[0], exc)
             return None
         if answer.status_code != 201:

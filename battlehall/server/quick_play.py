@@ -14,11 +14,9 @@ import contextlib
 import logging
 from collections import defaultdict
 
-import redis.asyncio as aioredis
-from redis.exceptions import RedisError
-
 from .matcher import Matcher
 from .queue import CHANNEL, Queue
+from .store import StoreUnavailable
 
 log = logging.getLogger("battlehall.quick_play")
 RECHECK_S = 1.0
@@ -32,9 +30,7 @@ class QuickPlay:
         if settings.redis_cluster:
             self.redis = hub.store.redis
         else:
-            pool = aioredis.BlockingConnectionPool.from_url(hub.store.url, max_connections=CONNECTIONS, timeout=5,
-                                                            socket_timeout=5, socket_connect_timeout=2)
-            self.redis = aioredis.Redis(connection_pool=pool)
+            self.redis = hub.store.pooled_client(CONNECTIONS, 5, socket_timeout=5, socket_connect_timeout=2)
         self.queue = Queue(self.redis)
         self.matcher = Matcher(hub, settings, self.queue)
         self.cluster = settings.redis_cluster
@@ -73,7 +69,7 @@ class QuickPlay:
                         await pubsub.aclose()
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError) as exc:
+            except StoreUnavailable as exc:
                 log.debug("the quick-play subscription dropped (%r): subscribing again", exc)
                 await asyncio.sleep(1)
 

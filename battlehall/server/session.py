@@ -9,8 +9,6 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from redis.exceptions import RedisError
-
 from . import caster, codec, errors, history, messages, stops
 from .clock import now_ms
 from .connection import Connection, RateLimiter
@@ -147,7 +145,7 @@ class Session:
             try:
                 await history.stream(services.store, services.history_gate, self.match_id, self.conn, message,
                                      after, upto)
-            except (StoreUnavailable, RedisError, OSError):
+            except StoreUnavailable:
                 self._refuse(errors.Unavailable())
             except Exception:
                 log.exception("match %s: error sending the history", self.match_id)
@@ -217,7 +215,7 @@ class Session:
         except NotHere as exc:  # another node runs the match: send the socket there
             send_away(self.conn, exc.redirect)
             return False
-        except (StoreUnavailable, RedisError, OSError):
+        except StoreUnavailable:
             self._refuse(errors.Unavailable())
             return False
         if actor is None:  # gone since its settings were read (its retention ended)

@@ -31,27 +31,37 @@ the event loop goes to Redis in one send (`WriteBatcher`, writer.py).
 On a Redis Cluster (`cluster=True`) the reads go through redis-py's `RedisCluster`, which
 follows the slots and their MOVED / ASK redirections, and the writes through
 `ClusterWriteBatcher` (cluster_writer.py): one send per master per loop turn.
+
+This is the one module that knows redis-py (with the writers' connection core,
+store_link.py, which reads URLs with it). The other modules reach Redis through the
+store: its methods, `Store.redis` and the clients `Store.client` and `Store.pooled_client`
+make (`Client`: redis-py's commands, pipelines, scripts and pub/sub, each failure of Redis
+raised as `StoreUnavailable`), so they catch `StoreUnavailable` and nothing else.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 from dataclasses import dataclass
 
 import msgpack
+import redis  # the sync client of the command line's check (cluster_enabled)
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import AuthenticationError, RedisError, ResponseError
 
 from .cluster_writer import ClusterWriteBatcher
 from . import lease as leases
-from .writer import StoreUnavailable, WriteBatcher
+from .store_link import Fenced, StoreUnavailable, Writer, parse_url
+from .writer import WriteBatcher
 
-__all__ = ["LoadedMatch", "Store", "StoreUnavailable", "key"]
+__all__ = ["Client", "CredentialsRefused", "Fenced", "LoadedMatch", "Store", "StoreUnavailable", "Writer",
+           "cluster_enabled", "key", "url_options"]
 
 LIVE = "bh:live"
 PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
@@ -88,6 +98,149 @@ def fenced_keys(match_id: str) -> tuple[str, ...]:
     return tuple(key(match_id, part) for part in FENCED_KEYS)
 
 
+# -- redis-py's failures, as StoreUnavailable ---------------------------------------------
+
+#: What redis-py raises when Redis fails: its own errors (a lost connection, a timeout, an
+#: error reply) and the sockets' OSErrors it lets through.
+FAILURES = (RedisError, OSError)
+
+
+class CredentialsRefused(StoreUnavailable):
+    """Redis refused the URL's user or password: no use waiting for it."""
+
+
+def unavailable(exc: BaseException) -> StoreUnavailable:
+    """StoreUnavailable for one of redis-py's FAILURES, saying what it said."""
+    if isinstance(exc, AuthenticationError):
+        return CredentialsRefused(str(exc))
+    return StoreUnavailable(str(exc) or repr(exc))
+
+
+async def _guarded(reply):
+    try:
+        return await reply
+    except FAILURES as exc:
+        raise unavailable(exc) from exc
+
+
+class _Guarded:
+    """A redis-py object whose methods raise StoreUnavailable for every failure of Redis:
+    an awaited call is awaited through `_guarded`."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw  # the redis-py object: for this module only
+
+    def __getattr__(self, name: str):
+        method = getattr(self.raw, name)
+        if not callable(method):
+            return method
+
+        def call(*args, **kwargs):
+            try:
+                reply = method(*args, **kwargs)
+            except FAILURES as exc:  # refused before sending (DataError: an argument it cannot send)
+                raise unavailable(exc) from exc
+            return _guarded(reply) if inspect.isawaitable(reply) else reply
+
+        return call
+
+
+class Client(_Guarded):
+    """A redis-py client (`Redis` or `RedisCluster`) whose every failure is StoreUnavailable:
+    its commands as redis-py names them (`await client.get(key)`), and the pipelines,
+    scripts and pub/sub it makes, alike."""
+
+    __slots__ = ()
+
+    def pipeline(self, *args, **kwargs) -> "Pipeline":
+        return Pipeline(self.raw.pipeline(*args, **kwargs))
+
+    def register_script(self, body: str | bytes) -> "Script":
+        return Script(self.raw.register_script(body))
+
+    def pubsub(self, **kwargs) -> "PubSub":
+        return PubSub(self.raw.pubsub(**kwargs))
+
+
+class Pipeline:
+    """A redis-py pipeline: its commands are queued (each returns the pipeline), `execute`
+    sends them and raises StoreUnavailable for every failure, an error reply included."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __getattr__(self, name: str):
+        method = getattr(self.raw, name)
+
+        def queue(*args, **kwargs) -> Pipeline:
+            try:
+                method(*args, **kwargs)
+            except FAILURES as exc:
+                raise unavailable(exc) from exc
+            return self
+
+        return queue
+
+    async def execute(self) -> list:
+        return await _guarded(self.raw.execute())
+
+    async def reset(self) -> None:
+        await _guarded(self.raw.reset())
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __bool__(self) -> bool:
+        return True  # as redis-py's, empty or not
+
+    async def __aenter__(self) -> Pipeline:
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.reset()
+
+
+class Script:
+    """A registered script (EVALSHA, loaded again on NOSCRIPT, as redis-py's)."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    async def __call__(self, keys=None, args=None):
+        return await _guarded(self.raw(keys=keys, args=args))
+
+
+class PubSub(_Guarded):
+    """A redis-py pub/sub connection: `subscribe`, `get_message`, `aclose`..."""
+
+    __slots__ = ()
+
+
+def url_options(url: str) -> dict:
+    """A Redis URL's parts as every connection of the server reads them (host, port or
+    path, db, username, password, TLS options); ValueError if it is not one."""
+    return parse_url(url)
+
+
+def cluster_enabled(url: str, timeout_s: float = 2.0) -> bool | None:
+    """Whether the Redis at `url` is a node of a Redis Cluster (INFO cluster); None if it
+    does not answer or refuses INFO; CredentialsRefused if it refuses the URL's user or
+    password. Blocking: for the command line, before the server starts."""
+    try:
+        with redis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s) as r:
+            return bool(r.info("cluster").get("cluster_enabled"))
+    except AuthenticationError as exc:
+        raise CredentialsRefused(str(exc)) from exc
+    except FAILURES:
+        return None
+
+
 @dataclass
 class LoadedMatch:
     meta: dict
@@ -100,15 +253,16 @@ class Store:
         self.url = url
         self.persist = persist
         self.cluster = cluster
+        self.batcher: Writer
         if cluster:
-            self.redis = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+            raw = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
             self.batcher = ClusterWriteBatcher(url, self._slot_map)
-            self.upkeep = ClusterUpkeep(self.redis, (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
+            self.upkeep = ClusterUpkeep(raw, (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
             self.pinger = RedisCluster.from_url(url, socket_timeout=PING_TIMEOUT_S,
                                                 socket_connect_timeout=PING_TIMEOUT_S, retry=Retry(NoBackoff(), 0))
         else:
-            self.redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
-                                           health_check_interval=0, retry_on_timeout=False)
+            raw = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
+                                    health_check_interval=0, retry_on_timeout=False)
             self.batcher = WriteBatcher(url)
             # Lease upkeep (renewals, takeover scans) on a connection of its own: thousands of
             # commands at a time never wait in front of the answers' writes.
@@ -119,7 +273,22 @@ class Store:
             # stopped Redis is reported at once, and an abandoned PING spoils no other read.
             self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
                                             health_check_interval=0, retry=Retry(NoBackoff(), 0))
+        # The reads, and the other modules' commands: every failure of Redis is StoreUnavailable.
+        self.redis = Client(raw)
         assert self.batcher.register_script(leases.FENCED_WRITE) == leases.FENCED_WRITE_SHA
+
+    def client(self, **options) -> Client:
+        """A client on connections of its own, not shared with the store's reads (redis-py's
+        options: `socket_timeout`, `socket_connect_timeout`, `health_check_interval`...).
+        A plain Redis client, also on a cluster."""
+        return Client(aioredis.from_url(self.url, **options))
+
+    def pooled_client(self, connections: int, wait_s: float, **options) -> Client:
+        """A client whose callers share at most `connections` connections, each waiting up
+        to `wait_s` for its turn (then StoreUnavailable)."""
+        pool = aioredis.BlockingConnectionPool.from_url(self.url, max_connections=connections, timeout=wait_s,
+                                                        **options)
+        return Client(aioredis.Redis(connection_pool=pool))
 
     async def _slot_map(self) -> dict[tuple[int, int], str]:
         """The cluster's slot ranges and the address of each one's master (CLUSTER SLOTS)."""
@@ -139,13 +308,13 @@ class Store:
                 if self.cluster:  # every master: each holds the writes of some matches
                     return bool(await self.pinger.ping(target_nodes=RedisCluster.PRIMARIES))
                 return bool(await self.pinger.ping())
-        except (RedisError, OSError, TimeoutError):
+        except (*FAILURES, TimeoutError):
             return False
 
     async def durability(self) -> dict[str, str] | None:
         """Redis' `appendonly` and `appendfsync`; None where CONFIG is not allowed.
 
-        Redis errors other than a refusal, and TimeoutError, are raised.
+        StoreUnavailable if Redis fails otherwise, or does not answer in time.
         """
         try:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
@@ -159,14 +328,16 @@ class Store:
                         found.update(await self.pinger.config_get(name))
         except ResponseError:  # CONFIG renamed or denied (managed services, ACLs)
             return None
+        except (*FAILURES, TimeoutError) as exc:
+            raise unavailable(exc) from exc
         return {_text(k): _text(v) for k, v in found.items()}
 
     async def report_durability(self) -> None:
         """Log what an acknowledged answer survives with the Redis this server writes to."""
         try:
             found = await self.durability()
-        except (RedisError, OSError, TimeoutError) as exc:
-            log.warning("could not read Redis' persistence settings (%s)", exc or type(exc).__name__)
+        except StoreUnavailable as exc:
+            log.warning("could not read Redis' persistence settings (%s)", exc)
             return
         if found is None:
             log.info("Redis does not allow CONFIG GET: its own configuration decides what an "
@@ -371,10 +542,7 @@ class Store:
     async def meta(self, match_id: str) -> dict | None:
         """The match's settings and tokens, or None if there is no such match: what
         checking a `hello` needs, without loading the match."""
-        try:
-            raw = await self.redis.get(key(match_id, "meta"))
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+        raw = await self.redis.get(key(match_id, "meta"))
         return unpack(raw) if raw is not None else None
 
     async def events(self, match_id: str, after_seq: int, upto_seq: int = -1,
@@ -419,8 +587,8 @@ class ClusterUpkeep:
         try:
             for i in range(0, len(commands), 500):
                 out += await asyncio.gather(*(self._one(c) for c in commands[i:i + 500]))
-        except RedisError as e:
-            raise StoreUnavailable(str(e)) from e
+        except FAILURES as exc:
+            raise unavailable(exc) from exc
         return out
 
     async def _one(self, command: tuple):
