@@ -83,7 +83,7 @@ class WriterBase:
         self.flushes = 0  # sends, for /metrics
         self.commands = 0
         self.latency = Histogram(REDIS_BUCKETS)  # a send to the reply of its last write
-        self.redirections = collections.Counter()  # a Redis Cluster's (cluster_writer.py)
+        self.redirections: collections.Counter[str] = collections.Counter()  # a Redis Cluster's (cluster_writer.py)
 
     def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
         raise NotImplementedError
@@ -143,7 +143,8 @@ class Connection:
             return
         self.connecting = None
         if self.closed:  # stopped while connecting
-            link.transport.abort()
+            if link.transport is not None:
+                link.transport.abort()
             self._drop("the server is stopping")
             return
         self.link = link
@@ -176,7 +177,7 @@ class Connection:
         if self.watchdog is not None:
             self.watchdog.cancel()
             self.watchdog = None
-        if link is not None:
+        if link is not None and link.transport is not None:
             link.transport.abort()  # its connection_lost is ignored: it is no longer the link
         self._fail_all(reason)
 
