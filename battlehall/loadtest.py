@@ -77,6 +77,7 @@ class Config:
     max_matches: int | None = None  # stop creating matches after this many (a count bound)
     drain_s: float = 5.0  # after the window: how long to wait for in-flight acks
     clock: dict | None = None  # the create request's clock; None: the server's default
+    options: dict | None = None  # the create request's ruleset options; None: the ruleset's defaults
     batch: bool = False  # ask for `batch` messages (docs/protocol.md, Batches)
     api_key: str | None = None  # the server's API key: to create matches, and to abort them at the end
 
@@ -407,6 +408,8 @@ class LoadTest:
         body = {"ruleset": self.cfg.ruleset, "seats": self.seat_names, "seed": seed, "seed_public": True}
         if self.cfg.clock is not None:
             body["clock"] = self.cfg.clock
+        if self.cfg.options is not None:
+            body["options"] = self.cfg.options
         self.creates_pending += 1
         try:
             async with self.creating:
@@ -580,7 +583,7 @@ class LoadTest:
         result = {
             "url": cfg.url, "ruleset": cfg.ruleset, "seats": len(self.seat_names), "matches": cfg.matches,
             "spectators": cfg.spectators,
-            "clock": cfg.clock,
+            "clock": cfg.clock, "options": cfg.options,
             "wire": "json" if self.wire == JSON else "msgpack", "batch": self.cfg.batch, "seed": self.base_seed,
             "warmup_s": cfg.warmup, "seconds": _r(seconds),
             "matches_finished": self.finished,
@@ -675,6 +678,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "to abort those still live when the run stops")
     parser.add_argument("--clock", type=json.loads, default=None, metavar="JSON",
                         help='clock of the created matches, e.g. \'{"window_min_ms": 0}\' (default: the server\'s)')
+    parser.add_argument("--options", type=json.loads, default=None, metavar="JSON",
+                        help='ruleset options of the created matches, e.g. \'{"hp": 100}\' for longer duels '
+                             '(default: the ruleset\'s)')
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
@@ -682,7 +688,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
                   warmup=args.warmup, spectators=args.spectators, wire=JSON if args.json_wire else MSGPACK,
                   seed=args.seed, quiet=args.quiet, server_pid=args.server_pid,
                   match_timeout=args.match_timeout, max_matches=args.max_matches, clock=args.clock,
-                  batch=args.batch, api_key=args.api_key)
+                  options=args.options, batch=args.batch, api_key=args.api_key)
 
 
 def run_sync(cfg: Config) -> dict:

@@ -13,7 +13,6 @@ answer); a write's reply is fed back from the write batcher's callback.
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 import time
 from dataclasses import dataclass
@@ -74,7 +73,10 @@ class MatchActor:
         self.doorbell = match.meta["spectators"]["allowed"] or match.meta.get("caster") is not None
         self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
         self.task: asyncio.Task | None = None  # the Redis read in flight, if any
-        self.inbox: collections.deque = collections.deque()  # inputs that came while effects were performed
+        # Inputs that came while effects were performed. A list, not a deque: it holds one
+        # or two at a time, and an empty deque is a 64-slot block (over 600 bytes) per
+        # idle match, a list nothing until used.
+        self.inbox: list = []
         self.feeding = False  # effects are being performed: a new input waits in `inbox`
 
     @property
@@ -169,17 +171,19 @@ class MatchActor:
         self.feeding = True
         try:
             while self.inbox:
-                self._perform_all(self.core.receive(self.inbox.popleft(), now_ms()))
+                self._perform_all(self.core.receive(self.inbox.pop(0), now_ms()))
         finally:
             self.feeding = False
 
     # -- deadlines.Owner: what hub.deadlines calls back ---------------------------------
 
-    def deadline_wanted(self, prompt_id: str, due: int) -> bool:
-        return self.core.wants(prompt_id, due)
+    # A key is a prompt's id (its deadline), or the input of a `Later`, always wanted.
 
-    def deadline_due(self, prompt_id: str) -> None:
-        self.feed_input(Expire(prompt_id))
+    def deadline_wanted(self, key, due: int) -> bool:
+        return self.core.wants(key, due) if type(key) is str else True
+
+    def deadline_due(self, key) -> None:
+        self.feed_input(Expire(key) if type(key) is str else key)
 
     # -- effects ------------------------------------------------------------------------
 
@@ -225,7 +229,10 @@ class MatchActor:
                 if effect.conn in conns:
                     conns.remove(effect.conn)
         elif kind is Later:
-            asyncio.get_running_loop().call_later(effect.delay_ms / 1000, self.feed_input, effect.input)
+            # On the node's deadline heap, not a loop timer of its own: a new match's
+            # seats are away until their players connect, and a timer each (the away
+            # grace) was over 1 KiB per idle match; an entry in the heap is a fifth of it.
+            self.services.deadlines.at(now_ms() + effect.delay_ms, self, effect.input)
         elif kind is Think:
             self.services.bot_turns.schedule(self, BotMove(effect.seat, effect.prompt))
         elif kind is Rebuild:

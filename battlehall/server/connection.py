@@ -45,6 +45,10 @@ counters = Counters()
 
 
 class Connection:
+    # Slots, not an instance dict: one of these per open socket (so for RateLimiter and
+    # ByteBudget), tens of thousands of them idle on a busy node.
+    __slots__ = ("socket", "codec", "binary", "seat", "role", "batch", "outbox", "queued", "queue_limit", "closed",
+                 "close_code", "held", "drain", "views")
 
     def __init__(self, socket, wire: str, queue_limit: int, view_bytes_per_s: float = 0):
         self.socket = socket  # websocket.WebSocket: write_frames, close, paused
@@ -189,6 +193,8 @@ class Connection:
 class RateLimiter:
     """A token bucket: `rate` messages per second, bursts of twice that."""
 
+    __slots__ = ("rate", "capacity", "tokens", "stamp", "strikes")
+
     def __init__(self, rate: float):
         self.rate = rate
         self.capacity = rate * 2
@@ -216,6 +222,8 @@ class ByteBudget:
     while the bucket holds anything and charged in full after, so the bucket may go
     below zero and stays shut until the rate has filled it again.
     """
+
+    __slots__ = ("rate", "capacity", "tokens", "stamp")
 
     def __init__(self, rate: float):
         self.rate = rate

@@ -1,4 +1,5 @@
-"""Every match's prompt deadlines on one event-loop timer.
+"""Every match's prompt deadlines on one event-loop timer (and its other timed inputs,
+match_core's `Later`: the end of a seat's away grace, a retry once Redis is back).
 
 Each answer closes a prompt and opens the next. With a loop timer per prompt that was
 one timer made and one cancelled per answer. Here a deadline is an entry in a heap,

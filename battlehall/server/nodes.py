@@ -9,8 +9,11 @@ matches are taken over once their leases lapse too (takeover.py).
 
 from __future__ import annotations
 
+import functools
 import logging
+import ssl
 
+import certifi
 import httpx
 import orjson
 
@@ -102,7 +105,16 @@ class Placements:
         return shown
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The TLS settings of requests to other nodes, made once: what httpx makes for each
+    new client (certifi's CA bundle), whose loading was over half of a node's CPU when
+    every create was passed on (bench/nodes.py --cpu-share)."""
+    return ssl.create_default_context(cafile=certifi.where())
+
+
 async def forward(base_ws_url: str, method: str, path: str, body: bytes, headers: dict) -> httpx.Response:
     """Send an HTTP request on to another node (placement, an operator's abort)."""
-    async with httpx.AsyncClient(base_url=http_url(base_ws_url), timeout=FORWARD_TIMEOUT_S, trust_env=False) as http:
+    async with httpx.AsyncClient(base_url=http_url(base_ws_url), timeout=FORWARD_TIMEOUT_S, trust_env=False,
+                                 verify=tls_context()) as http:
         return await http.request(method, path, content=body, headers=headers)

@@ -55,6 +55,9 @@ class SessionServices:
 
 
 class Session:
+    # Slots, not an instance dict: one per open socket.
+    __slots__ = ("services", "conn", "match_id", "limiter", "actor", "receive", "early", "joining", "hello_timer")
+
     def __init__(self, services: SessionServices, conn: Connection, match_id: str, limiter: RateLimiter):
         self.services = services
         self.conn = conn
@@ -109,7 +112,7 @@ class Session:
     def hello(self, frame: bytes, text: bool) -> None:
         """The first message, which must be `hello`; what comes while it is being checked waits."""
         self.receive = self._wait
-        self.hello_timer.cancel()
+        self._stop_hello_timer()
         hello = self.decode(frame, text)
         if hello is None or hello.get("t") != "hello":
             self.close_with(errors.BadMessage("the first message must be hello"))
@@ -122,10 +125,24 @@ class Session:
             return
         self.early.append((frame, text))
 
+    def _stop_hello_timer(self) -> None:
+        # Let go of the handle too: a cancelled timer held for the socket's life is a
+        # few hundred bytes per idle socket.
+        if self.hello_timer is not None:
+            self.hello_timer.cancel()
+            self.hello_timer = None
+
     def _hello_timed_out(self) -> None:
+        self.hello_timer = None
         self.close_with(errors.BadMessage("send hello first, within the hello timeout"))
 
     async def _join(self, hello: dict) -> None:
+        try:
+            await self._joining(hello)
+        finally:
+            self.joining = None  # done: a finished task held for the socket's life is most of a KiB
+
+    async def _joining(self, hello: dict) -> None:
         try:
             joined = await self.authenticate(hello)
             if not joined:
@@ -303,7 +320,7 @@ class Session:
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""
-        self.hello_timer.cancel()
+        self._stop_hello_timer()
         if self.joining is not None and not self.joining.done():
             self.joining.cancel()  # a join still in progress would add a closed socket
         if self.actor is not None:

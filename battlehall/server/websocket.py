@@ -20,6 +20,7 @@ import logging
 import re
 import struct
 
+from websockets.datastructures import Headers
 from websockets.frames import CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request
 from websockets.protocol import State
@@ -48,6 +49,13 @@ DATA_OPCODES = (Opcode.BINARY, Opcode.TEXT, Opcode.CONT)
 # The first byte of a final text or binary frame, or a pong, with no RSV bit set: what
 # `_common_frames` reads itself.
 FIN_TEXT, FIN_BINARY, FIN_PONG = 0x81, 0x82, 0x8A
+
+# What an upgrade request keeps once answered. websockets' parser, a generator that
+# lives as long as the socket, keeps the request it parsed in a local variable of its
+# frame: its headers, parsed into a dict and a list of strings, were a third of an idle
+# socket's memory (about 3 KiB; bench/RESULTS.md, "Idle memory"). Nothing reads them
+# after the handshake, so the request is left holding this empty, shared one.
+NO_HEADERS = Headers()
 
 
 def frame_header(opcode: int, length: int) -> bytes:
@@ -115,6 +123,11 @@ class WebSockets:
 
 
 class WebSocket(asyncio.Protocol):
+    # Slots, not an instance dict: one of these per open socket, tens of thousands idle.
+    __slots__ = ("sockets", "server_connections", "limits", "address", "upgrade_timer", "upgrade_bytes", "max_size",
+                 "protocol", "transport", "session", "conn", "paused", "heard", "fragments", "text", "close_timer",
+                 "ping_slice", "at_frame")
+
     def __init__(self, sockets: WebSockets, server_connections: set, limits: Limits, address: str | None):
         self.sockets = sockets
         # uvicorn's set of open connections: it calls `shutdown` on each when it stops.
@@ -130,7 +143,7 @@ class WebSocket(asyncio.Protocol):
         self.conn: Connection | None = None
         self.paused = False  # the transport's buffer is full: hold frames until it drains
         self.heard = True  # anything received since the last keep-alive ping
-        self.fragments: list[bytes] = []  # of a message sent in several frames
+        self.fragments: list[bytes] | tuple = ()  # of a message sent in several frames
         self.text = False  # ... and whether it is a text message
         self.close_timer: asyncio.TimerHandle | None = None
         self.ping_slice: set[WebSocket] = set()  # WebSockets.add's, once connected
@@ -161,7 +174,9 @@ class WebSocket(asyncio.Protocol):
         quiet = protocol.state is State.OPEN  # nothing for websockets to answer, as a rule
         for event in protocol.events_received():
             if type(event) is not Frame:
-                if not self._handshake(event):
+                answered = self._handshake(event)
+                event.headers = NO_HEADERS  # read: let them go (NO_HEADERS says why)
+                if not answered:
                     return  # refused: the socket is another protocol's now
             elif event.opcode in DATA_OPCODES:
                 self._data(event)
@@ -340,7 +355,7 @@ class WebSocket(asyncio.Protocol):
         if opcode is Opcode.CONT:
             self.fragments.append(frame.data)
             if frame.fin:
-                data, self.fragments = b"".join(self.fragments), []
+                data, self.fragments = b"".join(self.fragments), ()
                 self._message(data, self.text)
         elif frame.fin:
             self._message(frame.data, opcode is Opcode.TEXT)

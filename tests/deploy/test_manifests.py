@@ -195,3 +195,20 @@ def test_k8s_haproxy_finds_the_nodes_in_the_headless_service():
     assert "acl pinned path_reg ^/node/battlehall-[0-9]+/" in config  # only the StatefulSet's pods
     service = k8s_object("Service", "battlehall")
     assert service["spec"]["selector"] == lb["spec"]["template"]["metadata"]["labels"]
+
+
+def test_local_cluster_config_with_a_check_timeout_is_one_haproxy_accepts(tmp_path):
+    """deploy/local-cluster --check-timeout (bench/nodes.py --cpu-share gives nodes
+    saturated at their share 5 s to answer a health check)."""
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.SourceFileLoader("local_cluster", str(DEPLOY / "local-cluster"))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("local_cluster", loader))
+    loader.exec_module(module)
+    nodes = [("node-1", "127.0.0.1:8001"), ("node-2", "127.0.0.1:8002")]
+    assert "timeout check" not in module.haproxy_config(nodes, "127.0.0.1:8080")
+    config = module.haproxy_config(nodes, "127.0.0.1:8080", check_timeout_s=5)
+    assert re.search(r"^\s+timeout check 5s$", config, re.M)
+    (tmp_path / "haproxy.cfg").write_text(config)
+    haproxy_check(tmp_path / "haproxy.cfg")

@@ -17,6 +17,7 @@ import pytest
 import uvicorn
 import websockets
 from websockets.client import ClientProtocol
+from websockets.http11 import Request
 
 from battlehall.server import hub as hub_module
 from battlehall.server.app import uvicorn_config
@@ -283,6 +284,29 @@ async def test_a_socket_too_far_behind_is_closed_1008_and_the_match_goes_on(redi
             assert closed.value.rcvd.code == 1008
             await alice.send(msgpack.packb({"t": "ping"}))  # the match and its other sockets go on
             assert msgpack.unpackb(await alice.recv())["t"] == "pong"
+
+
+async def test_an_idle_socket_keeps_nothing_of_its_upgrade_and_hello(redis_url):
+    """Tens of thousands of sockets sit idle on a node: each holds only what it needs to
+    go on (bench/RESULTS.md, "Idle memory"), not the upgrade request's headers that
+    websockets' parser keeps, nor its finished join task or cancelled hello timer."""
+    servers: list = []
+    async with serving(redis_url, servers) as base:
+        created = await create_duel(base)
+        url = base.replace("http", "ws") + created["ws"]
+        async with websockets.connect(url, subprotocols=["battlehall.v1.msgpack"], compression=None,
+                                      additional_headers={"X-Padding": "x" * 500}) as ws:
+            await ws.send(msgpack.packb({"t": "hello", "token": created["tokens"]["alice"]}))
+            assert msgpack.unpackb(await ws.recv())["t"] == "welcome"
+            await asyncio.sleep(0.05)
+            socket = [c for c in servers[0].server_state.connections if isinstance(c, WebSocket)][0]
+            assert socket.session.joining is None and socket.session.hello_timer is None
+            parser = socket.protocol.parser  # the generator that parsed the upgrade, alive with the socket
+            held = [value for value in parser.gi_frame.f_locals.values() if isinstance(value, Request)]
+            assert all(not request.headers for request in held)
+            assert not hasattr(socket, "__dict__") and not hasattr(socket.session, "__dict__")
+            await ws.send(msgpack.packb({"t": "ping"}))  # and it goes on as before
+            assert msgpack.unpackb(await ws.recv())["t"] == "pong"
 
 
 def hub_of(server: uvicorn.Server):
