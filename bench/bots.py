@@ -10,7 +10,7 @@ Two measures, run one after the other:
    in which bots play every seat (`"bots"` in `POST /matches`, no think time, untimed,
    windows not held), each replaced by a new one when it ends, for S seconds. Server CPU
    per bot answer (its Redis apart) from /proc and `battlehall_bot_answers_total`, once
-   with no rate (`BATTLEHALL_BOT_ANSWERS_PER_S=0`) and once with the default rate (200
+   with no rate (`BATTLEHALL_BOT_ANSWERS_PER_S=0`) and once with the default rate (100
    a second), which bounds what bots take of the node.
 
     python bench/bots.py [--matches 20] [--engine-matches 20] [--seconds 10] [--rulesets duel,spellfire,hourglass,demigod]
@@ -121,7 +121,7 @@ def main() -> None:
     print("| ruleset | rate limit | answers/s | server CPU per bot answer | server cores |")
     print("|---|---:|---:|---:|---:|")
     for ruleset in rulesets:
-        for per_s in (0, 200):
+        for per_s in (0, 100):
             got = server_run(ruleset, "greedy", args.matches, args.seconds, per_s)
             print(f"| {ruleset} | {per_s or 'none'} | {got['answers_per_s']:,.0f} | {got['cpu_us']:.0f} µs | "
                   f"{got['cores']:.2f} |", flush=True)

@@ -4,8 +4,9 @@ A bot's answer is computed on the event loop, like every answer (match_core.py, 
 So that bots can never starve a node, however many matches they play, this node lets at
 most `per_s` bot answers through a second, over all its matches (a token bucket with a
 tenth of a second's worth of burst); the others wait their turn, in order. A bot answer
-costs tens of microseconds to a few milliseconds by ruleset (bench/bots.py), so the
-default 200 a second bounds bots to a fraction of one core.
+costs the server from about 0.4 ms (duel, spellfire) to about 2 ms (hourglass, demigod)
+of CPU, writing it included (bench/bots.py), so the default 100 a second keeps bots to
+at most about a fifth of one core, whatever they play.
 
 Each turn also waits `think_ms` first, so that a bot's move is seen before the next comes
 and a player has the time to follow it.

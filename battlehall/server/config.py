@@ -205,7 +205,7 @@ class Settings:
     #: bot answers this node lets through a second over all its matches (0: no limit).
     bot_think_ms: int = setting(700, "BATTLEHALL_BOT_THINK_MS", "how long a server-side bot waits before "
                                 "it answers a prompt, in ms", kind="int", minimum=0)
-    bot_answers_per_s: float = setting(200.0, "BATTLEHALL_BOT_ANSWERS_PER_S", "the most bot answers this node "
+    bot_answers_per_s: float = setting(100.0, "BATTLEHALL_BOT_ANSWERS_PER_S", "the most bot answers this node "
                                        "makes a second, over all its matches (0: no limit)", kind="float", minimum=0)
     #: The HS256 key of the tokens operators sign to vouch for their players (vouch.py);
     #: None: no token is accepted, guest profiles only.
