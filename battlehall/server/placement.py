@@ -89,7 +89,7 @@ class Placement:
         """The other node to make a new match on (its id and record); None for this one."""
         if self.settings.placement == "local" or not self.ownership.leased:
             return None
-        node, own = self.settings.node, self.ownership.record()
+        node = self.settings.node
         try:
             async with asyncio.timeout(nodes.PLACEMENT_TIMEOUT_S):
                 records = await nodes.live(self.store.redis)
@@ -97,6 +97,9 @@ class Placement:
             raise StoreUnavailable(f"Redis did not answer within {nodes.PLACEMENT_TIMEOUT_S:g} s") from None
         except StoreUnavailable:
             return None
+        if not any(other != node for other in records):
+            return None  # alone: no need to count this node's matches (a walk over all of them)
+        own = self.ownership.record()
         # This node as of now: matches made in a burst go elsewhere as soon as it has more,
         # not a renewal later, when its published record catches up.
         found = nodes.least_loaded(self.sent.adjusted({**records, node: own}, node, own["matches"]))
