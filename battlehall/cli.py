@@ -16,8 +16,12 @@ import random
 import socket
 import sys
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:  # imported when a command needs it (websockets and the rest load with it)
+    from .client import Client
 
 
 class Parser(argparse.ArgumentParser):
@@ -141,7 +145,7 @@ def status_printer(command: str):
     return lambda line: print(f"battlehall {command}: {line}", file=sys.stderr, flush=True)
 
 
-def play(command: str, client_args: dict, args) -> tuple[object | None, int]:
+def play(command: str, client_args: dict, args) -> tuple[Client | None, int]:
     """Run a Client to the end: (client, 0), or (None, exit code) after one line on stderr."""
     from .client import Client, Refused, Unreachable
 

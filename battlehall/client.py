@@ -25,7 +25,7 @@ import random
 import secrets
 import socket
 from dataclasses import dataclass
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable, cast
 from urllib.parse import urlsplit
 
 from .server.stops import ASK, Stops
@@ -33,8 +33,9 @@ from .server.stops import ASK, Stops
 import msgpack
 import orjson
 import websockets
+from websockets.typing import Subprotocol
 
-from .engine.ruleset import random_answer
+from .engine.ruleset import Prompt, random_answer
 
 JSON = "battlehall.v1.json"
 MSGPACK = "battlehall.v1.msgpack"
@@ -170,13 +171,13 @@ class Client:
         self._welcomed = False  # this session got its welcome
         self._outage = False  # the last connection attempts failed (and on_status said so)
         self._live_from = 0  # events up to this seq are history: their prompts were in the welcome
-        self._wake: asyncio.Event | None = None
+        self._wake = asyncio.Event()  # each session makes its own (on its loop)
         self._ids = itertools.count(1)
         self._nonce = secrets.token_hex(3)  # act ids stay unique across restarts of a client
 
     def random_answer(self, prompt: dict) -> tuple[str, dict]:
         """Any option and any listed value of each argument: always a legal answer."""
-        return random_answer(self.rng, prompt)
+        return random_answer(self.rng, cast(Prompt, prompt))  # the engine's, with the server's clock fields
 
     async def run(self) -> dict | None:
         """Play until `match_ended`; its result. Refused, or Unreachable after `give_up_s`."""
@@ -194,6 +195,7 @@ class Client:
                     continue  # straight to the node that runs the match
                 reason = "redirected too many times"
             except _CallbackFailed as wrapped:
+                assert wrapped.__cause__ is not None  # always raised from the callback's error
                 raise wrapped.__cause__ from None
             except Refused:  # Unauthorized is also a PermissionError, an OSError: not one to retry
                 raise
@@ -244,9 +246,9 @@ class Client:
             raise MatchNotFound(f"no such match {self.match_id}") from exc
 
     async def _session(self) -> None:
-        async with websockets.connect(self.url, subprotocols=[self.wire], max_size=2**22,
+        async with websockets.connect(self.url, subprotocols=[Subprotocol(self.wire)], max_size=2**22,
                                       open_timeout=5, ping_interval=10) as ws:
-            hello = {"t": "hello", "token": self.token}
+            hello: dict[str, Any] = {"t": "hello", "token": self.token}
             if self.last_seq is not None:
                 hello["resume"] = self.last_seq
             if self.batch:
@@ -299,7 +301,8 @@ class Client:
                 self.result = data
         elif kind == "stops":  # set here or on another socket of the seat, or pass_until_my_turn ended
             self.stops_mode = message["mode"]
-            self.stops.set(self.seat, message["mode"])
+            if self.seat is not None:  # always: the server sends `stops` to a seat (after its welcome)
+                self.stops.set(self.seat, message["mode"])
         elif kind == "ack":
             self.acked[message["id"]] = message["seq"]
             self._close_prompt(self.sent.get(message["id"]))
@@ -350,6 +353,8 @@ class Client:
                 raise MatchNotFound(f"no such match {self.match_id}")
             return
         prompt_id = self.sent.get(act_id)
+        if prompt_id is None:
+            return  # not an act this client sent
         pending = self.pending.get(prompt_id)
         if pending is None or pending.act["id"] != act_id:
             return  # an answer to an act already settled

@@ -45,13 +45,16 @@ import signal
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import httpx
 import websockets
+from websockets.typing import Subprotocol
 
 from .client import JSON, MAX_REDIRECTS, MSGPACK, decode, encode, ws_url
-from .engine.ruleset import random_answer
+from .engine.ruleset import Prompt, random_answer
 
 RATE_LIMIT_RETRY_S = 0.05  # the server refills 50 tokens/s per socket: retry after about one
 # httpcore scans every queued request against every pooled connection each time one
@@ -82,7 +85,7 @@ class Config:
     api_key: str | None = None  # the server's API key: to create matches, and to abort them at the end
 
 
-async def messages(ws, wire: str, first: list[dict] = ()):
+async def messages(ws, wire: str, first: Sequence[dict] = ()):
     """Every message the server sends on `ws` (after `first`, already read), with `batch`
     messages unpacked."""
     for message in first:
@@ -253,7 +256,7 @@ class LoadTest:
 
     def _connect(self, url: str):
         return websockets.connect(
-            url, subprotocols=[self.wire],
+            url, subprotocols=[Subprotocol(self.wire)],
             compression=None,  # the server does not deflate either: no CPU spent on it
             ping_interval=None,  # the server pings; thousands of client timers only add load
             proxy=None, open_timeout=10, close_timeout=2, max_size=2**22)
@@ -267,8 +270,8 @@ class LoadTest:
             async with self._connect(url) as ws:
                 await ws.send(encode(self.wire, self._hello(token)))
                 raw = await ws.recv()
-                first = decode(self.wire, raw)
-                first = first["messages"] if first["t"] == "batch" else [first]
+                frame = decode(self.wire, raw)
+                first = frame["messages"] if frame["t"] == "batch" else [frame]
                 if first[0]["t"] == "error" and first[0].get("code") == "not_here":
                     url = run.url = first[0].get("redirect") or ws_url(self.cfg.url, run.id)
                     self.redirects += 1
@@ -303,7 +306,7 @@ class LoadTest:
             async def answer(prompt: dict) -> None:
                 if self.stopping or prompt["id"] in answered:
                     return
-                option, args = random_answer(rng, prompt)
+                option, args = random_answer(rng, cast(Prompt, prompt))  # the engine's, with the clock's fields
                 act_id = f"a{next(run.acts)}"
                 answered[prompt["id"]] = act_id
                 frame = encode(wire, {"t": "act", "id": act_id, "prompt": prompt["id"], "option": option, "args": args})
@@ -438,7 +441,8 @@ class LoadTest:
                 tasks += [self._spawn(self._guard(run, self._spectator, r)) for r in readies]
                 ready_all = asyncio.gather(*(r.wait() for r in readies))
                 over = asyncio.ensure_future(run.over.wait())
-                await asyncio.wait([ready_all, over], timeout=self.cfg.match_timeout,
+                waiting: list[asyncio.Future[Any]] = [ready_all, over]
+                await asyncio.wait(waiting, timeout=self.cfg.match_timeout,
                                    return_when=asyncio.FIRST_COMPLETED)
                 ready_all.cancel()
                 over.cancel()
@@ -535,8 +539,10 @@ class LoadTest:
         self.creating = asyncio.Semaphore(CREATES_IN_FLIGHT)
         # SIGTERM stops the run like Ctrl-C does: through the `finally` below.
         loop = asyncio.get_running_loop()
+        this = asyncio.current_task()
+        assert this is not None  # a coroutine run by asyncio runs in a task
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+            loop.add_signal_handler(signal.SIGTERM, this.cancel)
         async with httpx.AsyncClient(base_url=cfg.url.rstrip("/"), timeout=30, limits=limits, trust_env=False) as http:
             await self._learn_seats(http)
             ramp = cfg.warmup / 2  # spread the first matches over half the warm-up: no thundering herd
@@ -557,7 +563,7 @@ class LoadTest:
                 machine1 = machine_busy()
                 if machine0 and machine1:  # everything busy on the machine, other people's work included
                     self.machine_cpu = (machine1[0] - machine0[0]) / (t1 - t0)
-                if cpu0 is not None:
+                if cpu0 is not None and cfg.server_pid:  # cpu0 is measured only with a server_pid
                     self.cpu = cpu_delta(cpu0, process_cpu(cfg.server_pid))
                 self.window = (t0, t1)
             finally:
@@ -699,7 +705,8 @@ def run_sync(cfg: Config) -> dict:
     except ImportError:
         # httpcore tries `import sniffio` on every request; when it is not installed each
         # try searches sys.path on disk. None in sys.modules makes the miss immediate.
-        sys.modules["sniffio"] = None
+        # (typeshed types sys.modules' values as modules only; None is the import system's own "absent" mark)
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
     try:
         import uvloop
     except ImportError:

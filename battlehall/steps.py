@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import orjson
 
 from .engine import get_ruleset
-from .engine.ruleset import apply_entry
+from .engine.ruleset import LogEntry, apply_entry
 
 MAX_CHECKPOINTS = 16  # states kept per match: a step is at most len(log) / 16 answers from one
 MIN_EVERY = 32  # answers between checkpoints, at least: a short match keeps one or two
@@ -35,7 +35,7 @@ class Index:
 
     ruleset: str
     seats: list[str]
-    log: list[dict]
+    log: list[LogEntry]
     seqs: list[tuple[int, int]]  # step -> (first_seq, seq): its first and last events
     every: int  # checkpoint j is the state at step j * every
     checkpoints: list[bytes]  # pickled states, compressed (this process's own, never a client's bytes)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .engine import get_ruleset
@@ -87,11 +89,13 @@ def _fetch(url: str, token: str | None) -> object:
                          f"/matches/{{id}}/replay)?") from None
 
 
-def _shown(event: dict) -> dict:
+def _shown(event: Mapping[str, Any]) -> dict:
+    """What the check compares: the kind, the data (less the clock's fields) and every
+    seat's hidden part (the cards dealt and drawn are what the seed must account for)."""
     data = event["data"]
     if event["kind"] == "prompt":
         data = {k: v for k, v in data.items() if k not in CLOCK_FIELDS}
-    return {"kind": event["kind"], "data": data}
+    return {"kind": event["kind"], "data": data, "private": event.get("private") or None}
 
 
 def verify(replay: dict) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..engine.hourglass import rules
 from ..engine.hourglass.rules import BANDITS
@@ -183,12 +184,13 @@ class HourglassBot:
         if kind == "alliance":
             return Answer("alone", {})
         battle = current(seen)
+        option = cast(dict, prompt["options"][0])  # with hourglass's own fields (about, attacker, ...)
         if kind == "targets":
-            return targets(battle, prompt["options"][0])
+            return targets(battle, option)
         if kind == "defend":
-            return defend(battle, prompt["options"][0])
+            return defend(battle, option)
         if kind == "attack_card":
-            return attack_card(battle, prompt["options"][0])
+            return attack_card(battle, option)
         return Answer(*default_answer(prompt))  # pragma: no cover - the ruleset opens no other kind
 
 
@@ -200,7 +202,7 @@ def current(seen: Seen) -> Battle:
 def choose_battle(seen: Seen, prompt: Prompt) -> Answer:
     """The battle with the most Knights and Bandits first, while the Battle Hand is full:
     that is where the cards decide most."""
-    option = prompt["options"][0]
+    option = cast(dict, prompt["options"][0])  # with hourglass's own `about`
     tile = max(option["args"]["tile"], key=lambda t: sum(option["about"][t]["knights"].values()))
     return Answer(option["id"], {"tile": tile})
 
@@ -284,6 +286,7 @@ def attack_card(battle: Battle, option: dict) -> Answer:
                 s = score[kinds[card]] - KEEP * keep[kinds[discard]]
                 if best is None or s > best[0] + 1e-9:
                     best = (s, {"card": card, "discard": discard})
+    assert best is not None  # with_combos makes at least one combo, with a value of each argument
     return Answer(option["id"], best[1])
 
 

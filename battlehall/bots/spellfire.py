@@ -14,7 +14,8 @@ it ahead, and a pass or a stop whenever nothing it holds would turn the round.
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Collection
+from typing import Any, cast
 
 from ..engine.ruleset import Prompt
 from ..engine.spellfire import formation as fm
@@ -176,7 +177,7 @@ def _fighter(g: _Game, side: str, seat: str, c: dict, attached: list[dict], real
     return value
 
 
-def _support(g: _Game, champion: dict, side: str, opposing: dict | None, spare: set[str] = frozenset()) -> int:
+def _support(g: _Game, champion: dict, side: str, opposing: dict | None, spare: Collection[str] = frozenset()) -> int:
     """What the seat's hand could add for this champion in one round: the best few cards
     it may play for it (bonus events included)."""
     bonuses = []
@@ -283,7 +284,9 @@ def _pool_champion(g: _Game, iid: str) -> tuple[dict, list[dict]] | None:
 
 
 def _strength(g: _Game, iid: str) -> int:
-    c, attached = _pool_champion(g, iid)
+    champion = _pool_champion(g, iid)
+    assert champion is not None  # an avatar's sacrifice names a champion of the seat's pool
+    c, attached = champion
     return _level(c) + max(c["attack_bonus"], c["defend_bonus"]) + sum(a["bonus"] for a in attached)
 
 
@@ -351,7 +354,7 @@ def _discard(g: _Game, prompt: Prompt):
 
 def _spoils(g: _Game, prompt: Prompt):
     """Play the spoils at once when they go into play (a realm, above all) or act."""
-    played = [o for o in prompt["options"] if o["id"] != "keep"]
+    played = [o for o in _options(prompt) if o["id"] != "keep"]
     if not played:
         return "keep", {}
     o = played[0]
@@ -369,7 +372,7 @@ def _spoils(g: _Game, prompt: Prompt):
             return ("keep", {}) if victim is False else (o["id"], {} if victim is None else {"sacrifice": victim})
         return (o["id"], {}) if g.mine["unrazed"] > 0 else ("keep", {})
     if c["type"] in ("rule", "dungeon"):
-        pick = _play_rule(g, {"options": [o]})
+        pick = _play_rule(g, cast(Prompt, {"options": [o]}))  # _play_rule reads the options alone
         return (o["id"], {}) if pick[0] == o["id"] else ("keep", {})
     return o["id"], {}  # an event or any-time card that acts now (draws, scavenges)
 
@@ -641,9 +644,14 @@ def _respond(g: _Game, prompt: Prompt):
     return "pass", {}
 
 
+def _options(prompt: Prompt) -> list[dict]:
+    """The options of a prompt, with spellfire's own fields (the card's `def`, ...)."""
+    return cast(list[dict], prompt["options"])
+
+
 def _about(prompt: Prompt) -> list[dict]:
     """The options of a prompt that are about a card."""
-    return [o for o in prompt["options"] if o.get("def")]
+    return [o for o in _options(prompt) if o.get("def")]
 
 
 _HANDLERS = {

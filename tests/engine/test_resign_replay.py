@@ -57,6 +57,18 @@ def test_verify_re_runs_resigns_and_away_marks(name):
 
 
 @pytest.mark.parametrize("name", ["demigod", "hourglass", "spellfire"])
+def test_verify_checks_the_hidden_parts_too(name):
+    """A replay whose cards dealt or drawn (an event's `private`) are not the ones the seed
+    gives is not this match's, though every public field matches."""
+    replay = replay_with_leavers(name, 13)
+    events = [dict(e) for e in replay["events"]]
+    hidden = next(e for e in events if e.get("private") and e["kind"] != "prompt")
+    seat = sorted(hidden["private"])[0]
+    hidden["private"] = {**hidden["private"], seat: {**hidden["private"][seat], "forged": True}}
+    assert any(f"event {hidden['seq']} differs" in p for p in verify({**replay, "events": events}))
+
+
+@pytest.mark.parametrize("name", ["demigod", "hourglass", "spellfire"])
 def test_replay_steps_show_who_left_after_each_entry(name):
     replay = replay_with_leavers(name, 12)
     idx = steps.index(replay)

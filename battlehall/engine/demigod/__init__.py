@@ -67,7 +67,7 @@ class Demigod(Ruleset):
         else:
             explicit_start(state, seats, setup)
         # A copy: the event is kept while the state moves on.
-        events = [{"kind": "match_started", "data": deepcopy({"seats": seats, "map": state["map"], "units": state["units"],
+        events: list[Event] = [{"kind": "match_started", "data": deepcopy({"seats": seats, "map": state["map"], "units": state["units"],
                                                               "turn": state["turn"],
                                                               "custom_cards": list(state["defs"].values())})}]
         if setup is None:

@@ -6,6 +6,7 @@ here are the rulings: pure changes of the state that return the events they make
 
 from __future__ import annotations
 
+from ..ruleset import Event
 from . import grid
 from .effects import add_effect, bonus
 
@@ -51,12 +52,12 @@ def is_defeated(unit: dict) -> bool:
     return unit["hp"] <= 0 or unit["poison"] >= TICKS_TO_DEFEAT or unit["disease"] >= TICKS_TO_DEFEAT
 
 
-def remove(state: dict, uid: str, cause: str) -> list[dict]:
+def remove(state: dict, uid: str, cause: str) -> list[Event]:
     """A defeated character leaves the grid. A side whose Demigod falls is out of the match,
     its Minions with it."""
     unit = state["units"].pop(uid)
     state["order"].remove(uid)
-    events = [{"kind": "defeated", "data": {"unit": uid, "cause": cause, "pos": unit["pos"]}}]
+    events: list[Event] = [{"kind": "defeated", "data": {"unit": uid, "cause": cause, "pos": unit["pos"]}}]
     if unit["kind"] == "demigod":
         side = unit["side"]
         for other in [u for u in state["order"] if state["units"][u]["side"] == side]:
@@ -73,7 +74,7 @@ def remove(state: dict, uid: str, cause: str) -> list[dict]:
     return events
 
 
-def check_defeat(state: dict, uid: str) -> list[dict]:
+def check_defeat(state: dict, uid: str) -> list[Event]:
     unit = state["units"].get(uid)
     if unit is None or not is_defeated(unit):
         return []
@@ -81,16 +82,16 @@ def check_defeat(state: dict, uid: str) -> list[dict]:
     return remove(state, uid, cause)
 
 
-def add_ticks(state: dict, uid: str, kind: str, n: int) -> list[dict]:
+def add_ticks(state: dict, uid: str, kind: str, n: int) -> list[Event]:
     """Poison and Disease are tick counters; at 20 the character is defeated."""
     unit = state["units"][uid]
     unit[kind] += n
-    return [{"kind": "ticks", "data": {"unit": uid, "kind": kind, "added": n, "total": unit[kind]}}] + check_defeat(state, uid)
+    return [{"kind": "ticks", "data": {"unit": uid, "kind": kind, "added": n, "total": unit[kind]}}, *check_defeat(state, uid)]
 
 
-def draw(state: dict, seat: str, n: int) -> list[dict]:
+def draw(state: dict, seat: str, n: int) -> list[Event]:
     """Draw up to n cards from the top of the seat's deck, never past the hand limit."""
-    drawn: list[dict] = []
+    drawn: list[str] = []
     while len(drawn) < n and state["decks"][seat] and len(state["hands"][seat]) < state["opts"]["hand_limit"]:
         cid = state["decks"][seat].pop(0)
         state["hands"][seat].append(cid)
@@ -100,24 +101,24 @@ def draw(state: dict, seat: str, n: int) -> list[dict]:
              "private": {seat: {"cards": [{"id": c, "name": state["cards"][c]} for c in drawn]}}}]
 
 
-def apply_effect(state: dict, uid: str, effect: dict, source: str) -> list[dict]:
+def apply_effect(state: dict, uid: str, effect: dict, source: str) -> list[Event]:
     how = add_effect(state["units"][uid], effect, source)
     return [{"kind": "effect", "data": {"unit": uid, "title": effect["title"], "source": source, "stat": effect["stat"],
                                         "value": effect["value"], "turns": effect["turns"], "how": how}}]
 
 
-def gain_barrier(state: dict, uid: str, n: int) -> list[dict]:
+def gain_barrier(state: dict, uid: str, n: int) -> list[Event]:
     unit = state["units"][uid]
     unit["barrier"] += n
     return [{"kind": "barrier", "data": {"unit": uid, "added": n, "total": unit["barrier"]}}]
 
 
-def after_attack(state: dict, card: dict, attacker: str, source: list, hit: list[str]) -> list[dict]:
+def after_attack(state: dict, card: dict, attacker: str, source: list, hit: list[str]) -> list[Event]:
     """'Step 6: Resolve After-Attack Effects: Resolve triggers like pushing, drawing cards, or
     status application.' In the text's order: every character hit (still standing) is
     pushed; then the attacker's side draws, once, when the attack hit anyone; then the
     statuses (Poison, Disease, the card's effect) land on each character hit."""
-    events: list[dict] = []
+    events: list[Event] = []
     standing = [uid for uid in hit if uid in state["units"]]
     if card.get("push"):
         for uid in standing:

@@ -10,10 +10,12 @@ a time; then Steps 3-6 resolve.
 
 from __future__ import annotations
 
+from typing import cast
+
 from . import about, combat, grid
 from .effects import tick_down
 from .data import cards
-from ..ruleset import Ruleset, make_result, rank_by, with_combos
+from ..ruleset import Event, Option, Ruleset, make_result, rank_by, with_combos
 
 new_prompt = Ruleset.new_prompt
 
@@ -59,7 +61,8 @@ def caught_by(state: dict, attacker: str, card: dict, square: list) -> list[str]
 
 def open_turn_prompt(state: dict) -> None:
     seat = state["turn"]["seat"]
-    moves, attacks = [], []
+    moves: list[dict[str, list]] = []
+    attacks: list[dict[str, list]] = []
     hand = state["hands"][seat]
     blocked = grid.blocked_squares(state)
     for uid in side_units(state, seat):
@@ -79,7 +82,7 @@ def open_turn_prompt(state: dict) -> None:
                     targets = known[shape]
                     if targets:
                         attacks.append({"unit": [uid], "card": [cid], "target": list(targets)})
-    options = []
+    options: list[dict] = []  # each with its own `about` besides the Option fields
     if attacks:
         option = with_combos({"id": "attack", "text": "Attack or cast: a character, a card and a target square"}, attacks)
         options.append({**option, "about": {
@@ -93,7 +96,7 @@ def open_turn_prompt(state: dict) -> None:
     options.append({"id": "end", "text": "End your turn"})
     names = ", ".join(state["units"][u]["name"] for u in side_units(state, seat))
     text = f"Round {state['turn']['round']}: your turn ({names})"
-    state["prompts"] = [new_prompt(state, seat, "turn", text, options, "end")]
+    state["prompts"] = [new_prompt(state, seat, "turn", text, cast(list[Option], options), "end")]
 
 
 def open_defence_prompt(state: dict) -> None:
@@ -115,7 +118,8 @@ def open_defence_prompt(state: dict) -> None:
               for c in reactions if card_of(state, c)["move"]]
     moving = [m for m in moving if m["to"]]
     cards_about = {c: about.card(state, c, card_of(state, c), seat) for c in battle + reactions}
-    options = [{"id": "none", "text": "Do nothing (DV 0)"}]
+    # Each option has its own `about` and `attack` besides the Option fields.
+    options: list[dict] = [{"id": "none", "text": "Do nothing (DV 0)"}]
     if battle:
         options.append({"id": "defend", "text": "Defend with a Battle Card", "args": {"card": battle},
                         "about": {c: cards_about[c] for c in battle}})
@@ -137,11 +141,11 @@ def open_defence_prompt(state: dict) -> None:
     state["window"] += 1
     text = (f"{about.unit_words(attacker)} at {about.square_words(attacker['pos'])} attacks your {unit['name']} "
             f"at {about.square_words(unit['pos'])} with {about.card_words(card_of(state, pending['card']))}: defend?")
-    state["prompts"] = [new_prompt(state, seat, "defend", text, options, "none", window=f"w{state['window']}",
+    state["prompts"] = [new_prompt(state, seat, "defend", text, cast(list[Option], options), "none", window=f"w{state['window']}",
                                    time_ms=state["opts"]["reaction_ms"], bank=False)]
 
 
-def declare(state: dict, uid: str, cid: str, square: list) -> list[dict]:
+def declare(state: dict, uid: str, cid: str, square: list) -> list[Event]:
     """'Step 1: Declare Attack: Choose your target and play your card/ability.' The card
     leaves the hand and is public from now on."""
     seat = state["turn"]["seat"]
@@ -149,8 +153,8 @@ def declare(state: dict, uid: str, cid: str, square: list) -> list[dict]:
     state["hands"][seat].remove(cid)
     unit = state["units"][uid]
     unit["attacked"] = True
-    events = [{"kind": "declared", "data": {"unit": uid, "card": cid, "name": card["name"], "target": square,
-                                            "seat": seat, "discarded": card["range"] == "self"}}]
+    events: list[Event] = [{"kind": "declared", "data": {"unit": uid, "card": cid, "name": card["name"], "target": square,
+                                                         "seat": seat, "discarded": card["range"] == "self"}}]
     if card["range"] == "self":  # 'Self: Only affects the caster.' Nobody is targeted: no window.
         state["discard"][seat].append(cid)
         if card.get("barrier"):
@@ -166,7 +170,7 @@ def declare(state: dict, uid: str, cid: str, square: list) -> list[dict]:
     return events
 
 
-def defend(state: dict, option: str, args: dict) -> list[dict]:
+def defend(state: dict, option: str, args: dict) -> list[Event]:
     """'Step 2: Declare Defense (Optional): The defender may play a Battle Card, use a
     Reaction card, or do nothing (DV treated as 0).' A reaction's own effect resolves now,
     before the attack that triggered it ('Priority'), and opens no window of its own ('You
@@ -174,7 +178,7 @@ def defend(state: dict, option: str, args: dict) -> list[dict]:
     pending = state["pending"]
     uid = pending["targets"][len(pending["defences"])]
     seat = state["units"][uid]["side"]
-    events: list[dict] = []
+    events: list[Event] = []
     if option == "none":
         pending["defences"][uid] = None
         events.append({"kind": "defence", "data": {"unit": uid, "choice": "none", "seat": seat}})
@@ -197,9 +201,9 @@ def defend(state: dict, option: str, args: dict) -> list[dict]:
     return events + resolve(state)
 
 
-def react(state: dict, uid: str, card: dict, to: list | None) -> list[dict]:
+def react(state: dict, uid: str, card: dict, to: list | None) -> list[Event]:
     """A reaction's own effect, on the reacting character (or, for damage, on the attacker)."""
-    events: list[dict] = []
+    events: list[Event] = []
     if card.get("barrier"):
         events += combat.gain_barrier(state, uid, card["barrier"])
     if card.get("effect"):
@@ -218,7 +222,7 @@ def react(state: dict, uid: str, card: dict, to: list | None) -> list[dict]:
     return events
 
 
-def leave(state: dict, seat: str) -> list[dict]:
+def leave(state: dict, seat: str) -> list[Event]:
     """`seat` resigned and the others play on: its side is out as if its Demigod had
     fallen (its characters leave the grid, it takes no more turns), but its hand stays
     unseen (a fallen side's hand is discarded face up; one that leaves shows nothing).
@@ -226,7 +230,7 @@ def leave(state: dict, seat: str) -> list[dict]:
     attack, its characters are no longer targets: its reaction window closes and the
     attack goes on against the others, or fails when none is left. Otherwise the side in
     turn is asked again, its options without the characters that left."""
-    events: list[dict] = []
+    events: list[Event] = []
     state["prompts"] = [p for p in state["prompts"] if p["seat"] != seat]
     for uid in side_units(state, seat):
         unit = state["units"].pop(uid)
@@ -255,16 +259,16 @@ def leave(state: dict, seat: str) -> list[dict]:
     return events
 
 
-def fail(state: dict, reason: str) -> list[dict]:
+def fail(state: dict, reason: str) -> list[Event]:
     """'If out of range, the attack fails and the card is discarded.'"""
     pending = state.pop("pending")
     seat = state["turn"]["seat"]
     state["discard"][seat].append(pending["card"])  # the attacker's side played it
     return [{"kind": "attack_failed", "data": {"unit": pending["attacker"], "card": pending["card"], "reason": reason,
-                                               "name": pending["name"], "seat": seat}}] + after_action(state)
+                                               "name": pending["name"], "seat": seat}}, *after_action(state)]
 
 
-def resolve(state: dict) -> list[dict]:
+def resolve(state: dict) -> list[Event]:
     """Steps 3 to 6, after every window has closed. The range is checked again first: a
     reaction may have moved the target out of it ('If out of range, the attack fails')."""
     pending = state["pending"]
@@ -282,7 +286,7 @@ def resolve(state: dict) -> list[dict]:
     state["discard"][state["turn"]["seat"]].append(pending["card"])
     area = grid.area(state, pending["square"], card["area"])
     av = combat.attack_value(card, attacker)
-    events: list[dict] = []
+    events: list[Event] = []
     hit = []
     for uid in pending["targets"]:  # 'You must perform a separate Step 3 calculation for every character caught in the area.'
         unit = state["units"].get(uid)
@@ -302,7 +306,7 @@ def resolve(state: dict) -> list[dict]:
     return events + after_action(state)
 
 
-def after_action(state: dict) -> list[dict]:
+def after_action(state: dict) -> list[Event]:
     """After a move or an attack: the match may be over; the side may have fallen in its own
     turn (a reaction); otherwise its turn goes on."""
     if finished(state):
@@ -317,7 +321,7 @@ def finished(state: dict) -> bool:
     return len(state["seats"]) - len(state["out"]) <= 1
 
 
-def end(state: dict, reason: str) -> list[dict]:
+def end(state: dict, reason: str) -> list[Event]:
     """The last side standing wins; at the turn limit, the sides still in rank by the Health
     Points they have left, above the sides out (the later out, the higher)."""
     score = {}
@@ -333,12 +337,12 @@ def end(state: dict, reason: str) -> list[dict]:
     return [{"kind": "match_ended", "data": state["result"]}]
 
 
-def start_turn(state: dict) -> list[dict]:
+def start_turn(state: dict) -> list[Event]:
     """A side's turn begins: its characters may move and attack again; Poison and Disease
     grow by `tick_growth` ticks on each character that has any; it draws."""
     seat = state["turn"]["seat"]
     ready = side_units(state, seat)
-    events = [{"kind": "turn_started", "data": {"seat": seat, "round": state["turn"]["round"], "ready": ready}}]
+    events: list[Event] = [{"kind": "turn_started", "data": {"seat": seat, "round": state["turn"]["round"], "ready": ready}}]
     for uid in ready:  # they may move and attack again
         state["units"][uid]["moved"] = state["units"][uid]["attacked"] = False
     for uid in side_units(state, seat):
@@ -354,17 +358,18 @@ def start_turn(state: dict) -> list[dict]:
     return events
 
 
-def next_turn(state: dict) -> list[dict]:
+def next_turn(state: dict) -> list[Event]:
     """The turn passes to the next side still in, in seat order; after the last seat, a new
     round; after round `turn_limit`, the match ends."""
     seat = state["turn"]["seat"]
-    ended, timers = [], []
+    ended: list[Event] = []
+    timers: list[dict] = []
     for uid in side_units(state, seat):
         for title in tick_down(state["units"][uid]):
             ended.append({"kind": "effect_ended", "data": {"unit": uid, "title": title}})
         timers += [{"unit": uid, "title": e["title"], "turns": e["turns"]} for e in state["units"][uid]["effects"]]
     # `timers`: every effect of the side still running, with the turns it has left.
-    events = [{"kind": "turn_ended", "data": {"seat": seat, "timers": timers}}] + ended
+    events: list[Event] = [{"kind": "turn_ended", "data": {"seat": seat, "timers": timers}}, *ended]
     seats = state["seats"]
     i = seats.index(seat)
     while True:
@@ -380,9 +385,9 @@ def next_turn(state: dict) -> list[dict]:
     return events + start_turn(state)
 
 
-def move(state: dict, uid: str, to: list) -> list[dict]:
+def move(state: dict, uid: str, to: list) -> list[Event]:
     unit = state["units"][uid]
-    events = [{"kind": "moved", "data": {"unit": uid, "from": list(unit["pos"]), "to": list(to)}}]
+    events: list[Event] = [{"kind": "moved", "data": {"unit": uid, "from": list(unit["pos"]), "to": list(to)}}]
     unit["pos"] = list(to)
     unit["moved"] = True
     open_turn_prompt(state)

@@ -7,12 +7,17 @@ Bandit decisions are made here, with the match's own generator.
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..rng import below, shuffle
-from ..ruleset import Ruleset, State, make_result, rank_by, with_combos
+from ..ruleset import Option, Prompt, Ruleset, State, make_result, rank_by, with_combos
 from . import about, rules
 from .rules import BANDITS
 
-new_prompt = Ruleset.new_prompt
+
+def new_prompt(state: State, seat: str, kind: str, text: str, options: list[dict], default: str) -> Prompt:
+    # Hourglass's options carry fields of their own (`about`, ...) besides the Option ones.
+    return Ruleset.new_prompt(state, seat, kind, text, cast(list[Option], options), default)
 
 
 def battle(state: State) -> dict:
@@ -67,7 +72,7 @@ def start_battle(state: State, tile: str, events: list) -> None:
         place_cubes(state, b, events)
 
 
-def alliance_prompt(state: State, seat: str, players: list[str]) -> dict:
+def alliance_prompt(state: State, seat: str, players: list[str]) -> Prompt:
     others = [p for p in players if p != seat]
     b = battle(state)
     options = [{"id": "alone", "text": "Fight alone", "about": {}},
@@ -134,7 +139,7 @@ def turn_start(state: State, b: dict, events: list) -> None:
         state["prompts"] = [targets_prompt(state, b, attacker)]
 
 
-def targets_prompt(state: State, b: dict, attacker: str) -> dict:
+def targets_prompt(state: State, b: dict, attacker: str) -> Prompt:
     """2. "The Attacker distributes the Knight they have in this Battle so they each target
     at most one Bandit or one Knight of the other players." One argument per Knight."""
     foes = rules.enemies(b, attacker)
@@ -215,12 +220,12 @@ def defenders_place(state: State, b: dict, events: list) -> None:
         attacker_places(state, b, events)
 
 
-def defend_prompt(state: State, b: dict, side: str, hand: list[str]) -> dict:
+def defend_prompt(state: State, b: dict, side: str, hand: list[str]) -> Prompt:
     """The Defender's prompt says which of its Knights are targeted, and by which of the
     Attacker's Knights (public already: `targets_assigned`), and names its cards."""
     turn = state["turn"]
     knights = {k["id"]: k for k in b["knights"]}
-    targeted = []
+    targeted: list[dict] = []
     for k in b["knights"]:
         by = [a for a, t in turn["targets"].items() if t == k["id"]]
         if k["owner"] == side and by:
@@ -274,11 +279,12 @@ def attacker_places(state: State, b: dict, events: list) -> None:
                          "target": about.knight(state, b["tile"], knights[t])}
                         for a, t in state["turn"]["targets"].items()]}
     if len(hand) == 1:
-        option = {"id": "place", "text": "Place your last Battlecard face up", "args": {"card": list(hand)}, **told}
+        option: dict = {"id": "place", "text": "Place your last Battlecard face up", "args": {"card": list(hand)}, **told}
         what = "place your last Battlecard face up"
     else:
-        option = with_combos({"id": "place", "text": "Place one Battlecard face up and discard another", **told},
-                             [{"card": [c], "discard": [d for d in hand if d != c]} for c in hand])
+        # `told`'s fields ride along: with_combos keeps every field of the option it is given.
+        place = cast(Option, {"id": "place", "text": "Place one Battlecard face up and discard another", **told})
+        option = cast(dict, with_combos(place, [{"card": [c], "discard": [d for d in hand if d != c]} for c in hand]))
         what = "place a Battlecard face up and discard another"
     attacks = "; ".join(f"{about.knight_name(knights[a])} attacks {about.knight_words(knights[t])}"
                         for a, t in state["turn"]["targets"].items()) or "none of your Knights attacks"

@@ -28,6 +28,7 @@ champions go when a round ends is fates.py; the spoils are spoils.py.
 
 from __future__ import annotations
 
+from ..ruleset import Prompt
 from . import activation as act
 from . import before
 from . import fates
@@ -380,7 +381,7 @@ def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
     return _play(state, seat, option, events)
 
 
-def answer_respond(state: dict, prompt: dict, option: str, args: dict, events: list) -> bool:
+def answer_respond(state: dict, prompt: Prompt, option: str, args: dict, events: list) -> bool:
     """A pass closes that seat's prompt; when the whole window has passed, a waiting
     outcome takes effect, or else the side behind plays on. A card played closes the
     rest of the window and opens the next one."""

@@ -18,7 +18,7 @@ from .prompts import option as _option
 # Spoils that may be played at once even outside their phase (spellfire-1 J, spellfire-3).
 SPOILS_PLACED = ("realm", "holding", "champion", "magical_item", "artifact", "rule", "dungeon")
 # Effects a card can have without a battle to act in.
-OFF_BATTLE_HOOKS = ("scavenge",)
+OFF_BATTLE_HOOKS = tuple(pw.OFF_BATTLE_PLAY_HOOKS)
 
 
 def spoils_option(state: dict, seat: str, iid: str) -> dict | None:
@@ -146,6 +146,7 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list, via: str = 
     elif kind == "champion":
         if "sacrifice" in args:  # an avatar's cost: the chosen champion leaves the pool
             entry = z.pool_entry(state, seat, args["sacrifice"])
+            assert entry is not None  # the option offers only champions of the pool
             player["pool"].remove(entry)
             z.discard(state, seat, [entry["champion"]] + entry["attached"], "sacrifice", events)
         player["pool"].append({"champion": iid, "attached": []})
@@ -155,7 +156,9 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list, via: str = 
         _play_off_battle(state, seat, iid, events)
     else:
         champion = args["champion"]
-        z.pool_entry(state, seat, champion)["attached"].append(iid)
+        entry = z.pool_entry(state, seat, champion)
+        assert entry is not None  # the option offers only champions of the pool
+        entry["attached"].append(iid)
         events.append({"kind": "card_attached", "data": {"seat": seat, **z.about(state, iid, seat, "pool"),
                                                          "champion": champion, "attached_to": z.ref(state, champion),
                                                          "from": "hand", "via": via}})
@@ -173,5 +176,5 @@ def _play_off_battle(state: dict, seat: str, iid: str, events: list) -> None:
         z.draw(state, seat, c["draw_cards"], "card", events)
     if c["hook"] in OFF_BATTLE_HOOKS:
         played["effects"].append(c["hook"])
-        pw.PLAY_HOOKS[c["hook"]](state, None, None, seat, events)
+        pw.OFF_BATTLE_PLAY_HOOKS[c["hook"]](state, None, None, seat, events)
     z.discard(state, seat, [iid], "played", events)

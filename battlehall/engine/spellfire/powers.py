@@ -13,6 +13,8 @@ when it ends the round or the battle outright (spellfire-3):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import activation as act
 from . import formation as fm
 from . import zones as z
@@ -123,7 +125,7 @@ def activate(state: dict, battle: dict, label: str, side: str | None, iid: str) 
     if "brings_ally" in c["powers"]:
         entry["effects"].append("brings_ally_waits")  # acts only when its player may play a card
     target = battle["sides"][OTHER[side]] if side is not None else None
-    if target is not None and slays(c, z.card(state, target["champion"])):
+    if side is not None and target is not None and slays(c, z.card(state, target["champion"])):
         entry["slays"] = OTHER[side]
         entry["effects"].append("slays")
     return entry
@@ -205,13 +207,13 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     elif s is not None and (c["type"] != "event" or c["bonus"]):
         s["played"].append(iid)    # allies, spells, ... and events that add a bonus: until the round ends
     e = act.effects(battle)
-    if s is not None and c["type"] != "event" and [side, c["type"]] in e["negated"]:
+    if s is not None and side is not None and c["type"] != "event" and [side, c["type"]] in e["negated"]:
         e["cancelled"].append(iid)  # negated before it was played: it is in the round, powerless
         played.update(effects=["cancelled"], outcome=None, totals=totals(state, battle))
         events.append(_activated(state, battle, side, iid, seat, cancelled=True))
         return None
     e["activated"].append(iid)
-    if s is not None and c["type"] != "event":
+    if s is not None and side is not None and c["type"] != "event":
         events.append(_activated(state, battle, side, iid, seat))
     powers = c["powers"]
     if c["negates"] and side is not None:
@@ -345,7 +347,7 @@ def _turn_undead(state: dict, battle: dict, side: str) -> int:
     return 4 if opposing is not None and "undead" in opposing["powers"] else 0
 
 
-def _scavenge(state: dict, battle: dict, side: str | None, seat: str, events: list) -> None:
+def _scavenge(state: dict, battle: dict | None, side: str | None, seat: str, events: list) -> None:
     pile = state["players"][seat]["discard"]
     for i in range(len(pile) - 1, -1, -1):
         if z.card(state, pile[i])["type"] != "event":  # never an event: no endless loops
@@ -358,7 +360,9 @@ def _scavenge(state: dict, battle: dict, side: str | None, seat: str, events: li
     return None
 
 
-def _lure(state: dict, battle: dict, side: str, seat: str, events: list) -> str | None:
+def _lure(state: dict, battle: dict, side: str | None, seat: str, events: list) -> str | None:
+    if side is None:  # never: a lure takes a side (SIDED_HOOKS), so it is not played for none
+        return None
     opposing = _opposing_champion(state, battle, side)
     if opposing is not None and opposing["class"] == "monster":
         return f"{OTHER[side]}_discarded"
@@ -367,3 +371,5 @@ def _lure(state: dict, battle: dict, side: str, seat: str, events: list) -> str 
 
 BONUS_HOOKS = {"mirror": _mirror, "last_stand": _last_stand, "turn_undead": _turn_undead}
 PLAY_HOOKS = {"scavenge": _scavenge, "lure": _lure}
+#: The play hooks that act with no battle too (plays.OFF_BATTLE_HOOKS): called with no battle and no side.
+OFF_BATTLE_PLAY_HOOKS: dict[str, Callable[[dict, None, None, str, list], str | None]] = {"scavenge": _scavenge}

@@ -4,13 +4,16 @@ answered prompt and the rules open the next (or end the match)."""
 
 from __future__ import annotations
 
-from ..ruleset import Ruleset
+from typing import cast
+
+from ..ruleset import Option, Ruleset
 from .zones import NO_CARD
 
 
 def ask(state: dict, seat: str, kind: str, text: str, options: list[dict], default: str,
         window: str | None = None) -> None:
-    state["prompts"].append(Ruleset.new_prompt(state, seat, kind, text, options, default, window))
+    # Spellfire's options carry the card fields of `option` (and `args_text`, `answers`) besides id and text.
+    state["prompts"].append(Ruleset.new_prompt(state, seat, kind, text, cast(list[Option], options), default, window))
 
 
 def option(oid: str, text: str, about: dict | None = None, **more) -> dict:

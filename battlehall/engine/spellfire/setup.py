@@ -9,6 +9,8 @@ a SetupError naming the exact field, e.g. ``setup.players.bob.hand[2]``.
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..errors import SetupError
 from ..rng import shuffle
 from . import battle as bt
@@ -119,7 +121,7 @@ def _player(state: dict, p: dict, path: str, in_play: dict) -> dict:
             if cid in in_play:
                 raise SetupError(where, f"Rule of the Cosmos: {cid!r} is already in play at {in_play[cid]}")
             in_play[cid] = where
-        return instance(state, cid)
+        return instance(state, cast(str, cid))  # a str: _card refuses any other cid
 
     formation = _dict(p.get("formation", {}), f"{path}.formation", fm.SLOTS)
     for s in fm.SLOTS:
@@ -167,7 +169,7 @@ def _in_play(state: dict, cid: object, where: str, kind: str) -> str:
     """A rule card or dungeon put in play by the setup."""
     if _card(state, cid, where)["type"] != kind:
         raise SetupError(where, f"{cid!r} is not a {kind}")
-    return instance(state, cid)
+    return instance(state, cast(str, cid))  # a str: _card refuses any other cid
 
 
 def _used(state: dict, cids: list) -> list[str]:
