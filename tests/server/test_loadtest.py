@@ -160,7 +160,7 @@ def test_without_the_key_the_loadtest_says_what_it_left_live(server, tmp_path):
     out = tmp_path / "result.jsonl"
     proc = subprocess.run(
         [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", "spellfire",
-         "--matches", "1", "--max-matches", "1", "--seconds", "1", "--warmup", "0", "--quiet",
+         "--matches", "1", "--max-matches", "1", "--seconds", "3", "--warmup", "0", "--quiet",
          "--clock", HELD, "--json-out", str(out)],
         capture_output=True, text=True, timeout=90, env={k: v for k, v in os.environ.items() if k != "BATTLEHALL_API_KEY"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
