@@ -597,6 +597,8 @@ class MatchCore:
 
     def _bots(self) -> list:
         """A bot's turn for each open prompt of a seat a bot plays now, once per prompt."""
+        if not self.bot_seats and self.match.meta.get("when_away") != "bot":
+            return []  # no bot may play here: nothing to look at on the answer path
         if self.match.over or self.status is Status.STOPPED:
             return []
         turns = []
