@@ -129,7 +129,7 @@ async def test_kill_9_of_the_busiest_node_behind_the_balancer_loses_no_acked_ans
         writers = [lease.split(" ")[1] for lease in leases]
         if created["match"] in doomed:
             played_on += writers[-1] != victim
-        else:
+        elif owners[created["match"]] is not None:  # None: a short match that had already ended
             assert victim not in writers
     assert played_on >= 1, "no match of the dead node was written by another"
     assert owned_s < LEASE_MS / 1000 + 3  # the lease, a few scans, and a loaded machine
