@@ -387,9 +387,12 @@ class Client:
                         return  # the session's reader sees the close and reconnects
             self._wake.clear()
             due = min((p.due for p in self.pending.values()), default=None)
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that
+            # comes as the event is set, and this loop then outlived its session.
             try:
-                await asyncio.wait_for(self._wake.wait(), None if due is None else max(0.0, due - loop.time()))
-            except asyncio.TimeoutError:
+                async with asyncio.timeout_at(due):
+                    await self._wake.wait()
+            except TimeoutError:
                 pass
 
     async def _answer(self, ws, prompt: dict) -> None:

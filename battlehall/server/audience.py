@@ -66,10 +66,13 @@ class Audience:
         again; read the other nodes' counts at least every READ_S."""
         refreshed = time.monotonic()
         while True:
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that
+            # comes as the event is set, and close() then waited on this loop for ever.
             try:
-                await asyncio.wait_for(self.wake.wait(), READ_S)
+                async with asyncio.timeout(READ_S):
+                    await self.wake.wait()
                 await asyncio.sleep(FLUSH_S)  # changes close together go out together
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             self.wake.clear()
             if time.monotonic() - refreshed >= REFRESH_S:

@@ -78,8 +78,9 @@ class QuickPlay:
         event = asyncio.Event()
         self.waiters[ticket].add(event)
         try:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), min(timeout_s, RECHECK_S))
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: it never swallows a cancel (audience.py)
+                async with asyncio.timeout(min(timeout_s, RECHECK_S)):
+                    await event.wait()
         finally:
             self.waiters[ticket].discard(event)
             if not self.waiters[ticket]:

@@ -10,6 +10,7 @@ import collections
 import contextlib
 import functools
 import gc
+import io
 
 import httpx
 import msgpack
@@ -53,14 +54,13 @@ async def serving(redis_url: str, servers: list | None = None, **settings):
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
-        # Shutdown writes and closes its Redis connections; on a machine busy with the
-        # suite's other worker it once took over 10 s. A graceful shutdown that has not
-        # ended in 20 s is forced (uvicorn's second signal), and a hang past that fails.
-        # Seen rarely under load after a test's checks had passed: to be explained.
-        done, _ = await asyncio.wait({task}, timeout=20)
-        if not done:
+        done, _ = await asyncio.wait({task}, timeout=30)
+        if not done:  # say what the shutdown waits on (it was once a cancel that wait_for swallowed)
+            stacks = io.StringIO()
+            for pending in asyncio.all_tasks():
+                pending.print_stack(limit=3, file=stacks)
             server.force_exit = True
-            await asyncio.wait_for(task, 20)
+            pytest.fail(f"the server's shutdown did not end in 30 s:\n{stacks.getvalue()}")
 
 
 async def create_duel(base: str) -> dict:
