@@ -4,14 +4,22 @@ from __future__ import annotations
 
 
 def atoms(value, out: list) -> list:
-    """Every map key, string and integer in `value`, however deeply nested."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out.append(k)
-            atoms(v, out)
-    elif isinstance(value, list):
-        for v in value:
-            atoms(v, out)
-    elif isinstance(value, (str, int)) and not isinstance(value, bool):
-        out.append(value)
+    """Every map key, string and integer in `value`, however deeply nested.
+
+    A loop over a stack rather than recursion: the engine's property tests walk every
+    viewer's view at every step, and the recursive walk was most of their time."""
+    stack = [value]
+    pop, push, extend, add = stack.pop, stack.append, stack.extend, out.append
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is dict:
+            for k, v in item.items():
+                add(k)
+                push(v)
+        elif kind is list or kind is tuple:
+            extend(item)
+        elif kind is str or kind is int:  # not bool: type(True) is bool
+            add(item)
     return out
+

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pytest
+from leaks import atoms
 from rulesets import case_ids, cases, seats as seat_names
 
 from battlehall.engine import get_ruleset
@@ -34,20 +35,6 @@ from battlehall.engine.spellfire.zones import all_card_ids
 
 SEATS = ["alice", "bob"]
 MAX_STEPS = 100_000  # answers: a match longer than this never ends
-
-
-def atoms(obj, out):
-    """Every string and integer (keys too) inside a (redacted) event or view."""
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out.add(k)
-            atoms(v, out)
-    elif isinstance(obj, list):
-        for v in obj:
-            atoms(v, out)
-    elif isinstance(obj, (str, int)) and not isinstance(obj, bool):
-        out.add(obj)
-    return out
 
 
 def check_step(rs, state, events, full=True):
@@ -74,11 +61,11 @@ def check_step(rs, state, events, full=True):
         hidden = set(rs.secrets(state, viewer))
         for event in events:
             seen = rs.redact(event, viewer)
-            assert not (atoms(seen, set()) & hidden), (viewer, event)
+            assert hidden.isdisjoint(atoms(seen, [])), (viewer, event)
             if event["kind"] == "prompt" and event["data"]["seat"] != viewer:
                 assert "options" not in seen["data"] and "text" not in seen["data"]
         view = rs.view(state, viewer)
-        assert not (atoms(view, set()) & hidden), viewer
+        assert hidden.isdisjoint(atoms(view, [])), viewer
         assert "rng" not in view
 
 
