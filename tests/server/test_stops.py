@@ -74,7 +74,7 @@ def choosing(rng_seed: int):
 
 async def run_once(server, carol_stops: str) -> dict:
     created = server.create(ruleset="spellfire", seed=33, seed_public=True, seats=SEATS, clock={"window_min_ms": HOLD_MS, "prompt_ms": None},
-                            options={"turn_limit": 15})
+                            options={"turn_limit": 8})
     match = created["match"]
     frames: dict[str, list] = {"bob": [], "spectator": []}
     observers = {}
