@@ -21,12 +21,13 @@ from starlette.routing import Match, Route
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import EngineError
 from . import auth, errors, tv, validate, web
+from .bodies import json_body
 from .clock import now_ms
 from .config import Settings
 from .hosts import HostCheck
 from .http_protocol import HttpProtocol
 from .hub import Hub
-from . import abandon, caster, creation_limit, listing, nodes, public, ratings
+from . import abandon, caster, listing, nodes, public, ratings
 from .player_api import PlayerApi
 from .player_settings import PlayerSettings
 from .creation_limit import CreationLimit
@@ -202,11 +203,7 @@ def create_app(settings: Settings) -> Starlette:
         address = request.client.host
         if request.headers.get(PLACED_HEADER) and await from_a_node(hub_of(request), address):
             return
-        wait_s = creations.take(address)
-        if wait_s:
-            raise errors.RateLimited(f"this address has created too many matches: try again in "
-                                     f"{creation_limit.retry_after(wait_s)} s",
-                                     retry_after=creation_limit.retry_after(wait_s))
+        creations.spend(address, "created too many matches")
 
     async def from_a_node(hub: Hub, address: str) -> bool:
         try:
@@ -218,10 +215,7 @@ def create_app(settings: Settings) -> Starlette:
     async def create_match(request: Request) -> Response:
         check_key(request)
         await check_creation_limit(request)
-        try:
-            body = orjson.loads(await request.body())
-        except orjson.JSONDecodeError as exc:
-            raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
+        body = await json_body(request)
         binding = players.take_binding(body)  # seats bound to player profiles (player_api.py)
         # A SetupError is answered 400 bad_setup, a StoreUnavailable 503 (the handlers).
         placement = hub_of(request).placement

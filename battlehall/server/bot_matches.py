@@ -13,13 +13,13 @@ address may make `BATTLEHALL_CREATE_BURST` at once, then `BATTLEHALL_CREATE_PER_
 
 from __future__ import annotations
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ..bots import LEVELS
-from . import creation_limit, errors, validate
+from . import errors, validate
+from .bodies import json_body
 from .creation_limit import CreationLimit
 from .matcher import QUICK_CLOCK
 from .player_api import bearer, prove_profile
@@ -63,15 +63,8 @@ def routes(settings, hub_of, json_response) -> list[Route]:
     jwt_key = PlayerSettings.of(settings).jwt_key
 
     async def create(request: Request) -> Response:
-        if request.client is not None and (wait_s := creations.take(request.client.host)):
-            raise errors.RateLimited(f"this address has created too many matches: try again in "
-                                     f"{creation_limit.retry_after(wait_s)} s",
-                                     retry_after=creation_limit.retry_after(wait_s))
-        try:
-            given = orjson.loads(await request.body())
-        except orjson.JSONDecodeError as exc:
-            raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
-        body, seat, profile = create_body(given)
+        creations.spend(request.client and request.client.host, "created too many matches")
+        body, seat, profile = create_body(await json_body(request))
         hub = hub_of(request)
         bound = {}
         if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs

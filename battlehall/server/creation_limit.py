@@ -17,6 +17,8 @@ import math
 import time
 from dataclasses import dataclass
 
+from . import errors
+
 PRUNE_AT = 10_000  # addresses kept before the full buckets are dropped
 
 
@@ -48,6 +50,16 @@ class CreationLimit:
             bucket.tokens -= 1
             return 0.0
         return (1 - bucket.tokens) / self.rate
+
+    def spend(self, address: str | None, what: str) -> None:
+        """Take a token for `address` (None: an unknown peer, never limited), or refuse with
+        429 `rate_limited`: "this address has `what`: try again in N s"."""
+        if address is None:
+            return
+        wait_s = self.take(address)
+        if wait_s:
+            raise errors.RateLimited(f"this address has {what}: try again in {retry_after(wait_s)} s",
+                                     retry_after=retry_after(wait_s))
 
     def _prune(self, now: float) -> None:
         for address in [a for a, b in self.buckets.items() if b.tokens + (now - b.at) * self.rate >= self.burst]:

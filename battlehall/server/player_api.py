@@ -14,7 +14,6 @@ to profiles (docs/protocol.md "Players").
 
 from __future__ import annotations
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -22,7 +21,8 @@ from starlette.routing import Route
 from ..engine import ruleset_names
 from ..engine.errors import SetupError
 from . import errors, names, vouch, web
-from .creation_limit import CreationLimit, retry_after
+from .bodies import json_body
+from .creation_limit import CreationLimit
 from .player_settings import PlayerSettings
 from .profiles import Profiles
 
@@ -72,21 +72,14 @@ class PlayerApi:
             player = vouch.verify(token, self.settings.jwt_key)
             profile_id = await profiles.vouched(player)
             return self.json({"profile": profile_id, "name": player.name, "kind": "vouched"})
-        if request.client is not None:
-            wait_s = self.creations.take(request.client.host)
-            if wait_s:
-                raise errors.RateLimited(f"this address has created too many profiles: try again in "
-                                         f"{retry_after(wait_s)} s", retry_after=retry_after(wait_s))
+        self.creations.spend(request.client and request.client.host, "created too many profiles")
         name = await self._name(request)
         profile_id, secret = await profiles.create_guest(name)
         return self.json({"profile": profile_id, "name": name, "kind": "guest", "secret": secret}, status_code=201)
 
     async def _name(self, request: Request) -> str:
         """The validated `name` of a JSON body; the 400 that refuses it is raised."""
-        try:
-            body = orjson.loads(await request.body())
-        except orjson.JSONDecodeError as exc:
-            raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
+        body = await json_body(request)
         if not isinstance(body, dict):
             raise errors.BadRequest("the body must be a JSON object", path="")
         for field in sorted(body):

@@ -18,7 +18,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..engine import get_ruleset, ruleset_names
-from . import creation_limit, errors, queue
+from . import errors, queue
+from .bodies import json_body
 from .clock import now_ms
 from .creation_limit import CreationLimit
 from .player_api import bearer, prove_profile
@@ -100,15 +101,8 @@ def routes(settings, json_response) -> list[Route]:
         return errors.NotFound("no such ticket (never issued, or its answer is no longer kept)")
 
     async def join(request: Request) -> Response:
-        if request.client is not None and (wait_s := joins.take(request.client.host)):
-            raise errors.RateLimited(f"this address has joined the queue too often: try again in "
-                                     f"{creation_limit.retry_after(wait_s)} s",
-                                     retry_after=creation_limit.retry_after(wait_s))
-        try:
-            body = orjson.loads(await request.body())
-        except orjson.JSONDecodeError as exc:
-            raise errors.BadRequest(f"the body is not JSON: {exc}", path="") from None
-        ruleset, seats, profile, name = join_request(body)
+        joins.spend(request.client and request.client.host, "joined the queue too often")
+        ruleset, seats, profile, name = join_request(await json_body(request))
         qp = quick(request)
         if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
             profile = await prove_profile(Profiles(qp.redis), jwt_key, profile, bearer(request))
