@@ -12,7 +12,7 @@ import pytest
 
 from battlehall.client import Client
 from servers import ServerProcess
-from test_quick_play import join, wait_matched
+from queue_client import join, wait_matched
 
 FAST = {"BATTLEHALL_BOT_THINK_MS": "0", "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
         "BATTLEHALL_QUEUE_JOIN_PER_MIN": "0"}

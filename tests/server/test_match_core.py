@@ -24,27 +24,10 @@ from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach,
 from battlehall.server.match_state import MatchState
 from battlehall.server.store import LoadedMatch, pack, unpack
 from battlehall.server.writer import Fenced, StoreUnavailable
+from core_peers import Peer, Reply
 
 NOW = 1_000_000
 SEATS = ["alice", "bob"]
-
-
-class Peer:
-    """Whoever sent an input, as the core sees it: a seat and a role, nothing more."""
-
-    def __init__(self, seat: str | None, role: str = "player"):
-        self.seat, self.role = seat, role
-
-    @property
-    def audience(self) -> str | None:
-        return self.seat
-
-    def __repr__(self) -> str:
-        return f"Peer({self.seat})"
-
-
-class Reply:
-    """An opaque handle the core hands back in Resolve / Reject."""
 
 
 def new_match(simultaneous: bool = False, clock: dict | None = None, seed: int = 3) -> tuple[MatchState, dict]:

@@ -13,23 +13,11 @@ from battlehall.server.match_core import (Ack, Act, AwayDue, BotMove, Join, Late
                                           Write, WriteDone, WriteFailed)
 from battlehall.server.match_state import MatchState
 from battlehall.server.writer import StoreUnavailable
+from core_peers import Peer, Reply
 
 NOW = 1_000_000
 SEATS = ["alice", "bob"]
 UNTIMED = {"prompt_ms": None, "bank_ms": 0, "window_min_ms": 0}
-
-
-class Peer:
-    def __init__(self, seat: str | None, role: str = "player"):
-        self.seat, self.role = seat, role
-
-    @property
-    def audience(self) -> str | None:
-        return self.seat
-
-
-class Reply:
-    pass
 
 
 def new_core(bots: dict | None = None, when_away: str = "nothing", ruleset: str = "duel", seats=SEATS,

@@ -11,6 +11,7 @@ import pytest
 import redis
 
 from battlehall.server import queue
+from queue_client import join, wait_matched
 from servers import ServerProcess
 from wsutil import Raw
 
@@ -31,23 +32,6 @@ def qredis(qserver):
     client = redis.Redis(unix_socket_path=str(sockets[0]))
     yield client
     client.close()
-
-
-async def join(http: httpx.AsyncClient, base: str, **body) -> dict:
-    r = await http.post(base + "/queue", json=body)
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
-async def wait_matched(http: httpx.AsyncClient, base: str, ticket: str, within_s: float = 10) -> dict:
-    deadline = time.monotonic() + within_s
-    while True:
-        r = await http.get(f"{base}/queue/{ticket}", params={"wait_ms": 2000})
-        assert r.status_code == 200, r.text
-        status = r.json()
-        if status["state"] != "waiting" and status["state"] != "forming":
-            return status
-        assert time.monotonic() < deadline, f"not matched within {within_s} s: {status}"
 
 
 async def test_two_players_meet_in_one_timed_match_and_each_gets_a_seat(qserver):
