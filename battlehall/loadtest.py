@@ -56,6 +56,20 @@ from websockets.typing import Subprotocol
 from .client import JSON, MAX_REDIRECTS, MSGPACK, decode, encode, ws_url
 from .engine.ruleset import Prompt, random_answer
 
+CREATE_RETRY_S = 0.2  # after a refused create: a server that refuses must not make us spin
+MAX_CREATE_RETRY_S = 10.0  # the longest Retry-After waited before the next create
+
+
+def retry_delay_s(resp: httpx.Response) -> float:
+    """How long a match slot waits after a refused create: the server's Retry-After (a
+    429 from the creation limit) up to MAX_CREATE_RETRY_S, else CREATE_RETRY_S. Retrying
+    a 429 every 0.2 s from each slot had the server spend most of its CPU refusing."""
+    try:
+        return min(MAX_CREATE_RETRY_S, max(CREATE_RETRY_S, float(resp.headers.get("retry-after", 0))))
+    except ValueError:
+        return CREATE_RETRY_S
+
+
 RATE_LIMIT_RETRY_S = 0.05  # the server refills 50 tokens/s per socket: retry after about one
 # httpcore scans every queued request against every pooled connection each time one
 # frees up: with 1,000 slots queued on a pool that is O(n^2) and ate half of this
@@ -427,7 +441,7 @@ class LoadTest:
             self.creates_pending -= 1
         if resp.status_code != 201:
             self.errors[f"http_{resp.status_code}"] += 1
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(retry_delay_s(resp))
             return
         self.created += 1
         if self.stopping:  # created as the run stopped: it is aborted with the rest

@@ -169,3 +169,14 @@ def test_without_the_key_the_loadtest_says_what_it_left_live(server, tmp_path):
     result = json.loads(out.read_text().splitlines()[-1])
     assert result["totals"]["matches_left_live"] == 1 and result["abort_errors"] == {"http_403": 1}, (json.dumps(result), proc.stderr)
     assert "left live" in proc.stderr and "--api-key" in proc.stderr
+
+
+def test_a_refused_create_waits_the_servers_retry_after():
+    """A slot whose create was refused 429 waits what Retry-After says (bounded), so a
+    load test against a server with a creation limit does not spend the server's CPU on
+    refusals; other refusals wait the short default."""
+    from battlehall.loadtest import CREATE_RETRY_S, MAX_CREATE_RETRY_S, retry_delay_s
+    assert retry_delay_s(httpx.Response(429, headers={"Retry-After": "3"})) == 3.0
+    assert retry_delay_s(httpx.Response(429, headers={"Retry-After": "3600"})) == MAX_CREATE_RETRY_S
+    assert retry_delay_s(httpx.Response(400)) == CREATE_RETRY_S
+    assert retry_delay_s(httpx.Response(429, headers={"Retry-After": "soon"})) == CREATE_RETRY_S
