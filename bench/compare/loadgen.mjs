@@ -340,7 +340,7 @@ function bhConnect(url, token) {
 async function bhMatch(slot, seed, track) {
   const res = await fetch(`${URL_BASE}/matches`, {
     method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ ruleset: "duel", seats: SEATS, seed }),
+    body: JSON.stringify({ ruleset: "duel", seats: SEATS, seed, seed_public: true }),  // the engine runs on this seed: the reference duel can follow it
   });
   if (res.status !== 201) {
     const body = await res.text();
