@@ -233,8 +233,13 @@ async function main() {
   const e6 = await late.wait((m) => m.t === "error" || m.t === "ack");
   check("act after the end -> error match_over (or unknown_prompt)", e6?.t === "error" && ["match_over", "unknown_prompt"].includes(e6.code), short(e6));
   late.ws.close();
-  const replay = await fetch(`${BASE}/matches/${m1.body.match}/replay`).then(async (r) => ({ s: r.status, b: await r.json().catch(() => null) })).catch(() => null);
-  check("GET /matches/{id}/replay is 200 for a finished match", replay?.s === 200, `status ${replay?.s} ${short(replay?.b)?.slice(0, 150)}`);
+  // A private match (the default): its replay needs one of its tokens.
+  const getReplay = (headers) => fetch(`${BASE}/matches/${m1.body.match}/replay`, { headers })
+    .then(async (r) => ({ s: r.status, b: await r.json().catch(() => null) })).catch(() => null);
+  const anonymous = await getReplay({});
+  check("GET /matches/{id}/replay of a private match without a token is 401", anonymous?.s === 401, `status ${anonymous?.s}`);
+  const replay = await getReplay({ Authorization: `Bearer ${m1.body.tokens.a}` });
+  check("GET /matches/{id}/replay with a seat token is 200 for a finished match", replay?.s === 200, `status ${replay?.s} ${short(replay?.b)?.slice(0, 150)}`);
 
   const diffs = results.filter((x) => !x.ok);
   console.log(JSON.stringify({ probe: "battlehall", url: BASE, checks: results.length, diffs: diffs.length, diff_list: diffs }));
