@@ -109,6 +109,7 @@ def routes(settings, json_response) -> list[Route]:
         now = now_ms()
         pool = queue.pool_name(ruleset, seats)
         ticket = await qp.queue.join(pool, await rating(qp.redis, profile, ruleset), name, now, profile)
+        qp.matcher.wake.set()  # if this node holds the matcher, it looks at the pools now
         return json_response({"ticket": ticket, "state": queue.WAITING, "ruleset": ruleset, "seats": seats,
                               "joined": now, "waited_ms": 0, "expires_ms": queue.TICKET_EXPIRY_MS}, 201)
 
