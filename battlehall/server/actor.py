@@ -249,10 +249,9 @@ class MatchActor:
         if not self.store.persist:
             self.feed_input(WriteDone())
             return
+        # The doorbell after the entries, in the same send: other nodes' spectators read them.
         commands = Store.write_commands(self.match_id, write.entries, write.snapshot, write.ends,
-                                        self.settings.retention_s, self.lease)
-        if self.doorbell:  # after the entries, in the same send: other nodes' spectators read them
-            commands.append(Store.doorbell_command(self.match_id, write.entries[-1][0]))
+                                        self.settings.retention_s, self.lease, self.doorbell)
         self.store.batcher.submit(commands, self._written)
 
     def _show_view(self, conn, message: dict) -> None:

@@ -19,10 +19,14 @@ import hashlib
 
 from .errors import NotHere  # noqa: F401  what a node that does not hold the lease answers; here for its importers
 
-# KEYS: owner, log, snap, meta, start, epoch, held.
+# KEYS: owner, log, snap, meta, start, epoch, held; then the doorbell channel (mirror.py),
+#       when the write rings it.
 # ARGV: lease value, log entry ID ('' for none), entry, events, snapshot ('' for none),
 #       retention in seconds ('' unless the match ends: then its keys get it, the lease goes),
+#       the doorbell's message ('' for none: the last seq written),
 #       then (ID, entry, events) of each further entry of the same write, in order.
+# The doorbell rings from here, not as a PUBLISH beside the script: one command less per
+# answer for Redis to read, run and answer, and it rings only when the write landed.
 FENCED_WRITE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return redis.error_reply('FENCED this node no longer holds the match')
@@ -30,17 +34,20 @@ end
 if ARGV[2] ~= '' then
   redis.call('XADD', KEYS[2], ARGV[2], 'e', ARGV[3], 'v', ARGV[4], 'o', ARGV[1])
 end
-for i = 7, #ARGV, 3 do
+for i = 8, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1], 'v', ARGV[i + 2], 'o', ARGV[1])
 end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[5])
 end
 if ARGV[6] ~= '' then
-  for i = 2, #KEYS do
+  for i = 2, 7 do
     redis.call('EXPIRE', KEYS[i], ARGV[6])
   end
   redis.call('DEL', KEYS[1])
+end
+if KEYS[8] and ARGV[7] ~= '' then
+  redis.call('PUBLISH', KEYS[8], ARGV[7])
 end
 return 1
 """

@@ -98,6 +98,12 @@ def fenced_keys(match_id: str) -> tuple[str, ...]:
     return tuple(key(match_id, part) for part in FENCED_KEYS)
 
 
+@functools.lru_cache(maxsize=65536)
+def rung_keys(match_id: str) -> tuple[str, ...]:
+    """The same, with the match's doorbell channel: a write that rings it (mirror.py)."""
+    return fenced_keys(match_id) + (key(match_id, "tail"),)
+
+
 # -- redis-py's failures, as StoreUnavailable ---------------------------------------------
 
 #: What redis-py raises when Redis fails: its own errors (a lost connection, a timeout, an
@@ -381,24 +387,27 @@ class Store:
 
     @staticmethod
     def fenced(match_id: str, lease: str, entries: list[tuple[dict, list[dict]]] = (),
-               snapshot: dict | None = None, retention_s: int | None = None) -> tuple:
+               snapshot: dict | None = None, retention_s: int | None = None, doorbell: bool = False) -> tuple:
         """One EVALSHA of lease.FENCED_WRITE: the entries (each with its event records), the
         snapshot and the end of a match, written only if `lease` still holds it (else a
-        FENCED error reply)."""
+        FENCED error reply); with `doorbell`, the match's doorbell rung once they landed."""
         if entries:
             (entry, events), *more = entries
             first = (f"{entry['seq']}-0", pack(entry), pack(events))
         else:
             more, first = [], ("", "", "")
         rest = [part for entry, events in more for part in (f"{entry['seq']}-0", pack(entry), pack(events))]
-        return ("EVALSHA", leases.FENCED_WRITE_SHA, len(FENCED_KEYS), *fenced_keys(match_id), lease, *first,
-                pack(snapshot) if snapshot is not None else "", retention_s if retention_s is not None else "", *rest)
+        keys = rung_keys(match_id) if doorbell and entries else fenced_keys(match_id)
+        return ("EVALSHA", leases.FENCED_WRITE_SHA, len(keys), *keys, lease, *first,
+                pack(snapshot) if snapshot is not None else "", retention_s if retention_s is not None else "",
+                entries[-1][0]["last_seq"] if doorbell and entries else "", *rest)
 
     @staticmethod
     def write_commands(match_id: str, entries: list[tuple[dict, list[dict]]], snapshot: dict | None,
-                       ends: bool, retention_s: int, lease: str | None) -> list[tuple]:
+                       ends: bool, retention_s: int, lease: str | None, doorbell: bool = False) -> list[tuple]:
         """The commands of one write of a match's new log entries, in order, each with its
-        event records; with the snapshot, and the match's end when `ends`.
+        event records; with the snapshot, and the match's end when `ends`; with `doorbell`,
+        ringing the match's doorbell after them, for other nodes' spectators (mirror.py).
 
         With `lease`, one fenced script (lease.py) that Redis refuses whole if the lease is
         no longer that; the end of the match then leaves `bh:live` once the write has
@@ -407,12 +416,14 @@ class Store:
         Redis three times the CPU, and the client more: bench/RESULTS.md).
         """
         if lease is not None:
-            return [Store.fenced(match_id, lease, entries, snapshot, retention_s if ends else None)]
+            return [Store.fenced(match_id, lease, entries, snapshot, retention_s if ends else None, doorbell)]
         commands = [Store.entry_command(match_id, entry, events) for entry, events in entries]
         if ends:
-            return commands + Store.finish_commands(match_id, snapshot, retention_s)
-        if snapshot is not None:
+            commands += Store.finish_commands(match_id, snapshot, retention_s)
+        elif snapshot is not None:
             commands += Store.snapshot_commands(match_id, snapshot)
+        if doorbell and entries:
+            commands.append(Store.doorbell_command(match_id, entries[-1][0]))
         return commands
 
     @staticmethod
