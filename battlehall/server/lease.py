@@ -19,8 +19,9 @@ import hashlib
 
 from .errors import NotHere  # noqa: F401  what a node that does not hold the lease answers; here for its importers
 
-# KEYS: owner, log, snap, meta, start, epoch, held; then the doorbell channel (mirror.py),
-#       when the write rings it.
+# KEYS: owner, log, snap; with the match's other keys (meta, start, epoch, held) only when
+#       it ends (they get its retention); then the doorbell channel (mirror.py), when the
+#       write rings it. A write names only the keys it touches: fewer to send and parse.
 # ARGV: lease value, log entry ID ('' for none), entry, events, snapshot ('' for none),
 #       retention in seconds ('' unless the match ends: then its keys get it, the lease goes),
 #       the doorbell's message ('' for none: the last seq written),
@@ -46,8 +47,8 @@ if ARGV[6] ~= '' then
   end
   redis.call('DEL', KEYS[1])
 end
-if KEYS[8] and ARGV[7] ~= '' then
-  redis.call('PUBLISH', KEYS[8], ARGV[7])
+if ARGV[7] and ARGV[7] ~= '' then
+  redis.call('PUBLISH', KEYS[#KEYS], ARGV[7])
 end
 return 1
 """
