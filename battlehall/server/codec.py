@@ -111,6 +111,18 @@ def not_plain(message: dict) -> tuple[str, str, bool] | None:
     `act`'s arguments nested 1,000 deep once overflowed the recursion limit while the
     error text was built. The walk is iterative, and stops at the first excess.
     """
+    if 2 * len(message) <= MAX_VALUES:  # the usual message (an act without arguments): flat, no walk
+        for key, value in message.items():
+            kind = type(value)
+            if type(key) is not str or len(key) > MAX_STRING:
+                break
+            if kind is str:
+                if len(value) > MAX_STRING:
+                    break
+            elif not (kind is int or kind is bool or value is None or (kind is dict and not value)):
+                break
+        else:
+            return None
     count = 0
     stack: list[tuple[object, str, int]] = []
     for key, value in message.items():

@@ -44,7 +44,7 @@ RETRY_MS = 500  # a timeout that could not be recorded is tried again this much 
 # `seat`, `role` and `audience` are read); `reply` is an opaque handle the driver
 # resolves (a future). The core only hands them back in effects.
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, as the effects: one per answer, and frozen costs 5 times to build
 class Act:
     """A seat's answer to a prompt; `received` (monotonic s) is for the ack latency metric."""
     conn: Any
