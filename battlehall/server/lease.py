@@ -20,14 +20,16 @@ import hashlib
 from .errors import NotHere  # noqa: F401  what a node that does not hold the lease answers; here for its importers
 
 # KEYS: owner, log, snap; with the match's other keys (meta, start, epoch, held) only when
-#       it ends (they get its retention); then the doorbell channel (mirror.py), when the
-#       write rings it. A write names only the keys it touches: fewer to send and parse.
+#       it ends (they get its retention). A write names only the keys it touches: fewer to
+#       send and parse.
 # ARGV: lease value, log entry ID ('' for none), entry, events, snapshot ('' for none),
 #       retention in seconds ('' unless the match ends: then its keys get it, the lease goes),
-#       the doorbell's message ('' for none: the last seq written),
+#       the doorbell channel (mirror.py; '' for none) and its message (the last seq written),
 #       then (ID, entry, events) of each further entry of the same write, in order.
 # The doorbell rings from here, not as a PUBLISH beside the script: one command less per
-# answer for Redis to read, run and answer, and it rings only when the write landed.
+# answer for Redis to read, run and answer, and it rings only when the write landed. Its
+# channel is an argument, not a key: it never exists as a key, and a Redis Cluster refuses
+# (TRYAGAIN) a script naming a missing key while the match's slot migrates.
 FENCED_WRITE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return redis.error_reply('FENCED this node no longer holds the match')
@@ -35,7 +37,7 @@ end
 if ARGV[2] ~= '' then
   redis.call('XADD', KEYS[2], ARGV[2], 'e', ARGV[3], 'v', ARGV[4], 'o', ARGV[1])
 end
-for i = 8, #ARGV, 3 do
+for i = 9, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1], 'v', ARGV[i + 2], 'o', ARGV[1])
 end
 if ARGV[5] ~= '' then
@@ -47,8 +49,8 @@ if ARGV[6] ~= '' then
   end
   redis.call('DEL', KEYS[1])
 end
-if ARGV[7] and ARGV[7] ~= '' then
-  redis.call('PUBLISH', KEYS[#KEYS], ARGV[7])
+if ARGV[7] ~= '' then
+  redis.call('PUBLISH', ARGV[7], ARGV[8])
 end
 return 1
 """

@@ -93,11 +93,10 @@ def key(match_id: str, part: str) -> str:
 
 
 @functools.lru_cache(maxsize=65536)
-def fenced_keys(match_id: str, ends: bool = False, doorbell: bool = False) -> tuple[str, ...]:
-    """The KEYS of lease.FENCED_WRITE for a match's write (all of its keys when it ends;
-    its doorbell channel last when the write rings it): made once per match, not per answer."""
-    keys = tuple(key(match_id, part) for part in (FENCED_KEYS if ends else FENCED_KEYS[:3]))
-    return keys + (key(match_id, "tail"),) if doorbell else keys
+def fenced_keys(match_id: str, ends: bool = False) -> tuple[str, ...]:
+    """The KEYS of lease.FENCED_WRITE for a match's write (all of its keys when it ends):
+    made once per match, not per answer."""
+    return tuple(key(match_id, part) for part in (FENCED_KEYS if ends else FENCED_KEYS[:3]))
 
 
 # -- redis-py's failures, as StoreUnavailable ---------------------------------------------
@@ -393,11 +392,11 @@ class Store:
         else:
             more, first = [], ("", "", "")
         rest = [part for entry, events in more for part in (f"{entry['seq']}-0", pack(entry), pack(events))]
-        doorbell = doorbell and bool(entries)
-        keys = fenced_keys(match_id, retention_s is not None, doorbell)
+        rings = (key(match_id, "tail"), entries[-1][0]["last_seq"]) if doorbell and entries else ("", "")
+        keys = fenced_keys(match_id, retention_s is not None)
         return ("EVALSHA", leases.FENCED_WRITE_SHA, len(keys), *keys, lease, *first,
                 pack(snapshot) if snapshot is not None else "", retention_s if retention_s is not None else "",
-                entries[-1][0]["last_seq"] if doorbell else "", *rest)
+                *rings, *rest)
 
     @staticmethod
     def write_commands(match_id: str, entries: list[tuple[dict, list[dict]]], snapshot: dict | None,

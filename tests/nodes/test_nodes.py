@@ -262,7 +262,7 @@ async def test_not_here_redirects_to_the_owner_and_a_takeover_stops_the_clock(cl
     length = cluster.redis.xlen(keys[1])
     with pytest.raises(redis.ResponseError, match="FENCED"):
         cluster.redis.eval(FENCED_WRITE, len(keys), *keys, f"99 n{(owner + 1) % 3}", "999-0",
-                           msgpack.packb({}), msgpack.packb([]), "", "")
+                           msgpack.packb({}), msgpack.packb([]), "", "", "", "")
     assert cluster.redis.xlen(keys[1]) == length
 
     # The clock does not run while a match has no owner: kill the owner of a match with
