@@ -143,6 +143,7 @@ class Matcher:
     async def pass_once(self) -> None:
         now = now_ms()
         names = [p[0] for p in self.pools]
+        size: int | None
         for (pool, ruleset, seats), size in zip(self.pools, await self.queue.sizes(names)):
             if not size:
                 continue
