@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from .connection import Connection
     from .deadlines import Deadlines
     from .metrics import Metrics
+    from .spectators import DelayedFeed
 
 __all__ = ["MatchActor", "MatchLive", "MatchServices", "MatchState", "ReplayMismatch"]
 
@@ -68,7 +69,7 @@ class MatchActor:
         self.core = MatchCore(match_id, match, settings.snapshot_every, now_ms(),
                               round(settings.away_grace_s * 1000), settings.away_timeouts)
         self.conns: list[Connection] = []
-        self.feed = None  # DelayedFeed for spectators when the match has a stream delay
+        self.feed: DelayedFeed | None = None  # for spectators when the match has a stream delay
         # Spectators may watch on other nodes, casters on any (mirror.py, caster.py).
         self.doorbell = match.meta["spectators"]["allowed"] or match.meta.get("caster") is not None
         self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
