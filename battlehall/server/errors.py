@@ -14,6 +14,7 @@ already; `of` maps them, and anything else (a bug: `internal`), onto this tree.
 from __future__ import annotations
 
 import http
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import orjson
@@ -36,7 +37,7 @@ class WireError(Exception):
     default_retry_after: ClassVar[int | None] = None
 
     def __init__(self, message: str | None = None, *, path: str | None = None, id: str | int | None = None,
-                 retry_after: int | None = None, headers: dict[str, str] | None = None):
+                 retry_after: int | None = None, headers: Mapping[str, str] | None = None):
         message = self.default if message is None else message
         super().__init__(message)
         self.message = message
