@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .connection import Connection
     from .deadlines import Deadlines
+    from .match_core import Input
     from .metrics import Metrics
     from .spectators import DelayedFeed
 
@@ -135,6 +136,7 @@ class MatchActor:
     def submit(self, message: messages.Message) -> None:
         """A message from a session, an operator or the node's upkeep (messages.py), as
         the core's input: the session's socket gives the seat, and an answer the time it came."""
+        event: Input
         if type(message) is messages.Act:
             conn, msg = message.conn, message.message
             event = Act(conn, conn.seat, msg.get("id"), msg["prompt"], msg["option"], msg.get("args") or {},

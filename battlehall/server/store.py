@@ -45,7 +45,9 @@ import asyncio
 import functools
 import inspect
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import msgpack
 import redis  # the sync client of the command line's check (cluster_enabled)
@@ -254,6 +256,9 @@ class Store:
         self.persist = persist
         self.cluster = cluster
         self.batcher: Writer
+        self.upkeep: ClusterUpkeep | WriteBatcher
+        self.pinger: RedisCluster | aioredis.Redis
+        raw: RedisCluster | aioredis.Redis
         if cluster:
             raw = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
             self.batcher = ClusterWriteBatcher(url, self._slot_map)
@@ -318,7 +323,7 @@ class Store:
         """
         try:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
-                found = {}
+                found: dict[str, Any] = {}
                 for name in ("appendonly", "appendfsync"):  # one each: Redis 6 takes one pattern
                     if self.cluster:  # the weakest master's setting is what an answer survives
                         each = await self.pinger.config_get(name, target_nodes=RedisCluster.PRIMARIES)
@@ -369,7 +374,7 @@ class Store:
                         lease: str | None = None, lease_ms: int = 0) -> list[tuple]:
         """A new match: its settings, its first snapshot, and that snapshot with the start's
         events; with `lease` ("1 <node>"), the creating node's lease on it, token 1."""
-        commands = [
+        commands: list[tuple] = [
             ("SET", key(match_id, "meta"), pack(meta)),
             ("SET", key(match_id, "snap"), pack(snapshot)),
             ("SET", key(match_id, "start"), pack({**snapshot, "events": events})),
@@ -380,7 +385,7 @@ class Store:
         return commands + [("ZADD", LIVE, created_at, match_id)]
 
     @staticmethod
-    def fenced(match_id: str, lease: str, entries: list[tuple[dict, list[dict]]] = (),
+    def fenced(match_id: str, lease: str, entries: Sequence[tuple[dict, list[dict]]] = (),
                snapshot: dict | None = None, retention_s: int | None = None) -> tuple:
         """One EVALSHA of lease.FENCED_WRITE: the entries (each with its event records), the
         snapshot and the end of a match, written only if `lease` still holds it (else a
@@ -395,7 +400,7 @@ class Store:
                 pack(snapshot) if snapshot is not None else "", retention_s if retention_s is not None else "", *rest)
 
     @staticmethod
-    def write_commands(match_id: str, entries: list[tuple[dict, list[dict]]], snapshot: dict | None,
+    def write_commands(match_id: str, entries: Sequence[tuple[dict, list[dict]]], snapshot: dict | None,
                        ends: bool, retention_s: int, lease: str | None) -> list[tuple]:
         """The commands of one write of a match's new log entries, in order, each with its
         event records; with the snapshot, and the match's end when `ends`.
@@ -499,7 +504,7 @@ class Store:
             pipe.get(key(match_id, "meta"))
             pipe.get(key(match_id, "snap"))
         rows = await pipe.execute()
-        found = []
+        found: list[tuple[bytes, dict] | None] = []
         pipe = self.redis.pipeline(transaction=False)
         for i, match_id in enumerate(match_ids):
             meta, snap = rows[2 * i:2 * i + 2]
