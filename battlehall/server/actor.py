@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from .config import Settings
     from .connection import Connection
     from .deadlines import Deadlines
+    from .match_core import Input
     from .metrics import Metrics
+    from .spectators import DelayedFeed
 
 __all__ = ["MatchActor", "MatchLive", "MatchServices", "MatchState", "ReplayMismatch"]
 
@@ -68,7 +70,7 @@ class MatchActor:
         self.core = MatchCore(match_id, match, settings.snapshot_every, now_ms(),
                               round(settings.away_grace_s * 1000), settings.away_timeouts)
         self.conns: list[Connection] = []
-        self.feed = None  # DelayedFeed for spectators when the match has a stream delay
+        self.feed: DelayedFeed | None = None  # for spectators when the match has a stream delay
         # Spectators may watch on other nodes, casters on any (mirror.py, caster.py).
         self.doorbell = match.meta["spectators"]["allowed"] or match.meta.get("caster") is not None
         self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
@@ -134,6 +136,7 @@ class MatchActor:
     def submit(self, message: messages.Message) -> None:
         """A message from a session, an operator or the node's upkeep (messages.py), as
         the core's input: the session's socket gives the seat, and an answer the time it came."""
+        event: Input
         if type(message) is messages.Act:
             conn, msg = message.conn, message.message
             event = Act(conn, conn.seat, msg.get("id"), msg["prompt"], msg["option"], msg.get("args") or {},

@@ -8,6 +8,7 @@ import functools
 import gc
 import logging
 import time
+from typing import cast
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
@@ -20,6 +21,7 @@ from starlette.routing import Match, Route
 
 from ..engine import get_ruleset, ruleset_names
 from ..engine.errors import EngineError
+from ..engine.ruleset import Event
 from . import auth, errors, tv, validate, web
 from .bodies import json_body
 from .clock import now_ms
@@ -63,8 +65,13 @@ async def wire_error(request: Request, exc: Exception) -> Response:
 HTTP_ERRORS = {400: errors.BadRequest, 404: errors.NotFound, 405: errors.MethodNotAllowed, 413: errors.TooLarge}
 
 
-async def http_error(request: Request, exc: HTTPException) -> Response:
-    """Starlette's own errors (404, 405, ...) in the `{"error": ...}` form of every other."""
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (404, 405, ...) in the `{"error": ...}` form of every other.
+
+    Registered for HTTPException alone; typed as Starlette types every handler."""
+    if not isinstance(exc, HTTPException):
+        return await internal_error(request, exc)
+    error: errors.WireError
     if exc.status_code == 404:
         error = errors.NotFound(f"no route {request.url.path}")
     elif exc.status_code == 405:
@@ -133,9 +140,14 @@ def create_app(settings: Settings) -> Starlette:
     and those sockets are refused.
     """
 
+    redis_url = settings.redis_url
+    if redis_url is None:  # Store(None) failed at startup with a misleading "must specify one of the schemes"
+        raise ValueError("create_app needs settings.redis_url (`battlehall serve` starts a private Redis "
+                         "when none is given, and sets it)")
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        store = Store(settings.redis_url, not settings.bench_no_persist, settings.redis_cluster)
+        store = Store(redis_url, not settings.bench_no_persist, settings.redis_cluster)
         hub = Hub(settings, store)
         app.state.hub = hub
         await recover(hub)
@@ -221,6 +233,7 @@ def create_app(settings: Settings) -> Starlette:
         placement = hub_of(request).placement
         placed = bool(request.headers.get(PLACED_HEADER))  # another node placed it here
         req = validate.create_request(body, settings.caster_min_delay_ms)
+        assert isinstance(body, dict)  # create_request refuses any other body
         if placed and request.headers.get(BINDING_HEADER):  # proven on the node that placed it
             try:
                 bound = await placement.take_over(request.headers[BINDING_HEADER])
@@ -275,7 +288,8 @@ def create_app(settings: Settings) -> Starlette:
         ruleset = get_ruleset(found[0]["ruleset"])
         events = []
         for record in await hub.store.events(match_id, 0):
-            shown = ruleset.reveal(record)  # hidden parts stay apart, per seat, in "private"
+            # hidden parts stay apart, per seat, in "private"; a stored record is an Event with its seq and at
+            shown = ruleset.reveal(cast(Event, record))
             events.append({"seq": record["seq"], "at": record["at"], **shown})
         return ORJSONResponse({**found[0], **await hub.revealed(match_id), "events": events})
 
@@ -401,7 +415,10 @@ def uvicorn_config(settings: Settings, **options) -> uvicorn.Config:
     options.setdefault("timeout_keep_alive", HTTP_KEEP_ALIVE_S)
     # one Limits and one HostCheck for all the server's connections
     http = functools.partial(HttpProtocol, limits=Limits(settings), hosts=HostCheck.of(settings))
-    return uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, http=http,
+    # uvicorn calls `http` to make each connection's protocol: a factory, which its annotation
+    # (a Protocol class, or a name) does not include.
+    return uvicorn.Config(create_app(settings), host=settings.host, port=settings.port,
+                          http=http,  # type: ignore[arg-type]
                           ws="websockets-sansio", ws_per_message_deflate=False, lifespan="on",
                           access_log=False, **options)
 

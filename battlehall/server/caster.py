@@ -145,13 +145,16 @@ class CasterMirror(Mirror):
     runs the match, this one included)."""
 
     def delay_of(self, meta: dict) -> int:
-        return settings_of(meta)["delay_ms"]
+        settings = settings_of(meta)
+        if settings is None:  # no caster link (never so for a caster token's match): nothing to cast
+            raise LookupError(self.match_id)
+        return settings["delay_ms"]
 
     def new_feed(self, replica, delay: int, start: dict | None) -> DelayedFeed:
         return CasterFeed(replica, delay, self.mirrors.metrics, start)
 
     def welcome(self, conn) -> dict:
-        return self.feed.welcome(self.match_id, conn)
+        return self.started.welcome(self.match_id, conn)
 
 
 class Casting(Mirrors):

@@ -69,6 +69,8 @@ class _Node(Connection):
     """A master and the connection to it."""
 
     SENT_AT = 3
+    host: str  # a node's own, always (Connection's None is the URL's)
+    port: int
 
     def __init__(self, batcher: ClusterWriteBatcher, addr: str):
         self.batcher = batcher

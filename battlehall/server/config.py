@@ -14,7 +14,7 @@ import math
 import os
 import re
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
@@ -80,7 +80,7 @@ def _parse_bool(text: str) -> bool:
 
 
 # How the text of a variable or an option becomes a field's value, by the field's kind.
-PARSERS = {"str": str, "int": _parse_int, "float": _parse_float, "bool": _parse_bool, "hosts": host_list}
+PARSERS: dict[str, Callable[[str], Any]] = {"str": str, "int": _parse_int, "float": _parse_float, "bool": _parse_bool, "hosts": host_list}
 
 
 MIN_JWT_KEY_BYTES = 32  # RFC 7518 3.2: an HS256 key at least as long as its hash
@@ -273,10 +273,10 @@ class Settings:
             if given is not None:
                 where = spec.flag
             else:
-                where = next((env for env in (spec.env, *spec.old_env) if environ.get(env)), None)
-                given = environ[where] if where else None
-            if given is None:
-                continue
+                found = next((env for env in (spec.env, *spec.old_env) if environ.get(env)), None)
+                if found is None:
+                    continue
+                where, given = found, environ[found]
             if isinstance(given, str) and spec.kind != "str":
                 try:
                     given = PARSERS[spec.kind](given)

@@ -54,13 +54,14 @@ async def drain(ownership: Ownership) -> int:
 
 async def hand_on(ownership: Ownership, actor: MatchActor, node_url: str | None) -> bool:
     """Release one match after its last write, and send its sockets to `node_url`."""
-    if actor.stopped:  # lost meanwhile
+    lease = actor.lease
+    if actor.stopped or lease is None:  # lost meanwhile (drain only hands on leased matches)
         return False
     done = asyncio.get_running_loop().create_future()
     actor.submit(messages.Release(done))  # in order: after the write in flight, if any
     await asyncio.wait_for(done, RELEASE_TIMEOUT_S)
     if ownership.actors.get(actor.match_id) is actor:
         del ownership.actors[actor.match_id]
-    released = await ownership.store.release(actor.match_id, actor.lease, now_ms())
+    released = await ownership.store.release(actor.match_id, lease, now_ms())
     await ownership.send_away(actor, socket_url(node_url, actor.match_id) if node_url else None)
     return released

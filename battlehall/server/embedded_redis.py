@@ -83,7 +83,7 @@ class EmbeddedRedis:
         self.port = port  # 0: Unix socket only
         self.fsync = fsync
         self.socket = self.data_dir / "redis.sock"
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.restarts = 0
         self._lock = threading.Lock()  # start/stop vs. the supervisor thread
         self._stopping = threading.Event()
@@ -115,12 +115,12 @@ class EmbeddedRedis:
             "--loglevel", "warning",
             "--logfile", str(self.data_dir / "redis.log"),
         ]
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+        self.process = process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                  stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
         while not self._answers_ping():  # not just listening: done loading its data too
-            if self.process.poll() is not None:
-                err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
+            if process.poll() is not None:
+                err = process.stderr.read().decode(errors="replace") if process.stderr else ""
                 logfile = self.data_dir / "redis.log"
                 raise RuntimeError(f"redis-server exited: {err}{logfile.read_text() if logfile.exists() else ''}")
             if time.monotonic() > deadline:
@@ -177,12 +177,14 @@ class EmbeddedRedis:
                     if self._stopping.is_set():
                         return
                     self.start()
+                    # Read under the lock: a stop() right after it clears self.process.
+                    pid = self.process.pid if self.process is not None else -1
             except Exception as exc:  # e.g. it died while loading: try again, later
                 log.error("could not restart the private Redis: %s", exc)
                 self.process = None
                 continue
             self.restarts += 1
-            log.warning("the private Redis is back (pid %d, restart %d)", self.process.pid, self.restarts)
+            log.warning("the private Redis is back (pid %d, restart %d)", pid, self.restarts)
 
     def stop(self) -> None:
         self._stopping.set()

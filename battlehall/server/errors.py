@@ -14,7 +14,8 @@ already; `of` maps them, and anything else (a bug: `internal`), onto this tree.
 from __future__ import annotations
 
 import http
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import orjson
 from starlette.responses import Response
@@ -36,7 +37,7 @@ class WireError(Exception):
     default_retry_after: ClassVar[int | None] = None
 
     def __init__(self, message: str | None = None, *, path: str | None = None, id: str | int | None = None,
-                 retry_after: int | None = None, headers: dict[str, str] | None = None):
+                 retry_after: int | None = None, headers: Mapping[str, str] | None = None):
         message = self.default if message is None else message
         super().__init__(message)
         self.message = message
@@ -158,7 +159,7 @@ class Unavailable(WireError):
 class Internal(WireError):
     code = "internal"
     default = "internal error"
-    status = 500
+    status: ClassVar[int] = 500  # int, not None: the answer of any error that has no status
     close_code = 1011
 
 
@@ -335,7 +336,7 @@ def of(exc: BaseException) -> WireError:
 def ws_message(error: WireError) -> dict:
     """The WebSocket message of an error: `{"t": "error", "code", "message"}`, with the
     `id` of the act it answers and any field of its own (`not_here`'s `redirect`)."""
-    message = {"t": "error", "code": error.code, "message": error.message}
+    message: dict[str, Any] = {"t": "error", "code": error.code, "message": error.message}
     if error.id is not None:
         message["id"] = error.id
     message.update(error.extra())
@@ -350,9 +351,12 @@ def body(error: WireError) -> dict:
     return {"error": fields}
 
 
-def _http(error: WireError) -> WireError:
-    """A code that is never an HTTP answer reaching one is a bug: `internal`."""
-    return error if error.status is not None else Internal()
+def _http(error: WireError) -> tuple[WireError, int]:
+    """The error an HTTP answer gives, and its status: a code that is never an HTTP answer
+    reaching one is a bug, `internal`."""
+    if error.status is not None:
+        return error, error.status
+    return Internal(), Internal.status
 
 
 def http_headers(error: WireError) -> dict[str, str]:
@@ -366,18 +370,18 @@ def http_headers(error: WireError) -> dict[str, str]:
 
 def response(error: WireError) -> Response:
     """The HTTP answer of an error, for a Starlette route."""
-    error = _http(error)
-    return Response(orjson.dumps(body(error)), status_code=error.status, headers=http_headers(error),
+    error, status = _http(error)
+    return Response(orjson.dumps(body(error)), status_code=status, headers=http_headers(error),
                     media_type="application/json")
 
 
 def raw_response(error: WireError) -> bytes:
     """A whole HTTP/1.1 answer of an error, closing the connection: for a refusal at the
     socket, before any app (limits.py)."""
-    error = _http(error)
+    error, status = _http(error)
     content = orjson.dumps(body(error))
     head = b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n" % (
-        error.status, http.HTTPStatus(error.status).phrase.encode(), len(content))
+        status, http.HTTPStatus(status).phrase.encode(), len(content))
     for name, value in http_headers(error).items():
         head += b"%s: %s\r\n" % (name.encode("latin-1"), value.encode("latin-1"))
     return head + b"connection: close\r\n\r\n" + content

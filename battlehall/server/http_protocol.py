@@ -183,8 +183,13 @@ class HttpProtocol(HttpToolsProtocol):
         self._unset_keepalive_if_required()
         self.connections.discard(self)
         self.held = None
-        self.parser = None  # breaks the parser <-> protocol cycle, as uvicorn's connection_lost does
+        self._drop_parser()
         self.transport.set_protocol(Closing(self.transport, error, self.limits, address))
+
+    def _drop_parser(self) -> None:
+        """Break the parser <-> protocol cycle, as uvicorn's connection_lost does (and as it
+        does, past its own annotation: the connection is done with its parser)."""
+        self.parser = None  # type: ignore[assignment]  # uvicorn declares it never None
 
     def _release(self) -> None:
         """This protocol no longer owns the connection: stop its timer, give back its count."""
@@ -209,7 +214,7 @@ class HttpProtocol(HttpToolsProtocol):
         # route) never tells this one it closed: it is not counted.
         self._release()
         super().handle_websocket_upgrade()
-        self.parser = None  # as uvicorn's connection_lost does: breaks the parser <-> protocol cycle
+        self._drop_parser()
 
     def _hand_over(self, request: bytes) -> bool:
         """Give the socket to websocket.py with the bytes read so far; False if the app's
@@ -218,7 +223,7 @@ class HttpProtocol(HttpToolsProtocol):
         if sockets is None:
             return False
         self.connections.discard(self)  # the WebSocket takes this one's place in uvicorn's set
-        self.parser = None  # breaks the parser <-> protocol cycle, as uvicorn's connection_lost does
+        self._drop_parser()
         address, self.address = self.address, None  # the socket gives it back when it closes
         self._release()
         socket = WebSocket(sockets, self.connections, self.limits, address)

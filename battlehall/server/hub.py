@@ -335,10 +335,13 @@ class Hub:
         """What the replay of a finished match adds to its summary to re-run it: the seed,
         the options and setup it started from, and every entry of its log in order."""
         actor = self.actors.get(match_id)
-        loaded = None if actor is not None else await self.store.load(match_id)
-        if actor is None and loaded is None:  # expired since its summary was read
-            return {}
-        meta = actor.core.meta if actor is not None else loaded.meta
+        if actor is not None:
+            meta = actor.core.meta
+        else:
+            loaded = await self.store.load(match_id)
+            if loaded is None:  # expired since its summary was read
+                return {}
+            meta = loaded.meta
         _, entries = await self.store.load_from_start(match_id)
         log = []
         for entry in entries:

@@ -80,7 +80,9 @@ async def page(hub, query: Query) -> dict:
     to end, newest first, after `query.after`, as of their stream delay."""
     redis = hub.store.redis
     top = query.after[0] if query.after else "+inf"
-    offset, read, out, last = 0, 0, [], None
+    offset, read = 0, 0
+    out: list[dict] = []
+    last: tuple[int, str] | None = None
     ended: list[str] = []
     exhausted = False
     while len(out) < query.limit and read < SCAN_LIMIT:
@@ -121,7 +123,7 @@ async def page(hub, query: Query) -> dict:
         except StoreUnavailable:  # the next listing takes them out
             pass
     more = not exhausted and last is not None
-    return {"matches": out, "next": encode_cursor(*last) if more else None}
+    return {"matches": out, "next": encode_cursor(*last) if more and last is not None else None}
 
 
 async def backfill(store) -> int:

@@ -129,8 +129,8 @@ class Loading:
         if delay:
             start, log_entries = await self.store.load_from_start(match_id)
             replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
-            actor.feed = DelayedFeed(replica, delay, self.metrics)
-            actor.feed.catch_up(log_entries)
+            actor.feed = feed = DelayedFeed(replica, delay, self.metrics)
+            feed.catch_up(log_entries)
         self.actors[match_id] = actor
         actor.start()
         if core.over:  # loaded for a late viewer: let it go like a match that ended here

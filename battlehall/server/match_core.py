@@ -334,6 +334,7 @@ def refusal(event: Input, error: BaseException) -> list:
     """How the sender of `event` is told that it was refused with `error`: the one place
     that decides it."""
     if isinstance(event, (Act, Resign, Claim)):
+        answer: errors.WireError
         if isinstance(error, Fenced):
             answer = NotHere(message="this node no longer runs the match; nothing was recorded")
         elif isinstance(error, StoreUnavailable):

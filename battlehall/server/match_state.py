@@ -6,8 +6,10 @@ delayed spectator stream and mirrors: the same entries give the same state every
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..engine import get_ruleset
-from ..engine.ruleset import apply_entry
+from ..engine.ruleset import Event, LogEntry, apply_entry
 from .clock import Clock
 from .store import LoadedMatch
 
@@ -52,14 +54,16 @@ class MatchState:
 
     def apply(self, entry: dict) -> list[dict]:
         """Apply one answer, timeout or abort; returns its stamped event records (seq, at)."""
-        events = apply_entry(self.ruleset, self.state, entry)
+        # The stored entry: one of the engine's LogEntry shapes, plus the server's own fields
+        # (seq, last_seq, act); a plain dict until the log is typed end to end.
+        events = apply_entry(self.ruleset, self.state, cast(LogEntry, entry))
         self.answers_since_snapshot += 1
         records = self.stamp(events, entry["at"])
         if entry.get("act") is not None:  # a re-sent act (or resign) id gets this ack again
             self.acts[f"{entry['seat'] if 'seat' in entry else entry['resign']} {entry['act']}"] = self.seq
         return records
 
-    def stamp(self, events: list[dict], at: int) -> list[dict]:
+    def stamp(self, events: list[Event], at: int) -> list[dict]:
         records = []
         for event in events:
             self.seq += 1

@@ -157,6 +157,7 @@ class Matcher:
         now = now_ms()
         names = [p[0] for p in self.pools]
         busy = False
+        size: int | None
         for (pool, ruleset, seats), size in zip(self.pools, await self.queue.sizes(names)):
             if not size:
                 continue

@@ -13,8 +13,14 @@ and a frozen dataclass costs several times as much to build.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+#: What a `Join`'s reply gives a socket that resumes from before the match's seq (None
+#: otherwise): how each missed event record becomes its message, the seq it saw, the
+#: seq it is sent up to (history.stream).
+CatchUp = tuple[Callable[[dict], dict], int, int]
 
 
 @dataclass(slots=True)

@@ -63,6 +63,14 @@ class Mirror:
         return self.feed.conns if self.feed else []
 
     @property
+    def started(self) -> DelayedFeed:
+        """The feed, once `start` made it: Mirrors hands out only started mirrors, and
+        reading starts (`ring`) only with a feed."""
+        if self.feed is None:
+            raise RuntimeError(f"the mirror of {self.match_id} has not started")
+        return self.feed
+
+    @property
     def spectators(self) -> int:
         return len(self.conns)
 
@@ -78,14 +86,14 @@ class Mirror:
         if delay:  # spectators are shown the past: replay from the start
             start, entries = await store.load_from_start(self.match_id)
             replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
-            self.feed = self.new_feed(replica, delay, start)
+            self.feed = feed = self.new_feed(replica, delay, start)
             self.last_seq = entries[-1]["last_seq"] if entries else start["seq"]
-            self.feed.catch_up(entries)
+            feed.catch_up(entries)
         else:
             replica = MatchState.from_loaded(loaded)
-            self.feed = self.new_feed(replica, 0, None)
+            self.feed = feed = self.new_feed(replica, 0, None)
             self.last_seq = replica.seq
-        self.feed.on_applied = self._applied
+        feed.on_applied = self._applied
         self._applied()
         self.ring()  # whatever was written while the replica loaded
         self.poller = asyncio.get_running_loop().create_task(self._poll())
@@ -118,9 +126,10 @@ class Mirror:
                 except StoreUnavailable as exc:  # Redis away: the poll tries again
                     log.debug("match %s: reading the log failed: %r", self.match_id, exc)
                     return
+                feed = self.started
                 for entry in entries:
                     if entry["seq"] == self.last_seq + 1:  # in order, each once
-                        self.feed.push(entry)
+                        feed.push(entry)
                         self.last_seq = entry["last_seq"]
                 if not self.again or self.stopped:
                     return
@@ -134,7 +143,7 @@ class Mirror:
 
     def _applied(self) -> None:
         """The spectators have been shown up to the replica's seq: at the end, linger, then go."""
-        if self.feed.replica.over and self.ending is None and not self.stopped:
+        if self.started.replica.over and self.ending is None and not self.stopped:
             self.ending = asyncio.get_running_loop().call_later(LINGER_S, self._drop)
 
     # -- what a session does with it (as with an actor) -------------------------------
@@ -158,7 +167,7 @@ class Mirror:
         if self.idle is not None:
             self.idle.cancel()
             self.idle = None
-        feed = self.feed
+        feed = self.started
         conn.send(self.welcome(conn))
         catch_up = None
         if resume is not None and resume < feed.seq:
@@ -168,12 +177,13 @@ class Mirror:
         done.set_result(catch_up)
 
     def welcome(self, conn) -> dict:
-        r = self.feed.replica
+        feed = self.started
+        r = feed.replica
         welcome = {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": None, "seq": r.seq,
                    "view": r.ruleset.view(r.state, None), "prompts": [], "now": now_ms(),
                    "definitions": r.ruleset.definitions(r.state)}
-        if self.feed.delay_ms:
-            welcome["delay_ms"] = self.feed.delay_ms
+        if feed.delay_ms:
+            welcome["delay_ms"] = feed.delay_ms
         return welcome
 
     def view(self, conn) -> dict:

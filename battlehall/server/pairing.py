@@ -25,15 +25,16 @@ def _closest(ordered: list[Entry], at: int, count: int) -> list[Entry]:
     """The `count` entries nearest in rating to `ordered[at]` (sorted by rating), nearest
     first, the earlier joiner first among equals."""
     anchor = ordered[at].rating
-    lo, hi, out = at - 1, at + 1, []
+    lo, hi = at - 1, at + 1
+    out: list[Entry] = []
     while len(out) < count and (lo >= 0 or hi < len(ordered)):
-        below = ordered[lo] if lo >= 0 else None
-        above = ordered[hi] if hi < len(ordered) else None
-        if above is None or (below is not None and (anchor - below.rating, below.joined) <= (above.rating - anchor, above.joined)):
-            out.append(below)
+        # Nothing above: there is something below (the loop's condition).
+        if hi >= len(ordered) or (lo >= 0 and (anchor - ordered[lo].rating, ordered[lo].joined)
+                                  <= (ordered[hi].rating - anchor, ordered[hi].joined)):
+            out.append(ordered[lo])
             lo -= 1
         else:
-            out.append(above)
+            out.append(ordered[hi])
             hi += 1
     return out
 

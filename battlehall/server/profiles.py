@@ -23,6 +23,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from typing import TypeGuard
 
 import orjson
 
@@ -72,7 +73,7 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def is_profile_id(value: object) -> bool:
+def is_profile_id(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and PROFILE_ID.match(value) is not None
 
 

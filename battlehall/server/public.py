@@ -56,7 +56,7 @@ async def as_of_delay(store: Store, summary: dict, now: int) -> dict:
     log = key(summary["match"], "log")
     newest = True
     upper = "+"
-    oldest_seq = None  # the first seq of the oldest entry read so far
+    oldest_seq = 0  # the first seq of the oldest entry read so far (once newest is False)
     while True:
         rows = await store.redis.xrevrange(log, upper, "-", count=LOG_PAGE)
         for _stream_id, fields in rows:

@@ -85,7 +85,8 @@ def rate(result: dict, before: dict[str, Rating]) -> dict[str, Rating]:
     """Every seat's rating after the match, from each seat's rating before it."""
     teams, places = teams_of(result)
     model_teams = [[MODEL.rating(mu=before[s].mu, sigma=before[s].sigma) for s in team] for team in teams]
-    after = MODEL.rate(model_teams, ranks=places)
+    ranks: list[float] = list(places)  # openskill takes list[float], and lists are invariant
+    after = MODEL.rate(model_teams, ranks=ranks)
     return {seat: Rating(new.mu, new.sigma, before[seat].matches + 1)
             for team, new_team in zip(teams, after) for seat, new in zip(team, new_team)}
 

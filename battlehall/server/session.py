@@ -36,6 +36,10 @@ def _short_string(value) -> bool:
     return isinstance(value, str) and len(value) <= MAX_NAME
 
 
+def _left(frame: bytes | str, text: bool) -> None:
+    """What a session receives once its socket left: nothing (the socket reads no more)."""
+
+
 def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
@@ -63,12 +67,13 @@ class Session:
         self.conn = conn
         self.match_id = match_id
         self.limiter = limiter
-        self.actor = None
-        self.receive = self.hello  # what the socket calls with each message: hello first
-        self.early: list | None = []  # messages that came while hello was being checked
+        self.actor: messages.Receiver | None = None
+        # What the socket calls with each message: hello first; nothing once it left.
+        self.receive: Callable[[bytes | str, bool], None] = self.hello
+        self.early: list[tuple[bytes | str, bool]] | None = []  # messages that came while hello was being checked
         self.joining: asyncio.Task | None = None
-        self.hello_timer = asyncio.get_running_loop().call_later(services.settings.hello_timeout_s,
-                                                                 self._hello_timed_out)
+        self.hello_timer: asyncio.TimerHandle | None = asyncio.get_running_loop().call_later(
+            services.settings.hello_timeout_s, self._hello_timed_out)
 
     def error(self, error: errors.WireError) -> None:
         self.conn.send(errors.ws_message(error))
@@ -76,7 +81,8 @@ class Session:
     def close_with(self, error: errors.WireError) -> None:
         """The error, then the close its code says."""
         self.error(error)
-        self.conn.close(error.close_code)
+        # Every error a session closes with has a close code; 1011 (internal) if one had not.
+        self.conn.close(error.close_code if error.close_code is not None else 1011)
 
     def decode(self, frame: bytes | str, text: bool) -> dict | None:
         """The decoded message; None after sending `bad_message` for an undecodable one."""
@@ -109,7 +115,7 @@ class Session:
             log.exception("match %s: error handling a %r message", self.match_id, message.get("t"))
             self.error(errors.Internal(id=codec.act_id(message)))
 
-    def hello(self, frame: bytes, text: bool) -> None:
+    def hello(self, frame: bytes | str, text: bool) -> None:
         """The first message, which must be `hello`; what comes while it is being checked waits."""
         self.receive = self._wait
         self._stop_hello_timer()
@@ -119,11 +125,15 @@ class Session:
             return
         self.joining = asyncio.get_running_loop().create_task(self._join(hello))
 
-    def _wait(self, frame: bytes, text: bool) -> None:
-        if len(self.early) >= MAX_EARLY:
+    def _wait(self, frame: bytes | str, text: bool) -> None:
+        early = self.early
+        if early is None:  # joined: receive is on_frame by then, and this is not called
+            self.on_frame(frame, text)
+            return
+        if len(early) >= MAX_EARLY:
             self.close_with(errors.RateLimited("wait for welcome before sending more"))
             return
-        self.early.append((frame, text))
+        early.append((frame, text))
 
     def _stop_hello_timer(self) -> None:
         # Let go of the handle too: a cancelled timer held for the socket's life is a
@@ -151,11 +161,11 @@ class Session:
             log.exception("match %s: error joining", self.match_id)
             self.close_with(errors.Internal())
             return
-        early, self.early = self.early, None
+        early, self.early = self.early or [], None
         self.receive = self.on_frame
         for frame, text in early:
             self.on_frame(frame, text)
-        if joined is not True:  # a resume: the missed events, while the match goes on
+        if isinstance(joined, tuple):  # a resume: the missed events, while the match goes on
             message, after, upto = joined
             services = self.services
             services.metrics.history_streams += 1
@@ -176,7 +186,7 @@ class Session:
         self.conn.outbox = []
         self.close_with(error)
 
-    async def authenticate(self, hello: dict) -> bool | tuple:
+    async def authenticate(self, hello: dict) -> bool | messages.CatchUp:
         """Check the hello; join the match if it may. True, or what `history.stream`
         needs when the socket resumes from before the match's current seq; False when
         refused (the socket has been told why and is closing).
@@ -245,7 +255,7 @@ class Session:
         self.conn.seat, self.conn.role = seat, role
         self.conn.batch = batch
         self.actor = actor
-        joined = asyncio.get_running_loop().create_future()
+        joined: asyncio.Future[messages.CatchUp | None] = asyncio.get_running_loop().create_future()
         actor.submit(messages.Join(self.conn, resume, joined))
         try:
             catch_up = await joined
@@ -261,6 +271,9 @@ class Session:
 
     def dispatch(self, message: dict) -> None:
         kind = message["t"]
+        actor = self.actor
+        if actor is None:  # set before messages past hello are handled: a bug (on_frame answers internal)
+            raise RuntimeError("a message was handled before the session joined its match")
         if kind == "ping":
             self.conn.send({"t": "pong", "now": now_ms()})
         elif kind == "act":
@@ -280,9 +293,9 @@ class Session:
             if args is not None and not isinstance(args, dict):
                 self.error(errors.BadArgs("args must be a map of argument names to values", id=act_id))
                 return
-            self.actor.submit(messages.Act(self.conn, message))
+            actor.submit(messages.Act(self.conn, message))
         elif kind == "stops":
-            self._stops(message)
+            self._stops(actor, message)
         elif kind == "resign" or kind == "claim_win":
             act_id = codec.act_id(message)
             if act_id is None:
@@ -293,13 +306,13 @@ class Session:
                 self.error(errors.Spectator(
                     f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}", id=act_id))
                 return
-            self.actor.submit((messages.Resign if kind == "resign" else messages.ClaimWin)(self.conn, act_id))
+            actor.submit((messages.Resign if kind == "resign" else messages.ClaimWin)(self.conn, act_id))
         elif kind == "view":  # in order with the match's events, so its seq is exact
             if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
                 self.error(errors.RateLimited("views take more bytes per second than this server sends a socket; "
                                               "ask again later"))
                 return
-            self.actor.submit(messages.View(self.conn))
+            actor.submit(messages.View(self.conn))
         elif kind == "hello":
             self.error(errors.BadMessage("already said hello"))
         else:
@@ -307,7 +320,7 @@ class Session:
             self.error(errors.BadMessage(f"unknown message type{shown}: "
                                          "a client sends hello, act, stops, resign, claim_win, ping or view"))
 
-    def _stops(self, message: dict) -> None:
+    def _stops(self, actor: messages.Receiver, message: dict) -> None:
         """Which window prompts the seat is asked; the server passes the others (stops.py)."""
         mode = message.get("mode")
         if self.conn.role != "player":
@@ -316,7 +329,7 @@ class Session:
         if mode not in stops.MODES:
             self.error(errors.BadMessage("stops needs a mode: " + ", ".join(stops.MODES)))
             return
-        self.actor.submit(messages.Stops(self.conn, mode))
+        actor.submit(messages.Stops(self.conn, mode))
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""
@@ -328,4 +341,4 @@ class Session:
             if self.conn.role == "spectator":
                 self.services.audience.changed(self.match_id)
         self.conn.gone()
-        self.receive = None  # a bound method of this session: a reference cycle until cleared
+        self.receive = _left  # not a bound method of this session: that is a reference cycle until cleared

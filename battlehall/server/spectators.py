@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Callable
 
 import msgpack
 
@@ -27,14 +28,14 @@ def copy_core(core: MatchState) -> MatchState:
 
 
 class DelayedFeed:
-    def __init__(self, replica, delay_ms: int, metrics):
+    def __init__(self, replica: MatchState, delay_ms: int, metrics):
         self.replica = replica
         self.delay_ms = delay_ms
         self.metrics = metrics
         self.conns: list = []
         self.pending: collections.deque[dict] = collections.deque()
         self.timer: asyncio.TimerHandle | None = None
-        self.on_applied = None  # called after entries were shown (a mirror watches for the end)
+        self.on_applied: Callable[[], None] | None = None  # called after entries were shown (a mirror watches for the end)
 
     @property
     def seq(self) -> int:

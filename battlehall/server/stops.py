@@ -16,13 +16,16 @@ window's minimum hold, as a pass sent at once would be), so nobody else can tell
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 ASK = "ask"
 PASS_UNLESS_PLAYABLE = "pass_unless_playable"
 PASS_UNTIL_MY_TURN = "pass_until_my_turn"
 MODES = (ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN)
 
 
-def pass_option(prompt: dict) -> str | None:
+def pass_option(prompt: Mapping[str, Any]) -> str | None:
     """The option that passes `prompt`, if it is a window prompt."""
     return prompt["default"] if "window" in prompt else None
 
@@ -45,7 +48,7 @@ class Stops:
             self.before.pop(seat, None)
         self.modes[seat] = mode
 
-    def passes(self, prompt: dict) -> bool:
+    def passes(self, prompt: Mapping[str, Any]) -> bool:
         """Whether the server answers `prompt` (open for its seat) with its pass."""
         option = pass_option(prompt)
         mode = self.mode(prompt["seat"])
@@ -55,7 +58,7 @@ class Stops:
             return all(o["id"] == option for o in prompt["options"])
         return True
 
-    def opened(self, prompt: dict) -> str | None:
+    def opened(self, prompt: Mapping[str, Any]) -> str | None:
         """A prompt opened for its seat: the seat's new mode when this ends its
         pass_until_my_turn, else None."""
         seat = prompt["seat"]

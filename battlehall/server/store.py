@@ -45,7 +45,9 @@ import asyncio
 import functools
 import inspect
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import msgpack
 import redis  # the sync client of the command line's check (cluster_enabled)
@@ -255,6 +257,9 @@ class Store:
         self.persist = persist
         self.cluster = cluster
         self.batcher: Writer
+        self.upkeep: ClusterUpkeep | WriteBatcher
+        self.pinger: RedisCluster | aioredis.Redis
+        raw: RedisCluster | aioredis.Redis
         if cluster:
             raw = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
             self.batcher = ClusterWriteBatcher(url, self._slot_map)
@@ -319,7 +324,7 @@ class Store:
         """
         try:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
-                found = {}
+                found: dict[str, Any] = {}
                 for name in ("appendonly", "appendfsync"):  # one each: Redis 6 takes one pattern
                     if self.cluster:  # the weakest master's setting is what an answer survives
                         each = await self.pinger.config_get(name, target_nodes=RedisCluster.PRIMARIES)
@@ -370,7 +375,7 @@ class Store:
                         lease: str | None = None, lease_ms: int = 0) -> list[tuple]:
         """A new match: its settings, its first snapshot, and that snapshot with the start's
         events; with `lease` ("1 <node>"), the creating node's lease on it, token 1."""
-        commands = [
+        commands: list[tuple] = [
             ("SET", key(match_id, "meta"), pack(meta)),
             ("SET", key(match_id, "snap"), pack(snapshot)),
             ("SET", key(match_id, "start"), pack({**snapshot, "events": events})),
@@ -381,7 +386,7 @@ class Store:
         return commands + [("ZADD", LIVE, created_at, match_id)]
 
     @staticmethod
-    def fenced(match_id: str, lease: str, entries: list[tuple[dict, list[dict]]] = (),
+    def fenced(match_id: str, lease: str, entries: Sequence[tuple[dict, list[dict]]] = (),
                snapshot: dict | None = None, retention_s: int | None = None, doorbell: bool = False) -> tuple:
         """One EVALSHA of lease.FENCED_WRITE: the entries (each with its event records), the
         snapshot and the end of a match, written only if `lease` still holds it (else a
@@ -399,7 +404,7 @@ class Store:
                 *rings, *rest)
 
     @staticmethod
-    def write_commands(match_id: str, entries: list[tuple[dict, list[dict]]], snapshot: dict | None,
+    def write_commands(match_id: str, entries: Sequence[tuple[dict, list[dict]]], snapshot: dict | None,
                        ends: bool, retention_s: int, lease: str | None, doorbell: bool = False) -> list[tuple]:
         """The commands of one write of a match's new log entries, in order, each with its
         event records; with the snapshot, and the match's end when `ends`; with `doorbell`,
@@ -506,7 +511,7 @@ class Store:
             pipe.get(key(match_id, "meta"))
             pipe.get(key(match_id, "snap"))
         rows = await pipe.execute()
-        found = []
+        found: list[tuple[bytes, dict] | None] = []
         pipe = self.redis.pipeline(transaction=False)
         for i, match_id in enumerate(match_ids):
             meta, snap = rows[2 * i:2 * i + 2]

@@ -57,7 +57,7 @@ class Writer(Protocol):
     flushes: int
     commands: int
     latency: Histogram
-    redirections: dict
+    redirections: collections.Counter[str]
 
     def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
         """Write `commands`; then `callback(*args, error)`, error None or StoreUnavailable."""

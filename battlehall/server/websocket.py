@@ -19,6 +19,7 @@ import asyncio
 import logging
 import re
 import struct
+from typing import cast
 
 from websockets.datastructures import Headers
 from websockets.frames import CloseCode, Frame, Opcode, apply_mask
@@ -138,12 +139,12 @@ class WebSocket(asyncio.Protocol):
         self.upgrade_bytes = 0  # received before the upgrade was answered
         self.max_size = sockets.settings.max_frame_bytes  # of a message
         self.protocol = ServerProtocol(max_size=self.max_size, logger=connection_log)
-        self.transport: asyncio.Transport | None = None
+        self.transport: asyncio.Transport  # connection_made's, before anything else reads it
         self.session: Session | None = None
         self.conn: Connection | None = None
         self.paused = False  # the transport's buffer is full: hold frames until it drains
         self.heard = True  # anything received since the last keep-alive ping
-        self.fragments: list[bytes] | tuple = ()  # of a message sent in several frames
+        self.fragments: list[bytes] | tuple[()] = ()  # of a message sent in several frames
         self.text = False  # ... and whether it is a text message
         self.close_timer: asyncio.TimerHandle | None = None
         self.ping_slice: set[WebSocket] = set()  # WebSockets.add's, once connected
@@ -173,15 +174,16 @@ class WebSocket(asyncio.Protocol):
         protocol.receive_data(data)
         quiet = protocol.state is State.OPEN  # nothing for websockets to answer, as a rule
         for event in protocol.events_received():
-            if type(event) is not Frame:
+            if type(event) is Frame:
+                if event.opcode in DATA_OPCODES:
+                    self._data(event)
+                else:  # PING, PONG, CLOSE: websockets has queued what answers them
+                    quiet = False
+            elif isinstance(event, Request):  # the upgrade request (a server protocol gets no Response)
                 answered = self._handshake(event)
                 event.headers = NO_HEADERS  # read: let them go (NO_HEADERS says why)
                 if not answered:
                     return  # refused: the socket is another protocol's now
-            elif event.opcode in DATA_OPCODES:
-                self._data(event)
-            else:  # PING, PONG, CLOSE: websockets has queued what answers them
-                quiet = False
         if not quiet or protocol.parser_exc is not None:
             self._send_data()  # pongs, the answer to a close, a close for a protocol error
             if protocol.close_expected():
@@ -332,7 +334,7 @@ class WebSocket(asyncio.Protocol):
             response = protocol.reject(403, "no WebSocket here: connect to /ws/{match_id}\n")
         else:
             response = protocol.accept(request)
-        if response.status_code != 101:
+        if found is None or response.status_code != 101:
             protocol.send_response(response)
             self._send_data()
             self._expect_close()
@@ -352,32 +354,39 @@ class WebSocket(asyncio.Protocol):
 
     def _data(self, frame: Frame) -> None:
         opcode = frame.opcode
+        # Frame.data is any bytes-like; websockets' parser makes bytes (of the frames it
+        # reads, no extension being negotiated).
+        payload = cast(bytes, frame.data)
         if opcode is Opcode.CONT:
-            self.fragments.append(frame.data)
+            fragments = self.fragments
+            if not isinstance(fragments, list):  # no message under way: websockets' parser refuses that first
+                return
+            fragments.append(payload)
             if frame.fin:
-                data, self.fragments = b"".join(self.fragments), ()
+                data, self.fragments = b"".join(fragments), ()
                 self._message(data, self.text)
         elif frame.fin:
-            self._message(frame.data, opcode is Opcode.TEXT)
+            self._message(payload, opcode is Opcode.TEXT)
         else:  # the first of a fragmented message
-            self.fragments = [frame.data]
+            self.fragments = [payload]
             self.text = opcode is Opcode.TEXT
 
     def _message(self, data: bytes, text: bool) -> None:
         session = self.session
         if session is not None and self.protocol.state is State.OPEN:
+            message: bytes | str = data
             if text:
                 # websockets' sans-I/O parser leaves text payloads as bytes; RFC 6455
                 # (8.1) fails a text message that is not UTF-8 with 1007, whichever path
                 # read it and however it was fragmented.
                 try:
-                    data = data.decode()
+                    message = data.decode()
                 except UnicodeDecodeError as exc:
                     self.protocol.fail(CloseCode.INVALID_DATA, f"text message is not UTF-8 ({exc.reason})")
                     self._send_data()
                     self._expect_close()
                     return
-            session.receive(data, text)
+            session.receive(message, text)
 
     def _send_data(self) -> None:
         for data in self.protocol.data_to_send():

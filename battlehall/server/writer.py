@@ -95,7 +95,7 @@ class WriteBatcher(WriterBase, Connection):
             return  # sent once connected
         batch, self.queued = self.queued, []
         sent_at = time.monotonic()
-        packed = []
+        packed: list[bytes] = []
         for commands, callback, args in batch:
             packed += map(hiredis.pack_command, commands)
             self.in_flight.append([len(commands), callback, args, None, sent_at, False])

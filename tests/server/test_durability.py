@@ -75,3 +75,43 @@ def test_a_redis_that_refuses_config_is_reported_as_such(tmp_path):
     finally:
         server.stop()
         external.stop()
+
+
+def test_the_supervisor_survives_a_stop_right_after_a_restart(tmp_path, caplog):
+    """The restart's log line read `self.process.pid` after the lock was let go: a `stop()`
+    in between (which clears `self.process`) made the supervisor thread die with an
+    AttributeError (found by mypy)."""
+
+    class Exited:
+        pid = 4321
+
+        def wait(self, timeout=None):
+            return 1
+
+    redis_ = EmbeddedRedis(tmp_path)
+    redis_.process = Exited()
+
+    def start(timeout: float = 300.0) -> EmbeddedRedis:
+        redis_.process = restarted
+        redis_._stopping.set()  # the loop ends after this restart
+        return redis_
+
+    restarted = Exited()
+    restarted.pid = 5678
+    redis_.start = start
+
+    class StopRightAfter:
+        """The lock, with a stop() getting it the moment the supervisor lets go."""
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            redis_.process = None
+            return False
+
+    redis_._lock = StopRightAfter()
+    with caplog.at_level("WARNING", logger="battlehall.redis"):
+        redis_._watch(0.001, 0.001, 30.0)
+    assert redis_.restarts == 1
+    assert "the private Redis is back (pid 5678, restart 1)" in caplog.text

@@ -145,3 +145,13 @@ def test_serve_help_shows_each_settings_variable_and_default(serve):
     for spec in specs().values():
         assert spec.flag in text and spec.env in text, spec.env
     assert "BATTLEHALL_ABANDON_S; default 3600)" in text
+
+
+def test_the_app_without_a_redis_url_says_so_when_made():
+    """`serve` sets redis_url (a private Redis when none is given); an app made without one
+    failed only at startup, with redis-py's "must specify one of the schemes" (found by
+    mypy: Store takes a str, redis_url is str | None)."""
+    from battlehall.server.app import create_app
+
+    with pytest.raises(ValueError, match="redis_url"):
+        create_app(Settings.load({}))
