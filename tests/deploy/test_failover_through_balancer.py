@@ -24,6 +24,7 @@ import pytest
 import redis
 
 from battlehall.client import JSON, MSGPACK, Client
+from stopping import ENV as HANG_ENV, foreground, wait_or_report
 from battlehall.server.lease import holder
 from battlehall.server.store import key
 from nodes.test_nodes import check_match
@@ -53,13 +54,15 @@ def cluster(tmp_path):
     proc = subprocess.Popen([sys.executable, str(ROOT / "deploy/local-cluster"), "--nodes", "3", "--json",
                              "--port", "0", "--node-port", "0", "--redis-port", "0", "--client-cap", "0",
                              "--data-dir", str(tmp_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**env, **HANG_ENV}, preexec_fn=foreground)
     line = proc.stdout.readline()
     if not line:
         raise RuntimeError(f"local-cluster did not start: {proc.stderr.read()}")
-    yield json.loads(line)
+    info = json.loads(line)
+    yield info
     proc.send_signal(signal.SIGINT)
-    proc.wait(30)
+    wait_or_report(proc, 30, list(info["pids"].values()), sorted(Path(info["data_dir"]).glob("*.log")))
 
 
 def owner(r: redis.Redis, match_id: str) -> str | None:

@@ -19,6 +19,7 @@ import websockets
 from battlehall.client import Client
 from battlehall.server.lease import holder
 from battlehall.server.store import key
+from stopping import ENV as HANG_ENV, foreground, wait_or_report
 from test_manifests import haproxy_check
 from wsutil import Raw
 
@@ -48,7 +49,8 @@ def cluster(tmp_path_factory):
     data = tmp_path_factory.mktemp("cluster")
     proc = subprocess.Popen([sys.executable, str(ROOT / "deploy/local-cluster"), "--nodes", "2", "--json",
                              "--port", "0", "--node-port", "0", "--redis-port", "0", "--data-dir", str(data)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, **HANG_ENV}, preexec_fn=foreground)
     line = proc.stdout.readline()
     if not line:
         raise RuntimeError(f"local-cluster did not start: {proc.stderr.read()}")
@@ -56,7 +58,7 @@ def cluster(tmp_path_factory):
     yield proc, info
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
-        proc.wait(30)
+        wait_or_report(proc, 30, list(info["pids"].values()), sorted(Path(info["data_dir"]).glob("*.log")))
 
 
 def test_the_balancer_routes_the_api_and_pins_node_paths(cluster):
@@ -111,7 +113,7 @@ def test_ctrl_c_stops_every_process_and_redis_keeps_its_file(cluster):
     assert set(pids) == {"redis", "node-1", "node-2", "haproxy"}
     assert all(alive(pid) for pid in pids.values())
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(30) == 0
+    assert wait_or_report(proc, 30, list(pids.values()), sorted(Path(info["data_dir"]).glob("*.log"))) == 0
     assert not [name for name, pid in pids.items() if alive(pid)]
     # Redis 7 (Debian's redis-server, found first on the PATH) keeps it in appendonlydir/, 6.2 beside it
     assert list(Path(info["data_dir"]).rglob("appendonly.aof*"))

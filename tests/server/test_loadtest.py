@@ -13,6 +13,7 @@ import time
 import httpx
 import pytest
 
+from stopping import ENV as HANG_ENV, foreground, wait_or_report
 from servers import ServerProcess
 
 
@@ -138,18 +139,19 @@ def test_loadtest_leaves_no_live_match_behind(keyed, tmp_path):
 
 
 def test_an_interrupted_loadtest_leaves_no_live_match_behind(keyed, tmp_path):
-    env = {**os.environ, "BATTLEHALL_API_KEY": "sesame"}  # the key from the environment, as the server's
+    env = {**os.environ, "BATTLEHALL_API_KEY": "sesame", **HANG_ENV}  # the key from the environment, as the server's
     proc = subprocess.Popen(
         [sys.executable, "-m", "battlehall", "loadtest", "--url", keyed.url, "--ruleset", "spellfire",
          "--matches", "3", "--seconds", "600", "--warmup", "0", "--quiet", "--clock", HELD],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=foreground)
     try:
         deadline = time.monotonic() + 30
         while len(live_matches(keyed.url)) < 3:
             assert time.monotonic() < deadline, "the load test's matches never all started"
             time.sleep(0.1)
         proc.send_signal(signal.SIGINT)  # Ctrl-C
-        _, err = proc.communicate(timeout=60)
+        wait_or_report(proc, 60, logs=[keyed.data_dir / f"server-{keyed.port}.log"])
+        err = proc.stderr.read()
     finally:
         proc.kill()
     assert proc.returncode == 130, err
