@@ -53,6 +53,7 @@ class Audience:
         self.others: dict[str, int] = {}  # tracked match -> the other nodes' spectators, as last read
         self.wake = asyncio.Event()
         self.writer: asyncio.Task | None = None  # one task for the node's life, started on first use
+        self.closing = False
 
     def changed(self, match_id: str) -> None:
         """This node's spectators of the match changed: write its count soon."""
@@ -65,7 +66,10 @@ class Audience:
         """Write what changed, FLUSH_S after the first change, and every REFRESH_S all of it
         again; read the other nodes' counts at least every READ_S."""
         refreshed = time.monotonic()
-        while True:
+        # Until close(), not only until cancelled: a cancel that a library call swallows (it
+        # was seen once under load: the task "cancelling" yet waiting on its event again) would
+        # otherwise leave close() waiting for ever.
+        while not self.closing:
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that
             # comes as the event is set, and close() then waited on this loop for ever.
             try:
@@ -147,6 +151,8 @@ class Audience:
     async def close(self) -> None:
         """Remove this node's fields: its spectators are gone with it."""
         if self.writer is not None:
+            self.closing = True
+            self.wake.set()
             self.writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.writer

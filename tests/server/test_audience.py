@@ -51,3 +51,32 @@ async def test_close_ends_even_when_a_change_comes_with_it(redis_url, turns):
         assert audience.writer is not None and audience.writer.cancelled()
     finally:
         await store.close()
+
+
+async def test_close_ends_even_when_a_flush_swallows_the_cancel(redis_url, monkeypatch):
+    """A library call that swallows a cancel (the writer was once seen "cancelling" but
+    waiting on its event again, and the shutdown with it) does not keep the writer alive:
+    it stops at close() all the same."""
+    store = Store(redis_url)
+    audience = Audience(store, "node-1", lambda m: 1)
+    flushing = asyncio.Event()
+    flush = audience.flush
+
+    async def swallowing_flush():
+        flushing.set()
+        try:
+            await asyncio.sleep(0.3)
+        except asyncio.CancelledError:
+            pass  # what the library did
+        await flush()
+
+    monkeypatch.setattr(audience, "flush", swallowing_flush)
+    try:
+        audience.changed("m_c")
+        await flushing.wait()
+        closing = asyncio.ensure_future(audience.close())
+        done, _ = await asyncio.wait({closing}, timeout=3)
+        assert closing in done, "close() waits on a writer task that swallowed its cancel"
+        assert audience.writer.done()
+    finally:
+        await store.close()
