@@ -9,6 +9,8 @@ TEST_WORKERS ?= 2
 FUZZ_FRAMES ?= 100000
 # A longer run of the redaction audit (tests/server/test_redaction_audit.py): two-seat matches per ruleset.
 AUDIT_MATCHES ?= 5000
+# A deeper run of the engine's property tests (tests/engine/): the suite runs depth 1.
+PROPERTY_DEPTH ?= 3
 
 # After the suite, `make test` also runs test-newest (NEWEST=0 leaves it out).
 NEWEST ?= 1
@@ -25,7 +27,7 @@ UV_VERSION ?= 0.13.9
 LOCK := requirements.lock
 IMAGE_LOCK := deploy/requirements.lock
 
-.PHONY: serve lint test test-newest fuzz audit bench install lock
+.PHONY: serve lint test test-newest fuzz audit properties bench install lock
 
 # The versions the suite runs with, each checked against its hashes; the project itself
 # is installed apart, editable, which pip cannot hash-check.
@@ -95,6 +97,9 @@ fuzz: $(VENV)/.installed
 
 audit: $(VENV)/.installed
 	BATTLEHALL_AUDIT_MATCHES=$(AUDIT_MATCHES) $(PY) -m pytest -q tests/server/test_redaction_audit.py -k random $(ARGS)
+
+properties: $(VENV)/.installed
+	BATTLEHALL_PROPERTY_DEPTH=$(PROPERTY_DEPTH) $(PY) -m pytest -q -n $(TEST_WORKERS) tests/engine -k "random or hypothesis" $(ARGS)
 
 bench: $(VENV)/.installed
 	$(PY) bench/engine_throughput.py

@@ -6,7 +6,13 @@ property tests, the redaction audit and the recovery test, with no test to edit.
 
 from __future__ import annotations
 
+import os
+
 from battlehall.engine import get_ruleset, ruleset_names
+
+#: How much random play the engine's property tests do: 1 in the suite; `make properties`
+#: runs 3 (BATTLEHALL_PROPERTY_DEPTH). Their seeds and hypothesis examples scale with it.
+PROPERTY_DEPTH = int(os.environ.get("BATTLEHALL_PROPERTY_DEPTH", "1"))
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rulesets import seats as seat_names
+from rulesets import PROPERTY_DEPTH, seats as seat_names
 from test_properties import play, replay
 
 from battlehall.engine import get_ruleset
@@ -22,7 +22,7 @@ OPTIONS = st.fixed_dictionaries({}, optional={
 })
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15 * PROPERTY_DEPTH, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**80), rnd=st.randoms(use_true_random=False), options=OPTIONS, n=st.integers(2, 4))
 def test_hypothesis_demigod(seed, rnd, options, n):
     rs = get_ruleset("demigod")

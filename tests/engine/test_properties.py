@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import pytest
 from leaks import atoms
-from rulesets import case_ids, cases, seats as seat_names
+from rulesets import PROPERTY_DEPTH, case_ids, cases, seats as seat_names
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
@@ -109,7 +109,7 @@ def test_many_random_matches(name, n):
     rs = get_ruleset(name)
     seats = seat_names(n)
     reasons = {}
-    for seed in range(600 if n == 2 else 60):
+    for seed in range((200 if n == 2 else 20) * PROPERTY_DEPTH):
         state, log, answers = play(rs, seed, random.Random(seed), full=seed % 10 == 0, seats=seats)
         assert log[-1]["kind"] == "match_ended" and log[-1]["data"] == state["result"]
         reasons[state["result"]["reason"]] = reasons.get(state["result"]["reason"], 0) + 1
@@ -134,7 +134,7 @@ DECKS = list(shipped().decks)  # every shipped deck
 CARDS = list(shipped().cards)  # the full set
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20 * PROPERTY_DEPTH, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**80), rnd=st.randoms(use_true_random=False), options=SPELLFIRE_OPTIONS,
        n=st.integers(2, 6), data=st.data())
 def test_hypothesis_spellfire(seed, rnd, options, n, data):
@@ -165,7 +165,7 @@ def test_hypothesis_spellfire_full_set(n, seed, rnd, order, turn_limit):
     assert again == state and msgpack.packb(relog) == msgpack.packb(log)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20 * PROPERTY_DEPTH, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rnd=st.randoms(use_true_random=False), hp=st.integers(1, 40))
 def test_hypothesis_duel(seed, rnd, hp):
     rs = get_ruleset("duel")

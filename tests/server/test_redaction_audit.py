@@ -61,7 +61,7 @@ def viewers(seats):
 
 
 # Two-seat matches in the suite; `make audit` runs many more (BATTLEHALL_AUDIT_MATCHES).
-AUDIT_MATCHES = int(os.environ.get("BATTLEHALL_AUDIT_MATCHES", "300"))
+AUDIT_MATCHES = int(os.environ.get("BATTLEHALL_AUDIT_MATCHES", "150"))
 
 
 @pytest.mark.timeout(0 if "BATTLEHALL_AUDIT_MATCHES" in os.environ else 900)
