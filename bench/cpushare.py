@@ -18,6 +18,7 @@ cgroup it came from and deletes the cgroups.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 V2_ROOT = Path("/sys/fs/cgroup")
@@ -117,5 +118,12 @@ class CpuShares:
                         (self.origins.get(name, self.root) / "cgroup.procs").write_text(pid)
                     except OSError:  # gone meanwhile
                         pass
-            group.rmdir()
+            for attempt in range(50):  # EBUSY while a process moved out is still exiting
+                try:
+                    group.rmdir()
+                    break
+                except OSError:
+                    if attempt == 49:
+                        raise
+                    time.sleep(0.1)
             del self.groups[name]
