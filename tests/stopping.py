@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ENV = {"PYTHONFAULTHANDLER": "1"}
@@ -32,7 +33,7 @@ def sig_lines(pid) -> str:
         return str(exc)
 
 
-def wait_or_report(proc: subprocess.Popen, timeout: float, pids: list[int] = (), logs: list[Path] = ()) -> int:
+def wait_or_report(proc: subprocess.Popen, timeout: float, pids: Sequence[int] = (), logs: Sequence[Path] = ()) -> int:
     """`proc.wait(timeout)`; past it, an AssertionError with the stacks of `proc` and of
     `pids`, its stderr (if piped) and the `logs`."""
     try:

@@ -44,7 +44,7 @@ if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[5])
 end
 if ARGV[6] ~= '' then
-  for i = 2, 7 do
+  for i = 2, #KEYS do
     redis.call('EXPIRE', KEYS[i], ARGV[6])
   end
   redis.call('DEL', KEYS[1])
