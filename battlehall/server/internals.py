@@ -79,10 +79,14 @@ UVICORN = (
 WEBSOCKETS = (
     Internal("websockets.frames", "apply_mask", "function", "websocket._common_frames unmasks payloads "
              "(the C speedup when built)", ("data", "mask")),
-    Internal(WS_PROTOCOL, "parser", "attribute", "a generator, closed with the socket to free it at once"),
+    Internal(WS_PROTOCOL, "parser", "attribute", "a generator: replaced by a frames-only one after the "
+             "handshake, looked into for where it waits, closed with the socket to free it at once"),
+    Internal("websockets.protocol:Protocol", "parse", "method", "the frames-only parser (read_frames_only)"),
     Internal(WS_PROTOCOL, "parser_exc", "attribute", "cleared with the socket (a reference cycle)"),
-    Internal(WS_PROTOCOL, "reader", "attribute", "reader.buffer empty: the fast path may read the next frame"),
-    Internal("websockets.streams:StreamReader", "buffer", "attribute", "as above"),
+    Internal(WS_PROTOCOL, "reader", "attribute", "between_frames: the fast path may read the next frame"),
+    Internal("websockets.streams:StreamReader", "buffer", "attribute", "as above: nothing buffered"),
+    Internal("websockets.streams:StreamReader", "at_eof", "method", "as above: the parser waits there "
+             "between frames"),
     Internal(WS_PROTOCOL, "debug", "attribute", "the fast path stays off while websockets logs frames"),
 )
 

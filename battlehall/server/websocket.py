@@ -19,13 +19,15 @@ import asyncio
 import logging
 import re
 import struct
-from typing import cast
+
+from typing import Any, cast
 
 from websockets.datastructures import Headers
 from websockets.frames import CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request
-from websockets.protocol import State
+from websockets.protocol import Protocol, State
 from websockets.server import ServerProtocol
+from websockets.streams import StreamReader
 
 from . import codec, errors
 from .hosts import HostCheck
@@ -57,6 +59,38 @@ FIN_TEXT, FIN_BINARY, FIN_PONG = 0x81, 0x82, 0x8A
 # socket's memory (about 3 KiB; bench/RESULTS.md, "Idle memory"). Nothing reads them
 # after the handshake, so the request is left holding this empty, shared one.
 NO_HEADERS = Headers()
+
+# websockets' parser waits at a frame's first byte in its reader's `at_eof`; anywhere else,
+# it is inside a frame, though its buffer may be empty (it has taken a frame's header and
+# waits for the rest). `between_frames` tells them apart.
+AT_EOF = StreamReader.at_eof.__code__
+
+
+def between_frames(protocol: ServerProtocol) -> bool:
+    """Whether websockets' parser has read whole frames and nothing more: the next bytes
+    received start a frame."""
+    if protocol.reader.buffer:
+        return False
+    # a generator, waiting in the generators it delegates to
+    inner: Any = protocol.parser
+    while (deeper := inner.gi_yieldfrom) is not None:
+        inner = deeper
+    return inner.gi_code is AT_EOF
+
+
+def read_frames_only(protocol: ServerProtocol) -> None:
+    """After the handshake, give websockets' protocol a parser of frames alone.
+
+    Its parser is one generator for the whole socket: the upgrade request, then frames,
+    read by the generator of websockets' `Protocol.parse` that it delegates to. Idle, it
+    holds the request it parsed and its own frame, about 0.7 KiB per socket
+    (bench/RESULTS.md, "Idle memory"). `Protocol.parse` alone reads frames the same way;
+    it replaces the whole when the parser is between frames, as websockets itself
+    replaces its parser once a socket closes."""
+    if protocol.state is State.OPEN and between_frames(protocol):
+        protocol.parser.close()
+        protocol.parser = Protocol.parse(protocol)
+        next(protocol.parser)  # to its first wait, as websockets starts its own
 
 
 def frame_header(opcode: int, length: int) -> bytes:
@@ -149,7 +183,7 @@ class WebSocket(asyncio.Protocol):
         self.close_timer: asyncio.TimerHandle | None = None
         self.ping_slice: set[WebSocket] = set()  # WebSockets.add's, once connected
         # Whether the next bytes start a frame that `_common_frames` may read: open, no
-        # fragmented message under way, nothing buffered in websockets' parser.
+        # fragmented message under way, websockets' parser between frames.
         self.at_frame = False
 
     # -- asyncio.Protocol ----------------------------------------------------------------
@@ -189,7 +223,7 @@ class WebSocket(asyncio.Protocol):
             if protocol.close_expected():
                 self._expect_close()
         self.at_frame = (protocol.state is State.OPEN and not self.fragments and not protocol.debug
-                         and not getattr(protocol.reader, "buffer", True))
+                         and between_frames(protocol))
 
     def _common_frames(self, data: bytes) -> bytes:
         """Read the common frames at the start of `data` without websockets' parser; return
@@ -346,6 +380,7 @@ class WebSocket(asyncio.Protocol):
             response.headers["Sec-WebSocket-Protocol"] = chosen
         protocol.send_response(response)
         self._send_data()
+        read_frames_only(protocol)
         settings = self.sockets.settings
         self.conn = Connection(self, chosen or codec.JSON, settings.send_queue_limit, settings.view_bytes_per_s)
         self.session = Session(self.sockets.hub.sessions, self.conn, found[1], RateLimiter(settings.rate_per_s))

@@ -17,13 +17,19 @@ import textwrap
 import pytest
 import uvicorn
 from uvicorn.server import ServerState
+from websockets.client import ClientProtocol
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
+from websockets.protocol import Protocol
 from websockets.server import ServerProtocol
+from websockets.uri import parse_uri
 
 from battlehall.server.config import Settings
 from battlehall.server.hosts import HostCheck
 from battlehall.server.http_protocol import HttpProtocol
 from battlehall.server.internals import COPIED, UVICORN, WEBSOCKETS, Internal
 from battlehall.server.limits import Limits
+from battlehall.server.websocket import between_frames, read_frames_only
 
 
 def resolve(owner: str):
@@ -115,6 +121,27 @@ def test_the_attribute_shapes_the_fast_paths_read():
     assert inspect.isgenerator(protocol.parser)
     assert protocol.parser_exc is None and isinstance(protocol.debug, bool)
     assert resolve("websockets.frames").apply_mask(b"\x01\x02", b"\x01\x01\x01\x01") == b"\x00\x03"
+
+
+def test_where_the_parser_waits_is_seen_and_it_reads_frames_only_after_the_handshake():
+    """websocket.py tells from the generators websockets' parser waits in whether it is
+    between frames, and swaps it for a frames-only parser after the handshake: if either
+    stopped working, the fast path would misread a frame or stay off, and each socket
+    would hold its upgrade request. Checked here on websockets' own protocols."""
+    client, server = ClientProtocol(parse_uri("ws://example/ws/m")), ServerProtocol()
+    client.send_request(client.connect())
+    server.receive_data(b"".join(client.data_to_send()))
+    (request,) = server.events_received()
+    assert isinstance(request, Request)
+    server.send_response(server.accept(request))
+    assert between_frames(server)
+    read_frames_only(server)
+    assert server.parser.gi_code is Protocol.parse.__code__ and between_frames(server)
+    data = Frame(Opcode.BINARY, b"hello").serialize(mask=True, extensions=[])
+    server.receive_data(data[:2])  # the header taken, the frame not whole: inside it
+    assert not server.reader.buffer and not between_frames(server)
+    server.receive_data(data[2:])
+    assert [frame.data for frame in server.events_received()] == [b"hello"] and between_frames(server)
 
 
 @pytest.mark.parametrize("name", sorted(COPIED))
