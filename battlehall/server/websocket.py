@@ -19,7 +19,6 @@ import asyncio
 import logging
 import re
 import struct
-
 from typing import Any, cast
 
 from websockets.datastructures import Headers
