@@ -23,9 +23,12 @@ from .errors import NotHere  # noqa: F401  what a node that does not hold the le
 #       it ends (they get its retention). A write names only the keys it touches: fewer to
 #       send and parse.
 # ARGV: lease value, log entry ID ('' for none), entry, events, snapshot ('' for none),
-#       retention in seconds ('' unless the match ends: then its keys get it, the lease goes),
+#       retention in seconds ('' unless the match ends: then its keys get it),
 #       the doorbell channel (mirror.py; '' for none) and its message (the last seq written),
 #       then (ID, entry, events) of each further entry of the same write, in order.
+# An ended match's lease is not renewed and lapses on its own: deleted here, a takeover
+# scan between this write and the match leaving `bh:live` (hub.finished, a key of no
+# match's slot) found a live match nobody held, and took it over.
 # The doorbell rings from here, not as a PUBLISH beside the script: one command less per
 # answer for Redis to read, run and answer, and it rings only when the write landed. Its
 # channel is an argument, not a key: it never exists as a key, and a Redis Cluster refuses
@@ -47,7 +50,6 @@ if ARGV[6] ~= '' then
   for i = 2, #KEYS do
     redis.call('EXPIRE', KEYS[i], ARGV[6])
   end
-  redis.call('DEL', KEYS[1])
 end
 if ARGV[7] ~= '' then
   redis.call('PUBLISH', ARGV[7], ARGV[8])

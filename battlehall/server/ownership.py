@@ -81,7 +81,7 @@ class Ownership:
         return socket_url(found[1]["url"], match_id) if found else None
 
     def held_leases(self) -> list[tuple[str, str]]:
-        # An ended match's lease went with its last write: nothing more to hold.
+        # An ended match's lease is left to lapse (lease.FENCED_WRITE): nothing more to hold.
         return [(m, a.lease) for m, a in self.actors.items() if a.lease is not None and not a.stopped and not a.core.over]
 
     async def renew(self) -> None:

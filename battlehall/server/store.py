@@ -501,17 +501,6 @@ class Store:
     async def live_ids(self) -> list[str]:
         return [m.decode() for m in await self.redis.zrange(LIVE, 0, -1)]
 
-    async def ended_many(self, match_ids: list[str]) -> list[bool]:
-        """Whether each match has ended (its keys on their retention: the fenced write of
-        its end gave it to them) or is gone, in one send."""
-        replies = await self.upkeep.call([("PTTL", key(m, "meta")) for m in match_ids]) if match_ids else []
-        return [reply != -1 for reply in replies]  # -1: no expiry, live; -2: no such key
-
-    async def unlist(self, match_ids: list[str]) -> None:
-        """Take ended matches off `bh:live`."""
-        if match_ids:
-            await self.redis.zrem(LIVE, *match_ids)
-
     async def load(self, match_id: str) -> LoadedMatch | None:
         return (await self.load_many([match_id]))[0]
 

@@ -3,7 +3,6 @@
 A scan lists `bh:live`, reads the leases of the matches not in memory in pipelines, and
 takes those held under this node's name (a restart) and its share of the unheld ones
 (their node died or was paused), so that the surviving nodes split a dead one's matches.
-An unheld match that has ended is not taken: its end is written, and it leaves `bh:live`.
 """
 
 from __future__ import annotations
@@ -58,13 +57,6 @@ class Takeover:
                 elif holder(lease) == node:
                     mine.append(match_id)
         seen, self.orphans_seen = self.orphans_seen, set(orphans)
-        if orphans:
-            # A match's end lands with its lease gone, and it leaves `bh:live` just after
-            # (hub.finished): caught in between, it is no match to take over. One still
-            # listed at the next scan lost that last step, which is done here.
-            ended = await self.store.ended_many(orphans)
-            await self.store.unlist([m for m, over in zip(orphans, ended) if over and m in seen])
-            orphans = [m for m, over in zip(orphans, ended) if not over]
         if orphans:
             # Nodes that renewed lately: a dead node's record outlives its last renewal.
             fresh = now_ms() - self.settings.lease_ms // 2
