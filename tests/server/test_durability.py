@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
 import redis
 
@@ -77,41 +78,36 @@ def test_a_redis_that_refuses_config_is_reported_as_such(tmp_path):
         external.stop()
 
 
-def test_the_supervisor_survives_a_stop_right_after_a_restart(tmp_path, caplog):
+def test_the_supervisor_survives_a_stop_right_after_a_restart(tmp_path, caplog, monkeypatch):
     """The restart's log line read `self.process.pid` after the lock was let go: a `stop()`
     in between (which clears `self.process`) made the supervisor thread die with an
-    AttributeError (found by mypy)."""
-
-    class Exited:
-        pid = 4321
-
-        def wait(self, timeout=None):
-            return 1
-
-    redis_ = EmbeddedRedis(tmp_path)
-    redis_.process = Exited()
-
-    def start(timeout: float = 300.0) -> EmbeddedRedis:
-        redis_.process = restarted
-        redis_._stopping.set()  # the loop ends after this restart
-        return redis_
-
-    restarted = Exited()
-    restarted.pid = 5678
-    redis_.start = start
+    AttributeError (found by mypy). A real Redis is killed, and the supervisor's real
+    restart is followed by a `stop()` at that very moment: the lock, wrapped, calls it
+    as the supervisor lets go."""
+    died: list = []
+    monkeypatch.setattr(threading, "excepthook", died.append)
+    redis_ = EmbeddedRedis(tmp_path).start()
+    first = redis_.process
+    lock, restarted = redis_._lock, []
 
     class StopRightAfter:
-        """The lock, with a stop() getting it the moment the supervisor lets go."""
-
         def __enter__(self):
-            return self
+            lock.acquire()
 
         def __exit__(self, *exc):
-            redis_.process = None
-            return False
+            lock.release()
+            if not restarted and redis_.process is not first:  # the restart, just done
+                restarted.append(redis_.process)
+                redis_.stop()  # (on the supervisor's own thread: it does not join itself)
 
     redis_._lock = StopRightAfter()
     with caplog.at_level("WARNING", logger="battlehall.redis"):
-        redis_._watch(0.001, 0.001, 30.0)
-    assert redis_.restarts == 1
-    assert "the private Redis is back (pid 5678, restart 1)" in caplog.text
+        redis_.supervise(backoff_s=0.01)
+        supervisor = redis_._supervisor
+        first.kill()
+        supervisor.join(30)
+    assert not supervisor.is_alive() and died == []
+    (second,) = restarted
+    assert second.pid != first.pid and second.poll() is not None  # restarted, then stopped
+    assert redis_.restarts == 1 and redis_.process is None
+    assert f"the private Redis is back (pid {second.pid}, restart 1)" in caplog.text
