@@ -139,7 +139,8 @@ class MatchActor:
         event: Input
         if type(message) is messages.Act:
             conn, msg = message.conn, message.message
-            event = Act(conn, conn.seat, msg.get("id"), msg["prompt"], msg["option"], msg.get("args") or {},
+            # An act gets here only with a valid id: the session refuses the others (codec.act_id).
+            event = Act(conn, conn.seat, msg["id"], msg["prompt"], msg["option"], msg.get("args") or {},
                         time.monotonic())
         elif type(message) is messages.Stops:
             event = SetStops(message.conn, message.conn.seat, message.mode)
@@ -224,7 +225,9 @@ class MatchActor:
         elif kind is ShowView:
             self._show_view(effect.conn, effect.message)
         elif kind is ViewDelayed:
-            welcome = self.feed.welcome(self.match_id, effect.conn)
+            feed = self.feed
+            assert feed is not None  # only a delayed match asks, and its actor has the feed from the start
+            welcome = feed.welcome(self.match_id, effect.conn)
             self._show_view(effect.conn, {"t": "view", "seq": welcome["seq"], "view": welcome["view"], "prompts": [],
                                           "now": welcome["now"], "delay_ms": welcome["delay_ms"]})
         elif kind is Detach:
@@ -294,6 +297,7 @@ class MatchActor:
 
     def _attach_delayed(self, attach: AttachDelayed) -> None:
         feed, conn, catch_up = self.feed, attach.conn, None
+        assert feed is not None  # only a delayed match asks, and its actor has the feed from the start
         seq = feed.replica.seq
         conn.send(feed.welcome(self.match_id, conn))
         if attach.resume is not None and attach.resume < seq:

@@ -20,10 +20,17 @@ each prompt opened, so a window's minimum hold survives a recovery.
 from __future__ import annotations
 
 import time
+from typing import TypedDict
 
 #: window_min_ms: how long a reaction or any-time window stays open at least, whatever
 #: the seats answer, so that its length never tells whether a seat could play a card.
 DEFAULT_CLOCK = {"prompt_ms": 30_000, "bank_ms": 120_000, "window_min_ms": 300}
+
+
+class PromptTime(TypedDict, total=False):
+    """What a prompt shows of its clock (`Clock.info`): nothing without a deadline."""
+    deadline: int
+    bank_ms: int
 
 
 def now_ms() -> int:
@@ -95,7 +102,7 @@ class Clock:
         empty_at = max(draining_from, self.data["charged"].get(seat, 0)) + self.data["banks"][seat]
         return max(entry["deadline"], empty_at)
 
-    def info(self, prompt_id: str) -> dict:
+    def info(self, prompt_id: str) -> PromptTime:
         entry = self.data["open"].get(prompt_id)
         if entry is None or entry.get("deadline") is None:
             return {}

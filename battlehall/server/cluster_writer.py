@@ -145,7 +145,8 @@ class ClusterWriteBatcher(WriterBase):
     def __init__(self, url: str, slot_map: SlotMap, timeout_s: float = 5.0):
         super().__init__(url, timeout_s)
         self.slot_map = slot_map
-        self.slots: list[str | None] | None = None  # the master of each slot, once known
+        # The master of each slot: empty until the map is first read, all of them after.
+        self.slots: list[str | None] = []
         self.nodes: dict[str, _Node] = {}
         self.refreshing: asyncio.Task | None = None
         self.queued: list[tuple[list[tuple], _Write]] = []  # submitted before the map is known
@@ -183,7 +184,7 @@ class ClusterWriteBatcher(WriterBase):
         if self.queued:
             if self.closed:
                 self._fail_queued("the server is stopping")
-            elif self.slots is None:
+            elif not self.slots:
                 self._refresh()  # sent once the map is known
             else:
                 batch, self.queued = self.queued, []
@@ -225,7 +226,9 @@ class ClusterWriteBatcher(WriterBase):
         node.in_flight[-1][4] = True
         self.flushes += 1
         self.commands += len(entries)
-        node.link.transport.write(b"".join([hiredis.pack_command(e[1]) for e in entries]))
+        transport = node.link.transport
+        assert transport is not None  # a link is in use only once connected (Connection._connect)
+        transport.write(b"".join([hiredis.pack_command(e[1]) for e in entries]))
         node._arm()
 
     # -- the slot map --------------------------------------------------------------------
@@ -242,7 +245,7 @@ class ClusterWriteBatcher(WriterBase):
         except Exception as exc:
             self.refreshing = None
             log.warning("could not read the Redis Cluster's slots: %r", exc)
-            if self.slots is None:
+            if not self.slots:
                 self._fail_queued(f"cannot read the Redis Cluster's slots: {exc!r}")
             return
         slots: list[str | None] = [None] * REDIS_CLUSTER_HASH_SLOTS

@@ -580,7 +580,7 @@ class MatchCore:
         level = None if match.over else self.bot_level(move.seat)
         prompt = None if level is None else next(
             (p for p in match.prompts_for(move.seat) if p["id"] == move.prompt), None)
-        if prompt is None:  # answered, closed, or the seat's player is back
+        if level is None or prompt is None:  # answered, closed, or the seat's player is back
             self.thinking.pop(move.prompt, None)
             return
         if self._hold(move, now):
@@ -890,8 +890,8 @@ class MatchCore:
             self._out.append(ViewDelayed(conn))
             return
         match = self.match
-        view = match.ruleset.view(match.state, conn.audience)
-        self._out.append(ShowView(conn, {"t": "view", "seq": match.seq, "view": view,
+        shown = match.ruleset.view(match.state, conn.audience)
+        self._out.append(ShowView(conn, {"t": "view", "seq": match.seq, "view": shown,
                                          "prompts": match.prompts_for(conn.audience), "now": now}))
 
     # -- deadlines ----------------------------------------------------------------------

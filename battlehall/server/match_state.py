@@ -9,13 +9,17 @@ from __future__ import annotations
 from typing import cast
 
 from ..engine import get_ruleset
-from ..engine.ruleset import Event, LogEntry, apply_entry
-from .clock import Clock
+from ..engine.ruleset import Event, LogEntry, Prompt, apply_entry
+from .clock import Clock, PromptTime
 from .store import LoadedMatch
 
 
 class ReplayMismatch(Exception):
     """Replaying the log did not give the seq it recorded: the log is not this match's."""
+
+
+class ShownPrompt(Prompt, PromptTime):
+    """An open prompt as its seat is shown it (and its bot answers it): with its clock."""
 
 
 class MatchState:
@@ -96,7 +100,7 @@ class MatchState:
     def over(self) -> bool:
         return self.state["result"] is not None
 
-    def prompts_for(self, seat: str | None) -> list[dict]:
+    def prompts_for(self, seat: str | None) -> list[ShownPrompt]:
         if seat is None:
             return []
         return [{**p, **self.clock.info(p["id"])} for p in self.ruleset.prompts(self.state) if p["seat"] == seat]

@@ -47,7 +47,6 @@ import inspect
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import msgpack
 import redis  # the sync client of the command line's check (cluster_enabled)
@@ -324,10 +323,12 @@ class Store:
         """
         try:
             async with asyncio.timeout(2 * PING_TIMEOUT_S):
-                found: dict[str, Any] = {}
+                # redis-py types CONFIG GET's reply as one node's decoded strings; this client's
+                # are bytes, and a cluster's come per master: plain dicts, read as they are.
+                found: dict = {}
                 for name in ("appendonly", "appendfsync"):  # one each: Redis 6 takes one pattern
                     if self.cluster:  # the weakest master's setting is what an answer survives
-                        each = await self.pinger.config_get(name, target_nodes=RedisCluster.PRIMARIES)
+                        each: dict = await self.pinger.config_get(name, target_nodes=RedisCluster.PRIMARIES)
                         found[name] = min((_text(v.get(name, v.get(name.encode()))) for v in each.values()),
                                           key=lambda v: _STRENGTH.get(v, -1))
                     else:
@@ -420,6 +421,7 @@ class Store:
             return [Store.fenced(match_id, lease, entries, snapshot, retention_s if ends else None, doorbell)]
         commands = [Store.entry_command(match_id, entry, events) for entry, events in entries]
         if ends:
+            assert snapshot is not None  # a match's end is written with its snapshot (snapshot_due)
             commands += Store.finish_commands(match_id, snapshot, retention_s)
         elif snapshot is not None:
             commands += Store.snapshot_commands(match_id, snapshot)

@@ -26,7 +26,7 @@ import hashlib
 import logging
 import ssl
 import time
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import hiredis
 from redis.connection import parse_url  # see the module's docstring: the URL read as redis-py reads it
@@ -121,7 +121,12 @@ class Connection:
     url: str
     options: dict
     timeout_s: float
-    closed: bool
+
+    # Only read here: a WriteBatcher's own attribute, a cluster _Node's batcher's. Declared
+    # for mypy alone: a real property here would refuse WriterBase's assignment.
+    if TYPE_CHECKING:
+        @property
+        def closed(self) -> bool: ...
 
     def _init_connection(self) -> None:
         self.link: Link | None = None  # the connection in use, once connected

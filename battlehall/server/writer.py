@@ -102,7 +102,9 @@ class WriteBatcher(WriterBase, Connection):
             self.commands += len(commands)
         self.in_flight[-1][5] = True
         self.flushes += 1
-        self.link.transport.write(b"".join(packed))
+        transport = self.link.transport
+        assert transport is not None  # a link is in use only once connected (Connection._connect)
+        transport.write(b"".join(packed))
         if self.watchdog is None:  # _arm, inline: this is every answer's path
             self.watchdog = asyncio.get_running_loop().call_later(self.timeout_s, self._check_timeout)
 
