@@ -22,6 +22,11 @@ class Raw:
 
     @classmethod
     async def open(cls, base: str, match_id: str, wire: str = JSON, **kw) -> "Raw":
+        # An unbounded queue of received messages: many tests open sockets that read little
+        # or nothing (spectators that only count). With websockets' default of 16, a full
+        # queue stops the reading of the socket, and closing it then waited out the close
+        # timeout (10 s) for a close frame it no longer read.
+        kw.setdefault("max_queue", None)
         ws = await websockets.connect(ws_url(base, match_id), subprotocols=[wire] if wire else None, **kw)
         return cls(ws, wire or JSON)
 
