@@ -114,8 +114,8 @@ async def test_each_internal_used_is_there(entry: Internal, live):
 
 
 def test_the_attribute_shapes_the_fast_paths_read():
-    """websocket.py's fast path reads `reader.buffer` with a default: if it were gone, the
-    path would silently switch off rather than fail. Its type is checked here."""
+    """websocket.py's fast path reads `reader.buffer`, the parser generator and the flags
+    below: their types are checked here."""
     protocol = ServerProtocol()
     assert isinstance(protocol.reader.buffer, bytearray)
     assert inspect.isgenerator(protocol.parser)
