@@ -27,6 +27,16 @@ A run is `ruleset:matches` or `ruleset:matches:seats` (seats: `battlehall loadte
 clock (with `{"window_min_ms": 0}` Spellfire's windows are not held, so the server's own
 cost shows in the latency, not the 300 ms minimum hold). When several runs are given,
 the summary ends with each run's median over the rounds and its ratio to the first run.
+
+With --client node the load comes from the Node load generator of the Colyseus
+comparison (bench/compare/loadgen.mjs, its `ws` and msgpack packages installed into
+bench/.scratch/compare the first time), which answers the same way (random legal
+options) at a fraction of the Python tool's CPU per frame: with six seats every answer
+sends each socket its events, and the Python tool, not the server, then sets the
+latency. With --busy K, K processes spin on the CPUs during every run: a busy machine.
+
+    python bench/ack_latency.py --client node --pin --runs spellfire:100:2,spellfire:100:6 --rounds 3 --clock '{"window_min_ms": 0}'
+    python bench/ack_latency.py --client node --pin --busy 2 --runs spellfire:100:2,spellfire:100:6 --rounds 3 --clock '{"window_min_ms": 0}'
 """
 
 from __future__ import annotations
@@ -48,6 +58,8 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+COMPARE = ROOT / "bench" / "compare"
+SCRATCH = ROOT / "bench" / ".scratch" / "compare"  # node_modules for the Node load generator (run.sh's too)
 
 
 def free_port() -> int:
@@ -164,26 +176,72 @@ def histogram_summary(metrics: str, name: str) -> dict | None:
     return {"count": count, "mean_ms": round(total / count * 1000, 3), "p50_le_ms": upto(0.5), "p99_le_ms": upto(0.99)}
 
 
+def node_loadgen() -> Path:
+    """The Node load generator, beside its packages (an ES module finds them from its own folder)."""
+    if not (SCRATCH / "node_modules" / "ws").is_dir():
+        SCRATCH.mkdir(parents=True, exist_ok=True)
+        shutil.copy(COMPARE / "package.json", SCRATCH)
+        shutil.copy(COMPARE / "package-lock.json", SCRATCH)
+        print(f"== installing the Node load generator's packages into {SCRATCH}", flush=True)
+        subprocess.run(["npm", "install", "--prefix", str(SCRATCH), "--no-audit", "--no-fund", "--loglevel=error"],
+                       check=True, timeout=600)
+    shutil.copy(COMPARE / "loadgen.mjs", SCRATCH)
+    return SCRATCH / "loadgen.mjs"
+
+
+def load_command(ruleset: str, matches: int, seats: int | None, server: "Server", out: Path, args) -> list[str]:
+    """The load tool's command line: `battlehall loadtest`, or the Node load generator."""
+    common = ["--url", server.url, "--matches", str(matches), "--seconds", str(args.seconds),
+              "--warmup", str(args.warmup), "--json-out", str(out)]
+    if args.client == "node":
+        cmd = ["node", str(node_loadgen()), "--target", "battlehall", "--ruleset", ruleset, *common,
+               "--pid", str(server.proc.pid), "--seats", str(seats or 2), "--spectators", str(args.spectators),
+               "--match-timeout", str(int(args.warmup + args.seconds + 60))]
+        return cmd + (["--clock", args.clock] if args.clock else [])
+    cmd = [sys.executable, "-m", "battlehall", "loadtest", "--ruleset", ruleset, *common, "--quiet",
+           "--spectators", str(args.spectators), "--seed", "1", "--server-pid", str(server.proc.pid)]
+    cmd += ["--seats", str(seats)] if seats else []
+    return cmd + (["--clock", args.clock] if args.clock else [])
+
+
+def from_node(r: dict) -> dict:
+    """The Node load generator's result in `battlehall loadtest`'s shape."""
+    machine = sum(x for x in (r["server_cpu_util"], r["loadgen_cpu_util"], r["others_cpu_util"]) if x is not None)
+    return {"ruleset": r["ruleset"], "seats": r["seats"], "matches": r["matches"], "answers_per_s": r["answers_per_s"],
+            "ack_ms": r["ack_ms"], "errors": r["error_codes"], "overtaken": r["overtaken"],
+            "match_failures": r["failure_reasons"], "seq_gaps": r["seq_gaps"], "protocol_notes": r["protocol_notes"],
+            "loadgen_cpu": r["loadgen_cpu_util"], "machine_cpu": round(machine, 2),
+            "server_cpu": {"us_per_answer": r["server_cpu_us_per_answer"],
+                           "us_per_answer_with_redis": r["server_cpu_us_per_answer_with_redis"],
+                           "cores_busy": r["server_cpu_util"]}}
+
+
+def spinners(count: int) -> list[subprocess.Popen]:
+    """`count` processes that keep a CPU busy each (not pinned): other work on the machine."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(count)]
+
+
 def run_one(ruleset: str, matches: int, args, fsync: str | None = None, seats: int | None = None) -> dict:
     server_cpu, loadgen_cpu = (0, 1) if args.pin else (None, None)
     server = Server(server_cpu, fsync)
     out = server.data / "result.jsonl"
+    busy: list[subprocess.Popen] = []
     try:
         server.start()
-        cmd = [sys.executable, "-m", "battlehall", "loadtest", "--url", server.url, "--ruleset", ruleset,
-               "--matches", str(matches), "--seconds", str(args.seconds), "--warmup", str(args.warmup),
-               "--spectators", str(args.spectators), "--seed", "1", "--quiet", "--json-out", str(out),
-               "--server-pid", str(server.proc.pid)]
-        cmd += ["--seats", str(seats)] if seats else []
-        cmd += ["--clock", args.clock] if args.clock else []
+        assert server.proc is not None
+        cmd = load_command(ruleset, matches, seats, server, out, args)
         label = f"{ruleset}{f':{seats} seats' if seats else ''} x {matches}{f' fsync {fsync}' if fsync else ''}"
-        print(f"== {label} ({args.warmup}s warm-up, {args.seconds}s measured)", flush=True)
+        print(f"== {label} ({args.warmup}s warm-up, {args.seconds}s measured, {args.client} load tool"
+              f"{f', {args.busy} spinning' if args.busy else ''})", flush=True)
+        busy = spinners(args.busy)
         # bounded: warm-up + window + drain + generous slack for start-up and shutdown
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, preexec_fn=pinned(loadgen_cpu),
-                              timeout=args.warmup + args.seconds + 120)
+                              timeout=args.warmup + args.seconds + 180)
         if proc.returncode != 0 or not out.exists():
             raise RuntimeError(f"loadtest failed ({proc.returncode}): {proc.stderr[-2000:]}")
         result = json.loads(out.read_text().splitlines()[-1])
+        if args.client == "node":
+            result = from_node(result)
         # The server's own view over the whole run (warm-up included): how long its Redis
         # took to answer each send of writes, where appendfsync shows first.
         metrics = httpx.get(server.url + "/metrics", timeout=10, trust_env=False).text
@@ -191,6 +249,9 @@ def run_one(ruleset: str, matches: int, args, fsync: str | None = None, seats: i
         print(proc.stdout.rsplit("\n{", 1)[0], flush=True)  # the readable report, not the JSON line
         return result
     finally:
+        for spinner in busy:
+            spinner.kill()
+            spinner.wait()
         server.stop()
 
 
@@ -231,6 +292,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=1, help="times to go through every run and setting")
     p.add_argument("--clock", default=None, metavar="JSON",
                    help='clock of the created matches, e.g. \'{"window_min_ms": 0}\' (default: the server\'s)')
+    p.add_argument("--client", choices=("python", "node"), default="python",
+                   help="the load tool: battlehall loadtest, or bench/compare/loadgen.mjs (Node)")
+    p.add_argument("--busy", type=int, default=0, metavar="K",
+                   help="keep K other processes spinning during each run: a busy machine")
     p.add_argument("--wait-quiet", type=float, default=120,
                    help="before each run, wait up to this many seconds for the machine to be nearly idle")
     args = p.parse_args(argv)
@@ -252,7 +317,8 @@ def main(argv: list[str] | None = None) -> int:
                 idle_before = wait_for_quiet(args.wait_quiet)
                 result = run_one(ruleset, int(matches), args, fsync, seats)
                 result.update(bench="ack_latency", revision=revision(), python=platform.python_version(),
-                              pinned=args.pin, busy_before=round(idle_before, 2), fsync=fsync,
+                              pinned=args.pin, busy_before=round(idle_before, 2), fsync=fsync, client=args.client,
+                              spinning=args.busy,
                               load_average=os.getloadavg()[0], run=spec)
                 rows.append(result)
                 if args.json_out:

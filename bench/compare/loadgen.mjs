@@ -29,6 +29,15 @@
 //          --match-timeout SECONDS (default 60), --ramp-limit SECONDS (default 60:
 //          the window opens after the warm-up and once all N matches are connected,
 //          or this long after the warm-up), --quiet
+//
+// Any other ruleset (Battlehall only): --ruleset NAME --seats N [--spectators K]
+// [--clock JSON]. Each seat answers every prompt of its own at once with a random
+// legal option and arguments (as the engine's random_answer: an option, then, for a
+// combo option, a combo in proportion to its answers, then a value of each argument);
+// spectators (default 0) only take the stream; no reference rules are checked. An act
+// refused with `unknown_prompt` after another seat's answer closed its window
+// (prompt_closed, reason "cancelled") is counted as `overtaken`, not as an error.
+// A match keeps its slot until it ends, or until --match-timeout.
 // Prints a readable table, then one JSON line (the last line of stdout).
 
 import fs from "node:fs";
@@ -64,6 +73,19 @@ const RAMP_LIMIT_S = Number(args["ramp-limit"] || 60);
 const SERVER_PID = args.pid ? Number(args.pid) : null;
 const LABEL = args.label || "";
 const QUIET = !!args.quiet;
+const RULESET = args.ruleset || "duel";
+const DUEL = RULESET === "duel";
+const SEAT_COUNT = Number(args.seats || 2);
+const SPECTATORS = Number(args.spectators ?? (DUEL ? 2 : 0));
+const CLOCK = args.clock ? JSON.parse(args.clock) : null;
+if (!DUEL && TARGET !== "battlehall") {
+  console.error("only --target battlehall plays rulesets other than duel");
+  process.exit(2);
+}
+if (DUEL && (SEAT_COUNT !== 2 || SPECTATORS !== 2)) {
+  console.error("duel is played by 2 seats with 2 spectators here (the reference check follows both)");
+  process.exit(2);
+}
 const u = new URL(URL_BASE);
 if (!["127.0.0.1", "localhost", "[::1]", "::1"].includes(u.hostname)) {
   // This harness only ever loads a server on this machine.
@@ -217,6 +239,7 @@ const M = {
   ruleMismatches: 0,
   ruleMismatchSamples: [],
   seqGaps: 0,
+  overtaken: 0,      // acts refused because another seat's answer closed their window first
   protocolNotes: new Set(),
   totalAnswers: 0,
   samples: [],       // --samples-out lines
@@ -234,8 +257,9 @@ function noteError(code) {
 
 // One match's shared bookkeeping between its players and spectators.
 class MatchTrack {
-  constructor(seed) {
+  constructor(seed, clients = 4) {
     this.seed = seed;
+    this.clients = clients; // players and spectators: the match is done when all saw its end
     this.acts = [];       // k-th act: {sentAt, measured}
     this.specSeen = [0, 0];
     this.ref = [null, null];
@@ -276,7 +300,7 @@ class MatchTrack {
   }
   clientEnded() {
     this.ended += 1;
-    if (this.ended === 4 && this.done) this.done();
+    if (this.ended === this.clients && this.done) this.done();
   }
 }
 
@@ -411,7 +435,93 @@ async function bhMatch(slot, seed, track) {
       for (const p of c.welcome.prompts || []) answer(p);
     }
     markConnected(slot);
-    await withTimeout(new Promise((r) => { track.done = r; if (track.ended === 4) r(); }), MATCH_TIMEOUT_MS, `match ${created.match} (seed ${seed})`);
+    await withTimeout(new Promise((r) => { track.done = r; if (track.ended === track.clients) r(); }), MATCH_TIMEOUT_MS, `match ${created.match} (seed ${seed})`);
+  } finally {
+    closeAll();
+  }
+}
+
+// A random legal answer to a prompt: battlehall.engine.ruleset.random_answer, in JS.
+function randomAnswer(r, prompt) {
+  const pick = (xs) => xs[Math.floor(r() * xs.length)];
+  const option = pick(prompt.options);
+  let lists = option.args || {};
+  if (option.combos) {
+    const sizes = option.combos.map((combo) => Object.values(combo).reduce((n, values) => n * values.length, 1));
+    let x = r() * sizes.reduce((a, b) => a + b, 0);
+    let i = 0;
+    while (i < sizes.length - 1 && x >= sizes[i]) { x -= sizes[i]; i += 1; }
+    lists = option.combos[i];
+  }
+  const args = {};
+  for (const name of Object.keys(lists).sort()) args[name] = pick(lists[name]);
+  return { option: option.id, args };
+}
+
+// Any ruleset: the seats answer at random, spectators take the stream.
+async function bhGenericMatch(slot, seed, track) {
+  const seats = Array.from({ length: SEAT_COUNT }, (_, i) => `p${i + 1}`);
+  const body = { ruleset: RULESET, seats, seed, seed_public: true };
+  if (CLOCK) body.clock = CLOCK;
+  const res = await fetch(`${URL_BASE}/matches`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`POST /matches -> ${res.status} ${(await res.text()).slice(0, 200)}`);
+  const created = await res.json();
+  const wsUrl = URL_BASE.replace(/^http/, "ws") + (created.ws || `/ws/${created.match}`);
+  const conns = [];
+  const closeAll = () => { for (const c of conns) { try { c.ws.close(1000); } catch { /* gone */ } } };
+  try {
+    for (let si = 0; si < SPECTATORS; si++) {
+      const c = await bhConnect(wsUrl, created.spectator_token);
+      conns.push(c);
+      let lastSeq = c.welcome.seq;
+      c.onMessages((msg) => {
+        if (msg.t !== "event") return;
+        if (typeof lastSeq === "number" && msg.seq !== lastSeq + 1) M.seqGaps += 1;
+        lastSeq = msg.seq;
+        if (msg.kind === "match_ended") track.clientEnded();
+      });
+    }
+    for (let pi = 0; pi < seats.length; pi++) {
+      const seat = seats[pi];
+      const c = await bhConnect(wsUrl, created.tokens[seat]);
+      conns.push(c);
+      const r = prng(Math.imul(seed, 2654435761) ^ (pi + 1) * 0x9e3779b9);
+      const answered = new Map(); // prompt id -> act id
+      const overtaken = new Set(); // acts whose window another seat's answer closed first
+      const pending = new Map();
+      let n = 0;
+      let lastSeq = c.welcome.seq;
+      const answer = (p) => {
+        if (!p || p.seat !== seat || !Array.isArray(p.options) || answered.has(p.id)) return;
+        const id = `${seat}-${++n}`;
+        answered.set(p.id, id);
+        const { option, args } = randomAnswer(r, p);
+        pending.set(id, track.actSent(M.measuring));
+        c.send({ t: "act", id, prompt: p.id, option, args });
+      };
+      c.onMessages((msg) => {
+        if (msg.t === "event") {
+          if (typeof lastSeq === "number" && msg.seq !== lastSeq + 1) M.seqGaps += 1;
+          lastSeq = msg.seq;
+          if (msg.kind === "prompt") answer(msg.data);
+          else if (msg.kind === "prompt_closed" && msg.data.reason === "cancelled" && answered.has(msg.data.id)) {
+            overtaken.add(answered.get(msg.data.id));
+          } else if (msg.kind === "match_ended") track.clientEnded();
+        } else if (msg.t === "ack") {
+          const rec = pending.get(msg.id);
+          if (rec) { pending.delete(msg.id); track.acked(rec); } else M.protocolNotes.add("ack for an unknown act id");
+        } else if (msg.t === "error") {
+          pending.delete(msg.id);
+          if (msg.code === "unknown_prompt" && overtaken.has(msg.id)) M.overtaken += 1;
+          else noteError(msg.code);
+        }
+      });
+      for (const p of c.welcome.prompts || []) answer(p);
+    }
+    markConnected(slot);
+    await withTimeout(new Promise((r) => { track.done = r; if (track.ended === track.clients) r(); }), MATCH_TIMEOUT_MS, `match ${created.match} (seed ${seed})`);
   } finally {
     closeAll();
   }
@@ -521,10 +631,10 @@ async function slotLoop(slot) {
     // distinct, reproducible seeds: the same slot plays the same games on both servers
     const seed = (BASE_SEED + slot * 1000003 + game * 7919) % 2147483647;
     game += 1;
-    const track = new MatchTrack(seed);
+    const track = new MatchTrack(seed, DUEL ? 4 : SEAT_COUNT + SPECTATORS);
     M.matchesStarted += 1;
     try {
-      await (TARGET === "battlehall" ? bhMatch(slot, seed, track) : colyMatch(slot, seed, track));
+      await (TARGET === "colyseus" ? colyMatch(slot, seed, track) : DUEL ? bhMatch(slot, seed, track) : bhGenericMatch(slot, seed, track));
       if (M.measuring) M.matchesEnded += 1;
       fails = 0;
     } catch (e) {
@@ -578,13 +688,13 @@ async function main() {
   const spec = M.specLat.sort((a, b) => a - b);
   const per = (x) => (M.answers > 0 ? Math.round((x * 1e6) / M.answers * 10) / 10 : null);
   const result = {
-    target: TARGET, label: LABEL, batch: TARGET === "battlehall" ? BH_BATCH : undefined, url: URL_BASE, matches: MATCHES, seconds: Math.round(wall * 100) / 100, warmup: WARMUP,
+    target: TARGET, label: LABEL, ruleset: RULESET, seats: SEAT_COUNT, spectators: SPECTATORS, clock: CLOCK, batch: TARGET === "battlehall" ? BH_BATCH : undefined, url: URL_BASE, matches: MATCHES, seconds: Math.round(wall * 100) / 100, warmup: WARMUP,
     // seconds from the start until all N matches had their 4 clients connected
     // (null: not all within the warm-up + --ramp-limit; the window opened anyway)
     ramp_s: rampS, slots_playing: connectedSlots.size,
     answers: M.answers, answers_per_s: Math.round(M.answers / wall),
     matches_ended: M.matchesEnded, matches_per_s: Math.round((M.matchesEnded / wall) * 10) / 10,
-    ack_ms: { p50: pct(ack, 50), p99: pct(ack, 99), n: ack.length },
+    ack_ms: { p50: pct(ack, 50), p90: pct(ack, 90), p99: pct(ack, 99), n: ack.length },
     spectator_ms: { p50: pct(spec, 50), p99: pct(spec, 99), n: spec.length },
     server_cpu_s: cpu ? Math.round(cpu.server * 100) / 100 : null,
     redis_cpu_s: cpu ? Math.round(cpu.redis * 100) / 100 : null,
@@ -601,7 +711,7 @@ async function main() {
     // CPU used by everything else on the machine during the window (cores)
     others_cpu_util: busy0 !== null && busy1 !== null && cpu
       ? Math.round((((busy1 - busy0) / CLK_TCK - cpu.server - cpu.redis - (cpu1.user + cpu1.system) / 1e6) / wall) * 100) / 100 : null,
-    errors: M.errors, error_codes: M.errorCodes,
+    errors: M.errors, error_codes: M.errorCodes, overtaken: M.overtaken,
     match_failures: M.matchFailures, failure_reasons: M.failureReasons,
     http_failure_causes: TARGET === "colyseus" ? fetchCauses : undefined,
     rule_mismatches: M.ruleMismatches, rule_mismatch_samples: M.ruleMismatchSamples,
@@ -612,7 +722,7 @@ async function main() {
 
   if (!QUIET) {
     const row = (k, v) => console.log(`  ${k.padEnd(34)} ${v}`);
-    console.log(`${TARGET} ${LABEL} — ${MATCHES} matches, ${result.seconds}s measured after ${WARMUP}s warm-up`);
+    console.log(`${TARGET} ${LABEL} — ${RULESET}, ${SEAT_COUNT} seats, ${MATCHES} matches, ${result.seconds}s measured after ${WARMUP}s warm-up`);
     row("all matches connected after (s)", result.ramp_s === null ? `not all (${result.slots_playing}/${MATCHES})` : result.ramp_s);
     row("answers/s", result.answers_per_s);
     row("matches ended/s", result.matches_per_s);
