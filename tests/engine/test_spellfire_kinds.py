@@ -54,6 +54,16 @@ def test_phase_0_is_asked_in_matches_with_rule_cards_whatever_the_hand(match, S)
     assert [e["data"]["phase"] for e in m2.log if e["kind"] == "phase"] == ["draw", "realm"]
 
 
+INLINE_RULE = {"id": "edict-of-glass", "name": "Edict of Glass", "type": "rule", "text": "A rule card of a setup."}
+
+
+def test_phase_0_counts_a_setup_s_inline_rule_card_only_once_it_is_dealt(match, S):
+    dealt = match(alice=S(hand=["thornvale"]), bob=S(draw=["edict-of-glass"]), cards=[INLINE_RULE])
+    assert dealt.prompt["kind"] == "play_rule"
+    defined_only = match(alice=S(hand=["thornvale"]), bob=S(draw=["amberfield"]), cards=[INLINE_RULE])
+    assert defined_only.prompt["kind"] == "play_realm"  # defined in the setup, in no zone: not in the match
+
+
 def test_one_rule_card_in_play_at_a_time(match, S):
     m = match(alice=S(hand=["bulwark-decree"]), rule={"seat": "bob", "card": "tide-of-valor"})
     events = m.answer("bulwark-decree")

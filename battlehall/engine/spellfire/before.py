@@ -24,7 +24,11 @@ OTHER = act.OTHER
 
 
 def in_match(state: dict) -> bool:
-    return any("before_battle" in z.card(state, iid)["powers"] for iid in state["cards"])
+    return z.holds(state, _before_battle)
+
+
+def _before_battle(definition: dict) -> bool:
+    return "before_battle" in definition["powers"]
 
 
 def open_step(state: dict) -> bool:

@@ -19,7 +19,11 @@ KINDS = ("rule", "dungeon")
 
 
 def in_match(state: dict) -> bool:
-    return any(z.card(state, iid)["type"] in KINDS for iid in state["cards"])
+    return z.holds(state, _is_rule_card)
+
+
+def _is_rule_card(definition: dict) -> bool:
+    return definition["type"] in KINDS
 
 
 def wanted(state: dict) -> bool:

@@ -12,6 +12,9 @@ A card in a battle is held by the battle (battle.py) until the round ends.
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Callable
+
 from . import formation as fm
 from .cards import UNIQUE, shipped
 
@@ -24,6 +27,28 @@ def card(state: dict, iid: str) -> dict:
     cid = state["cards"][iid]
     found = _SHIPPED.get(cid)
     return found if found is not None else state["custom_cards"][cid]
+
+
+def holds(state: dict, test: Callable[[dict], bool]) -> bool:
+    """Whether any card of the match passes `test`, a module-level predicate on a card's
+    definition (a rule card, a card with a power).
+
+    A match's cards are fixed at its setup; asked every turn of a six-seat match, a walk
+    of its 330 cards cost over 100 µs. The shipped cards that pass are found once per
+    test, and the match's card ids are checked against them in one C-level pass."""
+    cards = state["cards"].values()
+    if not _shipped_passing(test).isdisjoint(cards):
+        return True
+    custom = state["custom_cards"]
+    if not custom:
+        return False
+    used = set(cards)
+    return any(test(definition) for cid, definition in custom.items() if cid in used)
+
+
+@cache
+def _shipped_passing(test: Callable[[dict], bool]) -> frozenset[str]:
+    return frozenset(cid for cid, definition in _SHIPPED.items() if test(definition))
 
 
 def ref(state: dict, iid: str) -> dict:
