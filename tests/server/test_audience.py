@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from battlehall.server.audience import Audience, hash_key
+from battlehall.server.clock import now_ms
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.store import Store
 
@@ -28,6 +29,54 @@ async def test_a_count_is_written_and_removed_at_close(redis_url):
         assert (await store.redis.hget(hash_key("m_a"), "node-1")).split(b" ")[0] == b"2"
         await audience.close()
         assert await store.redis.hget(hash_key("m_a"), "node-1") is None
+    finally:
+        await store.close()
+
+
+async def two_nodes_watching(store) -> tuple[Audience, Audience]:
+    """Two nodes' audiences on one store, with 2 and 3 spectators of m_two, each node's
+    count written and the other's read."""
+    first = Audience(store, "node-1", lambda m: 2 if m == "m_two" else 0)
+    second = Audience(store, "node-2", lambda m: 3 if m == "m_two" else 0)
+    for audience in (first, second, first):  # the first node reads after the second wrote
+        audience.read_at = 0  # due now, not READ_S after the last read
+        audience.dirty.add("m_two")
+        await audience.flush()
+    return first, second
+
+
+async def test_each_node_counts_the_other_nodes_spectators(redis_url):
+    store = Store(redis_url)
+    try:
+        first, second = await two_nodes_watching(store)
+        assert first.count("m_two") == 5
+        assert second.count("m_two") == 5
+        await first.close()
+        second.read_at = 0
+        second.dirty.add("m_two")
+        await second.flush()
+        assert second.count("m_two") == 3  # the first node's spectators left with it
+        await second.close()
+        assert await store.redis.exists(hash_key("m_two")) == 0
+    finally:
+        await store.close()
+
+
+async def test_the_other_nodes_are_read_once_a_read_interval(redis_url):
+    """Counts change five times a second on a busy node: the reads of every watched match
+    go with a write only once per READ_S."""
+    store = Store(redis_url)
+    try:
+        first, second = await two_nodes_watching(store)
+        await store.redis.hset(hash_key("m_two"), "node-3", f"4 {now_ms()}")
+        first.dirty.add("m_two")
+        await first.flush()  # a write, within READ_S of the last read: no read
+        assert first.count("m_two") == 5
+        first.read_at = 0
+        await first.flush()  # nothing to write, a read due
+        assert first.count("m_two") == 9
+        await first.close()
+        await second.close()
     finally:
         await store.close()
 
