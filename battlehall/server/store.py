@@ -269,8 +269,9 @@ class Store:
             raw = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                     health_check_interval=0, retry_on_timeout=False)
             self.batcher = WriteBatcher(url)
-            # Lease upkeep (renewals, takeover scans) on a connection of its own: thousands of
-            # commands at a time never wait in front of the answers' writes.
+            # Lease upkeep (renewals, takeover scans) and the spectator counts (audience.py) on a
+            # connection of their own: thousands of commands at a time never wait in front of
+            # the answers' writes.
             self.upkeep = WriteBatcher(url)
             for script in (leases.ACQUIRE, leases.RENEW, leases.RELEASE):
                 self.upkeep.register_script(script)
