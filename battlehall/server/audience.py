@@ -84,8 +84,11 @@ class Audience:
         while not self.closing:
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that
             # comes as the event is set, and close() then waited on this loop for ever.
+            # Wake when the next read is due at the latest: a change flushed between two
+            # reads must not push the read back by another READ_S.
+            due = self.read_at - time.monotonic() if self.tracked else READ_S
             try:
-                async with asyncio.timeout(READ_S):
+                async with asyncio.timeout(min(READ_S, max(due, 0.0))):
                     await self.wake.wait()
                 await asyncio.sleep(FLUSH_S)  # changes close together go out together
             except TimeoutError:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
-from battlehall.server.audience import Audience, hash_key
+from battlehall.server.audience import FLUSH_S, READ_S, Audience, hash_key
 from battlehall.server.clock import now_ms
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.store import Store
@@ -78,6 +79,30 @@ async def test_the_other_nodes_are_read_once_a_read_interval(redis_url):
         await first.close()
         await second.close()
     finally:
+        await store.close()
+
+
+async def test_a_change_between_reads_does_not_put_the_next_read_off(redis_url):
+    """The writer task reads the other nodes' counts every READ_S even when a change is
+    flushed in between: the cap's bound over nodes is READ_S, not twice that."""
+    store = Store(redis_url)
+    audience = Audience(store, "node-1", lambda m: 1)
+    try:
+        audience.changed("m_gap")  # starts the writer task: a write and a read FLUSH_S later
+        await asyncio.sleep(FLUSH_S + 0.1)
+        assert audience.read_at > 0
+        await store.redis.hset(hash_key("m_gap"), "node-2", f"4 {now_ms()}")
+        await asyncio.sleep(READ_S * 0.6)
+        audience.changed("m_gap")  # flushed FLUSH_S later, between two reads
+        read_due = audience.read_at
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 2 * READ_S
+        while audience.count("m_gap") != 5 and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        assert audience.count("m_gap") == 5
+        assert time.monotonic() - read_due < 0.3  # read when due, not READ_S after the change
+    finally:
+        await audience.close()
         await store.close()
 
 
