@@ -209,6 +209,7 @@ def from_node(r: dict) -> dict:
     machine = sum(x for x in (r["server_cpu_util"], r["loadgen_cpu_util"], r["others_cpu_util"]) if x is not None)
     return {"ruleset": r["ruleset"], "seats": r["seats"], "matches": r["matches"], "answers_per_s": r["answers_per_s"],
             "ack_ms": r["ack_ms"], "errors": r["error_codes"], "overtaken": r["overtaken"],
+            "in_flight_mean": r["in_flight_mean"],
             "match_failures": r["failure_reasons"], "seq_gaps": r["seq_gaps"], "protocol_notes": r["protocol_notes"],
             "loadgen_cpu": r["loadgen_cpu_util"], "machine_cpu": round(machine, 2),
             "server_cpu": {"us_per_answer": r["server_cpu_us_per_answer"],
@@ -257,6 +258,9 @@ def run_one(ruleset: str, matches: int, args, fsync: str | None = None, seats: i
 
 MEDIAN_FIGURES = [("answers/s", lambda r: r["answers_per_s"]), ("ack p50 ms", lambda r: r["ack_ms"]["p50"]),
                   ("ack p90 ms", lambda r: r["ack_ms"]["p90"]), ("ack p99 ms", lambda r: r["ack_ms"]["p99"]),
+                  ("ack mean ms", lambda r: r["ack_ms"].get("mean")),
+                  # acts awaiting an answer (Node load tool): at saturation, mean ack = this / answers/s
+                  ("in flight", lambda r: r.get("in_flight_mean")),
                   ("µs/answer", lambda r: (r.get("server_cpu") or {}).get("us_per_answer")),
                   ("+redis", lambda r: (r.get("server_cpu") or {}).get("us_per_answer_with_redis"))]
 

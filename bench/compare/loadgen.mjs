@@ -153,6 +153,12 @@ function pct(sorted, p) {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return Math.round(sorted[i] * 1000) / 1000;
 }
+function mean(xs) {
+  if (xs.length === 0) return null;
+  let sum = 0;
+  for (const x of xs) sum += x;
+  return Math.round((sum / xs.length) * 1000) / 1000;
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function withTimeout(promise, ms, what) {
   let timer;
@@ -240,6 +246,8 @@ const M = {
   ruleMismatchSamples: [],
   seqGaps: 0,
   overtaken: 0,      // acts refused because another seat's answer closed their window first
+  inFlight: 0,       // acts sent and not yet acked or refused, now
+  inFlightSamples: [], // inFlight every 10 ms of the measured window (Little's law: mean = rate x mean wait)
   protocolNotes: new Set(),
   totalAnswers: 0,
   samples: [],       // --samples-out lines
@@ -269,10 +277,12 @@ class MatchTrack {
   actSent(measured) {
     const rec = { sentAt: performance.now(), measured, k: this.acts.length };
     this.acts.push(rec);
+    M.inFlight += 1;
     if (measured) M.actsSent += 1;
     return rec;
   }
   acked(rec) {
+    M.inFlight -= 1;
     M.totalAnswers += 1;
     if (rec.measured && M.measuring) {
       M.answers += 1;
@@ -428,7 +438,7 @@ async function bhMatch(slot, seed, track) {
           if (rec) { pending.delete(msg.id); track.acked(rec); } else M.protocolNotes.add("ack for an unknown act id");
           if (typeof msg.seq !== "number") M.protocolNotes.add("ack without a numeric seq");
         } else if (msg.t === "error") {
-          pending.delete(msg.id);
+          if (pending.delete(msg.id)) M.inFlight -= 1;
           noteError(msg.code);
         }
       });
@@ -513,7 +523,7 @@ async function bhGenericMatch(slot, seed, track) {
           const rec = pending.get(msg.id);
           if (rec) { pending.delete(msg.id); track.acked(rec); } else M.protocolNotes.add("ack for an unknown act id");
         } else if (msg.t === "error") {
-          pending.delete(msg.id);
+          if (pending.delete(msg.id)) M.inFlight -= 1;
           if (msg.code === "unknown_prompt" && overtaken.has(msg.id)) M.overtaken += 1;
           else noteError(msg.code);
         }
@@ -599,7 +609,7 @@ async function colyMatch(slot, seed, track) {
           const rec = pending.get(a.id);
           if (rec) { pending.delete(a.id); track.acked(rec); }
         });
-        room.onMessage("act_error", (e) => { pending.delete(e.id); noteError(e.code); });
+        room.onMessage("act_error", (e) => { if (pending.delete(e.id)) M.inFlight -= 1; noteError(e.code); });
         room.onMessage("event", (ev) => {
           for (const e of (ev.events || [ev])) if (e.kind === "match_ended") track.clientEnded();
         });
@@ -675,7 +685,9 @@ async function main() {
   const t0 = performance.now();
   M.measuring = true;
   M.windowStart = performance.now();
+  const sampler = setInterval(() => M.inFlightSamples.push(M.inFlight), 10);
   await sleep(SECONDS * 1000);
+  clearInterval(sampler);
   M.measuring = false;
   const wall = (performance.now() - t0) / 1000;
   const after = SERVER_PID ? processTree(SERVER_PID) : null;
@@ -694,7 +706,10 @@ async function main() {
     ramp_s: rampS, slots_playing: connectedSlots.size,
     answers: M.answers, answers_per_s: Math.round(M.answers / wall),
     matches_ended: M.matchesEnded, matches_per_s: Math.round((M.matchesEnded / wall) * 10) / 10,
-    ack_ms: { p50: pct(ack, 50), p90: pct(ack, 90), p99: pct(ack, 99), n: ack.length },
+    ack_ms: { p50: pct(ack, 50), p90: pct(ack, 90), p99: pct(ack, 99), mean: mean(ack), n: ack.length },
+    // acts awaiting their ack or refusal, averaged over the window: under a closed loop
+    // that saturates the server, mean ack latency = this / answers per second
+    in_flight_mean: mean(M.inFlightSamples),
     spectator_ms: { p50: pct(spec, 50), p99: pct(spec, 99), n: spec.length },
     server_cpu_s: cpu ? Math.round(cpu.server * 100) / 100 : null,
     redis_cpu_s: cpu ? Math.round(cpu.redis * 100) / 100 : null,

@@ -55,6 +55,15 @@ def spectators(node: ServerProcess, match_id: str) -> int:
     return httpx.get(f"{node.url}/matches/{match_id}", timeout=5).json()["spectators"]
 
 
+async def counted(nodes: tuple[ServerProcess, ...], match_id: str, expected: int, within: float = 5) -> None:
+    """Every node's public count of the match's spectators reaches `expected` (each node
+    writes its own count FLUSH_S after a change)."""
+    deadline = time.monotonic() + within
+    while (counts := [spectators(node, match_id) for node in nodes]) != [expected] * len(nodes):
+        assert time.monotonic() < deadline, f"counts {counts}, expected {expected} on every node"
+        await asyncio.sleep(0.1)
+
+
 def metric(node: ServerProcess, name: str) -> float:
     for line in httpx.get(f"{node.url}/metrics", timeout=5).text.splitlines():
         if line.startswith(name + " "):
@@ -81,8 +90,7 @@ async def test_a_spectator_on_another_node_sees_what_the_owners_see_and_nothing_
     deadline = time.monotonic() + 10
     while not all(seen.values()) and time.monotonic() < deadline:  # both welcomed
         await asyncio.sleep(0.05)
-    await asyncio.sleep(0.5)  # each node's count reaches Redis
-    assert spectators(owner, match_id) == 2 and spectators(other, match_id) == 2
+    await counted((owner, other), match_id, 2)
     assert metric(other, "battlehall_mirrors") >= 1  # the other node copies the match, it does not run it
 
     seats = list(created["tokens"])
@@ -121,8 +129,7 @@ async def test_a_spectator_on_another_node_sees_what_the_owners_see_and_nothing_
             secret = secrets_at[max(m for m in marks if m <= message["seq"])]
             leaked = [a for a in atoms(message, []) if a in secret]
             assert not leaked, f"{message['t']} {message['seq']}: {leaked} leaked"
-    await asyncio.sleep(0.5)
-    assert spectators(owner, match_id) == 0 and spectators(other, match_id) == 0
+    await counted((owner, other), match_id, 0)
 
 
 async def test_the_stream_delay_holds_on_another_node(two_nodes):
@@ -151,8 +158,7 @@ async def test_the_stream_delay_holds_on_another_node(two_nodes):
     await owners.hello(created["spectator_token"], resume=0)
     on_owner = await owners.recv_until(lambda m: m["t"] == "event" and m["seq"] == event["seq"], timeout=5)
     assert on_owner == event
-    await asyncio.sleep(0.5)
-    assert spectators(owner, match_id) == 3 == spectators(other, match_id)
+    await counted((owner, other), match_id, 3)
     for conn in (alice, early, late, owners):
         await conn.close()
 
