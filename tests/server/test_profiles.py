@@ -228,7 +228,17 @@ async def test_settling_one_match_twice_at_once_rates_it_once(srv, redis_url):
     assert shown["ratings"]["hourglass"]["matches"] == 3 and len(shown["history"]["hourglass"]) == 3
 
 
-def test_the_leaderboard_is_paged_and_checks_its_query(srv):
+async def test_the_leaderboard_is_paged_and_checks_its_query(srv, redis_url):
+    # Two rated players of its own: the test must not rely on others of the module having
+    # run first on the same worker.
+    cy, di = guest(srv, "Cy Pages"), guest(srv, "Di Pages")
+    meta = {"ruleset": "hourglass", "seats": ["a", "b"], "rated": True,
+            "profiles": {"a": cy["profile"], "b": di["profile"]}}
+    r = aioredis.from_url(redis_url)
+    try:
+        assert await settle(r, "m_pages000000000", meta, make_result("fell", [["a"], ["b"]]), 60)
+    finally:
+        await r.aclose()
     first = httpx.get(f"{srv.url}/leaderboard/hourglass", params={"limit": 1}).json()
     assert first["total"] >= 2 and len(first["players"]) == 1 and first["next"] == "1"
     second = httpx.get(f"{srv.url}/leaderboard/hourglass", params={"limit": 1, "cursor": first["next"]}).json()
