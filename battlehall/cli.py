@@ -134,7 +134,10 @@ def cmd_serve(args) -> int:
         # After uvicorn's logging setup: every WebSocket opened and closed is logged at
         # --log-level debug only.
         connection_log.setLevel(logging.NOTSET if args.log_level in ("debug", "trace") else logging.WARNING)
-        Server(config).run()
+        try:
+            Server(config).run()
+        except KeyboardInterrupt:  # Ctrl-C, once the server has shut down (as uvicorn.run does)
+            pass
     finally:
         if embedded:
             embedded.stop()

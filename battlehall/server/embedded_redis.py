@@ -115,8 +115,12 @@ class EmbeddedRedis:
             "--loglevel", "warning",
             "--logfile", str(self.data_dir / "redis.log"),
         ]
+        # A session of its own: Ctrl-C in a terminal signals the whole foreground group, and
+        # Redis must outlive the server's shutdown (its last writes, its drain), which stops
+        # it last. If the server dies instead, _die_with_parent stops it.
         self.process = process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                  stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+                                                  stderr=subprocess.PIPE, preexec_fn=_die_with_parent,
+                                                  start_new_session=True)
         deadline = time.monotonic() + timeout
         while not self._answers_ping():  # not just listening: done loading its data too
             if process.poll() is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -352,3 +353,31 @@ def test_the_readmes_server_with_an_api_key_opens_the_operator_routes(tmp_path):
         assert aborted.status_code == 200 and aborted.json()["status"] == "finished", aborted.text
     finally:
         server.stop()
+
+
+def test_ctrl_c_stops_the_server_first_and_its_private_redis_after_it(tmp_path):
+    """`make serve` and Ctrl-C: the terminal signals the whole foreground group. The private
+    Redis must not go with the signal, under the server's shutdown (its last writes, its
+    drain): the server stops it once done, and says nothing went wrong."""
+    from servers import ServerProcess
+    from stopping import wait_or_report
+
+    server = ServerProcess(tmp_path).start()
+    created = server.create(ruleset="duel")
+    socket_path = tmp_path / "redis" / "redis.sock"
+    assert socket_path.exists()
+    os.killpg(server.proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    log = tmp_path / f"server-{server.port}.log"
+    assert wait_or_report(server.proc, 30, logs=[log]) == 0
+    said = log.read_text()
+    assert "Traceback" not in said and " ERROR " not in said and "restarting it" not in said, said
+    deadline = time.monotonic() + 10
+    while socket_path.exists():  # Redis shut down cleanly: it removes its socket
+        assert time.monotonic() < deadline, "the private Redis outlived the server"
+        time.sleep(0.05)
+    # The match is still there for the next start.
+    again = ServerProcess(tmp_path).start()
+    try:
+        assert httpx.get(f"{again.url}/matches/{created['match']}", timeout=5).status_code == 200
+    finally:
+        again.stop()
