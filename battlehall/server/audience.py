@@ -123,14 +123,14 @@ class Audience:
         commands += [("HGETALL", hash_key(match_id)) for match_id in reads]
         if not commands:
             return
+        if reads:  # the next read READ_S from now, whether or not Redis answers this one
+            self.read_at = time.monotonic() + READ_S
         try:
             replies = await self.upkeep.call(commands)
         except StoreUnavailable as exc:  # Redis away: the next round writes them
             log.debug("writing spectator counts failed: %r", exc)
             self.dirty |= set(ids)
             return
-        if reads:
-            self.read_at = time.monotonic() + READ_S
         for match_id, fields in zip(reads, replies[len(replies) - len(reads):]):
             if match_id in self.tracked:
                 self.others[match_id] = self._others(as_fields(fields), now)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 
 import pytest
@@ -101,6 +102,31 @@ async def test_a_change_between_reads_does_not_put_the_next_read_off(redis_url):
             await asyncio.sleep(0.02)
         assert audience.count("m_gap") == 5
         assert time.monotonic() - read_due < 0.3  # read when due, not READ_S after the change
+    finally:
+        await audience.close()
+        await store.close()
+
+
+async def test_redis_away_is_tried_again_once_a_read_interval_not_in_a_loop():
+    """With Redis not answering, the writer task waits READ_S between tries: the read that
+    failed is not due at once again."""
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    store = Store(f"redis://127.0.0.1:{port}/0")
+    audience = Audience(store, "node-1", lambda m: 1)
+    calls = []
+    call = audience.upkeep.call
+
+    async def counted(commands):
+        calls.append(time.monotonic())
+        return await call(commands)
+
+    audience.upkeep.call = counted
+    try:
+        audience.changed("m_away")
+        await asyncio.sleep(2.5 * READ_S)
+        assert 2 <= len(calls) <= 4, f"{len(calls)} tries in {2.5 * READ_S} s"
     finally:
         await audience.close()
         await store.close()

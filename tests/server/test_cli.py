@@ -14,7 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from servers import free_port, bearer
+from servers import ServerProcess, free_port, bearer
+from stopping import wait_or_report
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -335,8 +336,6 @@ def test_the_readmes_server_with_an_api_key_opens_the_operator_routes(tmp_path):
     """The README showed no way to start the server with a key: /operator was a dead end."""
     import re
 
-    from servers import ServerProcess
-
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     found = re.search(r'^make serve ARGS="([^"]*)"', readme, re.M)
     assert found, "the README shows no `make serve ARGS=...` with a key"
@@ -359,9 +358,6 @@ def test_ctrl_c_stops_the_server_first_and_its_private_redis_after_it(tmp_path):
     """`make serve` and Ctrl-C: the terminal signals the whole foreground group. The private
     Redis must not go with the signal, under the server's shutdown (its last writes, its
     drain): the server stops it once done, and says nothing went wrong."""
-    from servers import ServerProcess
-    from stopping import wait_or_report
-
     server = ServerProcess(tmp_path).start()
     created = server.create(ruleset="duel")
     socket_path = tmp_path / "redis" / "redis.sock"
