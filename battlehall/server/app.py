@@ -204,6 +204,8 @@ def create_app(settings: Settings) -> Starlette:
         if found is not None:
             raise found
 
+    # One budget per address for every route that makes a match: POST /matches, POST
+    # /bot-matches and rematches (quick play's joins have their own).
     creations = CreationLimit(settings.create_per_min, settings.create_burst)
     players = PlayerApi(PlayerSettings.of(settings), hub_of, ORJSONResponse, settings.api_key)
 
@@ -240,7 +242,9 @@ def create_app(settings: Settings) -> Starlette:
             except BindingGone:
                 raise errors.BadRequest(f"{BINDING_HEADER} names no binding a node handed over") from None
         else:
-            bound = await players.bind(request, binding, req["seats"])
+            operator = bool(settings.api_key)  # with a key, check_key let only its holders in
+            bound = {**await players.bind(request, binding, req["seats"], operator),
+                     "made_by": "operator" if operator else "player"}
         created = await placement.create(body, req, bound, placed)
         return ORJSONResponse(created, status_code=201)
 
@@ -389,9 +393,9 @@ def create_app(settings: Settings) -> Starlette:
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         *players.routes(),
-        *Rematches(hub_of, settings, ORJSONResponse).routes(),
+        *Rematches(hub_of, settings, ORJSONResponse, creations).routes(),
         *queue_routes.routes(settings, ORJSONResponse),
-        *bot_matches.routes(settings, hub_of, ORJSONResponse),
+        *bot_matches.routes(settings, hub_of, ORJSONResponse, creations),
         *tv.routes(),  # before web's /tv/{ruleset} page
         *web.routes(settings.frame_ancestors),
     ]

@@ -7,8 +7,9 @@ The match is made like a quick-play match (the ruleset's default options, the qu
 clock, placed on the least loaded node, private), with `"bots"` naming the bot seats and
 `"when_away": "bot"`: if the player leaves, a bot finishes the match for them too. It is
 not rated (a bot has no rating); with a proven `profile`, the player's seat is bound to
-it, so the match is among the profile's recent matches. No API key is needed, and each
-address may make `BATTLEHALL_CREATE_BURST` at once, then `BATTLEHALL_CREATE_PER_MIN` a minute.
+it, so the match is among the profile's recent matches. No API key is needed; each
+request spends the address's creation budget, the one POST /matches and rematches
+spend (`BATTLEHALL_CREATE_BURST` at once, then `BATTLEHALL_CREATE_PER_MIN` a minute).
 """
 
 from __future__ import annotations
@@ -57,19 +58,19 @@ def create_body(body) -> tuple[dict, str, str | None]:
              "when_away": "bot", "bots": {bot: level for bot in bots}}, name, profile)
 
 
-def routes(settings, hub_of, json_response) -> list[Route]:
-    """The route; `json_response(content, status_code)` is app.py's (refusals are raised: errors.py)."""
-    creations = CreationLimit(settings.create_per_min, settings.create_burst)
+def routes(settings, hub_of, json_response, creations: CreationLimit) -> list[Route]:
+    """The route; `json_response(content, status_code)` is app.py's (refusals are raised:
+    errors.py), `creations` its creation budget."""
     jwt_key = PlayerSettings.of(settings).jwt_key
 
     async def create(request: Request) -> Response:
         creations.spend(request.client and request.client.host, "created too many matches")
         body, seat, profile = create_body(await json_body(request))
         hub = hub_of(request)
-        bound = {}
+        bound: dict = {"made_by": "bot"}
         if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
             profile = await prove_profile(Profiles(hub.store.redis), jwt_key, profile, bearer(request))
-            bound = {"profiles": {seat: profile}, "rated": False}
+            bound.update(profiles={seat: profile}, rated=False)
         # A SetupError is answered 400 bad_setup, a StoreUnavailable 503 (app.py's handlers).
         created = await hub.placement.create(body, validate.create_request(body, settings.caster_min_delay_ms), bound)
         # The player's own token only: the spectator token would show them nothing more.

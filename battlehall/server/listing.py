@@ -2,7 +2,10 @@
 
 ``bh:public`` (a sorted set by creation time, outside any match's slot, like ``bh:live``)
 holds the public matches (public.py) from their creation until everyone can see that
-they ended: their end plus their stream delay. Private matches are never in it, so a
+they ended: their end plus their stream delay. A match is listed from the time it is
+filed under, its creation's, except a rematch of a match with a stream delay, which is
+filed under the time the old match's end is public (`listed_from`): listing it before
+would tell that the old match ended. The listing reads no score later than now. Private matches are never in it, so a
 listing never reads them. A match is added by the create write; it is taken out by the
 listing itself once its summary shows it finished (or it is gone), so that whichever
 node serves the listing keeps the set short, and a node that died cannot leave one in.
@@ -72,14 +75,14 @@ def parse_query(params) -> Query:
 
 def index_commands(match_id: str, meta: dict) -> list[tuple]:
     """What the create write adds for the listing: a public match goes into `bh:public`."""
-    return [("ZADD", PUBLIC, meta["created_at"], match_id)] if is_public(meta) else []
+    return [("ZADD", PUBLIC, meta.get("listed_from", meta["created_at"]), match_id)] if is_public(meta) else []
 
 
 async def page(hub, query: Query) -> dict:
     """`{"matches": [summary, ...], "next": cursor or None}`: public matches not yet seen
     to end, newest first, after `query.after`, as of their stream delay."""
     redis = hub.store.redis
-    top = query.after[0] if query.after else "+inf"
+    top = min(query.after[0], now_ms()) if query.after else now_ms()  # nothing filed for later
     offset, read = 0, 0
     out: list[dict] = []
     last: tuple[int, str] | None = None

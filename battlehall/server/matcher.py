@@ -226,4 +226,4 @@ class Matcher:
 
     async def create(self, body: dict, bound: dict) -> dict:
         """The match, placed as POST /matches places one (placement.py)."""
-        return await self.hub.placement.create(body, validate.create_request(body), bound)
+        return await self.hub.placement.create(body, validate.create_request(body), {**bound, "made_by": "quick_play"})

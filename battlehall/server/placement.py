@@ -76,9 +76,10 @@ class Placement:
     async def create(self, body: dict, request: dict, bound: dict, placed: bool = False) -> dict:
         """Make the match where placement says; the create answer. `body` is the create
         body as given (without `profiles` and `rated`), `request` the same validated,
-        `bound` its seats' profiles (`{}`, or `{"profiles", "rated"}`, already proven).
-        `placed`: another node placed it here. SetupError if the ruleset refuses it,
-        StoreUnavailable if Redis does not answer."""
+        `bound` what the route adds to the meta: `made_by`, and its seats' profiles
+        (`"profiles"` and `"rated"`, already proven) when it binds them. `placed`: another
+        node placed it here. SetupError if the ruleset refuses it, StoreUnavailable if
+        Redis does not answer."""
         if not placed:
             found = await self.choose()
             if found is not None:
@@ -86,7 +87,7 @@ class Placement:
                 if created is not None:
                     return created
         created = await self.create_here({**request, **bound})
-        if bound:
+        if bound.get("profiles"):
             await self.store.redis.zadd(PENDING, {created["match"]: 0})  # settled at its end (ratings.py)
             created.update(profiles=bound["profiles"], rated=bound["rated"])
         return created

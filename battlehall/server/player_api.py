@@ -59,9 +59,9 @@ class PlayerApi:
             return {}
         return {name: body.pop(name) for name in BINDING_FIELDS if name in body}
 
-    async def bind(self, request: Request, given: dict, seats: list[str]) -> dict:
-        """`bind_seats` on this request's Redis."""
-        return await bind_seats(self.profiles(request), self.settings.jwt_key, given, seats)
+    async def bind(self, request: Request, given: dict, seats: list[str], operator: bool) -> dict:
+        """`bind_seats` on this request's Redis; `operator`: the request carries the API key."""
+        return await bind_seats(self.profiles(request), self.settings.jwt_key, given, seats, operator)
 
     # -- the routes ------------------------------------------------------------------------
 
@@ -141,16 +141,24 @@ class PlayerApi:
         return response
 
 
-async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, seats: list[str]) -> dict:
+async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, seats: list[str],
+                     operator: bool = False) -> dict:
     """`{"profiles": {seat: profile id}, "rated": bool}` for a new match's meta ({} when
     nothing is bound), from the create body's `profiles` and `rated`; SetupError (400) or
     errors.Unauthorized or a TokenRefused (401) naming the field. (Quick play proves each join's profile with
-    `prove_profile` instead, and the matcher binds the seats.)"""
+    `prove_profile` instead, and the matcher binds the seats.)
+
+    Only the `operator` (a request with the API key) makes a rated match here: a rated
+    match binds every seat, so its caller would hold every seat's secret, and could rate
+    one profile of theirs against another as often as it likes."""
     rated = given.get("rated")
     if rated is None:
         rated = False
     if not isinstance(rated, bool):
         raise SetupError("rated", "must be true or false")
+    if rated and not operator:
+        raise SetupError("rated", "a rated match is made by quick play, or by the operator with the API key: "
+                                  "one caller proving every seat's profile does not make one")
     asked = given.get("profiles")
     if asked is None:
         asked = {}

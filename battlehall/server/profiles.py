@@ -13,6 +13,8 @@ players and the leaderboard is one script on one Redis Cluster slot (ratings.py)
     bh:{profiles}:sub:<sha256(sub)> the profile of an operator's player (vouch.py)
     bh:{profiles}:done:<match>      a bound match already settled (ratings.py)
     bh:{profiles}:pending           sorted set: bound matches not settled yet, by creation time
+    bh:{profiles}:met:<ruleset>:<a>:<b>  sorted set: the rated matches of profiles a < b
+                                    together, by end time, for a day (ratings.PAIR_LIMIT)
 
 Only the SHA-256 of a secret is kept: a copy of Redis does not let anyone rename a player.
 """
@@ -59,6 +61,11 @@ def leaderboard_key(ruleset: str) -> str:
 
 def done_key(match_id: str) -> str:
     return f"{PREFIX}done:{match_id}"
+
+
+def met_key(ruleset: str, a: str, b: str) -> str:
+    """The rated matches two profiles played together (`a` < `b`), by when they ended."""
+    return f"{PREFIX}met:{ruleset}:{a}:{b}"
 
 
 def _sub_key(sub: str) -> str:

@@ -15,6 +15,17 @@ with profiles are listed in `pending` from their creation until settled; the swe
 settles those whose end was never handled (the node died between the end and the
 ratings). Aborted and abandoned matches, and matches created without `"rated": true`,
 are recorded in recent matches but not rated.
+
+What makes a result count (`unrated_reason`), as the rating sites players trust decide it:
+a match created rated (by quick play, a rematch of a rated match, or the operator: a
+caller who proves every seat's profile does not make one, player_api.py), not aborted
+or abandoned, in which every bound seat answered at least `MIN_OWN_ANSWERS` prompts
+itself (a resign at once, or a seat that never played, rates nobody), and, unless the
+operator made it, between profiles no two of which already have `PAIR_LIMIT` rated
+results in the ruleset within `PAIR_WINDOW_S` (farming one profile with another stops
+moving ratings). A match with a stream delay is settled once its end is public: its
+end plus the delay, so a profile or the leaderboard never tells a result before the
+stream does.
 """
 
 from __future__ import annotations
@@ -28,7 +39,8 @@ from openskill.models import PlackettLuce
 
 from . import profiles as keys
 from .clock import now_ms
-from .store import LIVE
+from .public import as_of_delay
+from .store import LIVE, key, unpack
 
 log = logging.getLogger("battlehall.ratings")
 
@@ -38,6 +50,14 @@ SETTLE_ATTEMPTS = 8  # rereads when another match of the same players settled in
 SWEEP_S = 15.0
 SWEEP_BATCH = 500
 DONE_MARGIN_S = 86_400  # the done mark outlives the match by this much
+#: Answers each bound seat must have made itself (not a timeout, an automatic pass or a
+#: bot standing in) for the match to be rated: lichess' "two moves each" in any ruleset.
+MIN_OWN_ANSWERS = 2
+#: Rated results between the same two profiles in a ruleset, per PAIR_WINDOW_S, past
+#: which their matches are no longer rated (matches the operator made are not limited).
+PAIR_LIMIT = 5
+PAIR_WINDOW_S = 86_400
+LOG_PAGE = 64  # log entries read at a time while counting own answers
 
 
 @dataclass(frozen=True)
@@ -78,7 +98,55 @@ def teams_of(result: dict) -> tuple[list[list[str]], list[int]]:
 
 
 def rated(meta: dict, result: dict) -> bool:
+    """Whether the match was made to be rated and ended in a way that may be: not aborted
+    or abandoned, more than one seat (the rest of `unrated_reason` reads Redis)."""
     return bool(meta.get("rated")) and result["reason"] not in UNRATED_REASONS and len(meta["seats"]) > 1
+
+
+def pairs(profiles: list[str]) -> list[tuple[str, str]]:
+    """Every two of the profiles, each pair in one order (the smaller id first)."""
+    ordered = sorted(profiles)
+    return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:]]
+
+
+async def own_answers(redis, match_id: str, seats: list[str], need: int) -> dict[str, int]:
+    """How many prompts each seat answered itself (an act it sent: an entry with the
+    client's act id and a prompt, which automatic passes, timeouts, resigns and bots lack),
+    counted up to `need` each: the log is read from its start, a page at a time, until
+    every seat has `need` or the log ends."""
+    counts = dict.fromkeys(seats, 0)
+    first = "-"
+    while True:
+        rows = await redis.xrange(key(match_id, "log"), first, "+", count=LOG_PAGE)
+        for _, fields in rows:
+            entry = unpack(fields[b"e"])
+            seat = entry.get("seat")
+            if seat in counts and "prompt" in entry and entry.get("act") is not None and "bot" not in entry:
+                counts[seat] += 1
+        if len(rows) < LOG_PAGE or all(n >= need for n in counts.values()):
+            return counts
+        first = f"{int(rows[-1][0].split(b'-')[0]) + 1}-0"  # ids are "<seq>-0" (store.py)
+
+
+async def unrated_reason(redis, match_id: str, meta: dict, result: dict, at: int) -> str | None:
+    """None when the match's result moves ratings; else why not (docs/protocol.md "Ratings"):
+    `not_rated`, `aborted`, `abandoned`, `too_short` or `repeated_opponents`."""
+    if not meta.get("rated") or len(meta["seats"]) < 2:
+        return "not_rated"
+    if result["reason"] in UNRATED_REASONS:
+        return result["reason"]
+    bound: dict[str, str] = meta["profiles"]
+    seats = [s for s in meta["seats"] if s in bound]
+    counts = await own_answers(redis, match_id, seats, MIN_OWN_ANSWERS)
+    if any(n < MIN_OWN_ANSWERS for n in counts.values()):
+        return "too_short"
+    if meta.get("made_by") != "operator":
+        pipe = redis.pipeline(transaction=False)
+        for a, b in pairs([bound[s] for s in seats]):
+            pipe.zcount(keys.met_key(meta["ruleset"], a, b), at - PAIR_WINDOW_S * 1000, "+inf")
+        if any(n >= PAIR_LIMIT for n in await pipe.execute()):
+            return "repeated_opponents"
+    return None
 
 
 def rate(result: dict, before: dict[str, Rating]) -> dict[str, Rating]:
@@ -98,24 +166,31 @@ def place_of(result: dict, seat: str) -> int:
     return len(result["ranking"])
 
 
-# KEYS: done mark, pending, leaderboard, then per player: ratings, history, recent.
-# ARGV: match id, ruleset, done ttl, rated (1/0), then per player: profile id, rating read
+# KEYS: done mark, pending, leaderboard, then per player: ratings, history, recent; then,
+# when rated, one "met" sorted set per pair of players.
+# ARGV: match id, ruleset, done ttl, rated (1/0), number of players, the time (ms), the
+# oldest meeting kept (ms), the met sets' ttl, then per player: profile id, rating read
 # ("" for none), new rating, shown rating, history entry, recent entry.
 SETTLE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('ZREM', KEYS[2], ARGV[1])
   return 0
 end
-local players = (#KEYS - 3) / 3
+local players = tonumber(ARGV[5])
 local rate = ARGV[4] == '1'
 if rate then
   for i = 0, players - 1 do
     local current = redis.call('HGET', KEYS[4 + 3 * i], ARGV[2]) or ''
-    if current ~= ARGV[6 + 6 * i] then return -1 end
+    if current ~= ARGV[10 + 6 * i] then return -1 end
+  end
+  for k = 4 + 3 * players, #KEYS do
+    redis.call('ZADD', KEYS[k], ARGV[6], ARGV[1])
+    redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', '(' .. ARGV[7])
+    redis.call('EXPIRE', KEYS[k], ARGV[8])
   end
 end
 for i = 0, players - 1 do
-  local a = 5 + 6 * i
+  local a = 9 + 6 * i
   if rate then
     redis.call('HSET', KEYS[4 + 3 * i], ARGV[2], ARGV[a + 2])
     redis.call('ZADD', KEYS[3], ARGV[a + 3], ARGV[a])
@@ -131,50 +206,30 @@ return 1
 """ % {"history": keys.HISTORY_KEPT, "recent": keys.RECENT_KEPT}
 
 
-async def settle(redis, match_id: str, meta: dict, result: dict, retention_s: int) -> bool:
-    """Rate the ended match (when rated) and record it in its players' recent matches,
-    unless that was done already. True if this call did it."""
+async def settle(redis, match_id: str, meta: dict, result: dict, retention_s: int,
+                 ended_at: int | None = None) -> bool:
+    """Rate the ended match (when its result counts: `unrated_reason`) and record it in its
+    players' recent matches, unless that was done already. True if this call did it.
+    `ended_at`: when it ended, if known (else now)."""
     bound: dict[str, str] = meta.get("profiles") or {}
     if not bound:
         return False
-    ruleset = meta["ruleset"]
+    if await redis.exists(keys.done_key(match_id)):
+        await redis.zrem(keys.PENDING, match_id)
+        return False
+    at = now_ms() if ended_at is None else ended_at
+    why = await unrated_reason(redis, match_id, meta, result, at)
     seats = [s for s in meta["seats"] if s in bound]
-    is_rated = rated(meta, result)
     for _ in range(SETTLE_ATTEMPTS):
-        if await redis.exists(keys.done_key(match_id)):
-            await redis.zrem(keys.PENDING, match_id)
-            return False
         pipe = redis.pipeline(transaction=False)
         for seat in seats:
-            pipe.hget(keys.ratings_key(bound[seat]), ruleset)
+            pipe.hget(keys.ratings_key(bound[seat]), meta["ruleset"])
             pipe.hget(keys.profile_key(bound[seat]), "name")
         found = await pipe.execute()
         read = {seat: found[2 * i] for i, seat in enumerate(seats)}
         names = {seat: keys._text(found[2 * i + 1]) if found[2 * i + 1] is not None else None
                  for i, seat in enumerate(seats)}
-        before = {seat: Rating.of(orjson.loads(read[seat]) if read[seat] is not None else None) for seat in seats}
-        after = rate(result, before) if is_rated else {}
-        at = now_ms()
-        players = [{"seat": s, "profile": bound[s], "name": names[s]} for s in seats]
-        script_keys = [keys.done_key(match_id), keys.PENDING, keys.leaderboard_key(ruleset)]
-        args: list = [match_id, ruleset, int(retention_s) + DONE_MARGIN_S, 1 if is_rated else 0]
-        for seat in seats:
-            profile_id = bound[seat]
-            script_keys += [keys.ratings_key(profile_id), keys.history_key(profile_id, ruleset),
-                            keys.recent_key(profile_id)]
-            recent = {"match": match_id, "ruleset": ruleset, "ended_at": at, "seat": seat,
-                      "place": place_of(result, seat), "places": len(result["ranking"]),
-                      "won": seat in result["winners"], "reason": result["reason"], "rated": is_rated,
-                      "players": players}
-            if is_rated:
-                new = after[seat]
-                recent["rating_before"], recent["rating_after"] = before[seat].shown, new.shown
-                history = {"match": match_id, "at": at, "place": recent["place"], "before": before[seat].shown,
-                           **new.as_data()}
-                args += [profile_id, read[seat] or b"", orjson.dumps(new.as_data()), new.shown,
-                         orjson.dumps(history), orjson.dumps(recent)]
-            else:
-                args += [profile_id, read[seat] or b"", b"", 0, b"", orjson.dumps(recent)]
+        script_keys, args = _settle_call(match_id, meta, result, retention_s, at, why, read, names)
         outcome = await redis.register_script(SETTLE)(keys=script_keys, args=args)  # EVALSHA, loaded on NOSCRIPT
         if outcome == 1:
             return True
@@ -185,30 +240,71 @@ async def settle(redis, match_id: str, meta: dict, result: dict, retention_s: in
     return False
 
 
+def _settle_call(match_id: str, meta: dict, result: dict, retention_s: int, at: int, why: str | None,
+                 read: dict, names: dict) -> tuple[list, list]:
+    """SETTLE's KEYS and ARGV, from the ratings `read` (seat -> stored JSON or None) and names."""
+    bound: dict[str, str] = meta["profiles"]
+    ruleset = meta["ruleset"]
+    seats = [s for s in meta["seats"] if s in bound]
+    is_rated = why is None
+    before = {seat: Rating.of(orjson.loads(read[seat]) if read[seat] is not None else None) for seat in seats}
+    after = rate(result, before) if is_rated else {}
+    players = [{"seat": s, "profile": bound[s], "name": names[s]} for s in seats]
+    script_keys = [keys.done_key(match_id), keys.PENDING, keys.leaderboard_key(ruleset)]
+    args: list = [match_id, ruleset, int(retention_s) + DONE_MARGIN_S, 1 if is_rated else 0, len(seats),
+                  at, at - PAIR_WINDOW_S * 1000, PAIR_WINDOW_S]
+    for seat in seats:
+        profile_id = bound[seat]
+        script_keys += [keys.ratings_key(profile_id), keys.history_key(profile_id, ruleset),
+                        keys.recent_key(profile_id)]
+        recent = {"match": match_id, "ruleset": ruleset, "ended_at": at, "seat": seat,
+                  "place": place_of(result, seat), "places": len(result["ranking"]),
+                  "won": seat in result["winners"], "reason": result["reason"], "rated": is_rated,
+                  **({} if is_rated else {"unrated_reason": why}), "players": players}
+        if is_rated:
+            new = after[seat]
+            recent["rating_before"], recent["rating_after"] = before[seat].shown, new.shown
+            history = {"match": match_id, "at": at, "place": recent["place"], "before": before[seat].shown,
+                       **new.as_data()}
+            args += [profile_id, read[seat] or b"", orjson.dumps(new.as_data()), new.shown,
+                     orjson.dumps(history), orjson.dumps(recent)]
+        else:
+            args += [profile_id, read[seat] or b"", b"", 0, b"", orjson.dumps(recent)]
+    if is_rated:
+        script_keys += [keys.met_key(ruleset, a, b) for a, b in pairs([bound[s] for s in seats])]
+    return script_keys, args
+
+
 # -- when a match ends, and the sweep -----------------------------------------------------
 
 _settling: set[asyncio.Task] = set()
 
 
 def match_ended(hub, match_id: str, meta: dict, result: dict) -> None:
-    """The hub's end-of-match hook: settle a match with profiles, in the background (a
-    failure leaves it pending, for the sweep)."""
+    """The hub's end-of-match hook: settle a match with profiles, in the background, once
+    its end is public (a failure, or this node's death before then, leaves it pending, for
+    the sweep)."""
     if not meta.get("profiles") or not hub.store.persist:
         return
-    task = asyncio.get_running_loop().create_task(_settle_logged(hub, match_id, meta, result))
+    task = asyncio.get_running_loop().create_task(_settle_logged(hub, match_id, meta, result, now_ms()))
     _settling.add(task)
     task.add_done_callback(_settling.discard)
 
 
-async def _settle_logged(hub, match_id: str, meta: dict, result: dict) -> None:
+async def _settle_logged(hub, match_id: str, meta: dict, result: dict, ended_at: int) -> None:
+    # Ratings, the leaderboard and recent matches tell the result: not before the stream does.
+    delay_ms = meta["spectators"]["delay_ms"]
+    if delay_ms:
+        await asyncio.sleep(delay_ms / 1000)
     try:
-        await settle(hub.store.redis, match_id, meta, result, hub.settings.retention_s)
+        await settle(hub.store.redis, match_id, meta, result, hub.settings.retention_s, ended_at)
     except Exception as exc:  # Redis away: the match stays pending, the sweep settles it
         log.warning("match %s: could not settle its ratings yet: %r", match_id, exc)
 
 
 async def settle_pending(hub) -> int:
-    """Settle the pending matches that have ended; drop those that no longer exist."""
+    """Settle the pending matches whose end is public (their end plus their stream delay
+    has passed); drop those that no longer exist."""
     redis = hub.store.redis
     ids = [keys._text(m) for m in await redis.zrange(keys.PENDING, 0, -1)]
     settled = 0
@@ -224,8 +320,8 @@ async def settle_pending(hub) -> int:
             if summary is None:  # deleted, or past its retention: nothing to rate any more
                 await redis.zrem(keys.PENDING, match_id)
                 continue
-            if summary["status"] != "finished":
-                continue
+            if (await as_of_delay(hub.store, summary, now_ms()))["status"] != "finished":
+                continue  # live, or its end still inside its stream delay
             meta = await hub.meta(match_id)
             if meta is not None:
                 settled += await settle(redis, match_id, meta, summary["result"], hub.settings.retention_s)

@@ -12,6 +12,12 @@ The new match is the old one played again: same ruleset, options, setup, clock, 
 and caster settings, labels, bots, profile bindings and `rated`, a fresh seed, and the seats'
 order rotated by one (the first seat moves to the end), which changes who goes first.
 Seat names stay with their players, so each player keeps their name and profile.
+
+A rematch is a creation like any other: the acceptance that makes it takes a token of the
+node's creation budget for its address (the one POST /matches and POST /bot-matches
+take), and on a server with an API key a match the operator made with it (`made_by`
+"operator") is not played again without it: its players are answered 403 `forbidden`
+(quick-play and bot matches, which need no key, may be).
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from starlette.routing import Route
 
 from ..engine.errors import SetupError
 from . import auth, errors, validate
+from .clock import now_ms
+from .creation_limit import CreationLimit
 from .store import key
 
 #: How long a creation may hold the `rematch_of` claim before another acceptance may try again.
@@ -41,6 +49,19 @@ def rotated(seats: list[str]) -> list[str]:
     return seats[1:] + seats[:1]
 
 
+#: How a match was made (its meta's `made_by`): the routes that need no API key on a keyed server.
+KEYLESS_ORIGINS = ("quick_play", "bot")
+
+
+def made_by(meta: dict) -> str:
+    """`player` (POST /matches without a key), `operator` (with it), `quick_play` or `bot`;
+    a match made before the field was recorded: from its label."""
+    if "made_by" in meta:
+        return meta["made_by"]
+    queue = (meta.get("label") or {}).get("queue")
+    return {"quick play": "quick_play", "bot": "bot"}.get(str(queue), "player")
+
+
 def create_body(meta: dict) -> dict:
     """The POST /matches body of the rematch (validated as any other)."""
     return {**{name: meta[name] for name in COPIED if name in meta}, "seats": rotated(meta["seats"])}
@@ -49,10 +70,11 @@ def create_body(meta: dict) -> dict:
 class Rematches:
     """The two routes, on the hub's Redis. `json_response` is app.py's; refusals are raised (errors.py)."""
 
-    def __init__(self, hub_of, settings, json_response):
+    def __init__(self, hub_of, settings, json_response, creations: CreationLimit):
         self.hub_of = hub_of
         self.settings = settings
         self.json = json_response
+        self.creations = creations  # app.py's: one budget for every route that makes a match
 
     def routes(self) -> list:
         return [Route("/matches/{match_id}/rematch", self.offer, methods=["POST"]),
@@ -71,7 +93,10 @@ class Rematches:
             meta, state = await self._finished(hub, match_id)
             seat = self._seat(meta, request.headers.get("authorization", ""))
             if offering:
-                await self._offer(hub, match_id, meta, state, seat)
+                if not self._allowed(meta):
+                    raise errors.Forbidden("this match was made with the server's API key: only its holder "
+                                           "makes another (POST /matches)")
+                await self._offer(hub, match_id, meta, state, seat, request.client and request.client.host)
             return self.json(await self._state(hub, match_id, meta, state, seat))
         except SetupError as exc:  # the ruleset refuses its own old settings (a changed server)
             raise errors.RematchRefused(f"this match cannot be played again: {exc.message}") from None
@@ -96,6 +121,11 @@ class Rematches:
                                       "Authorization: Bearer <token>")
         return found
 
+    def _allowed(self, meta: dict) -> bool:
+        """Whether the server lets the match's players make it again: always without an API
+        key; with one, for the matches made without it (quick play, bot matches)."""
+        return not self.settings.api_key or made_by(meta) in KEYLESS_ORIGINS
+
     @staticmethod
     def _needed(meta: dict, state: dict) -> list[str]:
         """The seats whose offers make the rematch: every seat a player plays, one that
@@ -104,7 +134,7 @@ class Rematches:
         bots = meta.get("bots") or {}
         return [seat for seat in meta["seats"] if seat not in bots]
 
-    async def _offer(self, hub, match_id: str, meta: dict, state: dict, seat: str) -> None:
+    async def _offer(self, hub, match_id: str, meta: dict, state: dict, seat: str, address: str | None) -> None:
         if state["result"] is None:
             raise errors.MatchLive("a rematch is offered once the match has ended")
         redis = hub.store.redis
@@ -119,6 +149,11 @@ class Rematches:
         offered = {s.decode() for s in offered}
         if made or not all(s in offered for s in self._needed(meta, state)):
             return
+        try:  # the acceptance that makes the match spends its address's creation budget
+            self.creations.spend(address, "created too many matches")
+        except errors.RateLimited:
+            await redis.hdel(offers_key, seat)  # not accepted: the seat accepts again after Retry-After
+            raise
         if not await redis.set(key(match_id, "rematch_of"), MAKING, nx=True, ex=CLAIM_S):
             await self._wait_made(redis, match_id)  # another acceptance makes it
             return
@@ -131,8 +166,13 @@ class Rematches:
 
     async def _make(self, hub, match_id: str, meta: dict) -> None:
         request = validate.create_request(create_body(meta), self.settings.caster_min_delay_ms)
-        # The profiles were checked when the old match was made: bound again as they were.
+        # The profiles were checked when the old match was made: bound again as they were,
+        # and the new match was made the way the old one was (its ratings' rules, its rematch).
         bound = {"profiles": meta["profiles"], "rated": meta.get("rated", False)} if meta.get("profiles") else {}
+        bound["made_by"] = made_by(meta)
+        delay_ms = meta["spectators"]["delay_ms"]
+        if delay_ms:  # listed once the old match's end is public: it tells that the old one ended
+            bound["listed_from"] = now_ms() + delay_ms
         created = await hub.placement.create(create_body(meta), request, bound)  # on the least loaded node
         redis = hub.store.redis
         made = {"match": created["match"], "ws": created["ws"], "ws_url": created["ws_url"],
@@ -164,7 +204,7 @@ class Rematches:
         if made:
             rematch = {"match": made["match"], "ws": made["ws"], "ws_url": made["ws_url"], "seat": seat,
                        "token": made[f"token:{seat}"], "seats": rotated(meta["seats"])}
-        return {"match": match_id, "seat": seat, "ended": state["result"] is not None,
+        return {"match": match_id, "seat": seat, "ended": state["result"] is not None, "allowed": self._allowed(meta),
                 "offers": [s for s in meta["seats"] if s in offered],
                 "waiting_for": [s for s in self._needed(meta, state) if s not in offered] if not made else [],
                 "rematch": rematch}

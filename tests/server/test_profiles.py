@@ -22,11 +22,15 @@ from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.player_rating import DEFAULT_RATING, rating
 from battlehall.server.profiles import Profiles
 from battlehall.server.ratings import settle
+from battlehall.server.store import key, pack
 
 from locked_redis import BATTLEHALL_ACL, LockedRedis
 from servers import ServerProcess, free_port
 
 JWT_KEY = "k" * 48
+API_KEY = "profiles-op-key"
+#: A rated POST /matches is the operator's (docs/protocol.md "Binding seats to profiles").
+AS_OPERATOR = {"Authorization": f"Bearer {API_KEY}"}
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +43,8 @@ def redis_url(tmp_path_factory):
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory, redis_url):
     server = ServerProcess(tmp_path_factory.mktemp("profiles"), redis_url=redis_url,
-                           env={"BATTLEHALL_JWT_KEY": JWT_KEY, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"}).start()
+                           env={"BATTLEHALL_JWT_KEY": JWT_KEY, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
+                                "BATTLEHALL_API_KEY": API_KEY}).start()
     yield server
     server.stop()
 
@@ -48,6 +53,18 @@ def guest(srv, name: str) -> dict:
     r = httpx.post(f"{srv.url}/profiles", json={"name": name})
     assert r.status_code == 201, r.text
     return r.json()
+
+
+async def played_log(redis, match_id: str, seats: list[str], answers: int = 2) -> None:
+    """A log in which each seat answered `answers` prompts itself, for matches settled
+    directly (ratings.settle rates only matches both sides really played)."""
+    seq = 0
+    for n in range(answers):
+        for seat in seats:
+            seq += 1
+            entry = {"seq": seq, "last_seq": seq, "at": seq, "seat": seat, "prompt": f"p{seq}",
+                     "option": "strike", "args": {}, "act": n + 1}
+            await redis.xadd(key(match_id, "log"), {"e": pack(entry), "v": pack([])}, id=f"{seq}-0")
 
 
 def token(sub: str, name: str, key: str = JWT_KEY, algorithm: str = "HS256", exp_in: int = 300) -> str:
@@ -102,8 +119,9 @@ def test_profile_creation_is_rate_limited_per_address(tmp_path, redis_url):
 
 def test_binding_seats_is_checked(srv):
     ann, bo = guest(srv, "Ann"), guest(srv, "Bo")
-    def create(**extra):
-        return httpx.post(f"{srv.url}/matches", json={"ruleset": "duel", "seats": ["alice", "bob"], **extra})
+    def create(headers=AS_OPERATOR, **extra):
+        return httpx.post(f"{srv.url}/matches", json={"ruleset": "duel", "seats": ["alice", "bob"], **extra},
+                          headers=headers)
     bind = {"alice": {"profile": ann["profile"], "secret": ann["secret"]}}
     cases = [
         ({"profiles": bind, "rated": True}, 400, "profiles"),  # rated: every seat bound
@@ -125,7 +143,7 @@ async def play_bound(srv, players: dict, rated: bool = True, seed: int = 3) -> d
     body = {"ruleset": "duel", "seats": list(players), "seed": seed, "rated": rated,
             "profiles": {seat: ({"token": p} if isinstance(p, str) else {"profile": p["profile"], "secret": p["secret"]})
                          for seat, p in players.items()}}
-    r = httpx.post(f"{srv.url}/matches", json=body)
+    r = httpx.post(f"{srv.url}/matches", json=body, headers=AS_OPERATOR)
     assert r.status_code == 201, r.text
     created = r.json()
     clients = [Client(srv.url, created["match"], t, seed=i) for i, t in enumerate(created["tokens"].values())]
@@ -217,6 +235,8 @@ async def test_settling_one_match_twice_at_once_rates_it_once(srv, redis_url):
     result = make_result("fell", [["a"], ["b"]])
     r = aioredis.from_url(redis_url)
     try:
+        for n in range(3):
+            await played_log(r, f"m_race000000000{n}", ["a", "b"])
         outcomes = await asyncio.gather(*(settle(r, "m_race0000000000", meta, result, 60) for _ in range(4)))
         assert sorted(outcomes) == [False, False, False, True]
         # A second match of the same players, settled at the same time as a third: both count.
@@ -236,6 +256,7 @@ async def test_the_leaderboard_is_paged_and_checks_its_query(srv, redis_url):
             "profiles": {"a": cy["profile"], "b": di["profile"]}}
     r = aioredis.from_url(redis_url)
     try:
+        await played_log(r, "m_pages000000000", ["a", "b"])
         assert await settle(r, "m_pages000000000", meta, make_result("fell", [["a"], ["b"]]), 60)
     finally:
         await r.aclose()
@@ -278,7 +299,7 @@ def test_bad_tokens_are_refused_with_clear_codes(srv, bad, code):
     assert r.headers["WWW-Authenticate"] == "Bearer"
     other = guest(srv, "Guest Tok")
     r = httpx.post(f"{srv.url}/matches", json={"ruleset": "duel", "seats": ["alice", "bob"],
-                                                 "profiles": {"alice": {"token": bad()}}})
+                                                 "profiles": {"alice": {"token": bad()}}}, headers=AS_OPERATOR)
     assert r.status_code == 401 and r.json()["error"] == {**r.json()["error"], "code": code,
                                                            "path": "profiles.alice.token"}
     del other
@@ -298,7 +319,7 @@ async def test_profiles_and_ratings_need_no_more_than_the_documented_acl(tmp_pat
     locked = LockedRedis(tmp_path / "redis", password="admin-pass",
                          users={"battlehall": f"{BATTLEHALL_ACL} >node-pass"}).start()
     server = ServerProcess(tmp_path, redis_url=locked.url("battlehall", "node-pass"),
-                           env={"BATTLEHALL_JWT_KEY": JWT_KEY}).start()
+                           env={"BATTLEHALL_JWT_KEY": JWT_KEY, "BATTLEHALL_API_KEY": API_KEY}).start()
     try:
         ann, bo = guest(server, "Ann Acl"), guest(server, "Bo Acl")
         await play_bound(server, {"alice": ann, "bob": bo})

@@ -11,6 +11,11 @@ import re
 
 import httpx
 
+from battlehall.client import Client
+from queue_client import wait_matched
+from servers import ServerProcess
+from wsutil import Raw
+
 
 def finished_duel(server, **body) -> dict:
     """A duel at 1 hp whose first prompt times out to its default (strike): over at once."""
@@ -22,8 +27,8 @@ def finished_duel(server, **body) -> dict:
     return created
 
 
-def created_count(server) -> int:
-    text = httpx.get(f"{server.url}/metrics").text
+def created_count(server, headers: dict | None = None) -> int:
+    text = httpx.get(f"{server.url}/metrics", headers=headers).text
     return int(float(re.search(r"^battlehall_matches_created_total (\S+)$", text, re.M).group(1)))
 
 
@@ -38,8 +43,8 @@ def test_two_seats_offer_and_get_one_rotated_match_each_with_only_its_own_token(
 
     first = httpx.post(url, headers=as_seat(alice))
     assert first.status_code == 200, first.text
-    assert first.json() == {"match": created["match"], "seat": "alice", "ended": True, "offers": ["alice"],
-                            "waiting_for": ["bob"], "rematch": None}
+    assert first.json() == {"match": created["match"], "seat": "alice", "ended": True, "allowed": True,
+                            "offers": ["alice"], "waiting_for": ["bob"], "rematch": None}
     seen_by_bob = httpx.get(url, headers=as_seat(bob)).json()
     assert seen_by_bob["offers"] == ["alice"] and seen_by_bob["rematch"] is None
 
@@ -89,7 +94,6 @@ async def test_last_acceptances_at_once_make_one_match(server):
     seats = ["a", "b", "c"]
     created = server.create(ruleset="hourglass", seats=seats, seed=3)
     # Two of three resign: the match ends; every seat offers (resigned ones too), all at once.
-    from wsutil import Raw
     for seat in ("b", "c"):
         conn = await Raw.open(server.url, created["match"])
         assert (await conn.hello(created["tokens"][seat]))["t"] == "welcome"
@@ -110,23 +114,143 @@ async def test_last_acceptances_at_once_make_one_match(server):
     assert all(a.json()["rematch"]["match"] == new for a in answers if a.json()["rematch"])
 
 
-def test_a_rated_match_rematches_rated_with_the_same_profiles(server):
-    ann = httpx.post(f"{server.url}/profiles", json={"name": "Ann Again"}).json()
-    bo = httpx.post(f"{server.url}/profiles", json={"name": "Bo Again"}).json()
-    created = finished_duel(server, rated=True,
-                            profiles={"alice": {"profile": ann["profile"], "secret": ann["secret"]},
-                                      "bob": {"profile": bo["profile"], "secret": bo["secret"]}})
+async def test_a_rated_quick_play_match_rematches_rated_with_the_same_profiles(tmp_path):
+    """A rated match is quick play's (or the operator's): its rematch binds the same profiles,
+    rated, and once played it moves both ratings again."""
+    server = ServerProcess(tmp_path, env={"BATTLEHALL_QUEUE_JOIN_PER_MIN": "0"}).start()
+    try:
+        ann = httpx.post(f"{server.url}/profiles", json={"name": "Ann Again"}).json()
+        bo = httpx.post(f"{server.url}/profiles", json={"name": "Bo Again"}).json()
+        async with httpx.AsyncClient(timeout=30) as http:
+            tickets = []
+            for who in (ann, bo):
+                joined = await http.post(f"{server.url}/queue", json={"ruleset": "duel", "profile": who["profile"]},
+                                         headers=as_seat(who["secret"]))
+                assert joined.status_code == 201, joined.text
+                tickets.append(joined.json()["ticket"])
+            got = [await wait_matched(http, server.url, t) for t in tickets]
+        assert all(g["rated"] for g in got)
+        await play_out(server, got[0]["match"], [g["token"] for g in got])
+        url = f"{server.url}/matches/{got[0]['match']}/rematch"
+        httpx.post(url, headers=as_seat(got[0]["token"]))
+        made = httpx.post(url, headers=as_seat(got[1]["token"])).json()["rematch"]
+        tokens = [httpx.get(url, headers=as_seat(g["token"])).json()["rematch"]["token"] for g in got]
+        await play_out(server, made["match"], tokens)
+        for who, seat in ((ann, got[0]["seat"]), (bo, got[1]["seat"])):
+            recent = await recent_until(server, who["profile"], lambda r: any(m["match"] == made["match"] for m in r))
+            again = next(m for m in recent if m["match"] == made["match"])
+            assert again["rated"] is True and again["seat"] == seat, again
+    finally:
+        server.stop()
+
+
+async def play_out(server, match_id: str, tokens: list[str]) -> None:
+    """Random legal answers from every seat until the match ends."""
+    bots = [Client(server.url, match_id, t, seed=i) for i, t in enumerate(tokens)]
+    await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 60)
+
+
+async def recent_until(server, profile: str, done, within_s: float = 15) -> list[dict]:
+    deadline = time.monotonic() + within_s
+    while not done(recent := httpx.get(f"{server.url}/profiles/{profile}").json()["recent_matches"]):
+        assert time.monotonic() < deadline, recent
+        await asyncio.sleep(0.1)
+    return recent
+
+
+def test_a_rematch_spends_the_creation_budget_post_matches_and_bot_matches_spend(tmp_path):
+    """A rematch is a creation: its last acceptance takes a token of the address's one budget,
+    so a chain of rematches stops where POST /matches would, and so do bot matches."""
+    server = ServerProcess(tmp_path, env={"BATTLEHALL_CREATE_BURST": "3", "BATTLEHALL_CREATE_PER_MIN": "1"}).start()
+    try:
+        current = finished_duel(server)  # one token
+        tokens = dict(current["tokens"])
+        made = []
+        for _ in range(2):  # two rematches: the budget's other two tokens
+            url = f"{server.url}/matches/{current['match']}/rematch"
+            httpx.post(url, headers=as_seat(tokens["alice"]))
+            rematch = httpx.post(url, headers=as_seat(tokens["bob"])).json()["rematch"]
+            assert rematch is not None
+            tokens = {seat: httpx.get(url, headers=as_seat(old)).json()["rematch"]["token"]
+                      for seat, old in tokens.items()}
+            current = {"match": rematch["match"]}
+            made.append(rematch["match"])
+            wait_finished(server, current["match"])
+        url = f"{server.url}/matches/{current['match']}/rematch"
+        assert httpx.post(url, headers=as_seat(tokens["alice"])).status_code == 200
+        refused = httpx.post(url, headers=as_seat(tokens["bob"]))
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited", refused.text
+        assert int(refused.headers["Retry-After"]) >= 1
+        state = httpx.get(url, headers=as_seat(tokens["bob"])).json()
+        assert state["rematch"] is None and state["waiting_for"] == ["bob"]  # the refused acceptance is not kept
+        assert httpx.post(f"{server.url}/matches", json={"ruleset": "duel", "seats": ["a", "b"]}).status_code == 429
+        bot = httpx.post(f"{server.url}/bot-matches", json={"ruleset": "duel"})
+        assert bot.status_code == 429 and bot.json()["error"]["code"] == "rate_limited"
+        assert created_count(server) == 3 and len(set(made)) == 2
+    finally:
+        server.stop()
+
+
+def wait_finished(server, match_id: str) -> None:
+    deadline = time.monotonic() + 10
+    while httpx.get(f"{server.url}/matches/{match_id}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the match did not end"
+        time.sleep(0.05)
+
+
+async def test_on_a_server_with_an_api_key_only_matches_made_without_it_are_played_again(tmp_path):
+    server = ServerProcess(tmp_path, env={"BATTLEHALL_API_KEY": "rematch-op-key"}).start()
+    key = {"Authorization": "Bearer rematch-op-key"}
+    try:
+        made = httpx.post(f"{server.url}/matches", headers=key, json={
+            "ruleset": "duel", "seats": ["alice", "bob"], "options": {"hp": 1},
+            "clock": {"prompt_ms": 50, "bank_ms": 0}}).json()
+        deadline = time.monotonic() + 10
+        while httpx.get(f"{server.url}/matches/{made['match']}").json()["status"] != "finished":
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        url = f"{server.url}/matches/{made['match']}/rematch"
+        before = created_count(server, key)
+        for seat in ("alice", "bob"):
+            refused = httpx.post(url, headers=as_seat(made["tokens"][seat]))
+            assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden", refused.text
+        state = httpx.get(url, headers=as_seat(made["tokens"]["alice"])).json()
+        assert state["allowed"] is False and state["offers"] == [] and state["rematch"] is None
+        assert created_count(server, key) == before
+
+        # A bot match needs no key: its player may play it again (the bots are always willing).
+        bot = httpx.post(f"{server.url}/bot-matches", json={"ruleset": "duel"}).json()
+        conn = await Raw.open(server.url, bot["match"])
+        assert (await conn.hello(bot["token"]))["t"] == "welcome"
+        await conn.send({"t": "resign", "id": 1})
+        await conn.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended")
+        await conn.close()
+        url = f"{server.url}/matches/{bot['match']}/rematch"
+        again = httpx.post(url, headers=as_seat(bot["token"])).json()
+        assert again["allowed"] is True and again["rematch"] is not None, again
+        assert httpx.get(f"{server.url}/matches/{again['rematch']['match']}").json()["bots"] == bot["bots"]
+    finally:
+        server.stop()
+
+
+async def test_the_rematch_of_a_delayed_match_is_listed_once_the_old_ones_end_is_public(server):
+    """Listing the rematch would tell that the old match ended: it waits out the stream delay."""
+    created = server.create(ruleset="duel", spectators={"public": True, "delay_ms": 2500})
+    conn = await Raw.open(server.url, created["match"])
+    assert (await conn.hello(created["tokens"]["alice"]))["t"] == "welcome"
+    await conn.send({"t": "resign", "id": 1})
+    await conn.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended")
+    await conn.close()
     url = f"{server.url}/matches/{created['match']}/rematch"
     httpx.post(url, headers=as_seat(created["tokens"]["alice"]))
-    new = httpx.post(url, headers=as_seat(created["tokens"]["bob"])).json()["rematch"]["match"]
-    # Both played and rated: each profile lists the rematch, rated, as the seat it had.
-    deadline = time.monotonic() + 15
-    while True:
-        recent = httpx.get(f"{server.url}/profiles/{bo['profile']}").json()["recent_matches"]
-        if any(m["match"] == new for m in recent):
-            break
-        assert time.monotonic() < deadline, recent
-        time.sleep(0.1)
-    again = next(m for m in recent if m["match"] == new)
-    assert again["rated"] is True and again["seat"] == "bob", again
-    assert any(m["match"] == new for m in httpx.get(f"{server.url}/profiles/{ann['profile']}").json()["recent_matches"])
+    rematch = httpx.post(url, headers=as_seat(created["tokens"]["bob"])).json()["rematch"]
+
+    def listed() -> set:
+        return {m["match"] for m in httpx.get(f"{server.url}/matches", params={"limit": 100}).json()["matches"]}
+    assert httpx.get(f"{server.url}/matches/{created['match']}").json()["status"] == "live"  # to the public
+    assert rematch["match"] not in listed() and created["match"] in listed()
+    deadline = time.monotonic() + 10
+    while rematch["match"] not in listed():
+        assert time.monotonic() < deadline, "the rematch was never listed"
+        await asyncio.sleep(0.1)
+    assert httpx.get(f"{server.url}/matches/{created['match']}").json()["status"] == "finished"

@@ -15,6 +15,11 @@ export function rematchBox(matchId, token, seat) {
   let started = false, gone = false;
 
   function show(state) {
+    if (state.allowed === false) {  // the operator made this match with the server's key: no rematch here
+      gone = true;
+      node.hidden = true;
+      return;
+    }
     if (state.rematch) {  // made: this seat's page of the new match
       gone = true;
       text.textContent = "Starting the rematch…";
