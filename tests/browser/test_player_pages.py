@@ -16,6 +16,9 @@ from battlehall.server import profiles as keys
 from battlehall.server.embedded_redis import EmbeddedRedis
 
 
+API_KEY = "player-pages-key"
+
+
 def quiet(_line: str) -> None:
     pass
 
@@ -29,7 +32,9 @@ def redis_url(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def srv(start_server, redis_url):
-    return start_server("players", redis_url=redis_url, env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0"})
+    # With an API key: a rated POST /matches is the operator's (docs/protocol.md "Binding seats to profiles").
+    return start_server("players", redis_url=redis_url, env={"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
+                                                            "BATTLEHALL_API_KEY": API_KEY})
 
 
 async def stored_profile(lobby) -> dict:
@@ -80,7 +85,7 @@ async def test_a_rated_duel_shows_on_the_leaderboard_and_the_player_pages(srv, p
     body = {"ruleset": "duel", "seats": ["alice", "bob"], "seed": 4, "rated": True,
             "profiles": {"alice": {"profile": mine["profile"], "secret": mine["secret"]},
                          "bob": {"profile": other["profile"], "secret": other["secret"]}}}
-    created = httpx.post(f"{srv.url}/matches", json=body).json()
+    created = httpx.post(f"{srv.url}/matches", json=body, headers={"Authorization": f"Bearer {API_KEY}"}).json()
     bots = [Client(srv.url, created["match"], t, seed=i, on_status=quiet) for i, t in enumerate(created["tokens"].values())]
     await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 60)
     deadline = time.monotonic() + 10
