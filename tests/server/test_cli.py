@@ -377,3 +377,56 @@ def test_ctrl_c_stops_the_server_first_and_its_private_redis_after_it(tmp_path):
         assert httpx.get(f"{again.url}/matches/{created['match']}", timeout=5).status_code == 200
     finally:
         again.stop()
+
+
+def redis_pid(data_dir: Path) -> int:
+    import redis
+
+    client = redis.Redis(unix_socket_path=str(data_dir / "redis" / "redis.sock"), socket_timeout=5)
+    try:
+        return int(client.info("server")["process_id"])
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("port", ["another", "the same"])
+def test_a_second_server_on_the_same_data_folder_stops_at_once_and_touches_nothing(tmp_path, port):
+    """A second `battlehall serve` on one data folder restarted the first's private Redis
+    (as a stray), over and over, and took over its live matches; on the same port it failed
+    only after that. It must say who holds the folder, and leave the first alone."""
+    import asyncio
+
+    from wsutil import Raw
+
+    first = ServerProcess(tmp_path).start()
+    try:
+        created = first.create(ruleset="duel")
+        before = redis_pid(tmp_path)
+        started = time.monotonic()
+        second = run("serve", "--port", str(first.port if port == "the same" else free_port()),
+                     "--data-dir", str(tmp_path), timeout=30)
+        assert time.monotonic() - started < 15  # at once: no Redis started, nothing waited for
+        assert second.returncode == 1 and second.stdout == ""
+        assert one_line(second) == (f"battlehall serve: the data folder {tmp_path} is in use by process "
+                                    f"{first.proc.pid} (another battlehall serve): stop it, or give this "
+                                    "one another --data-dir")
+        assert redis_pid(tmp_path) == before  # the first's Redis was never restarted
+        assert (tmp_path / "battlehall.lock").read_text().strip() == str(first.proc.pid)
+
+        async def welcome() -> dict:  # the live match still answers its seats
+            ws = await Raw.open(first.url, created["match"])
+            try:
+                return await ws.hello(created["tokens"]["alice"])
+            finally:
+                await ws.close()
+        assert asyncio.run(welcome())["t"] == "welcome"
+        said = (tmp_path / f"server-{first.port}.log").read_text()
+        assert "restarting it" not in said and "Traceback" not in said, said
+    finally:
+        first.stop()
+    # Once the first has stopped, the folder is free for the next server, with its match.
+    again = ServerProcess(tmp_path).start()
+    try:
+        assert httpx.get(f"{again.url}/matches/{created['match']}", timeout=5).json()["status"] == "live"
+    finally:
+        again.stop()
