@@ -86,6 +86,17 @@ class MatchActor:
         watching = self.feed.conns if self.feed else self.conns
         return sum(1 for c in watching if c.role == "spectator")
 
+    # The two a bot's turn waits by (bot_turns.py shares the node's bot rate by them).
+    @property
+    def made_from(self) -> str | None:
+        """The address that made the match (its meta's `made_from`), None when unknown."""
+        return self.core.meta.get("made_from")
+
+    @property
+    def watched(self) -> bool:
+        """Whether any socket is on the match: a player's or a spectator's, live or delayed."""
+        return bool(self.conns or (self.feed and self.feed.conns))
+
     @property
     def stopped(self) -> bool:
         return self.core.status is Status.STOPPED

@@ -244,7 +244,8 @@ def create_app(settings: Settings) -> Starlette:
         else:
             operator = bool(settings.api_key)  # with a key, check_key let only its holders in
             bound = {**await players.bind(request, binding, req["seats"], operator),
-                     "made_by": "operator" if operator else "player"}
+                     "made_by": "operator" if operator else "player",
+                     "made_from": request.client and request.client.host}  # bot_turns.py's lanes
         created = await placement.create(body, req, bound, placed)
         return ORJSONResponse(created, status_code=201)
 

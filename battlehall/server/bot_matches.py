@@ -67,7 +67,8 @@ def routes(settings, hub_of, json_response, creations: CreationLimit) -> list[Ro
         creations.spend(request.client and request.client.host, "created too many matches")
         body, seat, profile = create_body(await json_body(request))
         hub = hub_of(request)
-        bound: dict = {"made_by": "bot"}
+        # made_from: the node shares its bots' answers fairly between the addresses that made matches (bot_turns.py).
+        bound: dict = {"made_by": "bot", "made_from": request.client and request.client.host}
         if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
             profile = await prove_profile(Profiles(hub.store.redis), jwt_key, profile, bearer(request))
             bound.update(profiles={seat: profile}, rated=False)

@@ -170,6 +170,7 @@ class Rematches:
         # and the new match was made the way the old one was (its ratings' rules, its rematch).
         bound = {"profiles": meta["profiles"], "rated": meta.get("rated", False)} if meta.get("profiles") else {}
         bound["made_by"] = made_by(meta)
+        bound["made_from"] = meta.get("made_from")  # its bots' turns wait in the same lane (bot_turns.py)
         delay_ms = meta["spectators"]["delay_ms"]
         if delay_ms:  # listed once the old match's end is public: it tells that the old one ended
             bound["listed_from"] = now_ms() + delay_ms

@@ -14,6 +14,7 @@ import pytest
 from battlehall.server import queue
 from battlehall.server.placement import BINDING_HEADER, PLACED_HEADER
 from battlehall.server.profiles import PENDING
+from battlehall.server.store import key, unpack
 from test_nodes import KEY, Cluster
 
 LOADED = 10  # live matches on the busy node before the creates
@@ -141,3 +142,26 @@ async def test_a_rematch_goes_to_the_least_loaded_node_rated_or_not(nodes):
             made = answer.json()["rematch"]
             assert runs_it(cluster, made) != busy
             assert pending(cluster, made["match"]) is rated
+
+
+def made_from(cluster: Cluster, match_id: str) -> str | None:
+    """The address the match's meta says made it (bot_turns.py shares bots' answers by it)."""
+    return unpack(cluster.redis.get(key(match_id, "meta"))).get("made_from")
+
+
+async def test_a_bot_match_keeps_the_address_that_made_it_on_the_node_it_is_placed_on_and_in_its_rematch(nodes):
+    cluster, busy = nodes
+    async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(local_address="127.0.0.2"), timeout=30) as http:
+        r = await http.post(f"{cluster.urls[busy]}/bot-matches", json={"ruleset": "duel"})
+        assert r.status_code == 201, r.text
+        made = r.json()
+        assert runs_it(cluster, made) != busy  # made on the other node, from the binding handed over
+        assert made_from(cluster, made["match"]) == "127.0.0.2"
+        ended = await http.post(f"{cluster.urls[busy]}/matches/{made['match']}/abort",
+                                headers={"authorization": f"Bearer {KEY}"})
+        assert ended.status_code == 200, ended.text
+        answer = await http.post(f"{cluster.urls[busy]}/matches/{made['match']}/rematch",
+                                 headers={"authorization": f"Bearer {made['token']}"})
+        assert answer.status_code == 200, answer.text
+        again = answer.json()["rematch"]
+    assert made_from(cluster, again["match"]) == "127.0.0.2"  # the chain's bots wait in the same lane
