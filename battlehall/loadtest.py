@@ -741,6 +741,10 @@ def run_from_args(args: argparse.Namespace) -> int:
         print("loadtest: stopped before the end of the run; no report", file=sys.stderr)
         return 130
     print(format_report(result))
+    if result["errors"].get("http_429") and not cfg.api_key:
+        print(f"loadtest: the server refused {result['errors']['http_429']} creates (429, its creation limit per "
+              "address); creates with its API key are not counted: start it with --api-key and pass the same "
+              "key here (--api-key or BATTLEHALL_API_KEY)", file=sys.stderr, flush=True)
     line = json.dumps(result)
     print(line, flush=True)
     if args.json_out:

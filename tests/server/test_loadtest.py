@@ -182,3 +182,66 @@ def test_a_refused_create_waits_the_servers_retry_after():
     assert retry_delay_s(httpx.Response(429, headers={"Retry-After": "3600"})) == MAX_CREATE_RETRY_S
     assert retry_delay_s(httpx.Response(400)) == CREATE_RETRY_S
     assert retry_delay_s(httpx.Response(429, headers={"Retry-After": "soon"})) == CREATE_RETRY_S
+
+
+def readme_load_test() -> tuple[dict, list[str], list[str]]:
+    """The README's load test, as it tells a newcomer to run it: (the environment it
+    exports, `make serve`'s ARGS, the load test's arguments)."""
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```sh\n(.*?)```", readme, re.S) if "battlehall loadtest" in b)
+    env, serve, load = {}, None, None
+    for line in block.splitlines():
+        words = shlex.split(line.strip(), comments=True)
+        if words[:1] == ["export"]:
+            name, _, _ = words[1].partition("=")
+            env[name] = "readme-load-test-key"  # the README makes a random one
+        elif words[:2] == ["make", "serve"]:
+            given = next((w for w in words if w.startswith("ARGS=")), "ARGS=")
+            serve = shlex.split(given.removeprefix("ARGS="))
+        elif words[:2] == [".venv/bin/battlehall", "loadtest"]:
+            load = words[2:]
+    assert serve is not None and load is not None, block
+    return env, serve, load
+
+
+def test_the_readmes_load_test_is_not_throttled_by_the_server_the_readme_starts(tmp_path):
+    """`loadtest --matches 5 --seconds 5` against `make serve` as the README started it got
+    `http_429` past the default creation limit's burst, and half its throughput."""
+    from battlehall.server.config import Settings
+
+    env, serve_args, load_args = readme_load_test()
+    # Smaller numbers than the README's, and still far past the creation limit's burst of 60.
+    load_args = [{"100": "5", "20": "5"}.get(arg, arg) for arg in load_args]
+    defaults = Settings()
+    server_env = {**env, "BATTLEHALL_CREATE_PER_MIN": f"{defaults.create_per_min:g}",  # not the suite's 0
+                  "BATTLEHALL_CREATE_BURST": str(defaults.create_burst)}
+    srv = ServerProcess(tmp_path, env=server_env, args=tuple(serve_args)).start()
+    out = tmp_path / "result.jsonl"
+    try:
+        proc = subprocess.run([sys.executable, "-m", "battlehall", "loadtest", *load_args, "--url", srv.url,
+                               "--ruleset", "duel", "--warmup", "0", "--quiet", "--json-out", str(out)],
+                              capture_output=True, text=True, timeout=90, env={**os.environ, **env})
+    finally:
+        srv.stop()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(out.read_text().splitlines()[-1])
+    assert result["totals"]["matches_created"] > defaults.create_burst, result  # past the burst
+    assert "http_429" not in result["errors"], result["errors"]
+    assert result["totals"]["matches_left_live"] == 0, result  # and it could abort what it left
+
+
+def test_a_throttled_loadtest_without_the_key_says_how_to_pass_the_limit(tmp_path):
+    srv = ServerProcess(tmp_path, env={"BATTLEHALL_CREATE_PER_MIN": "1", "BATTLEHALL_CREATE_BURST": "1"}).start()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "battlehall", "loadtest", "--url", srv.url, "--ruleset", "duel", "--matches", "2",
+             "--seconds", "1", "--warmup", "0", "--quiet"],
+            capture_output=True, text=True, timeout=60,
+            env={k: v for k, v in os.environ.items() if k != "BATTLEHALL_API_KEY"})
+    finally:
+        srv.stop()
+    assert json.loads(proc.stdout.splitlines()[-1])["errors"].get("http_429", 0) > 0, proc.stdout
+    assert "refused" in proc.stderr and "creation limit" in proc.stderr and "--api-key" in proc.stderr, proc.stderr
