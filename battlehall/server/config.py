@@ -84,6 +84,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {"str": str, "int": _parse_int, "floa
 
 
 MIN_JWT_KEY_BYTES = 32  # RFC 7518 3.2: an HS256 key at least as long as its hash
+DEFAULT_JWT_MAX_LIFETIME_S = 86_400  # a day: a token that leaks is good for no longer
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,10 @@ class Settings:
     jwt_key: str | None = setting(None, "BATTLEHALL_JWT_KEY", "HS256 key (at least 32 bytes) of the player "
                                   "tokens an operator signs; none: guest profiles only", metavar="KEY",
                                   shown="none")
+    #: The longest a player token may still be valid when it is checked: its `exp` at
+    #: most this many seconds ahead (vouch.py), so a leaked token does not last for ever.
+    jwt_max_lifetime_s: int = setting(DEFAULT_JWT_MAX_LIFETIME_S, "BATTLEHALL_JWT_MAX_LIFETIME_S", "the longest a player token "
+                                      "may be valid: its exp at most this many seconds ahead", kind="int", minimum=1)
     #: Guest profiles one address may create per minute, after a burst (POST /profiles).
     profile_per_min: float = setting(10.0, "BATTLEHALL_PROFILE_PER_MIN", "guest profiles one address may create "
                                      "per minute (0: no limit)", kind="float", minimum=0)

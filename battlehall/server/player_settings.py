@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import Settings
+from .vouch import SigningKey
 
 
 @dataclass(frozen=True)
 class PlayerSettings:
     #: The HS256 key of tokens operators sign to vouch for their players (vouch.py);
-    #: None: no token is accepted, guest profiles only.
+    #: None: no token is accepted, guest profiles only. A vouch.SigningKey, which carries
+    #: the longest lifetime a token may have.
     jwt_key: bytes | None = None
     #: Guest profiles one address may create per minute, after a burst (POST /profiles).
     profile_per_min: float = 10.0
@@ -18,5 +20,6 @@ class PlayerSettings:
 
     @classmethod
     def of(cls, settings: Settings) -> "PlayerSettings":
-        return cls(jwt_key=settings.jwt_key.encode() if settings.jwt_key else None,
+        key = SigningKey(settings.jwt_key.encode(), settings.jwt_max_lifetime_s) if settings.jwt_key else None
+        return cls(jwt_key=key,
                    profile_per_min=settings.profile_per_min, profile_burst=settings.profile_burst)
