@@ -1,10 +1,15 @@
 """The HTTP routes of quick play (docs/protocol.md "Quick play"): join, wait, leave.
 
 `POST /queue` answers a ticket (with a `profile`, proven by its secret or a player
-token as Bearer, the match's seat is bound to it); `GET /queue/{ticket}` waits (long poll) until the ticket
-is matched or `wait_ms` passes, and counts as its heartbeat all the while; `DELETE
-/queue/{ticket}` leaves. A ticket not heard from for `queue.TICKET_EXPIRY_MS` leaves the
-queue by itself. Any node answers for any ticket.
+token as Bearer, the match's seat is bound to it); `GET /queue` with the ticket as Bearer
+waits (long poll) until the ticket is matched or `wait_ms` passes, and counts as its
+heartbeat all the while; `DELETE /queue` with it leaves. A ticket not heard from for
+`queue.TICKET_EXPIRY_MS` leaves the queue by itself. Any node answers for any ticket.
+
+The ticket is a secret (it gets its holder the seat token), so it goes in the
+`Authorization` header, which proxies and access logs leave out, not in the path. The
+first form, `GET /queue/{ticket}` and `DELETE /queue/{ticket}`, is still answered: the
+protocol promised it (docs/protocol.md "Quick play").
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from .player_settings import PlayerSettings
 from .profiles import Profiles
 from .validate import MAX_SEATS, SEAT_NAME
 
-#: How long `GET /queue/{ticket}` waits at most (`wait_ms`), and by default.
+#: How long `GET /queue` waits at most (`wait_ms`), and by default.
 MAX_WAIT_MS = 25_000
 DEFAULT_WAIT_MS = 20_000
 #: The seat name of a player who gives none.
@@ -88,6 +93,15 @@ def shown(ticket: str, status: dict[str, str], now: int) -> dict:
 FINAL = (queue.MATCHED, queue.LEFT, queue.EXPIRED, queue.FAILED)
 
 
+def ticket_of(request: Request) -> str:
+    """The ticket a wait or a leave names: in the path (the first form), else as Bearer;
+    errors.Unauthorized without one. Unknown() is raised by the caller for one not issued."""
+    ticket = request.path_params.get("ticket") or bearer(request)
+    if ticket is None:
+        raise errors.Unauthorized("the ticket goes in the Authorization header: Bearer q_...", path="ticket")
+    return ticket
+
+
 def routes(settings, json_response) -> list[Route]:
     """The queue's routes; `json_response(content, status_code)` is app.py's, so the
     answers are alike (refusals are raised: errors.py)."""
@@ -114,7 +128,7 @@ def routes(settings, json_response) -> list[Route]:
                               "joined": now, "waited_ms": 0, "expires_ms": queue.TICKET_EXPIRY_MS}, 201)
 
     async def wait(request: Request) -> Response:
-        ticket = request.path_params["ticket"]
+        ticket = ticket_of(request)
         if not TICKET.match(ticket):
             raise unknown()
         wait_ms = wait_param(request)
@@ -133,7 +147,7 @@ def routes(settings, json_response) -> list[Route]:
             await qp.wait(ticket, deadline - time.monotonic())
 
     async def leave(request: Request) -> Response:
-        ticket = request.path_params["ticket"]
+        ticket = ticket_of(request)
         if not TICKET.match(ticket):
             raise unknown()
         qp = quick(request)
@@ -148,6 +162,8 @@ def routes(settings, json_response) -> list[Route]:
 
     return [
         Route("/queue", join, methods=["POST"]),
+        Route("/queue", wait, methods=["GET"]),
+        Route("/queue", leave, methods=["DELETE"]),
         Route("/queue/{ticket}", wait, methods=["GET"]),
         Route("/queue/{ticket}", leave, methods=["DELETE"]),
     ]

@@ -40,6 +40,8 @@ async def test_two_players_press_play_now_and_meet_in_one_rated_match(server, pa
     await asyncio.gather(*(p.wait_for_selector("#me[data-profile]") for p in lobbies))
     first, second = lobbies
     profiles = [await p.get_attribute("#me[data-profile]", "data-profile") for p in lobbies]
+    asked = []  # every request of the first page, to see where its ticket goes
+    first.on("request", lambda r: asked.append(r))
     await first.select_option("#queue-seats-duel", "2")
     async with first.expect_request(lambda r: r.method == "POST" and r.url.endswith("/queue")) as joined:
         await first.click("[data-play=duel]")
@@ -47,6 +49,7 @@ async def test_two_players_press_play_now_and_meet_in_one_rated_match(server, pa
     stored = await first.evaluate("() => JSON.parse(localStorage.getItem('battlehall.profile'))")
     assert sent.post_data_json["profile"] == profiles[0] == stored["profile"]
     assert (await sent.all_headers())["authorization"] == f"Bearer {stored['secret']}"  # the proof
+    ticket = (await (await sent.response()).json())["ticket"]
     await first.wait_for_selector("#queue-wait:not([hidden]) #queue-cancel")
     await first.wait_for_function("() => document.getElementById('queue-waited').textContent === '1 s'")
     await shot(first, "lobby-quick-play-waiting")
@@ -58,6 +61,10 @@ async def test_two_players_press_play_now_and_meet_in_one_rated_match(server, pa
     matches = {p.url.split("/play/")[1].split("#")[0] for p in lobbies}
     assert len(matches) == 1, f"two different matches: {matches}"
     assert all("#token=" in p.url for p in lobbies)
+    # The ticket (a secret: it gets the seat token) went in a header, never in an address a proxy logs.
+    waits = [r for r in asked if r.method == "GET" and r.url.split("?")[0].endswith("/queue")]
+    assert waits and all([(await r.all_headers())["authorization"] == f"Bearer {ticket}" for r in waits])
+    assert not [r.url for r in asked if ticket in r.url]
     await play_out("duel", lobbies)
     summary = httpx.get(f"{server.url}/matches/{matches.pop()}", timeout=5).json()
     assert summary["status"] == "finished" and summary["label"] == {"queue": "quick play"}
@@ -77,9 +84,12 @@ async def test_cancel_leaves_the_queue(server, page):
     await lobby.select_option("#queue-seats-hourglass", "4")
     await lobby.click("[data-play=hourglass]")
     await lobby.wait_for_selector("#queue-cancel")
-    async with lobby.expect_response(lambda r: r.request.method == "DELETE" and "/queue/q_" in r.url) as left:
+    async with lobby.expect_response(lambda r: r.request.method == "DELETE" and r.url.endswith("/queue")) as left:
         await lobby.click("#queue-cancel")
-    assert (await (await left.value).json())["state"] == "left"  # the server let the ticket go
+    answer = await (await left.value).json()
+    assert answer["state"] == "left"  # the server let the ticket go
+    # ...named in the Authorization header, not in the address
+    assert (await (await left.value).request.all_headers())["authorization"] == f"Bearer {answer['ticket']}"
     await lobby.wait_for_selector("#queue-choices:not([hidden])")
     assert await lobby.locator("#queue-wait").is_hidden()
     await lobby.wait_for_function("() => document.getElementById('main').dataset.queue === 'idle'")

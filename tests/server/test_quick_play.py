@@ -128,6 +128,44 @@ def test_unknown_tickets_and_bad_waits(qserver):
     assert httpx.delete(f"{qserver.url}/queue/{ticket}").json()["state"] == "left"
 
 
+async def test_the_ticket_goes_in_the_authorization_header_not_the_path(qserver):
+    """The ticket gets its holder the seat token, and in the path (`GET /queue/{ticket}`)
+    it was in every proxy's and access log's lines. As Bearer it is in none."""
+    async with httpx.AsyncClient(timeout=30) as http:
+        a = await join(http, qserver.url, ruleset="demigod", seats=2, name="ann")
+        b = await join(http, qserver.url, ruleset="demigod", seats=2, name="bo")
+
+        async def matched(ticket: str) -> dict:
+            while True:
+                r = await http.get(f"{qserver.url}/queue", params={"wait_ms": 2000},
+                                   headers={"Authorization": f"Bearer {ticket}"})
+                assert r.status_code == 200, r.text
+                if r.json()["state"] not in ("waiting", "forming"):
+                    return r.json()
+        got = await asyncio.wait_for(asyncio.gather(matched(a["ticket"]), matched(b["ticket"])), 15)
+        assert [g["state"] for g in got] == ["matched", "matched"] and got[0]["match"] == got[1]["match"]
+        assert got[0]["ticket"] == a["ticket"] and got[0]["seat"] == "ann"
+        ws = await Raw.open(qserver.url, got[0]["match"])
+        assert (await ws.hello(got[0]["token"]))["seat"] == "ann"
+        await ws.close()
+        # Leaving, the same way; too late for these two: the answer says matched.
+        left = await http.delete(f"{qserver.url}/queue", headers={"Authorization": f"Bearer {b['ticket']}"})
+        assert left.json()["state"] == "matched" and left.json()["seat"] == "bo"
+        gone = await join(http, qserver.url, ruleset="demigod", seats=4)
+        left = await http.delete(f"{qserver.url}/queue", headers={"Authorization": f"bearer {gone['ticket']}"})
+        assert left.status_code == 200 and left.json()["state"] == "left"
+        # No ticket: 401, saying where it goes; one never issued: 404, as in the path.
+        for method in ("GET", "DELETE"):
+            r = await http.request(method, f"{qserver.url}/queue")
+            assert r.status_code == 401 and r.headers["WWW-Authenticate"] == "Bearer", r.text
+            assert r.json()["error"]["code"] == "unauthorized" and r.json()["error"]["path"] == "ticket"
+            r = await http.request(method, f"{qserver.url}/queue", headers={"Authorization": "Bearer q_" + "0" * 32})
+            assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+        r = await http.get(f"{qserver.url}/queue", params={"wait_ms": "99999999"},
+                           headers={"Authorization": f"Bearer {gone['ticket']}"})
+        assert r.status_code == 400 and r.json()["error"]["path"] == "wait_ms"
+
+
 def test_joins_are_rate_limited_per_address(tmp_path):
     srv = ServerProcess(tmp_path, env={"BATTLEHALL_QUEUE_JOIN_PER_MIN": "1", "BATTLEHALL_QUEUE_JOIN_BURST": "2"}).start()
     try:

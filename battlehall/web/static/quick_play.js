@@ -59,7 +59,8 @@ async function play(note, ruleset, seats) {
   while (current === mine) {
     let status;
     try {
-      status = await request(BASE, `/queue/${mine.ticket}?wait_ms=${POLL_MS}`, { signal: mine.stop.signal });
+      // The ticket is a secret: in the Authorization header, never in the address, which proxies log.
+      status = await request(BASE, `/queue?wait_ms=${POLL_MS}`, { signal: mine.stop.signal, apiKey: mine.ticket });
     } catch (err) {
       if (current !== mine) return; // cancelled
       if (err.code === "network") { await new Promise((r) => setTimeout(r, 1000)); continue; } // another node will answer
@@ -86,7 +87,7 @@ async function cancel() {
   closeScreen();
   document.getElementById("main").dataset.queue = "idle";
   try {
-    const status = await request(BASE, `/queue/${mine.ticket}`, { method: "DELETE" });
+    const status = await request(BASE, "/queue", { method: "DELETE", apiKey: mine.ticket });
     if (status.state === "matched") location.assign(playLink(status.match, status.token)); // too late to leave
   } catch { /* the ticket expires by itself */ }
 }
@@ -108,6 +109,6 @@ export function quickPlay(box, rulesets, note) {
                       el("div", { id: "queue-wait", hidden: true, "aria-labelledby": "queue-wait-title" }));
   // Leaving the page leaves the queue (else the ticket expires after its heartbeat stops).
   addEventListener("pagehide", () => {
-    if (current) fetch(`${BASE}/queue/${current.ticket}`, { method: "DELETE", keepalive: true });
+    if (current) fetch(`${BASE}/queue`, { method: "DELETE", keepalive: true, headers: { authorization: `Bearer ${current.ticket}` } });
   });
 }
