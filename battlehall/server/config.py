@@ -23,10 +23,12 @@ from .embedded_redis import DEFAULT_FSYNC, FSYNC_MODES
 
 PLACEMENTS = ("least-loaded", "local")
 
-# One source of a CSP `frame-ancestors` list: a keyword, a scheme (`https:`), or a host
-# with an optional scheme, `*.` wildcard, port and path. Nothing that could end the
-# directive (`;`, `,`) or add another.
-_ANCESTOR = re.compile(r"'self'|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*://)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?(/[a-z0-9._~%/-]*)?",
+# One source of a CSP `frame-ancestors` list (CSP3 ancestor-source: 'self', a
+# scheme-source or a host-source): 'self', `http:` or `https:`, or a host with an
+# optional http(s) scheme, `*.` wildcard, port and path. Nothing that could end the
+# directive (`;`, `,`) or add another, and no other scheme: a `data:`, `blob:` or
+# `javascript:` document is one any site can make, so naming one lets any site frame us.
+_ANCESTOR = re.compile(r"'self'|https?:|(https?://)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?(/[a-z0-9._~%/-]*)?",
                        re.IGNORECASE)
 
 
@@ -39,7 +41,7 @@ def frame_ancestors_problem(value: str) -> str | None:
         return "give 'none' or at least one source"
     for source in sources:
         if not _ANCESTOR.fullmatch(source):
-            return (f"{source!r} is not a frame-ancestors source ('self', a scheme such as https:, "
+            return (f"{source!r} is not a frame-ancestors source ('self', http: or https:, "
                     "or a host such as https://*.example.org:443; 'none' only alone)")
     return None
 

@@ -155,3 +155,20 @@ def test_the_app_without_a_redis_url_says_so_when_made():
 
     with pytest.raises(ValueError, match="redis_url"):
         create_app(Settings.load({}))
+
+
+@pytest.mark.parametrize("value", ["javascript:", "data:", "blob:", "filesystem:", "ws:", "javascript://casters.example",
+                                   "data://x", "https://a.example javascript:alert(1)", "chrome-extension:"])
+def test_serve_refuses_a_frame_ancestor_csp_does_not_name_a_site_by(serve, value):
+    """`javascript:` and `data:` were taken as frame-ancestors sources: a data: document is
+    one any site can make, so any site could frame the spectator pages."""
+    code, err = serve(env={"BATTLEHALL_FRAME_ANCESTORS": value})
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("battlehall serve: BATTLEHALL_FRAME_ANCESTORS: ") and "is not a frame-ancestors source" in err
+
+
+@pytest.mark.parametrize("value", ["'none'", "'self'", "https:", "http:", "HTTPS:", "https://casters.example.org",
+                                   "http://*.league.example:8443/embed", "casters.example.org:*",
+                                   "'self' https://a.example data.example"])
+def test_the_frame_ancestors_csp_allows_are_taken(value):
+    assert Settings.load({"BATTLEHALL_FRAME_ANCESTORS": value}).frame_ancestors == value
