@@ -72,6 +72,13 @@ class AutoPass:
 
 
 @dataclass(frozen=True, slots=True)
+class HoldOver:
+    """The windows' minimum time that ends at `due` (epoch ms) is up: the answers held
+    for it are handled now (`MatchCore._hold_over`)."""
+    due: int
+
+
+@dataclass(frozen=True, slots=True)
 class Resign:
     """A seat gives up: a `{"resign": seat}` entry, written and acknowledged like an answer
     (its `id` deduplicates a re-sent resign as an act's does)."""
@@ -183,9 +190,9 @@ class RebuildFailed:
     pass
 
 
-Input = (Act | AutoPass | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave | Abort | Abandon
-         | Delete | Release)
-BATCHED = (Act, AutoPass, BotMove, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
+Input = (Act | AutoPass | HoldOver | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave
+         | Abort | Abandon | Delete | Release)
+BATCHED = (Act, AutoPass, HoldOver, BotMove, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
 
 
 # -- effects -----------------------------------------------------------------------------
@@ -347,7 +354,7 @@ def refusal(event: Input, error: BaseException) -> list:
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, errors.ws_message(
             errors.Unavailable("match storage is unreachable; ask for the view again later")))]
-    if isinstance(event, (Expire, AutoPass, BotMove, AwayDue)) and isinstance(error, StoreUnavailable) \
+    if isinstance(event, (Expire, AutoPass, HoldOver, BotMove, AwayDue)) and isinstance(error, StoreUnavailable) \
             and not isinstance(error, Fenced):
         return [Later(RETRY_MS, event)]  # still due: applied when Redis is back (if still open then)
     return []
@@ -376,6 +383,9 @@ class MatchCore:
         self.touched = touched  # the last act, or socket joining or leaving (epoch ms): for Abandon
         self.watchers: list = []  # the sockets attached, live or delayed
         self.stops = Stops()  # kept while this node runs the match; a seat sends its own again after a welcome
+        # Answers and passes held for a window's minimum time, by when it ends (epoch ms),
+        # in the order they came; one `Later(HoldOver)` per end (`_hold`).
+        self.held: dict[int, list[Act | AutoPass]] = {}
         # When a seat is marked away (0: never that way): its player gone this long, or
         # this many of its prompts in a row timed out.
         self.away_grace_ms = away_grace_ms
@@ -516,6 +526,8 @@ class MatchCore:
             self._act(event, now)
         elif type(event) is AutoPass:
             self._auto_pass(event, now)
+        elif type(event) is HoldOver:
+            self._hold_over(event, now)
         elif type(event) is BotMove:
             self._bot_move(event, now)
         elif type(event) is SetStops:
@@ -611,17 +623,44 @@ class MatchCore:
         return turns
 
     def _hold(self, event: Act | AutoPass | BotMove, now: int) -> bool:
-        """Whether `event` answers a window prompt too soon: it is fed again when the
-        window's minimum time is up."""
+        """Whether `event` answers a window prompt too soon: it is handled when the window's
+        minimum time is up (`_hold_over`; a bot's move is fed again then)."""
         opened = self.match.clock.window_opened(event.prompt)
         if opened is not None and self.window_min_ms:
             # A window stays open a minimum time whatever the seat holds: a fast "pass"
             # waits, so how soon a window closes never tells what was in a hand.
-            hold = opened + self.window_min_ms - now
-            if hold > 0:
-                self._out.append(Later(hold, event))
+            due = opened + self.window_min_ms
+            if due > now:
+                if isinstance(event, BotMove):  # a bot's seat is no secret: its turn simply comes again
+                    self._out.append(Later(due - now, event))
+                    return True
+                # Held by the hold's end, not each on a timer of its own: timers due in the
+                # same millisecond fire in the order they were set, and the automatic pass,
+                # set when the window opened, beat a card sent at once (and closed first).
+                held = self.held.get(due)
+                if held is None:
+                    held = self.held[due] = []
+                    self._out.append(Later(due - now, HoldOver(due)))
+                held.append(event)
                 return True
         return False
+
+    def _hold_over(self, over: HoldOver, now: int) -> None:
+        """Every hold over by `now`: its answers are handled next, ahead of what came after
+        them, in the order of their prompts (as they opened), a seat's own answer before the
+        server's pass for it. So neither when an answer came nor whether the server made it
+        shows in the order of the closes, and a card sent before the hold ended wins."""
+        if over.due > now and over.due in self.held:  # the wall clock stepped back: not yet
+            self._out.append(Later(over.due - now, over))
+        ends = sorted(due for due in self.held if due <= now)
+        if not ends:
+            return
+        opened = {prompt: i for i, prompt in enumerate(self.match.clock.data["open"])}
+        last = len(opened)  # a prompt closed meanwhile: its answers are refused or dropped, after the others
+        released: list = []
+        for due in ends:
+            released += sorted(self.held.pop(due), key=lambda e: (opened.get(e.prompt, last), type(e) is AutoPass))
+        self.queue[0:0] = released
 
     def _auto_pass(self, auto: AutoPass, now: int) -> None:
         """The seat's stops pass this prompt: the same entry, at the same moment, as the
@@ -705,6 +744,13 @@ class MatchCore:
             return
         if due > now:  # woke early (a bank changed): sleep again
             self._out += self._arm()
+            return
+        if self.held and min(self.held) <= now:
+            # Answers held for a window until now came before this deadline: they go first.
+            # Else a window whose own time is its minimum hold timed out on a pass sent by
+            # hand (its hold set after the deadline was armed), not on an automatic one.
+            self.queue.insert(0, expire)
+            self._hold_over(HoldOver(now), now)
             return
         seat = self.match.clock.data["open"][expire.prompt]["seat"]
         try:

@@ -501,7 +501,7 @@ def test_release_stops_handling_and_what_waits_is_refused_by_the_hub():
 
 from battlehall.server import codec  # noqa: E402
 from battlehall.server.fanout import event_message  # noqa: E402
-from battlehall.server.match_core import AutoPass, SetStops  # noqa: E402
+from battlehall.server.match_core import AutoPass, HoldOver, SetStops  # noqa: E402
 from battlehall.server.stops import ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN  # noqa: E402
 
 TRIO = ["ann", "ben", "cat"]
@@ -557,8 +557,12 @@ class Table:
         self.order += 1
         self.timers.append([due, self.order, event])
 
-    def play(self, answers: int) -> None:
+    def play(self, answers: int, until=None) -> None:
+        """Play on until `answers` entries are written, or until `until()` is true (checked
+        before the seats answer what is open)."""
         while len(self.entries) < answers and not self.core.over:
+            if until is not None and until():
+                return
             if self.sticky:
                 self.core.stops.modes[self.sticky] = self.core.stops.before[self.sticky] = PASS_UNTIL_MY_TURN
             for prompt in self.core.ruleset.prompts(self.core.state):
@@ -630,7 +634,7 @@ def test_stops_ask_passes_nothing_and_a_new_setting_passes_the_windows_open_now(
     assert windows and not [e for e in table.entries if "act" not in e and "seat" in e]
     seat = windows[0]["seat"]
     table.feed(SetStops(table.peers[seat], seat, PASS_UNTIL_MY_TURN))
-    assert table.timers and all(isinstance(t[2], AutoPass) for t in table.timers)
+    assert table.timers and all(isinstance(t[2], HoldOver) for t in table.timers)  # the pass, held
     table.now = max(t[0] for t in table.timers)
     for _, _, event in sorted(table.timers, key=lambda t: t[:2]):
         table.feed(event)
@@ -689,7 +693,7 @@ def test_stops_a_seat_that_asks_again_before_its_pass_is_due_is_asked():
     seat = window["seat"]
     table.feed(SetStops(table.peers[seat], seat, PASS_UNTIL_MY_TURN))
     table.feed(SetStops(table.peers[seat], seat, ASK))
-    passes = [t[2] for t in table.timers if isinstance(t[2], AutoPass)]
+    passes = [t[2] for t in table.timers if isinstance(t[2], HoldOver)]  # the pass, held
     assert passes
     table.now += HOLD
     written = len(table.entries)
@@ -709,6 +713,162 @@ def test_stops_a_pass_whose_write_failed_is_tried_again_when_redis_is_back():
     assert of(effects, Write)
     effects = core.receive(WriteFailed(StoreUnavailable("down")), table.now + HOLD)
     assert [e.input for e in of(effects, Later)] == [AutoPass(window["seat"], window["id"])]
+
+
+def open_window(table: Table, seats: set[str], playable: str | None = None) -> list[dict]:
+    """Plays on until a window opens (at `table.now`) with a prompt for each of `seats`,
+    and for `playable`'s a card to play: its prompts as their seats see them, in the order
+    they opened. The seats have not answered them yet."""
+    core = table.core
+
+    def window() -> list[dict]:
+        order = list(core.clock.data["open"])
+        shown = [p for seat in TRIO for p in core.match.prompts_for(seat)
+                 if "window" in p and core.clock.window_opened(p["id"]) == table.now]
+        for window_id in {p["window"] for p in shown}:
+            prompts = sorted((p for p in shown if p["window"] == window_id), key=lambda p: order.index(p["id"]))
+            by_seat = {p["seat"]: p for p in prompts}
+            if seats <= set(by_seat) and (playable is None or len(by_seat[playable]["options"]) > 1):
+                return prompts
+        return []
+
+    table.play(5000, until=lambda: bool(window()))
+    found = window()
+    assert found, f"no window for {sorted(seats)} in this match"
+    return found
+
+
+def fire_until(table: Table, due: int) -> None:
+    """The timers due by `due`, each at its time, those due together in the order they were
+    set (as deadlines.py fires them)."""
+    while True:
+        table.timers.sort(key=lambda t: (t[0], t[1]))
+        if not table.timers or table.timers[0][0] > due:
+            return
+        at, _, event = table.timers.pop(0)
+        table.now = max(table.now, at)
+        table.feed(event)
+
+
+@pytest.mark.parametrize("after_ms", [0, 1, HOLD - 1])
+def test_stops_a_card_sent_before_the_hold_ends_wins_over_the_automatic_pass(after_ms):
+    """docs/protocol.md, Stops: the server passes when window_min_ms is up "unless the seat
+    answers first (a card it plays wins)". The card comes `after_ms` after the prompt
+    opened and is held; it falls due in the same millisecond as the automatic pass, which
+    was set first (when the window opened)."""
+    table = Table(spellfire_core(), {"ann": 500, "ben": 500, "cat": 500}, {"cat": PASS_UNTIL_MY_TURN}, "cat")
+    (prompt,) = [p for p in open_window(table, {"cat"}, playable="cat") if p["seat"] == "cat"]
+    opened = table.now
+    card = next(o for o in prompt["options"] if o["id"] != prompt["default"])
+    option, args = random_answer(random.Random(1), {**prompt, "options": [card]})
+    cat = table.peers["cat"]
+    table.at(opened + after_ms, Act(cat, "cat", "card", prompt["id"], option, args))
+    fire_until(table, opened + HOLD)
+    (entry,) = [e for e in table.entries if e.get("prompt") == prompt["id"]]
+    assert (entry["option"], entry.get("act"), entry["at"]) == (option, "card", opened + HOLD)
+    assert not [m for peer, m in table.sent if peer is cat and m["t"] == "error"]  # not unknown_prompt
+
+
+def test_stops_a_window_closes_in_the_same_order_whether_a_seats_pass_is_automatic_or_by_hand():
+    """docs/protocol.md, Stops: the answers held for a window's minimum time are applied,
+    when it is up, in the order of the window's prompts, whoever sent them and whenever.
+    Ben passes at once beside cat; cat's pass is its stops', or its own sent at once
+    (before ben's, or after): every other seat and a spectator get the same stream."""
+
+    def run(stops: dict | None, sends: list[tuple[int, str]]) -> tuple[list, list, dict]:
+        table = Table(spellfire_core(), {"ann": 700, "ben": 900, "cat": 0}, stops, "cat" if stops else None)
+        prompts = open_window(table, {"ben", "cat"})
+        opened = table.now
+        by_seat = {p["seat"]: p for p in prompts}
+        for after_ms, seat in sends:
+            peer, prompt = table.peers[seat], by_seat[seat]
+            table.at(opened + after_ms, Act(peer, seat, f"{seat}-pass", prompt["id"], prompt["default"], {}))
+        fire_until(table, opened + HOLD)
+        ids = [p["id"] for p in prompts]
+        closes = [r["data"]["id"] for r in table.records if r["kind"] == "prompt_closed" and r["data"]["id"] in ids]
+        return ids, closes, {viewer: table.seen_by(viewer) for viewer in ("ann", "ben", None)}
+
+    ids, auto, auto_seen = run({"cat": PASS_UNTIL_MY_TURN}, [(1, "ben")])
+    assert auto == [p for p in ids if p in auto] and len(auto) >= 2  # in the order the prompts opened
+    for sends in ([(1, "cat"), (2, "ben")], [(1, "ben"), (2, "cat")]):
+        by_hand_ids, by_hand, by_hand_seen = run(None, sends)
+        assert (by_hand_ids, by_hand) == (ids, auto), sends
+        assert by_hand_seen == auto_seen, sends
+
+
+def reaction_window(stops: bool) -> tuple[list, list]:
+    """A demigod match whose reaction windows last their minimum hold (`reaction_ms` =
+    `window_min_ms`), played to its first: the seat reacting passes at once by hand, or
+    has its stops pass it. Driven as actor.py and deadlines.py do: a `Later` and an `Arm`
+    each a timer, those due together fired in the order they were set. The log and the
+    events of the window, once its time is up."""
+    seats, hold = ["ann", "ben"], 500
+    clock, options = {"prompt_ms": None, "bank_ms": 0, "window_min_ms": hold}, {"reaction_ms": hold}
+    state, events = get_ruleset("demigod").start(seats, 1, options)
+    meta = {"ruleset": "demigod", "seats": seats, "options": options, "clock": clock,
+            "spectators": {"delay_ms": 0, "allowed": True}}
+    match = MatchState(meta, state, Clock.new(clock, seats), 0)
+    match.stamp(events, NOW)
+    core, rng, timers, log, records = MatchCore("m1", match, 10_000), random.Random(1), [], [], []
+
+    def feed(event, now: int) -> None:
+        for effect in core.receive(event, now):
+            if isinstance(effect, Write):
+                log.extend(entry for entry, _ in effect.entries)
+                feed(WriteDone(), now)
+            elif isinstance(effect, Publish):
+                records.extend(effect.records)
+            elif isinstance(effect, Later):
+                timers.append((now + effect.delay_ms, len(timers), effect.input))
+            elif isinstance(effect, Arm):
+                timers.append((effect.due, len(timers), Expire(effect.prompt)))
+
+    peers = {seat: Peer(seat) for seat in seats}
+    for n in range(100):  # every prompt answered at once, until a window opens
+        shown = [p for seat in seats for p in core.match.prompts_for(seat)]
+        window = [p for p in shown if "window" in p]
+        if window:
+            break
+        for seat in seats if stops else ():  # its turns end pass_until_my_turn: set again, as Table's sticky seat
+            core.stops.modes[seat] = core.stops.before[seat] = PASS_UNTIL_MY_TURN
+        option, args = random_answer(rng, shown[0])
+        feed(Act(peers[shown[0]["seat"]], shown[0]["seat"], n, shown[0]["id"], option, args), NOW)
+    (prompt,) = window
+    assert prompt["time_ms"] == hold
+    opened = core.clock.window_opened(prompt["id"])
+    if not stops:
+        feed(Act(peers[prompt["seat"]], prompt["seat"], "pass", prompt["id"], prompt["default"], {}), opened + 1)
+    for due, _, event in sorted(timers):
+        if due <= opened + hold:
+            feed(event, due)
+    after = core.seq - sum(1 for r in records if r["at"] > opened)  # the window's own records come after
+    return ([{k: v for k, v in e.items() if k != "act"} for e in log if e["seq"] > after],
+            [r for r in records if r["seq"] > after])
+
+
+def test_stops_a_pass_held_until_a_windows_deadline_beats_its_timeout_by_hand_as_automatically():
+    """When a window's own time is its minimum hold, the pass held until then and the
+    deadline fall due together: the pass is applied (it came before the deadline), whether
+    the seat sent it or its stops made it. The deadline's timer is set once the window's
+    entry is written: after the automatic pass was held, before a pass by hand came."""
+    auto_log, auto_records = reaction_window(stops=True)
+    hand_log, hand_records = reaction_window(stops=False)
+    assert [r["data"].get("reason") for r in hand_records if r["kind"] == "prompt_closed"][:1] == ["answered"]
+    assert (hand_log, hand_records) == (auto_log, auto_records)
+    assert auto_log and "timeout" not in auto_log[0]
+
+
+def test_stops_a_hold_that_ends_while_redis_is_away_is_tried_again():
+    core = spellfire_core()
+    table = Table(core, {"ann": None, "ben": None, "cat": None})
+    table.play(400)  # the windows open now are left to their seats
+    window = next(p for p in core.ruleset.prompts(core.state) if "window" in p)
+    table.feed(SetStops(table.peers[window["seat"]], window["seat"], PASS_UNTIL_MY_TURN))
+    (held,) = [t[2] for t in table.timers if isinstance(t[2], HoldOver)]
+    core.receive(Abort(Reply()), table.now)
+    core.receive(WriteFailed(StoreUnavailable("down")), table.now)  # the match is stale
+    assert of(core.receive(held, held.due), Rebuild)
+    assert [e.input for e in of(core.receive(RebuildFailed(), held.due), Later)] == [held]
 # -- away and back ----------------------------------------------------------------------------
 
 def joined(core: MatchCore, peer: Peer, now: int) -> list:

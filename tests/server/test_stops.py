@@ -72,7 +72,7 @@ def choosing(rng_seed: int):
     return choose
 
 
-async def run_once(server, carol_stops: str) -> dict:
+async def run_once(server, carol_stops: str, bob_think_s: float = 0.35) -> dict:
     created = server.create(ruleset="spellfire", seed=33, seed_public=True, seats=SEATS, clock={"window_min_ms": HOLD_MS, "prompt_ms": None},
                             options={"turn_limit": 8})
     match = created["match"]
@@ -84,7 +84,7 @@ async def run_once(server, carol_stops: str) -> dict:
         assert (await raw.recv())["t"] == "welcome"
         observers[name] = raw
     players = [Client(server.url, match, created["tokens"]["alice"], wire=JSON, think_s=0.25, choose=choosing(1)),
-               Client(server.url, match, created["tokens"]["bob"], wire=JSON, think_s=0.35, choose=choosing(2)),
+               Client(server.url, match, created["tokens"]["bob"], wire=JSON, think_s=bob_think_s, choose=choosing(2)),
                Client(server.url, match, created["tokens"]["carol"], wire=JSON, choose=choosing(3),
                       stops=carol_stops)]
 
@@ -137,6 +137,42 @@ async def test_nobody_can_tell_an_automatic_pass_from_one_sent_by_hand(server):
             assert x[:6] == y[:6]  # kind, seq, fields, content, bytes
             if x[6] is not None and y[6] is not None:  # carol's prompt closes as long after its opening, within the noise
                 assert abs(x[6] - y[6]) < 80, (x, y)
+
+
+def closes_by_window(frames: list) -> dict:
+    """Each window's prompt ids in the order they opened, and its prompt_closed events in the
+    order an observer gets them: (prompt, seat, reason, at)."""
+    windows: dict = {}
+    window_of = {}
+    for _, frame in frames:
+        m = orjson.loads(frame)
+        data = m.get("data", {})
+        if m.get("kind") == "prompt" and "window" in data:
+            window_of[data["id"]] = data["window"]
+            windows.setdefault(data["window"], ([], []))[0].append(data["id"])
+        elif m.get("kind") == "prompt_closed" and data["id"] in window_of:
+            windows[window_of[data["id"]]][1].append((data["id"], data["seat"], data["reason"], m["at"]))
+    return windows
+
+
+async def test_a_window_closes_in_the_same_order_when_a_seat_passes_at_once_beside_an_automatic_pass(server):
+    """The same match twice, bob passing every window the moment it opens: carol's windows
+    passed by her stops, then by her own client at once. Bob's pass and carol's are held
+    together for the window's minimum time and applied in the order of the window's prompts,
+    so bob's socket and a spectator's get the same messages, the order of the closes too."""
+    auto, by_hand = await asyncio.gather(run_once(server, "pass_unless_playable", bob_think_s=0),
+                                         run_once(server, "ask", bob_think_s=0))
+    for name in ("bob", "spectator"):
+        a, b = stream(auto["frames"][name]), stream(by_hand["frames"][name])
+        assert [x[:6] for x in a] == [y[:6] for y in b]  # kind, seq, fields, content, bytes: in order
+    windows = closes_by_window(auto["frames"]["spectator"])
+    beside = [(opened, closed) for w, (opened, closed) in windows.items()
+              if {"bob", "carol"} <= {seat for _, seat, why, _ in closed if why == "answered"}
+              and all(p not in auto["carol"].answers for p, seat, _, _ in closed if seat == "carol")
+              and len({at for *_, at in closed}) == 1]  # carol's pass automatic, held with bob's
+    assert len(beside) >= 2, windows
+    for opened, closed in beside:
+        assert [p for p, *_ in closed] == opened  # in the order the window's prompts opened
 
 
 async def test_stops_from_a_spectator_or_with_a_bad_mode_are_refused_and_change_nothing(server):
