@@ -183,6 +183,8 @@ async def test_operator_page_lists_and_aborts(keyed_server, page, shoot):
                          json={"ruleset": "duel", "seats": ["alice", "bob"]}).json()
     match = created["match"]
     op = await page(f"{keyed_server.url}/operator", wait_for="#key")
+    answered = []  # every response of the login, to see how the key is checked
+    op.on("response", lambda r: answered.append(r))
     await op.fill("#key", "wrong")
     await op.click("button[type=submit]")
     await op.wait_for_selector("#banner[role=alert]")
@@ -192,6 +194,11 @@ async def test_operator_page_lists_and_aborts(keyed_server, page, shoot):
     row = op.locator(f"tr[data-match='{match}']")
     await row.wait_for()
     assert "live" in await row.inner_text()
+    # The key is checked by a read behind it, not by aborting a match that does not exist
+    # (a POST, and a 404 in the console at every login).
+    login = [(r.request.method, r.url.removeprefix(keyed_server.url), r.status) for r in answered]
+    assert not [r for r in login if r[0] != "GET" or r[2] == 404], login
+    assert ("GET", "/operator/matches", 401) in login and ("GET", "/operator/matches", 200) in login, login
     assert "answers per second" in await op.inner_text("#metrics")
     # The meters read /metrics as prometheus_client writes it (values like 1.0).
     created_meter = op.locator("#metrics .meter", has_text="matches created").locator(".value")

@@ -5,7 +5,10 @@ import { BattlehallError, request } from "./battlehall.js";
 import { BASE, banner, castLink, duration, el, errorText, replayLink, resultText } from "./page.js";
 
 const KEY = "battlehall.apiKey";
-const PROBE = "/matches/m_0000000000000000/abort"; // no such match: 404 with a good key, 401 without
+// A read behind the key (the list the console shows first): 200 with the key, 401 with
+// another, 403 on a server that has none. (An abort of a match that does not exist was a
+// 404 in the console at every login, and a write where a read does.)
+const PROBE = "/operator/matches";
 const main = document.getElementById("main");
 const note = banner(document.getElementById("banner"));
 let key = sessionStorage.getItem(KEY) || "";
@@ -16,9 +19,8 @@ const confirming = new Set();
 
 async function check(candidate) {
   try {
-    await request(BASE, PROBE, { method: "POST", apiKey: candidate });
+    await request(BASE, PROBE, { apiKey: candidate });
   } catch (err) {
-    if (err.status === 404) return true;
     if (err.status === 401) throw new Error("That is not this server's API key.");
     if (err.status === 403) throw new Error("This server was started without an API key (--api-key or BATTLEHALL_API_KEY), so its operator actions are off.");
     throw new Error(errorText(err));
