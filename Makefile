@@ -26,12 +26,16 @@ UV_VERSION ?= 0.13.9
 # the production image's (deploy/Dockerfile), without the extras, at the same versions.
 LOCK := requirements.lock
 IMAGE_LOCK := deploy/requirements.lock
+# What PyICU builds with (it has no wheels; names.py's UTS #39 skeletons): ICU's headers,
+# pkg-config to find them, a C++ compiler.
+ICU_BUILD := /usr/include/unicode/uspoof.h /usr/bin/pkg-config /usr/bin/g++
 
 .PHONY: serve lint test test-newest fuzz audit properties bench install lock
 
 # The versions the suite runs with, each checked against its hashes; the project itself
-# is installed apart, editable, which pip cannot hash-check.
-$(VENV)/.installed: pyproject.toml $(LOCK)
+# is installed apart, editable, which pip cannot hash-check. PyICU has no wheels: pip
+# builds it against the system's ICU (ICU_BUILD).
+$(VENV)/.installed: pyproject.toml $(LOCK) | $(ICU_BUILD)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q --require-hashes -r $(LOCK)
@@ -50,6 +54,16 @@ lock: $(VENV)/.installed
 	$(UV_COMPILE) -c $(LOCK) -o $(IMAGE_LOCK)
 
 install: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
+
+# PyICU's build (its Debian packages, below).
+/usr/include/unicode/uspoof.h:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libicu-dev
+
+/usr/bin/pkg-config:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkg-config
+
+/usr/bin/g++:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++
 
 # Debian's packages the suite needs, installed when missing: the browser tests drive the
 # distribution's Chromium (tests/browser/), never a downloaded one; the deploy and
@@ -85,7 +99,7 @@ test: lint $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis
 # pyproject.toml allows, in a venv of their own (upgraded on each run), so a release that
 # breaks the internals http_protocol.py and websocket.py use fails here, before the
 # bounds are raised.
-test-newest: /usr/bin/redis-server
+test-newest: /usr/bin/redis-server | $(ICU_BUILD)
 	test -x $(NEWEST_VENV)/bin/python || $(PYTHON) -m venv $(NEWEST_VENV)
 	$(NEWEST_VENV)/bin/python -m pip install -q --upgrade pip
 	$(NEWEST_VENV)/bin/python -m pip install -q --upgrade --upgrade-strategy eager -e '.[test,embedded]'

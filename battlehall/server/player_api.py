@@ -22,14 +22,19 @@ from ..engine import ruleset_names
 from ..engine.errors import SetupError
 from . import errors, names, vouch, web
 from .bodies import json_body
-from .creation_limit import CreationLimit
+from .creation_limit import CreationLimit, retry_after
 from .player_settings import PlayerSettings
-from .profiles import Profiles
+from .profiles import TAKEN, NameTaken, Profiles, tag
 
 BINDING_FIELDS = ("profiles", "rated")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 MAX_OFFSET = 1_000_000
+#: Renames one profile may make at once, then a minute (PATCH /profiles/{id}), counted by
+#: each node: a player renames now and then, and every name a profile takes is kept with
+#: its tag (profiles.py), which a script renaming hundreds of times a second would fill.
+RENAME_BURST = 5
+RENAME_PER_MIN = 2.0
 
 
 def bearer(request: Request) -> str | None:
@@ -46,6 +51,7 @@ class PlayerApi:
         self.json = json_response
         self.api_key = api_key
         self.creations = CreationLimit(settings.profile_per_min, settings.profile_burst)
+        self.renames = CreationLimit(RENAME_PER_MIN, RENAME_BURST)  # by profile id, not address
 
     def profiles(self, request: Request) -> Profiles:
         return Profiles(self.hub_of(request).store.redis)
@@ -71,11 +77,15 @@ class PlayerApi:
         if token is not None:  # an operator's player: no secret, the token stands for it
             player = vouch.verify(token, self.settings.jwt_key)
             profile_id = await profiles.vouched(player)
-            return self.json({"profile": profile_id, "name": player.name, "kind": "vouched"})
+            return self.json({"profile": profile_id, "name": player.name, "tag": tag(profile_id), "kind": "vouched"})
         self.creations.spend(request.client and request.client.host, "created too many profiles")
         name = await self._name(request)
-        profile_id, secret = await profiles.create_guest(name)
-        return self.json({"profile": profile_id, "name": name, "kind": "guest", "secret": secret}, status_code=201)
+        try:
+            profile_id, secret = await profiles.create_guest(name)
+        except NameTaken:
+            raise errors.BadName(f"a display name {TAKEN}", path="name") from None
+        return self.json({"profile": profile_id, "name": name, "tag": tag(profile_id), "kind": "guest",
+                          "secret": secret}, status_code=201)
 
     async def _name(self, request: Request) -> str:
         """The validated `name` of a JSON body; the 400 that refuses it is raised."""
@@ -105,7 +115,14 @@ class PlayerApi:
                 raise errors.NotFound("no such profile")
             raise errors.Unauthorized("renaming needs the profile's secret as Authorization: Bearer <secret>")
         name = await self._name(request)
-        await profiles.rename(profile_id, name)
+        wait_s = self.renames.take(profile_id)  # after the secret: nobody else spends a profile's renames
+        if wait_s:
+            raise errors.RateLimited("this profile has been renamed too often: "
+                                     f"try again in {retry_after(wait_s)} s", retry_after=retry_after(wait_s))
+        try:
+            await profiles.rename(profile_id, name)
+        except NameTaken:
+            raise errors.BadName(f"a display name {TAKEN}", path="name") from None
         return self.json(await profiles.public(profile_id))
 
     async def leaderboard(self, request: Request) -> Response:

@@ -15,8 +15,18 @@ players and the leaderboard is one script on one Redis Cluster slot (ratings.py)
     bh:{profiles}:pending           sorted set: bound matches not settled yet, by creation time
     bh:{profiles}:met:<ruleset>:<a>:<b>  sorted set: the rated matches of profiles a < b
                                     together, by end time, for a day (ratings.PAIR_LIMIT)
+    bh:{profiles}:sk:<sha256(skeleton)>  hash: tag -> the profile that took a name of this
+                                    confusable skeleton (names.skeleton) with this tag
 
 Only the SHA-256 of a secret is kept: a copy of Redis does not let anyone rename a player.
+
+Names are not unique: every name is shown with its profile's **tag**, the first
+TAG_LENGTH hex digits of the profile id ("Alice#4f2a"), which stays the same through
+renames and needs no lookup wherever a profile id is at hand. What makes two players
+told apart is that no two profiles hold names of one skeleton with one tag: a profile
+takes a name's (skeleton, tag) when it first takes the name, and keeps it, so that an old
+match's "Alice#4f2a" is never another player's. A guest or a new vouched profile whose
+name's pair is taken is given another id; a rename to one is refused (`NameTaken`).
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from typing import TypeGuard
 
 import orjson
 
+from . import errors, names
 from .clock import now_ms
 from .vouch import Vouched
 
@@ -37,6 +48,29 @@ PENDING = PREFIX + "pending"
 HISTORY_KEPT = 100
 RECENT_KEPT = 50
 PROFILE_ID = re.compile(r"^p_[0-9a-f]{16}$")
+TAG_LENGTH = 4
+#: Ids drawn for a new profile before its name is refused: each is taken with a chance of
+#: (profiles holding a name of that skeleton) / 16**TAG_LENGTH.
+NEW_ID_TRIES = 8
+
+
+#: Take a (skeleton, tag) for a profile unless another holds it: 1 if it is the profile's.
+#: A script, not HSETNX: one step, with the commands the documented ACL already allows.
+TAKE_NAME = """
+local holder = redis.call('HGET', KEYS[1], ARGV[1])
+if not holder then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  return 1
+end
+if holder == ARGV[2] then return 1 end
+return 0
+"""
+#: Why a name is refused when NameTaken, after "a display name ".
+TAKEN = "looks like another player's name with the same tag: choose another name"
+
+
+class NameTaken(ValueError):
+    """Another profile with the same tag holds a name that looks like this one."""
 
 
 def profile_key(profile_id: str) -> str:
@@ -68,6 +102,20 @@ def met_key(ruleset: str, a: str, b: str) -> str:
     return f"{PREFIX}met:{ruleset}:{a}:{b}"
 
 
+def skeleton_key(name: str) -> str:
+    """The tags taken with names that look like `name` (hashed: a skeleton is any length of any script)."""
+    return f"{PREFIX}sk:{hashlib.sha256(names.skeleton(name).encode()).hexdigest()}"
+
+
+def tag(profile_id: str) -> str:
+    """What a profile's name is shown with, to tell it from another's that looks the same."""
+    return profile_id[2:2 + TAG_LENGTH]
+
+
+def _new_id() -> str:
+    return "p_" + secrets.token_hex(8)
+
+
 def _sub_key(sub: str) -> str:
     return f"{PREFIX}sub:{hashlib.sha256(sub.encode()).hexdigest()}"
 
@@ -90,26 +138,47 @@ class Profiles:
     def __init__(self, redis):
         self.redis = redis
 
+    async def take_name(self, profile_id: str, name: str) -> bool:
+        """Take the (skeleton, tag) of `name` for the profile: True if it is now the profile's,
+        False if another profile holds it. Never given back (see the module's docstring)."""
+        taken = await self.redis.register_script(TAKE_NAME)(keys=[skeleton_key(name)],
+                                                            args=[tag(profile_id), profile_id])
+        return taken == 1
+
+    async def _new_id_for(self, name: str) -> str:
+        """A new profile id that has taken `name`; NameTaken when NEW_ID_TRIES ids could not."""
+        for _ in range(NEW_ID_TRIES):
+            profile_id = _new_id()
+            if await self.take_name(profile_id, name):
+                return profile_id
+        raise NameTaken(name)
+
     async def create_guest(self, name: str) -> tuple[str, str]:
         """A new guest profile for a validated name: (its id, its secret)."""
-        profile_id = "p_" + secrets.token_hex(8)
+        profile_id = await self._new_id_for(name)
         secret = secrets.token_urlsafe(24)
         await self.redis.hset(profile_key(profile_id), mapping={
             "name": name, "secret": _digest(secret), "kind": "guest", "created_at": now_ms()})
         return profile_id, secret
 
     async def vouched(self, player: Vouched) -> str:
-        """The profile of an operator's player, made on first use; renamed when the token's name changed."""
+        """The profile of an operator's player, made on first use; renamed when the token's name
+        changed. errors.TokenInvalid if that name looks like another player's with the same tag:
+        the token's name is refused as a bad one is (vouch.py)."""
         key = _sub_key(player.sub)
-        profile_id = "p_" + secrets.token_hex(8)
-        if await self.redis.set(key, profile_id, nx=True):
-            await self.redis.hset(profile_key(profile_id), mapping={
-                "name": player.name, "kind": "vouched", "sub": player.sub, "created_at": now_ms()})
+        try:
+            existing = await self.redis.get(key)
+            profile_id = _text(existing) if existing is not None else await self._new_id_for(player.name)
+            if existing is None and await self.redis.set(key, profile_id, nx=True):
+                await self.redis.hset(profile_key(profile_id), mapping={
+                    "name": player.name, "kind": "vouched", "sub": player.sub, "created_at": now_ms()})
+                return profile_id
+            profile_id = _text(await self.redis.get(key))
+            if _text(await self.redis.hget(profile_key(profile_id), "name")) != player.name:
+                await self.rename(profile_id, player.name)
             return profile_id
-        profile_id = _text(await self.redis.get(key))
-        if _text(await self.redis.hget(profile_key(profile_id), "name")) != player.name:
-            await self.redis.hset(profile_key(profile_id), "name", player.name)
-        return profile_id
+        except NameTaken:
+            raise errors.TokenInvalid(f"the token's name {TAKEN}") from None
 
     async def check_secret(self, profile_id: object, secret: object) -> bool:
         """True if `secret` is the guest profile's own."""
@@ -122,6 +191,9 @@ class Profiles:
         return is_profile_id(profile_id) and bool(await self.redis.exists(profile_key(profile_id)))
 
     async def rename(self, profile_id: str, name: str) -> None:
+        """Rename to a validated name; NameTaken if another profile with this tag holds one like it."""
+        if not await self.take_name(profile_id, name):
+            raise NameTaken(name)
         await self.redis.hset(profile_key(profile_id), "name", name)
 
     async def names(self, profile_ids: list[str]) -> list[str | None]:
@@ -153,7 +225,9 @@ class Profiles:
         recent = [orjson.loads(m) for m in lists[-1]]
         for match in recent:
             match["replay"] = f"/replay/{match['match']}"
-        return {"profile": profile_id, "name": _text(found[0]), "kind": _text(found[1]),
+            for player in match.get("players", ()):
+                player["tag"] = tag(player["profile"]) if is_profile_id(player.get("profile")) else None
+        return {"profile": profile_id, "name": _text(found[0]), "tag": tag(profile_id), "kind": _text(found[1]),
                 "created_at": int(found[2]), "ratings": ratings, "history": history, "recent_matches": recent}
 
     async def leaderboard(self, ruleset: str, offset: int, limit: int) -> tuple[list[dict], int]:
@@ -173,7 +247,7 @@ class Profiles:
         for i, profile_id in enumerate(ids):
             name, rating = found[2 * i], found[2 * i + 1]
             rows.append({"rank": offset + i + 1, "profile": profile_id,
-                         "name": _text(name) if name is not None else None,
+                         "name": _text(name) if name is not None else None, "tag": tag(profile_id),
                          **(orjson.loads(rating) if rating is not None else {"rating": page[i][1]})})
         return rows, total
 

@@ -12,8 +12,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from battlehall.client import Client
+from battlehall.engine.ruleset import make_result
 from battlehall.server import profiles as keys
 from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server.ratings import settle
+from battlehall.server.store import key, pack
 
 
 API_KEY = "player-pages-key"
@@ -46,7 +49,8 @@ async def test_the_lobby_makes_a_guest_profile_once_and_renames_it(srv, page, sh
     lobby = await page(srv.url + "/")
     mine = await stored_profile(lobby)
     assert mine["profile"].startswith("p_") and len(mine["secret"]) >= 32
-    assert await lobby.inner_text("#me-shown") == mine["name"]
+    assert await lobby.inner_text("#me-shown") == f"{mine['name']}#{mine['tag']}"
+    assert mine["tag"] == mine["profile"][2:6]
     await lobby.reload()
     assert (await stored_profile(lobby))["profile"] == mine["profile"]  # the same player on the next visit
     await lobby.fill("#me-name", "x" * 3 + "\u202e")
@@ -73,7 +77,7 @@ async def test_an_html_name_is_refused_and_one_in_redis_is_shown_as_text(srv, re
     finally:
         await r.aclose()
     player = await page(f"{srv.url}/player/{made['profile']}", wait_for="main[data-status=ready]")
-    assert await player.inner_text("#name") == payload
+    assert await player.inner_text("#name") == f"{payload}#{made['tag']}"
     assert await player.locator("main img, main b").count() == 0
     assert await player.evaluate("window.pwned") is None
 
@@ -104,16 +108,40 @@ async def test_a_rated_duel_shows_on_the_leaderboard_and_the_player_pages(srv, p
         assert await row.locator("a.name").get_attribute("href") == f"/player/{profile}"
     names = await board.locator("#board tbody a.name").all_inner_texts()
     best = max(ratings, key=ratings.get)
-    assert names[0] == (mine["name"] if best == mine["profile"] else "Bo Board")
+    assert names[0] == (f"{mine['name']}#{mine['tag']}" if best == mine["profile"] else f"Bo Board#{other['tag']}")
     await shoot(board, "leaderboard")
 
     await board.click(f"#board tr[data-profile='{other['profile']}'] a.name")
     await board.wait_for_selector("main[data-status=ready]")
-    assert await board.inner_text("#name") == "Bo Board"
+    assert await board.inner_text("#name") == f"Bo Board#{other['tag']}"
     assert await board.inner_text(".ruleset-rating[data-ruleset=duel] .rating") == f"{ratings[other['profile']]:.2f}"
     replay = board.locator(f"#recent tr[data-match='{created['match']}'] a:has-text('replay')")
     assert await replay.get_attribute("href") == f"/replay/{created['match']}"
     players = board.locator(f"#recent tr[data-match='{created['match']}'] td.players")
-    assert await players.inner_text() == f"{mine['name']}, Bo Board"
+    assert await players.inner_text() == f"{mine['name']}#{mine['tag']}, Bo Board#{other['tag']}"
     assert await players.locator("a").nth(0).get_attribute("href") == f"/player/{mine['profile']}"
     await shoot(board, "player")
+
+
+async def test_two_players_of_one_name_are_told_apart_by_their_tags(srv, redis_url, page, shoot):
+    twins = [httpx.post(f"{srv.url}/profiles", json={"name": name}).json() for name in ("Twin", "\u0422win")]
+    assert twins[0]["tag"] != twins[1]["tag"]  # "Twin", and one with a Cyrillic T
+    meta = {"ruleset": "hourglass", "seats": ["a", "b"], "rated": True,
+            "profiles": {"a": twins[0]["profile"], "b": twins[1]["profile"]}}
+    r = aioredis.from_url(redis_url)
+    try:
+        for seq, seat in enumerate(["a", "b", "a", "b"], 1):
+            entry = {"seq": seq, "last_seq": seq, "at": seq, "seat": seat, "prompt": f"p{seq}",
+                     "option": "x", "args": {}, "act": seq}
+            await r.xadd(key("m_twins0000000000", "log"), {"e": pack(entry), "v": pack([])}, id=f"{seq}-0")
+        assert await settle(r, "m_twins0000000000", meta, make_result("fell", [["a"], ["b"]]), 60)
+    finally:
+        await r.aclose()
+    shown = [f"{name}#{made['tag']}" for name, made in zip(("Twin", "\u0422win"), twins)]
+    board = await page(f"{srv.url}/leaderboard/hourglass", wait_for="main[data-status=ready]")
+    assert sorted(await board.locator("#board tbody a.name").all_inner_texts()) == sorted(shown)
+    assert await board.locator("#board tbody a.name .tag").all_inner_texts() != []
+    await shoot(board, "leaderboard-twins")
+    player = await page(f"{srv.url}/player/{twins[0]['profile']}", wait_for="main[data-status=ready]")
+    assert await player.inner_text("#name") == shown[0]
+    assert await player.inner_text("#recent td.players") == ", ".join(shown)

@@ -1,7 +1,7 @@
 // The leaderboard of one ruleset (/leaderboard/{ruleset}): players by rating, a page at a
 // time. Names are shown with textContent only (el() never parses HTML).
 import { request } from "./battlehall.js";
-import { BASE, banner, el, errorText } from "./page.js";
+import { BASE, banner, el, errorText, playerName } from "./page.js";
 
 const PAGE = 50;
 const main = document.getElementById("main");
@@ -24,7 +24,7 @@ async function load() {
       rows.append(el("tr", { dataset: { profile: player.profile } },
         el("td", {}, String(player.rank)),
         el("td", {}, el("a", { href: `/player/${encodeURIComponent(player.profile)}`, class: "name" },
-                        player.name ?? player.profile)),
+                        playerName(player.name ?? player.profile, player.tag))),
         el("td", { class: "rating" }, Number(player.rating).toFixed(2)),
         el("td", {}, String(player.matches ?? 0))));
     }

@@ -49,6 +49,13 @@ export function replayLink(match, token) {
   return `${BASE}/replay/${encodeURIComponent(match)}${token ? `#token=${encodeURIComponent(token)}` : ""}`;
 }
 
+/** A player's name with its profile's tag ("Alice#4f2a"): two players whose names look
+ * alike have different tags (docs/protocol.md "Display names"). The name is a <bdi>, so a
+ * right-to-left name cannot carry the tag to its other side. Text only, never HTML. */
+export function playerName(name, tag) {
+  return [el("bdi", {}, name), tag ? el("span", { class: "tag" }, `#${tag}`) : null];
+}
+
 /** At most `max` characters of `text` (whole code points), with "…" when it was cut. */
 export function truncate(text, max) {
   const chars = Array.from(String(text).slice(0, 2 * max + 2));

@@ -1,7 +1,7 @@
 // A player's page (/player/{id}): name, rating per ruleset with its history, recent
 // matches with links to their replays. Every name is set with textContent (el()).
 import { request } from "./battlehall.js";
-import { BASE, banner, el, errorText } from "./page.js";
+import { BASE, banner, el, errorText, playerName } from "./page.js";
 
 const main = document.getElementById("main");
 const note = banner(document.getElementById("banner"));
@@ -40,7 +40,7 @@ function recentSection(profile) {
       el("td", {}, m.reason === "aborted" || m.reason === "abandoned" ? m.reason
                    : `${m.won ? "won" : `${m.place} of ${m.places}`}`),
       el("td", { class: "players" }, m.players.flatMap((p, i) => [i ? ", " : "",
-        el("a", { href: `/player/${encodeURIComponent(p.profile)}` }, p.name ?? p.profile)])),
+        el("a", { href: `/player/${encodeURIComponent(p.profile)}` }, playerName(p.name ?? p.profile, p.tag))])),
       el("td", {}, m.rated ? `${m.rating_before.toFixed(2)} → ${m.rating_after.toFixed(2)}` : "unrated"),
       el("td", {}, el("a", { href: m.replay }, "replay"))))));
 }
@@ -48,8 +48,8 @@ function recentSection(profile) {
 async function load() {
   try {
     const profile = await request(BASE, `/profiles/${encodeURIComponent(id)}`);
-    document.getElementById("name").textContent = profile.name;
-    document.title = `${profile.name} · Battlehall`;
+    document.getElementById("name").replaceChildren(...playerName(profile.name, profile.tag));
+    document.title = `${profile.name}#${profile.tag} · Battlehall`;
     document.getElementById("kind").textContent =
       profile.kind === "guest" ? "Guest player" : "Player vouched for by this server's operator";
     document.getElementById("ratings").replaceChildren(...ratingsSection(profile));

@@ -2,11 +2,11 @@
 // browser's localStorage with its secret; "you are <name>", a rename field, and a link to
 // the player page. Quick play and bot matches bind their seats to it.
 import { request } from "./battlehall.js";
-import { BASE, el, errorText } from "./page.js";
+import { BASE, el, errorText, playerName } from "./page.js";
 
 const KEY = "battlehall.profile";
 
-/** The stored profile ({profile, name, secret}) or null. */
+/** The stored profile ({profile, name, tag, secret}) or null. */
 export function storedProfile() {
   try {
     const found = JSON.parse(localStorage.getItem(KEY) || "null");
@@ -26,7 +26,7 @@ export async function ensureProfile() {
   if (stored) {
     try {
       const profile = await request(BASE, `/profiles/${encodeURIComponent(stored.profile)}`);
-      const current = { ...stored, name: profile.name };
+      const current = { ...stored, name: profile.name, tag: profile.tag };
       localStorage.setItem(KEY, JSON.stringify(current));
       return current;
     } catch (err) {
@@ -34,7 +34,7 @@ export async function ensureProfile() {
     }
   }
   const made = await request(BASE, "/profiles", { method: "POST", body: { name: guestName() } });
-  const profile = { profile: made.profile, name: made.name, secret: made.secret };
+  const profile = { profile: made.profile, name: made.name, tag: made.tag, secret: made.secret };
   localStorage.setItem(KEY, JSON.stringify(profile));
   return profile;
 }
@@ -42,7 +42,7 @@ export async function ensureProfile() {
 async function rename(profile, name) {
   const renamed = await request(BASE, `/profiles/${encodeURIComponent(profile.profile)}`,
                                 { method: "PATCH", body: { name }, apiKey: profile.secret });
-  const current = { ...profile, name: renamed.name };
+  const current = { ...profile, name: renamed.name, tag: renamed.tag };
   localStorage.setItem(KEY, JSON.stringify(current));
   return current;
 }
@@ -66,7 +66,7 @@ function show(root, profile) {
   });
   root.replaceChildren(
     el("p", {}, "You are ", el("a", { id: "me-link", href: `/player/${encodeURIComponent(profile.profile)}` },
-                                  el("strong", { id: "me-shown" }, profile.name))),
+                                  el("strong", { id: "me-shown" }, playerName(profile.name, profile.tag)))),
     form, message);
   root.dataset.profile = profile.profile;
 }
