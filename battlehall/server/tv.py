@@ -22,6 +22,7 @@ from starlette.routing import Route
 from ..engine import ruleset_names
 from . import errors, public
 from .clock import now_ms
+from .listing import PUBLIC
 
 CACHE_S = 1.0
 CHUNK = 50  # summaries read at a time, most watched first, until one is eligible
@@ -42,7 +43,11 @@ async def featured(hub, ruleset: str | None) -> dict | None:
     counts = await hub.audience.totals(ids)
     ranked = [match_id for _, match_id in sorted(zip(counts, ids), key=lambda pair: -pair[0])]  # stable: ties stay oldest first
     for start in range(0, len(ranked), CHUNK):
-        for summary in await hub.summaries(ranked[start:start + CHUNK]):
+        chunk = ranked[start:start + CHUNK]
+        # Listed from later (a delayed match's rematch, listing.py): featuring it would tell
+        # that the old match ended.
+        later = {m for m, at in zip(chunk, await hub.store.redis.zmscore(PUBLIC, chunk)) if at and at > now_ms()}
+        for summary in await hub.summaries([m for m in chunk if m not in later]):
             # As its spectators see it: a delayed match is live until its end is that old.
             summary = await public.as_of_delay(hub.store, summary, now_ms())
             if eligible(summary, ruleset):

@@ -254,3 +254,33 @@ async def test_the_rematch_of_a_delayed_match_is_listed_once_the_old_ones_end_is
         assert time.monotonic() < deadline, "the rematch was never listed"
         await asyncio.sleep(0.1)
     assert httpx.get(f"{server.url}/matches/{created['match']}").json()["status"] == "finished"
+
+
+async def test_the_rematch_of_a_delayed_match_is_not_featured_before_the_old_ones_end_is_public(tmp_path):
+    server = ServerProcess(tmp_path).start()
+    try:
+        created = server.create(ruleset="duel", spectators={"public": True, "delay_ms": 2500})
+        conn = await Raw.open(server.url, created["match"])
+        assert (await conn.hello(created["tokens"]["alice"]))["t"] == "welcome"
+        await conn.send({"t": "resign", "id": 1})
+        await conn.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended")
+        await conn.close()
+        url = f"{server.url}/matches/{created['match']}/rematch"
+        httpx.post(url, headers=as_seat(created["tokens"]["alice"]))
+        rematch = httpx.post(url, headers=as_seat(created["tokens"]["bob"]))
+        made = rematch.json()["rematch"]
+        watcher = await Raw.open(server.url, made["match"])  # the one watched match: TV's pick once it may be
+        await watcher.ws.send('{"t":"hello"}')
+        assert (await watcher.recv())["role"] == "spectator"
+        looks = 0
+        deadline = time.monotonic() + 10
+        while httpx.get(f"{server.url}/tv/featured").json()["match"] != made["match"]:
+            looks += 1
+            assert time.monotonic() < deadline, "the rematch was never featured"
+            await asyncio.sleep(0.1)
+        # Featured only once the old match's end was public, after many looks that did not.
+        assert httpx.get(f"{server.url}/matches/{created['match']}").json()["status"] == "finished"
+        assert looks >= 5, looks
+        await watcher.close()
+    finally:
+        server.stop()
