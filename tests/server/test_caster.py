@@ -48,13 +48,16 @@ class Recorder:
         welcome = await self.conn.hello(self.created["caster_token"], resume=self.last_seq, role="caster")
         self.got.append((now_ms(), welcome))
         assert welcome["t"] == "welcome" and welcome["role"] == "caster", welcome
-        self.task = asyncio.create_task(self._read())
+        self.task = asyncio.create_task(self._read(self.conn))
         return welcome
 
-    async def _read(self) -> None:
+    async def _read(self, conn: Raw) -> None:
+        # Its own connection, not `self.conn`: a cancel that asyncio.wait_for swallows (its
+        # recv done at the same moment) let the old reader read on, and from the new
+        # connection it would race the new reader (websockets' ConcurrencyError).
         try:
             while True:
-                message = await self.conn.recv(timeout=3600)
+                message = await conn.recv(timeout=3600)
                 self.got.append((now_ms(), message))
                 if message["t"] == "event":
                     assert message["seq"] == self.last_seq + 1, (message["seq"], self.last_seq)
