@@ -86,6 +86,11 @@ class MatchActor:
         watching = self.feed.conns if self.feed else self.conns
         return sum(1 for c in watching if c.role == "spectator")
 
+    def viewers(self) -> set[str | None]:
+        """Who its spectator sockets are (audience.viewer_of): a client's many sockets, one."""
+        watching = self.feed.conns if self.feed else self.conns
+        return {c.viewer for c in watching if c.role == "spectator"}
+
     # The two a bot's turn waits by (bot_turns.py shares the node's bot rate by them).
     @property
     def made_from(self) -> str | None:

@@ -15,6 +15,17 @@ to the other nodes' as last read. A node reads them for every match it has spect
 of every READ_S (with its writes, in one send), so the cap holds over all nodes to
 within about a second.
 
+**Viewers.** Sockets are not people: one client can open a hundred spectator sockets
+without a token. So each node also writes how many distinct viewers its spectator
+sockets are (`viewer_of`: one per client address, an IPv6 client per /64), in the
+field `<node> viewers` of the same hash and the same HSET, and the TV ranks by their
+sum over the nodes (tv.py). A viewer watching on two nodes counts on each: the sum of
+the nodes' distinct counts, not the distinct count over all nodes, which would mean
+writing every address to Redis. That field's value is "<viewers> 0": stamped as of the
+epoch, so that a node of an earlier version, which reads every field as a count, takes
+it for a dead node's; its freshness is that of its node's count. A node of an earlier
+version writes no such field: its spectators count as one viewer each.
+
 Writes and reads go on the store's upkeep connection (`Store.upkeep`, raw commands):
 with matches coming and going, a node writes counts five times a second, and through
 redis-py's pipelines the writes and the reads of a hundred watched matches cost the
@@ -25,7 +36,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
+import sys
 import time
 from typing import Callable
 
@@ -37,12 +50,32 @@ READ_S = 1.0
 REFRESH_S = 10.0
 STALE_MS = 30_000
 TTL_S = 60  # the hash goes when no node has refreshed it for this long
+VIEWERS = " viewers"  # the field `<node> viewers`: the node's distinct viewers of the match
+IPV6_VIEWER_PREFIX = 64  # an IPv6 client is one viewer per /64: one host is given a /64 and may use any of it
 
 log = logging.getLogger("battlehall.audience")
 
 
 def hash_key(match_id: str) -> str:
     return key(match_id, "watching")
+
+
+def viewer_of(address: str | None) -> str | None:
+    """Who a spectator socket from `address` (limits.peer_address) counts as: the address,
+    an IPv6 one by its /64 (one machine is given a /64 and may send from any address of
+    it), an IPv4-mapped one as the IPv4 address. None (no IP address: a Unix socket) is
+    one viewer too. Interned: the sockets of one client share one string."""
+    if address is None:
+        return None
+    try:
+        ip = ipaddress.ip_address(address.partition("%")[0])  # without an IPv6 scope (fe80::1%eth0)
+    except ValueError:
+        return sys.intern(address)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return sys.intern(str(ip.ipv4_mapped))
+        return sys.intern(str(ipaddress.IPv6Network((ip, IPV6_VIEWER_PREFIX), strict=False)))
+    return sys.intern(str(ip))
 
 
 def as_fields(reply) -> dict:
@@ -54,11 +87,13 @@ def as_fields(reply) -> dict:
 
 
 class Audience:
-    def __init__(self, store, node: str, local: Callable[[str], int]):
+    def __init__(self, store, node: str, local: Callable[[str], int],
+                 local_viewers: Callable[[str], int] | None = None):
         self.redis = store.redis  # the public summaries' reads (totals), shared with the node's other reads
         self.upkeep = store.upkeep  # the writer task's writes and reads: raw commands, one send each
         self.node = node
         self.local = local  # match id -> this node's spectators of it, now
+        self.local_viewers = local_viewers or local  # ... and the distinct viewers they are (each one by default)
         self.dirty: set[str] = set()
         self.tracked: set[str] = set()  # matches whose field this node keeps
         self.others: dict[str, int] = {}  # tracked match -> the other nodes' spectators, as last read
@@ -112,11 +147,13 @@ class Audience:
         for match_id in ids:
             count = self.local(match_id)
             if count:
-                commands += [("HSET", hash_key(match_id), self.node, f"{count} {now}"),
+                viewers = self.local_viewers(match_id)
+                commands += [("HSET", hash_key(match_id), self.node, f"{count} {now}",
+                              self.node + VIEWERS, f"{viewers} 0"),
                              ("EXPIRE", hash_key(match_id), TTL_S)]
                 self.tracked.add(match_id)
             else:
-                commands.append(("HDEL", hash_key(match_id), self.node))
+                commands.append(("HDEL", hash_key(match_id), self.node, self.node + VIEWERS))
                 self.tracked.discard(match_id)
                 self.others.pop(match_id, None)
         reads = list(self.tracked) if time.monotonic() >= self.read_at else []
@@ -133,36 +170,44 @@ class Audience:
             return
         for match_id, fields in zip(reads, replies[len(replies) - len(reads):]):
             if match_id in self.tracked:
-                self.others[match_id] = self._others(as_fields(fields), now)
+                self.others[match_id] = self._others(as_fields(fields), now)[0]
 
-    def _others(self, fields: dict, now: int) -> int:
-        """The other nodes' fresh counts in one match's hash."""
-        total = 0
-        for node, value in fields.items():
-            if node.decode() == self.node:
-                continue
-            count, _, at = value.decode().partition(" ")
-            if int(at) >= now - STALE_MS:
-                total += int(count)
-        return total
+    def _others(self, fields: dict, now: int) -> tuple[int, int]:
+        """The other nodes' fresh counts in one match's hash: their spectators, and the
+        viewers those are (a node that wrote no viewers: one per spectator)."""
+        counts: dict[str, int] = {}
+        viewers: dict[str, int] = {}
+        for name, value in fields.items():
+            field, (count, _, at) = name.decode(), value.decode().partition(" ")
+            if field.endswith(VIEWERS):
+                viewers[field[:-len(VIEWERS)]] = int(count)
+            elif field != self.node and int(at) >= now - STALE_MS:
+                counts[field] = int(count)
+        return sum(counts.values()), sum(min(viewers.get(node, count), count) for node, count in counts.items())
 
-    async def totals(self, match_ids: list[str]) -> list[int]:
-        """Each match's spectators on every node; this node's own count alone if Redis does not answer."""
+    async def tallies(self, match_ids: list[str]) -> list[tuple[int, int]]:
+        """Each match's spectators and viewers on every node; this node's own alone if
+        Redis does not answer."""
         try:
             pipe = self.redis.pipeline(transaction=False)
             for match_id in match_ids:
                 pipe.hgetall(hash_key(match_id))
             rows = await pipe.execute() if match_ids else []
         except StoreUnavailable:
-            return [self.local(m) for m in match_ids]
+            return [(self.local(m), self.local_viewers(m)) for m in match_ids]
         now = now_ms()
         out = []
         for match_id, fields in zip(match_ids, rows):
-            others = self._others(fields, now)
+            others, other_viewers = self._others(fields, now)
             if match_id in self.tracked:
                 self.others[match_id] = others
-            out.append(self.local(match_id) + others)
+            mine = self.local(match_id)
+            out.append((mine + others, (self.local_viewers(match_id) if mine else 0) + other_viewers))
         return out
+
+    async def totals(self, match_ids: list[str]) -> list[int]:
+        """Each match's spectators on every node; this node's own count alone if Redis does not answer."""
+        return [spectators for spectators, _ in await self.tallies(match_ids)]
 
     async def close(self) -> None:
         """Remove this node's fields: its spectators are gone with it."""
@@ -174,4 +219,5 @@ class Audience:
                 await self.writer
         if self.tracked:
             with contextlib.suppress(StoreUnavailable):
-                await self.upkeep.call([("HDEL", hash_key(match_id), self.node) for match_id in self.tracked])
+                await self.upkeep.call([("HDEL", hash_key(match_id), self.node, self.node + VIEWERS)
+                                        for match_id in self.tracked])

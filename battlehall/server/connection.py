@@ -48,7 +48,7 @@ class Connection:
     # Slots, not an instance dict: one of these per open socket (so for RateLimiter and
     # ByteBudget), tens of thousands of them idle on a busy node.
     __slots__ = ("socket", "codec", "binary", "seat", "role", "batch", "outbox", "queued", "queue_limit", "closed",
-                 "close_code", "held", "drain", "views")
+                 "close_code", "held", "drain", "views", "viewer")
 
     def __init__(self, socket, wire: str, queue_limit: int, view_bytes_per_s: float = 0):
         self.socket = socket  # websocket.WebSocket: write_frames, close, paused
@@ -65,6 +65,7 @@ class Connection:
         self.held: list[bytes] | None = None  # while the history is sent: what must come after it
         self.drain: asyncio.Future | None = None  # `drained`'s, until the socket can take more
         self.views = ByteBudget(view_bytes_per_s)  # what this socket's `view` requests may have encoded
+        self.viewer: str | None = None  # who a spectator socket counts as (audience.viewer_of): set by its socket
 
     @property
     def audience(self) -> str | None:

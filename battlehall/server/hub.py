@@ -86,7 +86,7 @@ class Hub:
         self.takeover = Takeover(self.ownership, self.loading, self.metrics)
         # Spectators of matches that other nodes run (mirror.py), and the count over all nodes (audience.py).
         self.mirrors = Mirrors(store, self.metrics, lambda match_id: self.audience.changed(match_id))
-        self.audience = Audience(store, settings.node, self.local_spectators)
+        self.audience = Audience(store, settings.node, self.local_spectators, self.local_viewers)
         self.casting = Casting(store, self.metrics)  # casters of any match, on this node (caster.py)
         self.placement = Placement(settings, store, self.ownership, self.create)  # where new matches go
         self.sessions = SessionServices(settings, store, self.history_gate, self.metrics, self.audience, self.meta,
@@ -165,6 +165,14 @@ class Hub:
             if holder is not None:
                 count += holder.spectators
         return count
+
+    def local_viewers(self, match_id: str) -> int:
+        """The distinct viewers this node's spectators of the match are (audience.viewer_of)."""
+        viewers: set[str | None] = set()
+        for holder in (self.actors.get(match_id), self.mirrors.get(match_id)):
+            if holder is not None:
+                viewers |= holder.viewers()
+        return len(viewers)
 
     # -- an operator's abort and delete ---------------------------------------------------
 
@@ -299,15 +307,15 @@ class Hub:
             out.append({
                 "match": match_id, "ruleset": meta["ruleset"], "seats": meta["seats"],
                 "status": "finished" if state["result"] is not None else "live",
-                "result": state["result"], "seq": seq, "spectators": 0,
+                "result": state["result"], "seq": seq, "spectators": 0, "viewers": 0,
                 "label": meta["label"], "created_at": meta["created_at"],
                 "clock": meta["clock"], "spectator_settings": meta["spectators"],
                 "caster_settings": settings_of(meta), **seed_fields(meta),
                 "bots": meta.get("bots") or {}, "when_away": meta.get("when_away", "nothing"),
             })
-        # Spectators on every node (audience.py), in one round trip for the lot.
-        for summary, total in zip(out, await self.audience.totals([s["match"] for s in out])):
-            summary["spectators"] = total
+        # Spectators, and the distinct viewers they are, on every node (audience.py), in one round trip for the lot.
+        for summary, (total, viewers) in zip(out, await self.audience.tallies([s["match"] for s in out])):
+            summary["spectators"], summary["viewers"] = total, viewers
         return out
 
     def in_memory(self) -> list[str]:

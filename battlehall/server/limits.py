@@ -24,6 +24,15 @@ from .config import Settings
 LINGER_S = 2.0
 
 
+def peer_address(transport) -> str | None:
+    """A connection's client address as the server sees it: the peer's IP address, never a
+    forwarded header (which a client can forge); None when it is not an IP connection (a
+    Unix socket's peer is a str). The connection cap and the spectators' viewers
+    (audience.viewer_of) both count by it."""
+    peer = transport.get_extra_info("peername")
+    return peer[0] if isinstance(peer, tuple) else None
+
+
 class Closing(asyncio.Protocol):
     """A connection refused by a limit, once its error answer is written (with an end of
     file after it): what the client still sends is read and dropped until it closes, or
@@ -78,8 +87,7 @@ class Limits:
         (no cap, or not an IP connection)."""
         if not self.max_per_address:
             return None
-        peer = transport.get_extra_info("peername")
-        return peer[0] if isinstance(peer, tuple) else None  # a Unix socket's is a str
+        return peer_address(transport)
 
     def admit(self, address: str) -> int:
         """Count a new connection from `address` in; returns how many were open from it.

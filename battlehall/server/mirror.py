@@ -74,6 +74,10 @@ class Mirror:
     def spectators(self) -> int:
         return len(self.conns)
 
+    def viewers(self) -> set[str | None]:
+        """Who its spectator sockets are (audience.viewer_of): a client's many sockets, one."""
+        return {c.viewer for c in self.conns}
+
     async def start(self) -> None:
         """Load the replica; the doorbell is listened to first, so no entry is missed."""
         store = self.mirrors.store

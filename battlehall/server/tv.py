@@ -1,10 +1,12 @@
 """The featured match for TV pages: `GET /tv/featured?ruleset=`.
 
 The featured match is the live public match (spectators allowed, open to anyone, not
-full) with the most spectators on every node together (audience.py keeps that count in
-Redis, so any node answers the same); ties go to the match created first, which keeps a
-screen from hopping between equals. Matches carry no rating yet; a rating would rank
-before the spectators.
+full) with the most viewers on every node together: distinct clients, not sockets
+(audience.py keeps both counts in Redis, so any node answers the same). Sockets do not
+rank at all, not even between equals: one client opening 150 idle spectator sockets on a
+match of its own made it the featured match over a real one with 20 spectators. Ties go
+to the match created first, which keeps a screen from hopping between equals. Matches
+carry no rating yet; a rating would rank before the viewers.
 
 Any node answers from Redis: the live set, the spectator counts, the summaries. Each
 node keeps its answer per ruleset for CACHE_S, so many TV pages asking at once cost one
@@ -25,7 +27,7 @@ from .clock import now_ms
 from .listing import PUBLIC
 
 CACHE_S = 1.0
-CHUNK = 50  # summaries read at a time, most watched first, until one is eligible
+CHUNK = 50  # summaries read at a time, most viewers first, until one is eligible
 
 
 def eligible(summary: dict, ruleset: str | None) -> bool:
@@ -40,8 +42,8 @@ def eligible(summary: dict, ruleset: str | None) -> bool:
 async def featured(hub, ruleset: str | None) -> dict | None:
     """The featured match's summary, or None when no live public match is eligible."""
     ids = await hub.store.live_ids()  # oldest first
-    counts = await hub.audience.totals(ids)
-    ranked = [match_id for _, match_id in sorted(zip(counts, ids), key=lambda pair: -pair[0])]  # stable: ties stay oldest first
+    viewers = [viewers for _, viewers in await hub.audience.tallies(ids)]
+    ranked = [match_id for _, match_id in sorted(zip(viewers, ids), key=lambda pair: -pair[0])]  # stable: ties stay oldest first
     for start in range(0, len(ranked), CHUNK):
         chunk = ranked[start:start + CHUNK]
         # Listed from later (a delayed match's rematch, listing.py): featuring it would tell
@@ -59,7 +61,7 @@ def answer(summary: dict | None) -> dict:
     if summary is None:
         return {"match": None}
     return {"match": summary["match"], "ruleset": summary["ruleset"], "seats": summary["seats"],
-            "spectators": summary["spectators"], "delay_ms": summary["spectator_settings"].get("delay_ms", 0),
+            "spectators": summary["spectators"], "viewers": summary["viewers"], "delay_ms": summary["spectator_settings"].get("delay_ms", 0),
             "created_at": summary["created_at"]}
 
 

@@ -29,9 +29,10 @@ from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
 from . import codec, errors
+from .audience import viewer_of
 from .hosts import HostCheck
 from .connection import Connection, RateLimiter
-from .limits import Closing, Limits
+from .limits import Closing, Limits, peer_address
 from .session import Session
 
 WS_PATH = re.compile(r"/ws/([^/?]+)(?:\?.*)?")
@@ -382,6 +383,7 @@ class WebSocket(asyncio.Protocol):
         read_frames_only(protocol)
         settings = self.sockets.settings
         self.conn = Connection(self, chosen or codec.JSON, settings.send_queue_limit, settings.view_bytes_per_s)
+        self.conn.viewer = viewer_of(peer_address(self.transport))  # the TV ranks by distinct viewers
         self.session = Session(self.sockets.hub.sessions, self.conn, found[1], RateLimiter(settings.rate_per_s))
         connection_log.info("WebSocket %s accepted", request.path)
         return True

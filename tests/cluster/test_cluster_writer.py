@@ -210,13 +210,14 @@ async def test_the_store_reads_deletes_and_reports_across_the_masters(cluster, s
 async def test_spectator_counts_of_several_nodes_on_a_cluster(store):
     """audience.py's writes and reads go on the store's upkeep connection, whose cluster
     form answers HGETALL with a map where a single Redis gives a list."""
-    first = Audience(store, "node-1", lambda m: 2 if m == "m_watched" else 0)
+    first = Audience(store, "node-1", lambda m: 2 if m == "m_watched" else 0, lambda m: 1 if m == "m_watched" else 0)
     second = Audience(store, "node-2", lambda m: 3 if m == "m_watched" else 0)
     for audience in (first, second, first):
         audience.read_at = 0
         audience.dirty.add("m_watched")
         await audience.flush()
     assert first.count("m_watched") == 5
+    assert await second.tallies(["m_watched"]) == [(5, 4)]  # the first node's 2 sockets are one viewer
     await first.close()
     await second.close()
     assert await store.redis.exists(hash_key("m_watched")) == 0

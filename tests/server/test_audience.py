@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from battlehall.server.audience import FLUSH_S, READ_S, Audience, hash_key
+from battlehall.server.audience import FLUSH_S, READ_S, STALE_MS, Audience, hash_key, viewer_of
 from battlehall.server.clock import now_ms
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.store import Store
@@ -62,6 +62,53 @@ async def test_each_node_counts_the_other_nodes_spectators(redis_url):
         assert await store.redis.exists(hash_key("m_two")) == 0
     finally:
         await store.close()
+
+
+def earlier_versions_count(fields: dict[bytes, bytes], node: str, now: int) -> int:
+    """What a node of the version before viewers makes of a hash: every other field is a
+    node's "<count> <ms>", counted while fresh."""
+    total = 0
+    for name, value in fields.items():
+        count, _, at = value.decode().partition(" ")
+        if name.decode() != node and int(at) >= now - STALE_MS:
+            total += int(count)
+    return total
+
+
+async def test_viewers_are_summed_over_nodes_and_spectators_stay_counted_as_before(redis_url):
+    """Node 1 has 4 spectator sockets of one client, node 2 three of three clients: 7
+    spectators, 4 viewers. The viewers' field does not change what a node of the earlier
+    version counts (a rolling deploy), and a node of that version, which writes no
+    viewers, counts one viewer per spectator."""
+    store = Store(redis_url)
+    first = Audience(store, "node-1", lambda m: 4, lambda m: 1)
+    second = Audience(store, "node-2", lambda m: 3, lambda m: 3)
+    try:
+        for audience in (first, second):
+            audience.dirty.add("m_v")
+            await audience.flush()
+        assert await first.tallies(["m_v", "m_none"]) == [(7, 4), (4, 1)]
+        assert await second.tallies(["m_v"]) == [(7, 4)]
+        fields = await store.redis.hgetall(hash_key("m_v"))
+        assert earlier_versions_count(fields, "node-3", now_ms()) == 7
+        await store.redis.hset(hash_key("m_v"), "node-3", f"2 {now_ms()}")  # an earlier version's node
+        assert await first.tallies(["m_v"]) == [(9, 6)]
+        await first.close()  # its viewers go with its count
+        assert await second.tallies(["m_v"]) == [(5, 5)]
+    finally:
+        await first.close()
+        await second.close()
+        await store.close()
+
+
+def test_one_client_is_one_viewer_whichever_of_its_addresses_it_uses():
+    assert viewer_of("203.0.113.7") == viewer_of("::ffff:203.0.113.7") == "203.0.113.7"
+    assert viewer_of("203.0.113.7") != viewer_of("203.0.113.8")
+    # One IPv6 host holds a /64: any address of it is the same viewer, another /64 another.
+    assert viewer_of("2001:db8:0:1::1") == viewer_of("2001:db8:0:1:ffff:ffff:ffff:ffff") == "2001:db8:0:1::/64"
+    assert viewer_of("2001:db8:0:1::1") != viewer_of("2001:db8:0:2::1")
+    assert viewer_of("fe80::1%eth0") == viewer_of("fe80::2")
+    assert viewer_of(None) is None  # not an IP connection (a Unix socket): one viewer
 
 
 async def test_the_other_nodes_are_read_once_a_read_interval(redis_url):

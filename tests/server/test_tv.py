@@ -43,13 +43,20 @@ def becomes(srv: ServerProcess, want: str | None, ruleset: str | None = None, ti
         time.sleep(0.2)
 
 
-async def watch(srv: ServerProcess, match_id: str, n: int, token: str | None = None) -> list[Raw]:
+async def watch(srv: ServerProcess, match_id: str, sources: list[str], token: str | None = None) -> list[Raw]:
+    """A spectator socket from each of `sources`, the client addresses they are sent from
+    (on loopback any 127.x.y.z is one's own)."""
     out = []
-    for _ in range(n):
-        conn = await Raw.open(srv.url, match_id, JSON)
+    for source in sources:
+        conn = await Raw.open(srv.url, match_id, JSON, local_addr=(source, 0))
         assert (await conn.hello(token))["role"] == "spectator"
         out.append(conn)
     return out
+
+
+def addresses(n: int, first: int = 2) -> list[str]:
+    """`n` distinct loopback addresses: `n` viewers."""
+    return [f"127.0.0.{first + i}" for i in range(n)]
 
 
 async def test_featured_is_the_most_watched_live_public_match(tv_server):
@@ -61,16 +68,16 @@ async def test_featured_is_the_most_watched_live_public_match(tv_server):
     older = srv.create(ruleset="duel", seed=4, spectators={"public": True})
     newer = srv.create(ruleset="duel", seed=5, options={"hp": 3}, spectators={"public": True})
     spellfire = srv.create(ruleset="spellfire", seed=6, spectators={"public": True})
-    sockets = await watch(srv, full["match"], 1)  # the most watched, but no room for the TV
+    sockets = await watch(srv, full["match"], addresses(1))  # the most watched, but no room for the TV
     becomes(srv, older["match"], "duel")  # all else equal: the one created first
-    sockets += await watch(srv, newer["match"], 2) + await watch(srv, older["match"], 1)
-    sockets += await watch(srv, private["match"], 3, private["spectator_token"])  # private: never
+    sockets += await watch(srv, newer["match"], addresses(2)) + await watch(srv, older["match"], addresses(1))
+    sockets += await watch(srv, private["match"], addresses(3), private["spectator_token"])  # private: never
     becomes(srv, newer["match"], "duel")
     becomes(srv, newer["match"])  # over every ruleset
     becomes(srv, spellfire["match"], "spellfire")
     answer = httpx.get(f"{srv.url}/tv/featured?ruleset=duel").json()
     assert answer == {"match": newer["match"], "ruleset": "duel", "seats": ["alice", "bob"], "spectators": 2,
-                      "delay_ms": 0, "created_at": answer["created_at"]}
+                      "viewers": 2, "delay_ms": 0, "created_at": answer["created_at"]}
     assert closed["match"] not in {featured(srv, "duel"), featured(srv)}
     # The featured match ends: the next one is featured.
     bots = [Client(srv.url, newer["match"], token, seed=i, on_status=lambda _: None)
@@ -79,6 +86,39 @@ async def test_featured_is_the_most_watched_live_public_match(tv_server):
     becomes(srv, older["match"], "duel")
     for conn in sockets:
         await conn.close()
+
+
+async def test_many_sockets_of_one_client_are_one_viewer(tv_server):
+    """One client's 30 idle spectator sockets on its own match do not outrank a match that
+    3 clients watch: the TV counts viewers, not sockets."""
+    srv = tv_server
+    real = srv.create(ruleset="hourglass", seed=1, spectators={"public": True})
+    spam = srv.create(ruleset="hourglass", seats=["visit.scam.example", "free.coins.now"], seed=2,
+                      spectators={"public": True})
+    sockets = await watch(srv, real["match"], addresses(3, first=20))
+    becomes(srv, real["match"], "hourglass")
+    sockets += await watch(srv, spam["match"], ["127.0.0.30"] * 30)
+    await until_watched(srv, spam["match"], 30)  # its count is in: the TV has seen it
+    assert httpx.get(f"{srv.url}/matches/{spam['match']}").json()["viewers"] == 1
+    time.sleep(1.2)  # past the TV's cached answer (a second), which could predate the 30
+    becomes(srv, real["match"], "hourglass")
+    answer = httpx.get(f"{srv.url}/tv/featured?ruleset=hourglass").json()
+    assert (answer["match"], answer["spectators"], answer["viewers"]) == (real["match"], 3, 3)
+    # A fourth client, of the spam match: 2 viewers against 3, still the real match.
+    sockets += await watch(srv, spam["match"], ["127.0.0.31"])
+    await until_watched(srv, spam["match"], 31)
+    assert httpx.get(f"{srv.url}/matches/{spam['match']}").json()["viewers"] == 2
+    becomes(srv, real["match"], "hourglass")
+    for conn in sockets:
+        await conn.close()
+
+
+async def until_watched(srv: ServerProcess, match_id: str, spectators: int, timeout: float = 8) -> None:
+    """The match's summary counts `spectators` within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while (got := httpx.get(f"{srv.url}/matches/{match_id}", timeout=5).json()["spectators"]) != spectators:
+        assert time.monotonic() < deadline, f"{got} spectators, wanted {spectators}"
+        await asyncio.sleep(0.1)
 
 
 def test_featured_names_an_unknown_ruleset(tv_server):
