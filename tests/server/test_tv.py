@@ -1,4 +1,4 @@
-"""`GET /tv/featured`: the live public match with the most spectators, for the TV pages;
+"""`GET /tv/featured`: the live public match with the most distinct viewers, for the TV pages;
 and BATTLEHALL_FRAME_ANCESTORS, which lets other sites frame the pages that only show a
 match. A server of this module's own: the suite's shared server holds other tests' matches."""
 
