@@ -22,29 +22,27 @@ options come from the base class.
 from __future__ import annotations
 
 from .errors import SetupError
-from .ruleset import Declaration, Event, Option, Prompt, Ruleset, State, base_state, make_result, seat_status
+from .ruleset import (Declaration, Event, Option, Prompt, Ruleset, State, base_state, boolean_option, integer_option,
+                      make_result, seat_status)
 
 START_HP = 20
 
 
 class Duel(Ruleset):
     name = "duel"
+    title = "Duel"
     summary = "Two seats trade strikes and guards until one falls: the benchmark game."
     # Simultaneous with its "simultaneous" option; a choice not yet revealed is its only secret.
     declaration = Declaration(information="perfect", moves="simultaneous", chance="seeded", min_seats=2, max_seats=2)
     options_doc = {
-        "hp": {"default": START_HP, "doc": "starting hit points of each seat"},
-        "simultaneous": {"default": False, "doc": "both seats choose at once each round, unseen by the other"},
+        "hp": integer_option(START_HP, 1, 1000, "Hit points", "starting hit points of each seat"),
+        "simultaneous": boolean_option(False, "Simultaneous", "both seats choose at once each round, unseen by the other"),
     }
 
     def new_state(self, seats: list[str], seed: int, options: dict, setup: dict | None) -> tuple[State, list[Event]]:
         if len(seats) != 2:
             raise SetupError("seats", "duel is played by exactly two seats")
-        hp = options["hp"]
-        if not isinstance(hp, int) or isinstance(hp, bool) or not 1 <= hp <= 1000:
-            raise SetupError("options.hp", "hp must be an integer from 1 to 1000")
-        if not isinstance(options["simultaneous"], bool):
-            raise SetupError("options.simultaneous", "simultaneous must be true or false")
+        hp = options["hp"]  # checked against options_doc by resolve_options
         if setup is not None:
             raise SetupError("setup", "duel takes no setup")
         state = base_state(seats)

@@ -201,8 +201,15 @@ class Ruleset:
     summary: str = ""
     #: What the ruleset is; every subclass sets it (checked when the class is defined).
     declaration: ClassVar[Declaration]
-    #: option name -> {"default": value, "doc": text}; shown by GET /rulesets.
+    #: option name -> its schema (made by :func:`integer_option`, :func:`choice_option`,
+    #: :func:`boolean_option`, :func:`list_option`): ``default``, ``doc``, ``label``, ``type`` and
+    #: ``min``/``max`` or ``choices``; shown by GET /rulesets, and what resolve_options checks.
     options_doc: dict[str, dict[str, Any]] = {}
+    #: A short name a player reads ("Spellfire"); GET /rulesets shows it as `title`.
+    title: str = ""
+    #: Whether its prompts may share a reaction `window` (so a seat's stops matter);
+    #: GET /rulesets shows it as `windows`.
+    windows: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Refuse a ruleset whose declaration is missing, or that declares hidden
@@ -261,15 +268,18 @@ class Ruleset:
     def describe(self) -> dict:
         return {
             "name": self.name,
+            "title": self.title or self.name,
             "summary": self.summary,
             "seats": {"min": self.min_seats, "max": self.max_seats},
             "declaration": self.declaration.as_data(),
+            "windows": self.windows,
             "options": self.options_doc,
             "card_sets": self.card_sets(),
         }
 
     def resolve_options(self, options: dict | None) -> dict:
-        """The match options with defaults filled in; unknown names are a SetupError."""
+        """The match options with defaults filled in; an unknown name, or a value outside its
+        declared schema (:func:`check_option`), is a SetupError naming ``options.<name>``."""
         from .errors import SetupError
 
         if options is not None and not isinstance(options, dict):
@@ -278,7 +288,10 @@ class Ruleset:
         for key in sorted(options):
             if key not in self.options_doc:
                 raise SetupError(f"options.{key}", f"unknown option {key!r} for {self.name}")
-        return {k: options.get(k, spec["default"]) for k, spec in self.options_doc.items()}
+        resolved = {k: options.get(k, spec["default"]) for k, spec in self.options_doc.items()}
+        for key, spec in self.options_doc.items():
+            check_option(f"options.{key}", spec, resolved[key])
+        return resolved
 
     def start(self, seats: list[str], seed: int, options: dict | None = None, setup: dict | None = None) -> tuple[State, list[Event]]:
         """A new match: its state and the events that open it (prompt events included).
@@ -633,3 +646,53 @@ def rank_by(seats: list[str], score: dict) -> list[list[str]]:
 def base_state(seats: list[str]) -> State:
     """The shared fields every state starts with."""
     return {"seats": list(seats), "prompts": [], "next_prompt": 0, "result": None}
+
+
+# -- option schemas -------------------------------------------------------------------
+# One place per option: what GET /rulesets shows (and the lobby draws its control from)
+# is what resolve_options checks.
+
+def integer_option(default: int, low: int, high: int, label: str, doc: str) -> dict[str, Any]:
+    """An integer from `low` to `high` (both included)."""
+    return {"type": "integer", "default": default, "min": low, "max": high, "label": label, "doc": doc}
+
+
+def choice_option(default: str, choices: list[str], label: str, doc: str) -> dict[str, Any]:
+    """One of `choices` (strings, in the order a client shows them)."""
+    return {"type": "choice", "default": default, "choices": list(choices), "label": label, "doc": doc}
+
+
+def boolean_option(default: bool, label: str, doc: str) -> dict[str, Any]:
+    """True or false."""
+    return {"type": "boolean", "default": default, "label": label, "doc": doc}
+
+
+def list_option(default: list | None, choices: list[str], label: str, doc: str) -> dict[str, Any]:
+    """A list (or null) each of whose items is one of `choices`; its length is the ruleset's
+    to check (one per seat, say)."""
+    return {"type": "list", "default": default, "choices": list(choices), "nullable": default is None,
+            "label": label, "doc": doc}
+
+
+def check_option(path: str, spec: dict[str, Any], value: Any) -> None:
+    """Raise a SetupError naming `path` when `value` is outside the option's schema."""
+    from .errors import SetupError
+
+    kind = spec.get("type")
+    if kind == "integer":
+        if not isinstance(value, int) or isinstance(value, bool) or not spec["min"] <= value <= spec["max"]:
+            raise SetupError(path, f"an integer from {spec['min']} to {spec['max']}")
+    elif kind == "choice":
+        if not isinstance(value, str) or value not in spec["choices"]:
+            raise SetupError(path, "one of " + ", ".join(repr(c) for c in spec["choices"]))
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            raise SetupError(path, "true or false")
+    elif kind == "list":
+        if value is None and spec.get("nullable"):
+            return
+        if not isinstance(value, list):
+            raise SetupError(path, "a list" + (" or null" if spec.get("nullable") else ""))
+        for i, item in enumerate(value):
+            if not isinstance(item, str) or item not in spec["choices"]:
+                raise SetupError(f"{path}[{i}]", "one of " + ", ".join(repr(c) for c in spec["choices"]))

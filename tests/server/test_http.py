@@ -115,6 +115,51 @@ def test_rulesets_show_each_declaration(server):
     assert described["duel"]["declaration"]["information"] == "perfect"
 
 
+def _outside(spec: dict) -> list:
+    """Values just outside an option's declared schema."""
+    if spec["type"] == "integer":
+        return [spec["min"] - 1, spec["max"] + 1, str(spec["min"]), True]
+    if spec["type"] == "choice":
+        return ["".join(spec["choices"]) + "?", 1, None]
+    if spec["type"] == "boolean":
+        return ["yes", 0, None]
+    assert spec["type"] == "list", spec
+    return [[]] if spec.get("nullable") else [None]  # a list of no deck: wrong length or kind
+
+
+def test_rulesets_declare_each_options_schema_and_validation_follows_it(server):
+    """Tests follow the declaration: every option of every ruleset says its type with its
+    bounds or choices, a label and help; a value outside them is a 400 naming the option."""
+    described = {r["name"]: r for r in httpx.get(server.url + "/rulesets").json()["rulesets"]}
+    assert {described[n]["title"] for n in described} >= {"Spellfire", "Heirless", "Demayth", "Duel"}
+    turns = described["demigod"]["options"]["turn_limit"]
+    assert (turns["type"], turns["min"], turns["max"], turns["label"]) == ("integer", 1, 100, "Turn limit")
+    assert described["demigod"]["options"]["map"]["type"] == "choice"
+    assert {n for n, r in described.items() if r["windows"]} == {"demigod", "spellfire"}
+    with httpx.Client(base_url=server.url) as http:
+        for name, entry in described.items():
+            seats = [f"s{i}" for i in range(entry["seats"]["min"])]
+            for option, spec in entry["options"].items():
+                assert "default" in spec and spec["doc"] and spec["label"], (name, option)
+                assert spec["type"] in ("integer", "choice", "boolean", "list"), (name, option)
+                if spec["type"] == "integer":
+                    assert isinstance(spec["min"], int) and spec["min"] <= spec["default"] <= spec["max"]
+                elif spec["type"] in ("choice", "list"):
+                    assert spec["choices"] and all(isinstance(c, str) for c in spec["choices"])
+                    if spec["type"] == "choice":
+                        assert spec["default"] in spec["choices"]
+                for value in _outside(spec):
+                    r = http.post("/matches", json={"ruleset": name, "seats": seats, "options": {option: value}})
+                    assert r.status_code == 400, (name, option, value)
+                    error = r.json()["error"]
+                    assert error["code"] == "bad_setup" and error["path"].startswith(f"options.{option}"), \
+                        (name, option, value, error)
+                if spec["type"] == "list":
+                    r = http.post("/matches", json={"ruleset": name, "seats": seats,
+                                                    "options": {option: ["?"] * len(seats)}})
+                    assert r.status_code == 400 and r.json()["error"]["path"] == f"options.{option}[0]"
+
+
 async def test_list_summary_and_replay(server):
     created = server.create(ruleset="duel", seed=4, label={"cup": "friday"}, spectators={"public": True})
     listed = httpx.get(server.url + "/matches", params={"ruleset": "duel", "status": "live"}).json()["matches"]

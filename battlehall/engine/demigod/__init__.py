@@ -14,7 +14,8 @@ from copy import deepcopy
 
 from ..errors import SetupError
 from ..rng import seed_state
-from ..ruleset import Declaration, Event, Prompt, Ruleset, State, base_state, seat_status
+from ..ruleset import (Declaration, Event, Prompt, Ruleset, State, base_state, choice_option, integer_option,
+                       seat_status)
 from . import game
 from .data import cards, maps
 from .setup import default_start, explicit_start
@@ -22,42 +23,35 @@ from .setup import default_start, explicit_start
 
 class Demigod(Ruleset):
     name = "demigod"
+    windows = True  # reaction windows
+    title = "Demayth"
     summary = ("Demayth tactical grid combat for two to four sides: Demigods and Minions, range by melee, "
                "line of sight and perception, six-step attacks, reactions on their own short clock.")
     declaration = Declaration(information="hidden", moves="sequential", chance="seeded", min_seats=2, max_seats=4)
     options_doc = {
-        "map": {"default": "crossroads", "doc": "the battlefield: " + ", ".join(sorted(maps()))},
-        "turn_limit": {"default": 15, "doc": "rounds before the match ends on points (Health Points left), 1-100"},
-        "hand_size": {"default": 5, "doc": "cards each side draws before the first turn, 0-10"},
-        "draw_per_turn": {"default": 1, "doc": "cards a side draws at the start of each of its turns, 0-5"},
-        "hand_limit": {"default": 7, "doc": "no draw takes a hand past this many cards, 1-15"},
-        "reaction_ms": {"default": 8000, "doc": "time of a reaction window (Step 2), never taken from the bank, 500-60000"},
-        "tick_growth": {"default": 1, "doc": "Poison and Disease ticks a character that has any gains at the start "
-                                            "of its side's turn, 0-5"},
-        "los": {"default": "lines", "doc": "\"lines\": line of sight along rows, columns and diagonals only (the text); "
-                                         "\"any\": at any angle, by the same crossing rule"},
+        "map": choice_option("crossroads", sorted(maps()), "Battlefield", "the map the sides fight on"),
+        "turn_limit": integer_option(15, 1, 100, "Turn limit",
+                                     "rounds before the match ends on points (Health Points left)"),
+        "hand_size": integer_option(5, 0, 10, "Starting hand", "cards each side draws before the first turn"),
+        "draw_per_turn": integer_option(1, 0, 5, "Cards drawn per turn",
+                                        "cards a side draws at the start of each of its turns"),
+        "hand_limit": integer_option(7, 1, 15, "Hand limit", "no draw takes a hand past this many cards"),
+        "reaction_ms": integer_option(8000, 500, 60_000, "Reaction time (ms)",
+                                      "time of a reaction window (Step 2), never taken from the bank"),
+        "tick_growth": integer_option(1, 0, 5, "Poison and Disease growth",
+                                      "ticks a character that has any gains at the start of its side's turn"),
+        "los": choice_option("lines", ["lines", "any"], "Line of sight",
+                             "\"lines\": along rows, columns and diagonals only (the text); "
+                             "\"any\": at any angle, by the same crossing rule"),
     }
-    BOUNDS = {"turn_limit": (1, 100), "hand_size": (0, 10), "draw_per_turn": (0, 5), "hand_limit": (1, 15),
-              "reaction_ms": (500, 60_000), "tick_growth": (0, 5)}
 
     def card_sets(self) -> list[dict]:
         # `details`: every card's fields, so that a client can show a card and its range.
         return [{"name": "demayth", "cards": sorted(cards()), "details": {n: cards()[n] for n in sorted(cards())}}]
 
-    def check_options(self, options: dict) -> dict:
-        for key, (lo, hi) in self.BOUNDS.items():
-            v = options[key]
-            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-                raise SetupError(f"options.{key}", f"an integer from {lo} to {hi}")
-        if not isinstance(options["map"], str) or options["map"] not in maps():
-            raise SetupError("options.map", f"one of {', '.join(sorted(maps()))}")
-        if options["los"] not in ("lines", "any"):
-            raise SetupError("options.los", "\"lines\" or \"any\"")
-        return dict(options)
-
     def new_state(self, seats: list[str], seed: int, options: dict, setup: dict | None) -> tuple[State, list[Event]]:
         state = base_state(seats)
-        state.update(rng=seed_state(seed), opts=self.check_options(options), map={}, units={}, order=[], cards={},
+        state.update(rng=seed_state(seed), opts=dict(options), map={}, units={}, order=[], cards={},
                      defs={}, hands={s: [] for s in seats}, decks={s: [] for s in seats}, discard={s: [] for s in seats},
                      out=[], window=0, turn={"seat": seats[0], "round": 1})
         if setup is None:

@@ -8,26 +8,32 @@ position, view.py says what each viewer sees and must never see.
 
 from __future__ import annotations
 
-from ..ruleset import Declaration, Event, Prompt, Ruleset, State
+from ..ruleset import Declaration, Event, Prompt, Ruleset, State, boolean_option, choice_option, integer_option
 from . import cards, game
 from .setup import build
 from .view import secrets, view
 
+_DECKS = sorted(cards.shipped()["decks"])
+
 
 class Hourglass(Ruleset):
     name = "hourglass"
+    title = "Heirless"
     summary = "Heirless battles: Knights and Bandits on an hourglass initiative track, 2-4 players."
     declaration = Declaration(information="hidden", moves="simultaneous", chance="seeded", min_seats=2, max_seats=4)
     options_doc = {
-        "knights": {"default": 3, "doc": "Knights of each player on the crossroads, in the default scenario (1-4)"},
-        "bandits": {"default": 2, "doc": "Bandits on the crossroads in the default scenario (0-4; 0: no Bandits)"},
-        "standard_deck": {"default": "standard", "doc": "the players' Battlecards: a deck of the shipped set"},
-        "bandit_deck": {"default": "bandit", "doc": "the Bandits' Battlecards: a deck of the shipped set"},
-        "bandit_priority": {"default": "last", "doc": "the Bandits' place in the Tie Breaker: \"last\" or \"first\" "
-                                                      "(the players in seat order; setup.tie_breaker gives any order)"},
-        "alliances": {"default": True, "doc": "players may form Alliances at the start of each battle"},
-        "battle_turn_limit": {"default": 60, "doc": "Battle Turns after which a battle is called off, "
-                                                    "every Knight staying on its tile (1-1000)"},
+        "knights": integer_option(3, 1, 4, "Knights per player",
+                                  "Knights of each player on the crossroads, in the default scenario"),
+        "bandits": integer_option(2, 0, 4, "Bandits", "Bandits on the crossroads in the default scenario (0: no Bandits)"),
+        "standard_deck": choice_option("standard", _DECKS, "Players' deck", "the players' Battlecards: a deck of the shipped set"),
+        "bandit_deck": choice_option("bandit", _DECKS, "Bandits' deck", "the Bandits' Battlecards: a deck of the shipped set"),
+        "bandit_priority": choice_option("last", ["last", "first"], "Bandits in the Tie Breaker",
+                                         "the Bandits' place in the Tie Breaker, after or before the players "
+                                         "(in seat order; setup.tie_breaker gives any order)"),
+        "alliances": boolean_option(True, "Alliances", "players may form Alliances at the start of each battle"),
+        "battle_turn_limit": integer_option(60, 1, 1000, "Battle Turn limit",
+                                            "Battle Turns after which a battle is called off, "
+                                            "every Knight staying on its tile"),
     }
 
     def card_sets(self) -> list[dict]:

@@ -15,15 +15,11 @@ BATTLE_FIELDS = ("tile", "knights", "bandits", "alliances", "top", "bottom", "tu
 
 
 def check_options(options: dict, catalog: dict) -> None:
-    for name, low, high in (("knights", 1, 4), ("bandits", 0, 4), ("battle_turn_limit", 1, 1000)):
-        data.integer(options[name], f"options.{name}", low, high)
+    """The options' bounds and choices are checked by Ruleset.resolve_options (the
+    declared options_doc); what is left is that a deck named is in this catalog."""
     for name in ("standard_deck", "bandit_deck"):
         if options[name] not in catalog["decks"]:
             raise SetupError(f"options.{name}", f"unknown deck; the decks are {', '.join(sorted(catalog['decks']))}")
-    if options["bandit_priority"] not in ("last", "first"):
-        raise SetupError("options.bandit_priority", "must be \"last\" or \"first\"")
-    if not isinstance(options["alliances"], bool):
-        raise SetupError("options.alliances", "must be true or false")
 
 
 def default_battles(seats: list[str], options: dict) -> list[dict]:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from ..errors import SetupError
 from ..rng import seed_state
-from ..ruleset import Declaration, Event, Prompt, Ruleset, State, base_state
+from ..ruleset import (Declaration, Event, Prompt, Ruleset, State, base_state, boolean_option, choice_option,
+                       integer_option, list_option)
 from . import battle as bt
 from . import setup as su
 from . import spoils as sp
@@ -31,55 +32,45 @@ from .view import secrets as _secrets, view as _view
 DEFAULT_DECKS = ("embers", "shadows", "tides", "sands", "crowns", "barrows")
 
 
-def _int_option(lo: int, hi: int):
-    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi, f"an integer from {lo} to {hi}"
-
-
-_CHECKS = {
-    "turn_limit": _int_option(1, 10000),
-    "starting_hand": _int_option(0, 20),
-    "draw_per_turn": _int_option(0, 10),
-    "hand_limit": _int_option(0, 50),
-    "realms_to_win": _int_option(1, 6),
-    "attacks_per_turn": _int_option(1, 10),
-    "same_world_bonus": (lambda v: isinstance(v, bool), "true or false"),
-    "exhaustion": (lambda v: v in ("end", "continue"), "'end' or 'continue'"),
-}
-
-
 class Spellfire(Ruleset):
     name = "spellfire"
+    windows = True  # reaction windows
+    title = "Spellfire"
     summary = ("Spellfire: build a formation of six realms; attack other players' realms with champions "
                "and back them with allies, spells, items and events in rounds of combat.")
     # Simultaneous: a battle window asks every seat but the card's player at once (3 seats or more).
     declaration = Declaration(information="hidden", moves="simultaneous", chance="seeded", min_seats=2, max_seats=6)
     options_doc = {
-        "turn_limit": {"default": 150, "doc": "turns (of all seats together) after which the match ends: "
-                                              "seats are ranked by unrazed realms; the most wins, "
-                                              "several with the most are a draw"},
-        "starting_hand": {"default": 5, "doc": "cards each seat draws before the first turn"},
-        "draw_per_turn": {"default": 3, "doc": "cards drawn in phase 1"},
-        "hand_limit": {"default": 8, "doc": "hand size a seat discards down to in phase 5 (the pool does not count)"},
-        "realms_to_win": {"default": 6, "doc": "unrazed realms in formation at the end of a turn that win"},
-        "attacks_per_turn": {"default": 1, "doc": "battles a seat may start in one attack phase (an "
-                                                      "extra_attack champion's second attack may open one more)"},
-        "same_world_bonus": {"default": False, "doc": "optional rule: a champion of the realm's world gets +3 "
-                                                      "when attacking or defending it"},
-        "exhaustion": {"default": "end", "doc": "'end': when every draw pile is empty at the end of a turn the "
-                                                "match ends, scored as at the turn limit; 'continue': play on "
-                                                "without drawing"},
-        "decks": {"default": None, "doc": "deck ids in seat order (default: embers, shadows, tides, sands, "
-                                          "crowns, barrows, as many as there are seats); see card_sets; "
-                                          "ignored with a setup"},
+        "turn_limit": integer_option(150, 1, 10000, "Turn limit",
+                                     "turns (of all seats together) after which the match ends: "
+                                     "seats are ranked by unrazed realms; the most wins, "
+                                     "several with the most are a draw"),
+        "starting_hand": integer_option(5, 0, 20, "Starting hand", "cards each seat draws before the first turn"),
+        "draw_per_turn": integer_option(3, 0, 10, "Cards drawn per turn", "cards drawn in phase 1"),
+        "hand_limit": integer_option(8, 0, 50, "Hand limit",
+                                     "hand size a seat discards down to in phase 5 (the pool does not count)"),
+        "realms_to_win": integer_option(6, 1, 6, "Realms to win",
+                                        "unrazed realms in formation at the end of a turn that win"),
+        "attacks_per_turn": integer_option(1, 1, 10, "Attacks per turn",
+                                           "battles a seat may start in one attack phase (an "
+                                           "extra_attack champion's second attack may open one more)"),
+        "same_world_bonus": boolean_option(False, "Same-world bonus",
+                                           "optional rule: a champion of the realm's world gets +3 "
+                                           "when attacking or defending it"),
+        "exhaustion": choice_option("end", ["end", "continue"], "When the draw piles run out",
+                                    "'end': when every draw pile is empty at the end of a turn the "
+                                    "match ends, scored as at the turn limit; 'continue': play on "
+                                    "without drawing"),
+        "decks": list_option(None, sorted(shipped().decks), "Decks",
+                             "deck ids in seat order (default: embers, shadows, tides, sands, "
+                             "crowns, barrows, as many as there are seats); see card_sets; "
+                             "ignored with a setup"),
     }
 
     def new_state(self, seats: list[str], seed: int, options: dict, setup: dict | None) -> tuple[State, list[Event]]:
         if not self.min_seats <= len(seats) <= self.max_seats or len(set(seats)) != len(seats):
             raise SetupError("seats", f"spellfire is played by {self.min_seats} to {self.max_seats} seats "
                                       "with different names")
-        for key, (ok, what) in _CHECKS.items():
-            if not ok(options[key]):
-                raise SetupError(f"options.{key}", f"{key} must be {what}")
         decks = options["decks"] if options["decks"] is not None else list(DEFAULT_DECKS[:len(seats)])
         catalog = shipped()
         if not isinstance(decks, list) or len(decks) != len(seats):
