@@ -205,8 +205,9 @@ class Profiles:
         return [_text(n) if n is not None else None for n in await pipe.execute()]
 
     async def ratings(self, profile_id: str) -> dict[str, dict]:
+        from .ratings import readable  # ratings.py reads this module's keys as it loads
         raw = await self.redis.hgetall(ratings_key(profile_id))
-        return {_text(k): orjson.loads(v) for k, v in sorted(raw.items())}
+        return {_text(k): readable(orjson.loads(v)) for k, v in sorted(raw.items())}
 
     async def public(self, profile_id: str) -> dict | None:
         """What anyone may see of a profile: name, kind, ratings, history per ruleset, recent matches."""
@@ -221,8 +222,9 @@ class Profiles:
             pipe.lrange(history_key(profile_id, ruleset), 0, HISTORY_KEPT - 1)
         pipe.lrange(recent_key(profile_id), 0, RECENT_KEPT - 1)
         lists = await pipe.execute()
-        history = {ruleset: [orjson.loads(h) for h in lists[i]] for i, ruleset in enumerate(ratings)}
-        recent = [orjson.loads(m) for m in lists[-1]]
+        from .ratings import readable
+        history = {ruleset: [readable(orjson.loads(h)) for h in lists[i]] for i, ruleset in enumerate(ratings)}
+        recent = [readable(orjson.loads(m)) for m in lists[-1]]
         for match in recent:
             match["replay"] = f"/replay/{match['match']}"
             for player in match.get("players", ()):
@@ -243,11 +245,12 @@ class Profiles:
             pipe.hget(profile_key(profile_id), "name")
             pipe.hget(ratings_key(profile_id), ruleset)
         found = await pipe.execute() if ids else []
+        from .ratings import readable
         rows = []
         for i, profile_id in enumerate(ids):
             name, rating = found[2 * i], found[2 * i + 1]
             rows.append({"rank": offset + i + 1, "profile": profile_id,
                          "name": _text(name) if name is not None else None, "tag": tag(profile_id),
-                         **(orjson.loads(rating) if rating is not None else {"rating": page[i][1]})})
+                         **readable(orjson.loads(rating) if rating is not None else {"rating": page[i][1]})})
         return rows, total
 

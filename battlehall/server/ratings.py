@@ -4,7 +4,9 @@ The model is OpenSkill's Weng-Lin Plackett-Luce (the `openskill` package): any n
 seats, ties, and teams. A result's `ranking` gives the places; seats in one group tied,
 except a group of several seats that all won (a shared victory: an alliance), which is
 one team. The rating shown and ranked is the conservative `mu - 3 sigma` (0 for a new
-player, who starts at mu 25, sigma 25/3).
+player, who starts at mu 25, sigma 25/3). What players read is `display` (`readable`):
+that same conservative rating on an Elo-like scale, 1500 for a new player, and
+`provisional` until PROVISIONAL_MATCHES rated matches.
 
 Settling a match is idempotent: one Lua script checks that the match was not settled
 (`done:<match>`), that nobody's rating moved since it was read (two matches of a player
@@ -58,6 +60,37 @@ MIN_OWN_ANSWERS = 2
 PAIR_LIMIT = 5
 PAIR_WINDOW_S = 86_400
 LOG_PAGE = 64  # log entries read at a time while counting own answers
+#: The number players read, `display`: the conservative rating (mu - 3 sigma) on the
+#: Elo-like scale players know, 1500 + 20 x rating, never below 0. A function of `rating`
+#: alone, so the leaderboard's order is the display's order and a first result moves it
+#: by Elo-like steps (about +70 for a first win, -40 for a first loss, some 10 once the
+#: server is sure of the player); it rises as the server grows sure of a player.
+DISPLAY_BASE = 1500
+DISPLAY_SCALE = 20
+#: A player with fewer rated matches than this in the ruleset is provisional ("1500?"):
+#: lichess marks a rating provisional while it is unsure; here, while few results count.
+PROVISIONAL_MATCHES = 10
+
+
+def display(rating: float) -> int:
+    """The rating players read, from the conservative `rating` (mu - 3 sigma): never negative."""
+    return max(0, round(DISPLAY_BASE + DISPLAY_SCALE * rating))
+
+
+def readable(data: dict) -> dict:
+    """A rating (`rating`, `matches`; a leaderboard row, a history entry) with its `display`
+    and `provisional`; a recent match's `rating_before`/`rating_after` with their
+    `display_before`/`display_after`. Also for what was stored before these fields."""
+    if "rating" in data:
+        data["display"] = display(data["rating"])
+        data["provisional"] = data.get("matches", 0) < PROVISIONAL_MATCHES
+    if "before" in data:
+        data["display_before"] = display(data["before"])
+    if "rating_before" in data:
+        data["display_before"] = display(data["rating_before"])
+    if "rating_after" in data:
+        data["display_after"] = display(data["rating_after"])
+    return data
 
 
 @dataclass(frozen=True)
@@ -264,8 +297,9 @@ def _settle_call(match_id: str, meta: dict, result: dict, retention_s: int, at: 
         if is_rated:
             new = after[seat]
             recent["rating_before"], recent["rating_after"] = before[seat].shown, new.shown
-            history = {"match": match_id, "at": at, "place": recent["place"], "before": before[seat].shown,
-                       **new.as_data()}
+            readable(recent)
+            history = readable({"match": match_id, "at": at, "place": recent["place"], "before": before[seat].shown,
+                                **new.as_data()})
             args += [profile_id, read[seat] or b"", orjson.dumps(new.as_data()), new.shown,
                      orjson.dumps(history), orjson.dumps(recent)]
         else:

@@ -99,12 +99,20 @@ async def test_a_rated_duel_shows_on_the_leaderboard_and_the_player_pages(srv, p
             assert time.monotonic() < deadline
             await asyncio.sleep(0.1)
         ratings[profile] = shown["ratings"]["duel"]["rating"]
+        readable = shown["ratings"]["duel"]
+        assert readable["provisional"] is True and readable["display"] == round(1500 + 20 * readable["rating"])
+        recent = shown["recent_matches"][0]
+        assert (recent["display_before"], recent["display_after"]) == (1500, readable["display"])
     assert ratings[mine["profile"]] != ratings[other["profile"]]
+    displays = {profile: round(1500 + 20 * rating) for profile, rating in ratings.items()}
 
     board = await page(f"{srv.url}/leaderboard/duel", wait_for="main[data-status=ready]")
     for profile, rating in ratings.items():
         row = board.locator(f"#board tr[data-profile='{profile}']")
-        assert await row.locator(".rating").inner_text() == f"{rating:.2f}"
+        # The readable scale with the provisional mark, the raw conservative rating in the tooltip.
+        assert await row.locator(".rating").inner_text() == f"{displays[profile]}?"
+        assert await row.locator(".rating abbr").get_attribute("title") == "provisional: few rated matches yet"
+        assert await row.locator(".rating").get_attribute("title") == f"conservative rating {rating:.2f}"
         assert await row.locator("a.name").get_attribute("href") == f"/player/{profile}"
     names = await board.locator("#board tbody a.name").all_inner_texts()
     best = max(ratings, key=ratings.get)
@@ -114,7 +122,12 @@ async def test_a_rated_duel_shows_on_the_leaderboard_and_the_player_pages(srv, p
     await board.click(f"#board tr[data-profile='{other['profile']}'] a.name")
     await board.wait_for_selector("main[data-status=ready]")
     assert await board.inner_text("#name") == f"Bo Board#{other['tag']}"
-    assert await board.inner_text(".ruleset-rating[data-ruleset=duel] .rating") == f"{ratings[other['profile']]:.2f}"
+    theirs = displays[other["profile"]]
+    assert await board.inner_text(".ruleset-rating[data-ruleset=duel] .rating") == f"{theirs}?"
+    assert "provisional" in await board.inner_text(".ruleset-rating[data-ruleset=duel] h3")
+    change = theirs - 1500
+    assert await board.inner_text(f"#recent tr[data-match='{created['match']}'] td.change") == \
+        f"1500 → {theirs} ({'+' if change >= 0 else '−'}{abs(change)})"
     replay = board.locator(f"#recent tr[data-match='{created['match']}'] a:has-text('replay')")
     assert await replay.get_attribute("href") == f"/replay/{created['match']}"
     players = board.locator(f"#recent tr[data-match='{created['match']}'] td.players")

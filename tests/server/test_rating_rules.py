@@ -17,7 +17,7 @@ from battlehall.client import Client
 from battlehall.engine.ruleset import make_result
 from battlehall.server import profiles as keys
 from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.ratings import MIN_OWN_ANSWERS, PAIR_LIMIT, settle
+from battlehall.server.ratings import MIN_OWN_ANSWERS, PAIR_LIMIT, PROVISIONAL_MATCHES, display, settle
 from battlehall.server.store import key, pack
 
 from queue_client import wait_matched
@@ -200,3 +200,37 @@ async def test_a_delayed_matchs_result_reaches_profiles_and_the_leaderboard_once
             assert shown["recent_matches"][0]["rated"] is True
     finally:
         server.stop()
+
+
+async def test_a_new_players_readable_rating_is_provisional_and_never_negative_through_losses(keyless, redis_url):
+    """`display` is the conservative rating on an Elo-like scale (1500 new), never below 0,
+    `provisional` until PROVISIONAL_MATCHES rated matches, on the profile, its history and
+    recent matches, and the leaderboard rows."""
+    assert display(0.0) == 1500 and display(-1.83) == 1463 and display(-1000.0) == 0
+    loser = guest(keyless, "Lu Loses")
+    played = [own(s, n) for n in (1, 2) for s in "ab"]
+    r = aioredis.from_url(redis_url)
+    try:
+        for n in range(PROVISIONAL_MATCHES + 2):
+            winner = guest(keyless, f"Wi Wins {n}")
+            match_id = f"m_lose{n:012d}"
+            await write_log(r, match_id, played)
+            assert await settle(r, match_id, meta_of({"a": winner["profile"], "b": loser["profile"]}),
+                                make_result("fell", [["a"], ["b"]]), 60)
+            shown = httpx.get(f"{keyless.url}/profiles/{loser['profile']}").json()
+            rating = shown["ratings"]["duel"]
+            assert rating["matches"] == n + 1 and rating["rating"] < 0  # the raw rating fell below zero
+            assert rating["display"] == display(rating["rating"]) and 0 < rating["display"] < 1500, rating
+            assert rating["provisional"] is (n + 1 < PROVISIONAL_MATCHES), rating
+            last = shown["recent_matches"][0]
+            assert last["display_after"] == rating["display"] < last["display_before"], last
+            assert shown["history"]["duel"][0]["display"] == rating["display"]
+            if n == 0:
+                assert last["display_before"] == 1500
+        board = httpx.get(f"{keyless.url}/leaderboard/duel", params={"limit": 100}).json()["players"]
+        row = next(p for p in board if p["profile"] == loser["profile"])
+        assert row["display"] == rating["display"] and row["provisional"] is False
+        assert all(p["display"] >= 0 and isinstance(p["provisional"], bool) for p in board)
+        assert [p["display"] for p in board] == sorted((p["display"] for p in board), reverse=True)
+    finally:
+        await r.aclose()

@@ -25,7 +25,9 @@ async function load() {
         el("td", {}, String(player.rank)),
         el("td", {}, el("a", { href: `/player/${encodeURIComponent(player.profile)}`, class: "name" },
                         playerName(player.name ?? player.profile, player.tag))),
-        el("td", { class: "rating" }, Number(player.rating).toFixed(2)),
+        el("td", { class: "rating", title: `conservative rating ${Number(player.rating).toFixed(2)}` },
+           String(player.display ?? ""),
+           player.provisional ? el("abbr", { title: "provisional: few rated matches yet" }, "?") : ""),
         el("td", {}, String(player.matches ?? 0))));
     }
     cursor = page.next;

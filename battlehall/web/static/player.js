@@ -9,7 +9,15 @@ const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop()
 const HISTORY_SHOWN = 10;
 
 function signed(value) {
-  return `${value >= 0 ? "+" : "−"}${Math.abs(value).toFixed(2)}`;
+  return `${value >= 0 ? "+" : "−"}${Math.abs(Math.round(value))}`;
+}
+
+// The number players read (the server's `display`, never negative), "1500?" while provisional.
+function shown(rating) {
+  const display = String(rating.display ?? "");
+  if (!rating.provisional) return el("span", { class: "rating" }, display);
+  return el("span", { class: "rating provisional" },
+    display, el("abbr", { title: "provisional: few rated matches yet" }, "?"));
 }
 
 function ratingsSection(profile) {
@@ -20,12 +28,14 @@ function ratingsSection(profile) {
     const history = (profile.history[ruleset] || []).slice(0, HISTORY_SHOWN);
     return el("div", { class: "ruleset-rating", dataset: { ruleset } },
       el("h3", {}, el("a", { href: `/leaderboard/${encodeURIComponent(ruleset)}` }, ruleset), " ",
-         el("span", { class: "rating" }, Number(rating.rating).toFixed(2)),
-         el("span", { class: "muted small" }, ` (mu ${rating.mu.toFixed(2)}, sigma ${rating.sigma.toFixed(2)}, `
+         shown(rating),
+         el("span", { class: "muted small" }, ` (${rating.provisional ? "provisional, " : ""}`
+                                              + `conservative ${Number(rating.rating).toFixed(2)}, `
+                                              + `mu ${rating.mu.toFixed(2)}, sigma ${rating.sigma.toFixed(2)}, `
                                               + `${rating.matches} rated matches)`)),
       el("ol", { class: "log history" }, history.map((h) =>
-        el("li", {}, `${new Date(h.at).toLocaleString()}: place ${h.place}, ${h.before.toFixed(2)} → `,
-           el("strong", {}, h.rating.toFixed(2)), ` (${signed(h.rating - h.before)}) `,
+        el("li", {}, `${new Date(h.at).toLocaleString()}: place ${h.place}, ${h.display_before} → `,
+           el("strong", {}, String(h.display)), ` (${signed(h.display - h.display_before)}) `,
            el("a", { href: `/replay/${encodeURIComponent(h.match)}` }, "replay")))));
   });
 }
@@ -41,7 +51,8 @@ function recentSection(profile) {
                    : `${m.won ? "won" : `${m.place} of ${m.places}`}`),
       el("td", { class: "players" }, m.players.flatMap((p, i) => [i ? ", " : "",
         el("a", { href: `/player/${encodeURIComponent(p.profile)}` }, playerName(p.name ?? p.profile, p.tag))])),
-      el("td", {}, m.rated ? `${m.rating_before.toFixed(2)} → ${m.rating_after.toFixed(2)}` : "unrated"),
+      el("td", { class: "change" }, m.rated
+        ? `${m.display_before} → ${m.display_after} (${signed(m.display_after - m.display_before)})` : "unrated"),
       el("td", {}, el("a", { href: m.replay }, "replay"))))));
 }
 
