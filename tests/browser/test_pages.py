@@ -9,6 +9,7 @@ import httpx
 from playwright.async_api import expect
 
 from battlehall.client import Client
+from battlehall.engine import get_ruleset
 from battlehall.server.replay_steps import MAX_COUNT as STEPS_PER_REQUEST
 from wsutil import Raw
 from servers import bearer
@@ -63,6 +64,43 @@ async def test_lobby_creates_a_match_and_shows_the_links(server, page, shoot):
     other = await page(server.url + "/", viewport=PHONE, wait_for=f"#live tr[data-match='{match}']")
     assert await other.get_attribute(f"#live tr[data-match='{match}'] a", "href") == f"{server.url}/watch/{match}"
     await shoot(other, "lobby-phone")
+
+
+async def test_lobby_draws_each_option_from_its_schema(server, page):
+    """The lobby in words: rulesets by their titles, each option's control from its schema,
+    labelled and with its help, and a link to the ruleset's leaderboard."""
+    lobby = await page(server.url + "/", wait_for="#create-button")
+    titles = await lobby.locator("#ruleset option").all_inner_texts()
+    assert any(t.startswith("Demayth") for t in titles) and any(t.startswith("Spellfire") for t in titles)
+    await lobby.select_option("#ruleset", "demigod")
+    maps = get_ruleset("demigod").options_doc["map"]["choices"]
+    assert len(maps) == 3
+    assert await lobby.eval_on_selector("#opt-map", "e => e.tagName") == "SELECT"
+    assert await lobby.locator("#opt-map option").all_inner_texts() == maps
+    turns = lobby.locator("#opt-turn_limit")
+    assert (await turns.get_attribute("type"), await turns.get_attribute("min"),
+            await turns.get_attribute("max")) == ("number", "1", "100")
+    options = await lobby.inner_text("#options")
+    assert "Turn limit" in options and "Line of sight" in options and "Reaction time (ms)" in options
+    assert "turn_limit" not in options and "reaction_ms" not in options
+    assert "rounds before the match ends" in options  # the option's help, shown
+    assert await lobby.eval_on_selector("#opt-los", "e => e.tagName") == "SELECT"
+    link = lobby.locator("#leaderboard-link")
+    assert await link.get_attribute("href") == "/leaderboard/demigod" and "Leaderboard" in await link.inner_text()
+    await lobby.select_option("#ruleset", "duel")
+    assert await lobby.get_attribute("#leaderboard-link", "href") == "/leaderboard/duel"
+    assert await lobby.get_by_label("Reaction windows").count() == 0  # duel has no windows
+    assert await lobby.get_attribute("#opt-hp", "max") == "1000"
+    await lobby.select_option("#ruleset", "demigod")
+    await lobby.select_option("#opt-map", maps[-1])
+    await lobby.fill("#opt-turn_limit", "9")
+    async with lobby.expect_request(lambda r: r.url.endswith("/matches") and r.method == "POST") as sent:
+        await lobby.click("#create-button")
+    options = (await sent.value).post_data_json["options"]
+    assert options["map"] == maps[-1] and options["turn_limit"] == 9 and options["los"] == "lines"
+    await lobby.wait_for_selector("[data-link=spectator] input")
+    match = await lobby.inner_text("#match-id")
+    assert httpx.get(f"{server.url}/matches/{match}").json()["ruleset"] == "demigod"
 
 
 async def test_lobby_lists_a_short_page_of_public_matches_with_short_labels(server, page):

@@ -22,20 +22,37 @@ function field(label, input, hint) {
   return el("label", {}, el("span", {}, label), input, hint ? el("small", { class: "muted" }, hint) : null);
 }
 
+// Each option's control from its schema in GET /rulesets: a select for a choice, a number
+// with its bounds for an integer, a checkbox for a flag; labelled in words, its help shown.
+// An option without a known type (a list, a server of an earlier version) is a JSON field.
 function optionInput(name, spec) {
   const value = spec.default;
   const id = `opt-${name}`;
-  if (typeof value === "boolean") {
+  const label = spec.label || name;
+  const type = spec.type || (typeof value === "boolean" ? "boolean" : typeof value === "number" ? "integer" : null);
+  if (type === "boolean") {
     return el("label", { class: "inline", title: spec.doc || "" },
               el("input", { type: "checkbox", id, name: id, checked: value, dataset: { option: name, kind: "bool" } }),
-              el("span", {}, `${name}`), el("small", { class: "muted" }, spec.doc || ""));
+              el("span", {}, label), el("small", { class: "muted" }, spec.doc || ""));
   }
-  const kind = typeof value === "number" ? "number" : typeof value === "string" ? "string" : "json";
+  if (type === "choice" && Array.isArray(spec.choices)) {
+    const select = el("select", { id, name: id, dataset: { option: name, kind: "string" } },
+                      spec.choices.map((c) => el("option", { value: c, selected: c === value }, c)));
+    select.value = value;
+    return field(label, select, spec.doc);
+  }
+  if (type === "integer") {
+    const bounds = Number.isInteger(spec.min) && Number.isInteger(spec.max) ? ` (${spec.min}–${spec.max})` : "";
+    return field(`${label}${bounds}`, el("input", { type: "number", id, name: id, value, step: 1,
+                                                     min: spec.min ?? null, max: spec.max ?? null,
+                                                     dataset: { option: name, kind: "number" } }), spec.doc);
+  }
+  const kind = typeof value === "string" ? "string" : "json";
   const input = el("input", {
-    type: kind === "number" ? "number" : "text", id, name: id, dataset: { option: name, kind },
+    type: "text", id, name: id, dataset: { option: name, kind },
     value: kind === "json" ? JSON.stringify(value) : value, class: kind === "json" ? "mono" : null,
   });
-  return field(name, input, spec.doc);
+  return field(label, input, spec.doc);
 }
 
 function seatInputs(count) {
@@ -53,6 +70,9 @@ function seatInputs(count) {
 function showRuleset() {
   const r = rulesets.find((x) => x.name === form.ruleset.value);
   document.getElementById("ruleset-summary").textContent = r ? r.summary || "" : "";
+  const board = document.getElementById("leaderboard-link");
+  board.href = `/leaderboard/${encodeURIComponent(r.name)}`;
+  board.textContent = `Leaderboard (${r.title || r.name})`;
   const count = form["seat-count"];
   count.replaceChildren(...Array.from({ length: r.seats.max - r.seats.min + 1 },
                                       (_, i) => el("option", { value: r.seats.min + i }, r.seats.min + i)));
@@ -66,8 +86,9 @@ function buildForm() {
   const usable = rulesets.filter((r) => !r.error);
   form.replaceChildren(
     field("Ruleset", el("select", { id: "ruleset", name: "ruleset" },
-                        usable.map((r) => el("option", { value: r.name }, `${r.name} (${r.seats.min === r.seats.max ? r.seats.min : `${r.seats.min}–${r.seats.max}`} seats)`)))),
+                        usable.map((r) => el("option", { value: r.name }, `${r.title || r.name} (${r.seats.min === r.seats.max ? r.seats.min : `${r.seats.min}–${r.seats.max}`} seats)`)))),
     el("p", { id: "ruleset-summary", class: "muted small" }),
+    el("p", { class: "small" }, el("a", { id: "leaderboard-link", href: "/leaderboard" }, "Leaderboard")),
     el("fieldset", {}, el("legend", {}, "Seats"),
        field("How many", el("select", { id: "seat-count", name: "seat-count" })),
        el("div", { id: "seats", class: "grid" })),
