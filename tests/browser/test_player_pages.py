@@ -106,6 +106,18 @@ async def test_a_rated_duel_shows_on_the_leaderboard_and_the_player_pages(srv, p
     assert ratings[mine["profile"]] != ratings[other["profile"]]
     displays = {profile: round(1500 + 20 * rating) for profile, rating in ratings.items()}
 
+    # The seat's own play page, in the browser whose profile played it: the result and the
+    # signed change of its rating in one status block.
+    summary = httpx.get(f"{srv.url}/matches/{created['match']}").json()
+    await lobby.goto(f"{srv.url}/play/{created['match']}#token={created['tokens']['alice']}")
+    banner = lobby.locator(".result-banner[role=status]")
+    change = displays[mine["profile"]] - 1500
+    await banner.locator(".rating-change", has_text="Rating").wait_for()
+    text = await banner.inner_text()
+    winners = summary["result"]["winners"]
+    assert text.startswith("You won" if "alice" in winners else "You lost" if winners else "Draw"), text
+    assert f"Rating 1500 → {displays[mine['profile']]} ({'+' if change >= 0 else '−'}{abs(change)})" in text, text
+
     board = await page(f"{srv.url}/leaderboard/duel", wait_for="main[data-status=ready]")
     for profile, rating in ratings.items():
         row = board.locator(f"#board tr[data-profile='{profile}']")

@@ -6,6 +6,7 @@ import {BattlehallClient} from "/static/battlehall.js";
 import * as generic from "/static/rulesets/generic.js";
 import {el, useCss, legal, same, resultText, describeCommon, words, botLevelText} from "/static/rulesets/common.js";
 import {rematchBox} from "/static/rematch.js";
+import {storedProfile} from "/static/profile.js";
 
 useCss("/static/play.css");
 
@@ -38,7 +39,7 @@ const statusEl = el("span.status", {role: "status", "aria-live": "polite"}, "Con
 const titleEl = el("h1.match-title", {}, "Battlehall");
 const whoEl = el("span.whoami");
 const noticeEl = el("div.notice", {role: "alert", hidden: true});
-const resultEl = el("div.result-banner", {hidden: true});
+const resultEl = el("div.result-banner", {hidden: true, role: "status", "aria-live": "polite"});
 const boardEl = el("section.board", {"aria-label": "Board"});
 const promptsEl = el("section.prompt-bar", {"aria-label": "Your decisions"});
 // The seat's stops: which reaction windows it is asked; the server passes the others.
@@ -405,6 +406,42 @@ function logEvent(ev) {
 }
 
 let rematch = null;  // the rematch box (rematch.js), made at the end
+const ratingChangeEl = el("span.rating-change");
+let ratingAsked = false;
+const RATING_POLLS = 10;  // the profile shows a rated match a moment after its end (ratings.py)
+
+// The signed change of this seat's rating, once this browser's profile (the lobby's, in
+// localStorage) lists this match on this seat in its recent matches; nothing if it never
+// does (another browser's seat, an unrated match, a server that keeps no profiles).
+async function showRatingChange() {
+  const mine = storedProfile();
+  if (ratingAsked || !mine || model.role !== "player" || !model.seat) return;
+  ratingAsked = true;
+  for (let i = 0; i < RATING_POLLS; i++) {
+    try {
+      const r = await fetch(`/profiles/${encodeURIComponent(mine.profile)}`, {headers: {Accept: "application/json"}});
+      if (r.status === 404) return;
+      if (r.ok) {
+        const found = ((await r.json()).recent_matches || []).find(m => m.match === matchId && m.seat === model.seat);
+        if (found) {
+          if (!found.rated) return;
+          const change = found.display_after - found.display_before;
+          ratingChangeEl.textContent = `Rating ${found.display_before} → ${found.display_after} ` +
+            `(${change >= 0 ? "+" : "−"}${Math.abs(change)}). `;
+          return;
+        }
+      }
+    } catch (e) { /* offline a moment: ask again */ }
+    await new Promise(done => setTimeout(done, 1000));
+  }
+}
+
+function headline(result, mine) {
+  if (model.role !== "player" || !model.seat || result.reason === "aborted") return "Match over. ";
+  if (mine) return "You won! ";
+  return (result.winners || []).length ? "You lost. " : "Draw. ";
+}
+
 function showResult(result) {
   if (!result) return;
   resignButton.hidden = resignAsk.hidden = true;
@@ -413,9 +450,11 @@ function showResult(result) {
   resultEl.dataset.result = result.reason || "ended";
   resultEl.className = "result-banner" + (mine ? " won" : "");
   resultEl.replaceChildren(
-    el("strong", {}, mine ? "You won! " : "Match over. "),
+    el("strong", {}, headline(result, mine)),
     mine ? `(${words(result.reason || "")}) ` : resultText(result, model) + " ",
+    ratingChangeEl,
     el("a", {href: `/replay/${encodeURIComponent(matchId)}${token ? `#token=${encodeURIComponent(token)}` : ""}`}, "Watch the replay"));
+  showRatingChange();
   if (model.role === "player" && model.seat && token) {  // the same players may play again
     rematch = rematch || rematchBox(matchId, token, model.seat);
     resultEl.append(rematch.node);
