@@ -66,7 +66,7 @@ async def test_lobby_creates_a_match_and_shows_the_links(server, page, shoot):
     await shoot(other, "lobby-phone")
 
 
-async def test_lobby_draws_each_option_from_its_schema(server, page):
+async def test_lobby_draws_each_option_from_its_schema(server, page, shoot):
     """The lobby in words: rulesets by their titles, each option's control from its schema,
     labelled and with its help, and a link to the ruleset's leaderboard."""
     lobby = await page(server.url + "/", wait_for="#create-button")
@@ -85,6 +85,7 @@ async def test_lobby_draws_each_option_from_its_schema(server, page):
     assert "turn_limit" not in options and "reaction_ms" not in options
     assert "rounds before the match ends" in options  # the option's help, shown
     assert await lobby.eval_on_selector("#opt-los", "e => e.tagName") == "SELECT"
+    await shoot(lobby, "lobby-options-demigod")
     link = lobby.locator("#leaderboard-link")
     assert await link.get_attribute("href") == "/leaderboard/demigod" and "Leaderboard" in await link.inner_text()
     await lobby.select_option("#ruleset", "duel")

@@ -97,10 +97,10 @@ async function cancel() {
 export function quickPlay(box, rulesets, note) {
   const rows = rulesets.filter((r) => !r.error).map((r) => {
     const counts = Array.from({ length: r.seats.max - r.seats.min + 1 }, (_, i) => r.seats.min + i);
-    const select = el("select", { id: `queue-seats-${r.name}`, "aria-label": `Players in a ${r.name} match` },
+    const select = el("select", { id: `queue-seats-${r.name}`, "aria-label": `Players in a ${r.title || r.name} match` },
                       counts.map((n) => el("option", { value: n }, `${n} players`)));
     return el("li", { class: "quick-item", dataset: { ruleset: r.name } },
-              el("strong", { class: "queue-name" }, r.name), select,
+              el("strong", { class: "queue-name" }, r.title || r.name), select,
               el("button", { type: "button", class: "primary", dataset: { play: r.name },
                              onclick: () => play(note, r.name, Number(select.value)) }, "Play now"),
               botChoice(r.name, () => Number(select.value), note));
