@@ -22,6 +22,7 @@ from battlehall.server.profiles import NameTaken, Profiles
 from battlehall.server.ratings import settle
 from battlehall.server.store import key, pack
 
+from players import guest
 from servers import ServerProcess
 
 JWT_KEY = "t" * 48
@@ -42,11 +43,6 @@ def srv(tmp_path_factory, redis_url):
     yield server
     server.stop()
 
-
-def guest(srv, name: str) -> dict:
-    r = httpx.post(f"{srv.url}/profiles", json={"name": name})
-    assert r.status_code == 201, r.text
-    return r.json()
 
 
 def rename(srv, made: dict, name: str) -> httpx.Response:

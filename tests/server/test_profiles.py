@@ -22,9 +22,9 @@ from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.player_rating import DEFAULT_RATING, rating
 from battlehall.server.profiles import Profiles
 from battlehall.server.ratings import settle
-from battlehall.server.store import key, pack
 
 from locked_redis import BATTLEHALL_ACL, LockedRedis
+from players import guest, played_log
 from servers import ServerProcess, free_port
 
 JWT_KEY = "k" * 48
@@ -48,23 +48,6 @@ def srv(tmp_path_factory, redis_url):
     yield server
     server.stop()
 
-
-def guest(srv, name: str) -> dict:
-    r = httpx.post(f"{srv.url}/profiles", json={"name": name})
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
-async def played_log(redis, match_id: str, seats: list[str], answers: int = 2) -> None:
-    """A log in which each seat answered `answers` prompts itself, for matches settled
-    directly (ratings.settle rates only matches both sides really played)."""
-    seq = 0
-    for n in range(answers):
-        for seat in seats:
-            seq += 1
-            entry = {"seq": seq, "last_seq": seq, "at": seq, "seat": seat, "prompt": f"p{seq}",
-                     "option": "strike", "args": {}, "act": n + 1}
-            await redis.xadd(key(match_id, "log"), {"e": pack(entry), "v": pack([])}, id=f"{seq}-0")
 
 
 def token(sub: str, name: str, key: str = JWT_KEY, algorithm: str = "HS256", exp_in: int = 300) -> str:

@@ -12,6 +12,7 @@ import jwt
 import pytest
 
 from battlehall.client import Client
+from players import guest
 from servers import ServerProcess
 
 JWT_KEY = "q" * 48
@@ -25,11 +26,6 @@ def srv(tmp_path_factory):
     yield server
     server.stop()
 
-
-def guest(srv, name: str) -> dict:
-    r = httpx.post(f"{srv.url}/profiles", json={"name": name})
-    assert r.status_code == 201, r.text
-    return r.json()
 
 
 def join(srv, proof: str | None = None, **body) -> httpx.Response:

@@ -18,8 +18,8 @@ from battlehall.engine.ruleset import make_result
 from battlehall.server import profiles as keys
 from battlehall.server.embedded_redis import EmbeddedRedis
 from battlehall.server.ratings import MIN_OWN_ANSWERS, PAIR_LIMIT, PROVISIONAL_MATCHES, display, settle
-from battlehall.server.store import key, pack
 
+from players import guest, own, write_log
 from queue_client import wait_matched
 from servers import ServerProcess
 from wsutil import Raw
@@ -42,22 +42,6 @@ def keyless(tmp_path_factory, redis_url):
     yield server
     server.stop()
 
-
-def guest(server, name: str) -> dict:
-    r = httpx.post(f"{server.url}/profiles", json={"name": name})
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
-async def write_log(redis, match_id: str, entries: list[dict]) -> None:
-    for seq, entry in enumerate(entries, 1):
-        stored = {"seq": seq, "last_seq": seq, "at": seq, **entry}
-        await redis.xadd(key(match_id, "log"), {"e": pack(stored), "v": pack([])}, id=f"{seq}-0")
-
-
-def own(seat: str, n: int) -> dict:
-    """An answer the seat sent itself: its act id with a prompt."""
-    return {"seat": seat, "prompt": f"p{n}", "option": "strike", "args": {}, "act": n}
 
 
 def meta_of(profiles: dict, made_by: str = "quick_play") -> dict:

@@ -20,10 +20,7 @@ from wsutil import Raw
 def finished_duel(server, **body) -> dict:
     """A duel at 1 hp whose first prompt times out to its default (strike): over at once."""
     created = server.create(ruleset="duel", options={"hp": 1}, clock={"prompt_ms": 50, "bank_ms": 0}, **body)
-    deadline = time.monotonic() + 10
-    while httpx.get(f"{server.url}/matches/{created['match']}").json()["status"] != "finished":
-        assert time.monotonic() < deadline, "the duel did not end"
-        time.sleep(0.05)
+    wait_finished(server, created["match"])
     return created
 
 
@@ -233,8 +230,9 @@ async def test_on_a_server_with_an_api_key_only_matches_made_without_it_are_play
         server.stop()
 
 
-async def test_the_rematch_of_a_delayed_match_is_listed_once_the_old_ones_end_is_public(server):
-    """Listing the rematch would tell that the old match ended: it waits out the stream delay."""
+async def delayed_and_rematched(server) -> tuple[dict, dict]:
+    """A public duel with a 2.5 s stream delay, resigned at once, and its rematch made:
+    (the old match's create answer, the rematch as bob's offer answered it)."""
     created = server.create(ruleset="duel", spectators={"public": True, "delay_ms": 2500})
     conn = await Raw.open(server.url, created["match"])
     assert (await conn.hello(created["tokens"]["alice"]))["t"] == "welcome"
@@ -243,7 +241,12 @@ async def test_the_rematch_of_a_delayed_match_is_listed_once_the_old_ones_end_is
     await conn.close()
     url = f"{server.url}/matches/{created['match']}/rematch"
     httpx.post(url, headers=as_seat(created["tokens"]["alice"]))
-    rematch = httpx.post(url, headers=as_seat(created["tokens"]["bob"])).json()["rematch"]
+    return created, httpx.post(url, headers=as_seat(created["tokens"]["bob"])).json()["rematch"]
+
+
+async def test_the_rematch_of_a_delayed_match_is_listed_once_the_old_ones_end_is_public(server):
+    """Listing the rematch would tell that the old match ended: it waits out the stream delay."""
+    created, rematch = await delayed_and_rematched(server)
 
     def listed() -> set:
         return {m["match"] for m in httpx.get(f"{server.url}/matches", params={"limit": 100}).json()["matches"]}
@@ -259,16 +262,7 @@ async def test_the_rematch_of_a_delayed_match_is_listed_once_the_old_ones_end_is
 async def test_the_rematch_of_a_delayed_match_is_not_featured_before_the_old_ones_end_is_public(tmp_path):
     server = ServerProcess(tmp_path).start()
     try:
-        created = server.create(ruleset="duel", spectators={"public": True, "delay_ms": 2500})
-        conn = await Raw.open(server.url, created["match"])
-        assert (await conn.hello(created["tokens"]["alice"]))["t"] == "welcome"
-        await conn.send({"t": "resign", "id": 1})
-        await conn.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended")
-        await conn.close()
-        url = f"{server.url}/matches/{created['match']}/rematch"
-        httpx.post(url, headers=as_seat(created["tokens"]["alice"]))
-        rematch = httpx.post(url, headers=as_seat(created["tokens"]["bob"]))
-        made = rematch.json()["rematch"]
+        created, made = await delayed_and_rematched(server)
         watcher = await Raw.open(server.url, made["match"])  # the one watched match: TV's pick once it may be
         await watcher.ws.send('{"t":"hello"}')
         assert (await watcher.recv())["role"] == "spectator"
