@@ -29,6 +29,9 @@ IMAGE_LOCK := deploy/requirements.lock
 # What PyICU builds with (it has no wheels; names.py's UTS #39 skeletons): ICU's headers,
 # pkg-config to find them, a C++ compiler.
 ICU_BUILD := /usr/include/unicode/uspoof.h /usr/bin/pkg-config /usr/bin/g++
+# axe-core, which the accessibility tests inject into pages (tests/browser/package.json,
+# its version locked in package-lock.json with its hash), from the npm registry.
+AXE := tests/browser/node_modules/axe-core/axe.min.js
 
 .PHONY: serve lint test test-newest fuzz audit properties bench install lock
 
@@ -53,7 +56,11 @@ lock: $(VENV)/.installed
 	$(UV_COMPILE) --extra test --extra embedded -o $(LOCK) $(ARGS)
 	$(UV_COMPILE) -c $(LOCK) -o $(IMAGE_LOCK)
 
-install: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
+install: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl $(AXE)
+
+$(AXE): tests/browser/package.json tests/browser/package-lock.json
+	cd tests/browser && npm ci --no-audit --no-fund --silent
+	touch $@
 
 # PyICU's build (its Debian packages, below).
 /usr/include/unicode/uspoof.h:
@@ -91,7 +98,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check battlehall tests bench
 	$(VENV)/bin/mypy battlehall
 
-test: lint $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl
+test: lint $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl $(AXE)
 	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
 	if [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory test-newest; fi
 
