@@ -771,11 +771,26 @@ class MatchCore:
         return any(c.seat == seat and c.role == "player" for c in self.watchers)
 
     def _gone(self, seat: str, now: int) -> list:
-        """No socket of `seat`'s player is on from `now`: look again when its grace ends."""
+        """No socket of `seat`'s player is on from `now`: say so to everyone watching live,
+        and look again when its grace ends."""
         if not self.away_grace_ms or seat in self.gone_since or seat in self.bot_seats:
             return []
         self.gone_since[seat] = now
-        return [Later(self.away_grace_ms, AwayDue(seat))]
+        return self._presence(seat, False) + [Later(self.away_grace_ms, AwayDue(seat))]
+
+    def _away_at(self, seat: str) -> int:
+        return self.gone_since[seat] + self.away_grace_ms
+
+    def _presence(self, seat: str, connected: bool) -> list:
+        """A `presence` message to every live socket (a delayed stream would learn of it
+        before its events): a seat's player left, with when the seat is marked away, or is
+        back. It is not logged: it says who is connected, not what happened in the match."""
+        if self.match.over:
+            return []
+        message = {"t": "presence", "seat": seat, "connected": connected,
+                   "away_at": None if connected else self._away_at(seat)}
+        return [Send(c, message) for c in self.watchers
+                if not (c.role == "spectator" and self.delayed) and c.seat != seat]
 
     def _away_due(self, due: AwayDue, now: int) -> None:
         seat = due.seat
@@ -916,13 +931,15 @@ class MatchCore:
             return
         match = self.match
         if conn.role == "player":  # the player is back: the seat is its own again
-            self.gone_since.pop(conn.seat, None)
+            if self.gone_since.pop(conn.seat, None) is not None:
+                self._out += self._presence(conn.seat, True)
             self.timeouts_in_a_row.pop(conn.seat, None)
         self._out += [
             Send(conn, {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
                         "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
                         "prompts": match.prompts_for(conn.audience), "now": now,
-                        "definitions": match.ruleset.definitions(match.state)}),
+                        "definitions": match.ruleset.definitions(match.state),
+                        "gone": {seat: self._away_at(seat) for seat in sorted(self.gone_since)}}),
             Attach(conn, join.reply, join.resume if join.resume is not None and join.resume < match.seq else None,
                    match.seq)]
         if conn.role == "player":  # after the welcome: it gets the seat_back event like everyone

@@ -886,6 +886,9 @@ def test_a_seat_without_a_socket_for_its_grace_is_marked_away_and_back_when_it_r
     leave = core.receive(Leave(bob), NOW + 1000)
     (later,) = of(leave, Later)
     assert later.delay_ms == 5000 and later.input == AwayDue("bob")
+    # the others hear of it at once, with when bob is marked away
+    assert [(s.conn.seat, s.message) for s in of(leave, Send)] == [
+        ("alice", {"t": "presence", "seat": "bob", "connected": False, "away_at": NOW + 6000})]
     assert core.receive(AwayDue("bob"), NOW + 5999) == []  # not yet: its grace runs from the leave
     (write,) = core.receive(AwayDue("bob"), NOW + 6000)
     (entry, records), = write.entries
@@ -896,8 +899,9 @@ def test_a_seat_without_a_socket_for_its_grace_is_marked_away_and_back_when_it_r
     assert core.ruleset.view(core.state, None)["away"] == ["bob"]
     # bob comes back: the welcome (still away), then a back entry, written like any other
     back = joined(core, Peer("bob"), NOW + 7000)
-    welcome = of(back, Send)[0].message
-    assert welcome["view"]["away"] == ["bob"]
+    told, welcome = [s.message for s in of(back, Send)]
+    assert told == {"t": "presence", "seat": "bob", "connected": True, "away_at": None}  # to alice
+    assert welcome["view"]["away"] == ["bob"] and welcome["gone"] == {}
     (write,) = of(back, Write)
     assert [e["back"] for e, _ in write.entries] == ["bob"]
     core.receive(WriteDone(), NOW + 7001)
