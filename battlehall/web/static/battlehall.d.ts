@@ -65,6 +65,18 @@ export interface Welcome {
   /** What the match defines once and no view repeats, by the ruleset's names (spellfire:
    * `custom_cards`, a setup's inline card definitions); `{}` when it defines nothing. */
   definitions: { [name: string]: any };
+  /** Seats whose player has no socket on the match, each with when it is marked away
+   * (the server's clock); not sent to a delayed stream. */
+  gone?: Record<string, number | null>;
+}
+
+/** A seat's player left (the last socket closed) or is back; never logged. */
+export interface Presence {
+  t: "presence";
+  seat: string;
+  connected: boolean;
+  /** When the seat is marked away if nobody comes back (null once back). */
+  away_at: number | null;
 }
 
 export interface ViewMessage {
@@ -157,6 +169,8 @@ export interface ClientEvents {
   /** The seat's stops, as the server tells it (after setStops, from another device, or
    * when pass_until_my_turn ends). */
   stops: (mode: StopsMode) => void;
+  /** A seat's player left or is back (`gone` is up to date when this fires). */
+  presence: (presence: Presence) => void;
   /** Every message received, before it is handled. */
   message: (message: Message) => void;
 }
@@ -196,6 +210,8 @@ export class BattlehallClient {
   viewSeq: number | null;
   /** The welcome's `definitions`: sent once per socket, never in a view. */
   definitions: { [name: string]: any };
+  /** Seats whose player has no socket on the match, with when each is marked away. */
+  gone: Record<string, number | null>;
   result: Result | null;
   delayMs: number | null;
   status: Status;

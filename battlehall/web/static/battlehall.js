@@ -119,7 +119,8 @@ export const STOP_MODES = ["ask", "pass_unless_playable", "pass_until_my_turn"];
  *
  * Events (`on(name, fn)`): "welcome", "event", "view", "prompt", "prompt_closed", "ack",
  * "error", "status", "ended", "stops" (the seat's stops mode, as the server tells it),
- * "message" (every message, raw).
+ * "presence" (a seat's player left or is back: `{seat, connected, away_at}`; `gone` is kept
+ * current), "message" (every message, raw).
  */
 export class BattlehallClient {
   /**
@@ -165,6 +166,9 @@ export class BattlehallClient {
     /** The latest view's seq. @type {number|null} */ this.viewSeq = null;
     /** What the match defines once and no view repeats (a setup's inline cards): the welcome's. */
     this.definitions = {};
+    /** Seats whose player has no socket on the match, each with when it is marked away
+     * (the server's clock; null when never): the welcome's `gone`, kept by `presence`. */
+    this.gone = {};
     /** The result once the match has ended. */ this.result = null;
     /** Spectator stream delay, when there is one. @type {number|null} */ this.delayMs = null;
     /** @type {Status} */ this.status = "closed";
@@ -515,6 +519,11 @@ export class BattlehallClient {
       case "pong":
         if (typeof m.now === "number") this.clockOffsetMs = m.now - Date.now();
         return undefined;
+      case "presence":
+        if (m.connected) delete this.gone[m.seat];
+        else this.gone[m.seat] = m.away_at ?? null;
+        this._emit("presence", m);
+        return undefined;
       default: return undefined; // unknown types are ignored (docs/protocol.md)
     }
   }
@@ -534,6 +543,7 @@ export class BattlehallClient {
     this.view = m.view;
     this.viewSeq = m.seq;
     this.definitions = m.definitions || {};
+    this.gone = { ...(m.gone || {}) };
     const known = this.prompts;
     this.prompts = new Map((m.prompts || []).map((p) => [p.id, p]));
     this._setStatus("open", { url: this.url });
