@@ -93,10 +93,11 @@ async def test_play_a_bot_from_the_lobby_and_play_with_the_bot_answering(srv, pa
     token = player.url.split("#token=")[1]
     me = stored["name"]
 
-    bot = player.locator(".seat-list [data-seat=bot-1][data-bot=greedy]")
+    # Each seat's summary on the table says who plays it.
+    bot = player.locator(".board .seat-summary[data-seat=bot-1][data-bot=greedy]")
     await bot.wait_for()
-    assert "bot, strong" in await bot.inner_text()
-    assert "(you)" in await player.locator(f".seat-list [data-seat='{me}']").inner_text()
+    assert "bot · strong" in await bot.inner_text()
+    assert "(you)" in await player.locator(f".board .seat-summary[data-seat='{me}']").inner_text()
 
     if ruleset in TO_THE_END:
         await play(player, ruleset, never, within_s=50)
@@ -171,8 +172,8 @@ async def test_a_player_who_closes_the_tab_has_the_bot_finish_the_match_for_them
     away = stays.locator(f".away-seats[data-seats='{gone}']")
     await away.wait_for(timeout=10_000)
     assert await away.inner_text() == f"Away: {gone} — the bot plays for them"
-    standing_in = stays.locator(f".seat-list [data-seat='{gone}'][data-bot=stand-in]")
-    assert "away — the bot plays" in await standing_in.inner_text()
+    standing_in = stays.locator(f".board .seat-summary[data-seat='{gone}'][data-bot=stand-in]")
+    assert "away — the bot plays for them" in await standing_in.inner_text()
     await stays.locator(".log-lines li", has_text=f"{gone} is away: the bot plays the seat").first.wait_for()
     await shoot(stays, "player-page-opponent-away-the-bot-plays")
 

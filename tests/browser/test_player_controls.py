@@ -102,8 +102,8 @@ async def test_the_prompt_bar_offers_only_legal_combinations(server, page):
 
 @pytest.mark.parametrize("ruleset", ["spellfire", "demigod"])
 async def test_a_phone_sized_window(server, page, ruleset):
-    """On a phone the page is one column, no wider than the screen: what to decide first,
-    then the board."""
+    """On a phone the page is one column, no wider or taller than the screen: the board,
+    then what to decide, both in view."""
     from play_driver import shot
     from test_play_pages import MATCHES
 
@@ -112,9 +112,10 @@ async def test_a_phone_sized_window(server, page, ruleset):
                        viewport={"width": 390, "height": 844}, wait_for=OPEN)
     await alice.locator(".prompt-bar .prompt").first.wait_for()
     assert await alice.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    assert await alice.evaluate("() => document.documentElement.scrollHeight <= window.innerHeight")
     bar = await alice.locator(".prompt-bar").bounding_box()
     board = await alice.locator(".board").bounding_box()
-    assert bar["y"] + bar["height"] <= board["y"]
+    assert board["y"] >= 0 and board["y"] + board["height"] <= bar["y"] + 0.5 and bar["y"] + bar["height"] <= 844
     await shot(alice, f"{ruleset}-player-phone")
 
 

@@ -231,6 +231,8 @@ export class BattlehallClient {
   act(promptId: string, optionId: string, args?: Record<string, any>): Promise<Ack>;
   /** Resign this seat: a loss for it; with more seats, the others play on. */
   resign(): Promise<Ack>;
+  /** Claim the win while another seat is away, where the match allows it (`no_claim` otherwise). */
+  claimWin(): Promise<Ack>;
   /** A fresh view; at most one request in flight, calls meanwhile share the next answer.
    * If the client is closed first: the last view it had. */
   requestView(): Promise<ViewMessage>;

@@ -314,6 +314,17 @@ export class BattlehallClient {
     return this._request({ t: "resign", id: `${this._prefix}-${++this._actIds}` });
   }
 
+  /**
+   * Claim the win (`{"t": "claim_win"}`) in a match created with `"when_away": "claim"`,
+   * while another seat is marked away: every seat away resigns. Resolves with the `ack`;
+   * rejects with a BattlehallError (`no_claim`: nobody is away or the match does not
+   * allow it, `bad_seat`, `match_over`, `spectator`).
+   * @returns {Promise<{t: "ack", id: string, seq: number}>}
+   */
+  claimWin() {
+    return this._request({ t: "claim_win", id: `${this._prefix}-${++this._actIds}` });
+  }
+
   _request(message) {
     const id = message.id;
     return new Promise((resolve, reject) => {

@@ -1,13 +1,16 @@
-// The player page, /play/{match}#token=T: the board (drawn by the ruleset's module), a
-// prompt bar with every option of every open prompt, their clocks, the event log in words,
-// the result, and the connection's state. Built on the client library (battlehall.js).
+// The player page, /play/{match}#token=T: a game table in one screen. The board (drawn by
+// the ruleset's module: opponents along the top, your hand along the bottom) fills the
+// screen beside the prompt bar (every option of every open prompt, its countdown), the
+// result, who has left, and the log in words; How to play opens in the page. Built on the
+// client library (battlehall.js).
 
 import {BattlehallClient} from "/static/battlehall.js";
 import * as generic from "/static/rulesets/generic.js";
-import {el, useCss, legal, same, resultText, describeCommon, words, botLevelText} from "/static/rulesets/common.js";
+import {el, useCss, legal, same, resultText, describeCommon, words, rulesetInfo, howToEl} from "/static/rulesets/common.js";
 import {rematchBox} from "/static/rematch.js";
 import {storedProfile} from "/static/profile.js";
 
+useCss("/static/table.css");
 useCss("/static/play.css");
 
 const LOG_LINES = 300;  // the log keeps the latest lines; the replay page has them all
@@ -28,6 +31,7 @@ const ERROR_WORDS = {
   full: "This match has as many spectators as it allows.",
   internal: "The server hit a bug; the match is unchanged. Try again.",
   bad_seat: "You have resigned already.",
+  no_claim: "Nobody is away now, so there is no win to claim.",
 };
 
 const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
@@ -36,12 +40,12 @@ const token = new URLSearchParams(location.hash.slice(1)).get("token");
 // --- the page's elements ---------------------------------------------------------------
 const mount = document.getElementById("app") || document.querySelector("main") || document.body;
 const statusEl = el("span.status", {role: "status", "aria-live": "polite"}, "Connecting…");
-const titleEl = el("h1.match-title", {}, "Battlehall");
+const titleEl = el("h1.match-title", {}, "Loading the match…");
 const whoEl = el("span.whoami");
 const noticeEl = el("div.notice", {role: "alert", hidden: true});
 const resultEl = el("div.result-banner", {hidden: true, role: "status", "aria-live": "polite"});
 const boardEl = el("section.board", {"aria-label": "Board"});
-const promptsEl = el("section.prompt-bar", {"aria-label": "Your decisions"});
+const promptsEl = el("section.prompt-bar", {role: "region", "aria-label": "Your decisions"});
 // The seat's stops: which reaction windows it is asked; the server passes the others.
 const STOPS_WORDS = {
   ask: "Always ask me",
@@ -58,25 +62,50 @@ stopsSelect.addEventListener("change", () => {
   drawPrompts(true);
 });
 const logList = el("ol.log-lines");
-const logEl = el("section.play-log", {"aria-label": "What happened"}, el("h2", {}, "What happened"), logList);
+// The log folds (a phone starts with it folded): its heading is the toggle.
+const logToggle = el("button.log-toggle", {type: "button", "aria-expanded": "true", "aria-controls": "log-lines"}, "What happened");
+logList.id = "log-lines";
+const logEl = el("section.play-log", {role: "region", "aria-label": "What happened"}, el("h2", {}, logToggle), logList);
+function foldLog(folded) {
+  logEl.classList.toggle("folded", folded);
+  logToggle.setAttribute("aria-expanded", folded ? "false" : "true");
+  logList.hidden = folded;
+}
+logToggle.addEventListener("click", () => foldLog(!logEl.classList.contains("folded")));
+if (window.matchMedia && window.matchMedia("(max-width: 50rem)").matches) foldLog(true);
+// Who has left (said at once, outside the log), and the Claim button where the match allows it.
+const awayEl = el("span.away-seats", {hidden: true});  // seats marked away (the server's mark)
+const leavingText = el("span.leaving-text");
+const claimButton = el("button.claim", {type: "button", hidden: true}, "Claim the win");
+const leavingEl = el("div.leaving", {role: "status", "aria-live": "polite", hidden: true}, leavingText, awayEl, " ", claimButton);
 // Resigning is for good: the button asks once more before it sends anything.
-const awayEl = el("span.away-seats", {"aria-live": "polite", hidden: true});  // seats whose players are gone
-// The seats, where the server's bots play some (a bot's seat, or an away seat a bot stands in for).
-const seatsEl = el("ul.seat-list", {"aria-label": "Seats", hidden: true});
 const resignButton = el("button.resign", {type: "button", hidden: true}, "Resign");
 const resignYes = el("button.resign-confirm", {type: "button"}, "Yes, resign");
 const resignNo = el("button.resign-cancel", {type: "button"}, "Keep playing");
 const resignAsk = el("span.resign-ask", {role: "group", "aria-label": "Resign?", hidden: true},
   "Resign this match? It counts as a loss. ", resignYes, " ", resignNo);
+// How to play: the ruleset's own guide (its module's howTo), in a dialog over the table.
+const howToButton = el("button.howto-open", {type: "button", "aria-haspopup": "dialog"}, "How to play");
+const howToBody = el("div.howto-body");
+const howToClose = el("button.howto-close", {type: "button"}, "Close");
+const howToDialog = el("dialog.howto-dialog", {"aria-labelledby": "howto-title"}, howToBody, el("p.howto-actions", {}, howToClose));
+howToButton.addEventListener("click", () => {
+  howToBody.replaceChildren(howToEl(rules.howTo || generic.howTo, model.title || words(model.ruleset || "")));
+  howToDialog.showModal();
+});
+howToClose.addEventListener("click", () => howToDialog.close());
+const brand = el("a.brand", {href: "/", title: "Back to the lobby"}, "Battlehall");
 const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
-  el("header.play-head", {}, titleEl, whoEl, seatsEl, stopsEl, statusEl, awayEl, resignButton, resignAsk),
-  noticeEl, resultEl,
-  el("div.play-main", {}, boardEl, el("aside.play-side", {}, promptsEl, logEl)));
+  el("header.play-head", {}, brand, titleEl, whoEl, statusEl, howToButton, stopsEl, resignButton, resignAsk),
+  el("div.play-main", {}, boardEl,
+    el("aside.play-side", {}, resultEl, leavingEl, noticeEl, promptsEl, logEl)),
+  howToDialog);
 mount.replaceChildren(root);
 
 // --- state -----------------------------------------------------------------------------
 const model = {ruleset: null, view: null, definitions: {}, seat: null, role: "player", prompts: [], seats: [], seq: 0, matchId,
-               bots: {}, whenAway: "nothing"};  // bots: seat -> level, from the match's summary
+               bots: {}, whenAway: "nothing", title: null, windows: true,  // bots: seat -> level, from the match's summary
+               deciding: {}, presence: {}};  // who decides now (public prompts), whose player has left
 let rules = generic;          // the ruleset's drawing module
 let client = null;
 let prompts = new Map();      // id -> prompt object, open for this seat
@@ -141,40 +170,51 @@ const controls = {
 
 let resigning = false;  // a resign sent, waiting for its ack
 
-/** Who is away (every view lists them), and the Resign button: for a seat's player, while
- * the match is on and the seat has not resigned. */
+/** Who has left, said at once and outside the log: a seat whose player's socket closed
+ * ("disconnected — the bot plays for them in 0:58"), then a seat marked away; the Claim
+ * button where the match allows it; and the Resign button, for a seat's player while the
+ * match is on and the seat has not resigned. */
 function drawResign() {
   const view = model.view || {};
-  const away = view.result ? [] : (view.away || []).filter(s => !(view.resigned || []).includes(s));  // out for good
+  const out = view.resigned || [];
+  const away = view.result ? [] : (view.away || []).filter(s => !out.includes(s));  // out for good
+  const bots = model.bots || {};
+  const gone = view.result ? [] : Object.keys(model.presence).filter(s => !model.presence[s].connected && s !== model.seat &&
+                                                                          !away.includes(s) && !out.includes(s) && !bots[s]);
   awayEl.hidden = !away.length;
   awayEl.dataset.seats = away.join(" ");
   const standIn = model.whenAway === "bot";  // the greedy bot plays an away seat until its player is back
   awayEl.classList.toggle("bot-plays", standIn);
+  const them = away.length === 1 && away[0] === model.seat ? "you" : "them";
   awayEl.textContent = away.length ? `Away: ${away.map(s => s === model.seat ? "you" : s).join(", ")}` +
-    (standIn ? ` — the bot plays for ${away.length === 1 && away[0] === model.seat ? "you" : "them"}` : "") : "";
-  drawSeats(away);
-  const can = !!client && model.role === "player" && !!model.seat && !view.result &&
-    !(view.resigned || []).includes(model.seat) && !resigning;
+    (standIn ? ` — the bot plays for ${them}` : model.whenAway === "claim" && them === "them" ? " — you may claim the win" : "") : "";
+  const then = {bot: "the bot plays for them", claim: "you may claim the win", nothing: "they are marked away"}[model.whenAway] || "they are marked away";
+  leavingText.replaceChildren(...gone.flatMap(seat => {
+    const at = model.presence[seat].awayAt;
+    return [el("span.left-seat", {dataset: {seat}}, el("strong", {}, seat), " disconnected",
+      at ? [` — ${then} in `, el("span.clock.countdown", {dataset: {deadline: at, bank: 0}}, "")] : null, ". ")];
+  }));
+  const player = !!client && model.role === "player" && !!model.seat && !view.result && !out.includes(model.seat);
+  claimButton.hidden = !(player && model.whenAway === "claim" && away.some(s => s !== model.seat));
+  leavingEl.hidden = !gone.length && !away.length;
+  const can = player && !resigning;
   resignButton.hidden = !can || !resignAsk.hidden;
   if (!can) resignAsk.hidden = true;
+  tickClocks();
 }
 
-/** The seats with what plays them, when bots are in the match (or may stand in for an away seat). */
-function drawSeats(away) {
-  const bots = model.bots || {};
-  seatsEl.hidden = !model.seats.length || (!Object.keys(bots).length && model.whenAway !== "bot");
-  if (seatsEl.hidden) return;
-  seatsEl.replaceChildren(...model.seats.map(seat => {
-    const level = bots[seat];
-    const standIn = !level && model.whenAway === "bot" && away.includes(seat);
-    return el("li.seat", {dataset: {seat, bot: level || (standIn ? "stand-in" : null)}},
-      el("span.seat-name", {}, seat === model.seat ? `${seat} (you)` : seat),
-      level ? el("span.bot-badge", {title: `The server's ${level} bot plays this seat${level === "greedy" ? ": it plays to win" : ""}`},
-                `bot, ${botLevelText(level)}`) : null,
-      standIn ? el("span.bot-badge.away", {title: "Its player is away: the server's bot plays until they are back"},
-                   "away — the bot plays") : null);
-  }));
-}
+claimButton.addEventListener("click", async () => {
+  claimButton.disabled = true;
+  try {
+    await client.claimWin();
+    notice("");
+  } catch (err) {
+    notice(ERROR_WORDS[err && err.code] || (err && err.message) || String(err));
+  } finally {
+    claimButton.disabled = false;
+    drawResign();
+  }
+});
 
 resignButton.addEventListener("click", () => {
   resignAsk.hidden = false;
@@ -215,9 +255,27 @@ function restoreFocus(container, key) {
   }
 }
 
+/** Who decides now, by seat: the public part of every open prompt (this seat's own too). */
+function decidingNow() {
+  const out = {};
+  if (model.view && model.view.result) return out;
+  for (const p of othersOpen.values()) (out[p.seat] ||= []).push(p);
+  if (model.seat) for (const p of prompts.values()) (out[model.seat] ||= []).push(p);
+  return out;
+}
+
+/** Whose player has left, from the client's `gone` (the welcome's, then each presence). */
+function presenceNow() {
+  const out = {};
+  for (const [seat, at] of Object.entries((client && client.gone) || {})) out[seat] = {connected: false, awayAt: at};
+  return out;
+}
+
 function drawBoard() {
   const key = boardEl.contains(document.activeElement) ? focusKey(document.activeElement) : null;
   model.prompts = [...prompts.values()].filter(p => !pending.has(p.id));
+  model.deciding = decidingNow();
+  model.presence = presenceNow();
   try {
     const playing = model.role === "player" && model.view && !model.view.result;
     rules.render(boardEl, model, playing ? controls : null);
@@ -226,6 +284,7 @@ function drawBoard() {
     generic.render(boardEl, model, controls);
   }
   restoreFocus(boardEl, key);
+  tickClocks();
 }
 
 function argOrder(option) {
@@ -276,9 +335,11 @@ function currentArgs(prompt, option) {
   return chosen;
 }
 
-function clockEl(prompt) {
-  if (prompt.deadline == null) return el("span.clock.untimed", {}, "no time limit");
-  return el("span.clock", {dataset: {deadline: prompt.deadline, bank: prompt.bank_ms || 0}}, "");
+/** A prompt's countdown; this seat's own are timers (role="timer") for screen readers. */
+function clockEl(prompt, own = false) {
+  const role = own ? "timer" : null;
+  if (prompt.deadline == null) return el("span.clock.untimed", {role}, "no time limit");
+  return el("span.clock", {role, dataset: {deadline: prompt.deadline, bank: prompt.bank_ms || 0}}, "");
 }
 
 function mmss(ms) {
@@ -322,15 +383,26 @@ function drawPrompts(force = false) {
   }
   const others = [...othersOpen.values()];
   if (others.length && !(model.view && model.view.result)) {
+    const gone = (client && client.gone) || {};
     parts.push(el("ul.others", {"aria-label": "Who else is deciding"}, others.map(p => el("li", {class: p.window ? "window" : ""},
       p.window ? el("span.window-badge", {}, "Reaction window") : null,
-      ` ${p.seat}${botPlays(p.seat) ? " (bot)" : ""} ${p.window ? "may respond" : "is deciding"} (${words(p.kind || "")}) `,
+      ` ${p.seat}${botPlays(p.seat) ? " (bot)" : ""}${p.seat in gone ? " (disconnected)" : ""} ${p.window ? "may respond" : "is deciding"}` +
+        `${promptName(p.kind) ? ` (${promptName(p.kind)})` : ""} `,
       clockEl(p)))));
   }
   for (const prompt of open) parts.push(promptBox(prompt));
   promptsEl.replaceChildren(...parts);
   tickClocks();
   restoreFocus(promptsEl, focus);
+}
+
+/** A prompt's kind in the ruleset's words ("choose a defender"), or nothing. */
+function promptName(kind) {
+  try {
+    const told = rules.promptName && rules.promptName(kind);
+    if (told) return told;
+  } catch (err) { /* none */ }
+  return "";
 }
 
 /** True when the server's bot answers for the seat now: a bot's seat, or an away seat it stands in for. */
@@ -346,8 +418,8 @@ function promptBox(prompt) {
   const head = el("div.prompt-head", {},
     prompt.window ? el("span.window-badge", {title: "Other players may answer this window too"}, "Reaction window") : null,
     auto ? el("span.auto-pass", {title: "Your reaction window setting passes it for you"}, "Passing for you") : null,
-    el("strong.prompt-text", {}, prompt.text || words(prompt.kind)),
-    clockEl(prompt));
+    el("strong.prompt-text", {}, prompt.text || promptName(prompt.kind) || words(prompt.kind)),
+    clockEl(prompt, true));
   const list = el("ul.options");
   for (const option of prompt.options || []) list.append(el("li", {}, optionRow(prompt, option, busy)));
   return el("div.prompt", {class: "prompt" + (prompt.window ? " window" : "") + (busy ? " busy" : ""),
@@ -532,8 +604,12 @@ async function loadSummary() {
   model.clock = summary.clock;
   model.bots = summary.bots || {};
   model.whenAway = summary.when_away || "nothing";
-  titleEl.replaceChildren(el("span.ruleset-name", {}, words(summary.ruleset)), ` · ${matchId}`);
-  document.title = `${summary.ruleset}: ${matchId} · Battlehall`;
+  const info = await rulesetInfo(summary.ruleset);
+  model.title = (info && info.title) || words(summary.ruleset);
+  model.windows = !info || info.windows !== false;
+  const players = model.seats.join(" vs ");
+  titleEl.replaceChildren(el("span.ruleset-name", {}, model.title), players ? el("span.players", {}, ` · ${players}`) : null);
+  document.title = `${model.title}${players ? `: ${players}` : ""} · Battlehall`;
   rules = await loadRules(summary.ruleset);
   return "loaded";
 }
@@ -570,7 +646,7 @@ async function start() {
     model.role = msg.role;
     model.definitions = msg.definitions || {};  // sent once per socket, never in a view
     whoEl.textContent = msg.seat ? `You play ${msg.seat}` : "You watch";
-    stopsEl.hidden = msg.role !== "player";
+    stopsEl.hidden = msg.role !== "player" || !model.windows;  // only rulesets with reaction windows
     stopsSelect.disabled = msg.role !== "player";
     viewAsked = false;
     markBusy();
@@ -578,6 +654,7 @@ async function start() {
     if (!model.ruleset) loadSummary().then(() => { drawBoard(); drawPrompts(true); drawResign(); });  // the server was down at first
   });
   client.on("event", onEvent);
+  client.on("presence", () => { drawBoard(); drawResign(); drawPrompts(true); });
   let kept = null;
   try { kept = localStorage.getItem(stopsKey); } catch (e) { /* storage off */ }
   if (kept && STOPS_WORDS[kept]) { client.stops = kept; stopsSelect.value = kept; }  // sent after the welcome

@@ -244,8 +244,10 @@ export function seatSummary(seat, model, {stats = [], body = null, cls = "", col
   const you = model.role !== "replay" && seat === model.seat;
   const state = resigned ? "resigned" : away ? "away" : presence && presence.connected === false ? "disconnected" : null;
   const deadline = deciding.map(p => p.deadline).filter(d => d != null).sort((a, b) => a - b)[0];
+  const standIn = !level && away && model.whenAway === "bot";  // the greedy bot plays the away seat
   return el("section", {class: "seat-summary" + (deciding.length ? " to-act" : "") + (you ? " you" : "") + (cls ? " " + cls : ""),
-                        "aria-label": you ? `${seat} (you)` : seat, dataset: {seat, state: state || null},
+                        "aria-label": you ? `${seat} (you)` : seat,
+                        dataset: {seat, state: state || null, bot: level || (standIn ? "stand-in" : null)},
                         style: colour ? {"--side": colour} : null},
     el("div.seat-line", {},
       el("span.seat-name", {}, seat), you ? el("span.seat-you", {}, " (you)") : null,
