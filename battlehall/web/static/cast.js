@@ -3,8 +3,9 @@
 // never sends a caster anything sooner). Only the caster link opens it: the hello asks for
 // the caster role, and a seat's or the spectator's token is refused before any view.
 import { BattlehallClient, request } from "./battlehall.js";
-import { BASE, banner, describeEvent, draw, duration, el, errorText, fragment, loadDrawing, matchIdFromPath,
-         resultText, statusText } from "./page.js";
+import { BASE, banner, describeEvent, draw, duration, el, errorText, fitToBox, fragment, loadDrawing, matchIdFromPath,
+         matchName, resultText, statusText, tickClocks } from "./page.js";
+import { Decisions } from "./moments.js";
 
 const MAX_LOG = 400;
 const main = document.getElementById("main");
@@ -20,17 +21,26 @@ let summary = null;
 let client = null;
 let views = null; // seat -> view, as of the delay; null before the start is that old
 const seatRoots = new Map();
+const decisions = new Decisions(); // who decides, from the (delayed) public prompt events
+let presence = {}; // seat -> {connected, awayAt}, when the server tells a caster
 
 function seatModel(seat) {
-  // The drawings' "replay" role: each seat's view drawn for an onlooker, seats named, not "you".
-  return { ruleset: summary.ruleset, view: views[seat], seat, role: "replay", prompts: [], seats: summary.seats };
+  // The drawings' "replay" role: each seat's view drawn for an onlooker, its hand face up
+  // (model.seat is the column's seat), every seat named, none "you".
+  const deciding = {};
+  for (const p of decisions.open.values()) {
+    (deciding[p.seat] ||= []).push({ id: p.id, seat: p.seat, kind: p.kind, window: !!p.window, deadline: p.deadline ?? null });
+  }
+  return { ruleset: summary.ruleset, view: views[seat], definitions: (client && client.definitions) || {}, seat,
+           role: "replay", prompts: [], seats: summary.seats, bots: summary.bots || {},
+           whenAway: summary.when_away || "nothing", deciding, presence: { ...presence } };
 }
 
 function seatRoot(seat) {
   if (!seatRoots.has(seat)) {
     const root = el("div", { class: "seat-root" });
     seatsBox.append(el("section", { class: "panel", dataset: { viewOf: seat }, "aria-label": `${seat}'s hand and view` },
-                       el("h2", {}, seat), root));
+                       el("h2", {}, `${seat}'s hand and table`), root));
     seatRoots.set(seat, root);
   }
   return seatRoots.get(seat);
@@ -47,6 +57,25 @@ function render(message) {
   note.clear();
   main.dataset.status = "casting";
   for (const seat of summary.seats) draw(drawing, seatRoot(seat), seatModel(seat), null);
+  fitAll();
+  tick();
+}
+
+/** Every column's table in its box, drawn smaller when it must. */
+function fitAll() {
+  for (const root of seatRoots.values()) fitToBox(root, 0.45);
+}
+
+function tick() {
+  if (client) for (const root of seatRoots.values()) tickClocks(root, client.serverNow());
+}
+setInterval(tick, 250);
+if (typeof ResizeObserver === "function") {
+  let last = "";
+  new ResizeObserver(() => {
+    const size = `${seatsBox.clientWidth}x${seatsBox.clientHeight}`;
+    if (size !== last) { last = size; fitAll(); }
+  }).observe(seatsBox);
 }
 
 function revealed(event) {
@@ -64,7 +93,7 @@ function addLog(event) {
   const text = describeEvent(drawing, revealed(event), { ruleset: summary.ruleset, seats: summary.seats, role: "replay" });
   if (text === null || text === undefined) return;
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-  log.append(el("li", { dataset: { seq: event.seq, at: event.at } }, el("span", { class: "seq" }, `#${event.seq}`), text));
+  log.append(el("li", { dataset: { seq: event.seq, at: event.at } }, text)); // a sentence: no event numbers
   while (log.children.length > MAX_LOG) log.firstElementChild.remove();
   if (atBottom) log.scrollTop = log.scrollHeight;
 }
@@ -99,8 +128,8 @@ async function start() {
     statusPill.textContent = "not available";
     return;
   }
-  document.title = `Cast ${summary.seats.join(" vs ")} · Battlehall`;
-  document.getElementById("title").textContent = `${summary.ruleset}: ${summary.seats.join(" vs ")}`;
+  document.title = `Cast · ${await matchName(summary.ruleset, summary.seats)} · Battlehall`; // never the match id
+  document.getElementById("title").textContent = await matchName(summary.ruleset, summary.seats, summary.bots);
   drawing = await loadDrawing(summary.ruleset);
 
   client = new BattlehallClient({ url: BASE, match: matchId, token, resume: 0, role: "caster" });
@@ -115,6 +144,8 @@ async function start() {
   client.on("welcome", (w) => {
     if (w.role !== "caster") return refused("This is not a caster link."); // the server refuses it first
     liveFrom = w.seq;
+    presence = {};
+    for (const [seat, awayAt] of Object.entries(w.gone || client.gone || {})) presence[seat] = { connected: false, awayAt: awayAt ?? null };
     const delay = document.getElementById("delay");
     delay.textContent = `Caster delay ${duration(w.delay_ms)}`;
     delay.hidden = false;
@@ -122,10 +153,17 @@ async function start() {
     if (w.view && w.view.result) showResult(w.view.result);
   });
   client.on("event", (e) => {
+    decisions.apply(e);
     addLog(e);
     if (e.seq > liveFrom || !views) client.requestView();
   });
   client.on("view", (v) => render(v));
+  const onPresence = (m) => {
+    if (!m || m.t !== "presence" || typeof m.seat !== "string") return;
+    if (m.connected) delete presence[m.seat]; else presence[m.seat] = { connected: false, awayAt: m.away_at ?? null };
+  };
+  client.on("presence", (m) => onPresence({ t: "presence", ...m }));
+  client.on("message", onPresence);
   client.on("ended", (result) => showResult(result));
   client.on("error", (err) => {
     if (err.code === "wrong_role") refused("This is a player's or the spectator's link, not the caster link: open it as /play/… or /watch/….");

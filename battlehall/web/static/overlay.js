@@ -58,7 +58,10 @@ export function applyParams(params, doc = document) {
   if (!params.overlay) return;
   root.classList.add("overlay");
   if (params.bg === "transparent") root.classList.add("transparent");
-  else if (params.bg) root.style.setProperty("--overlay-bg", params.bg);
+  else if (params.bg) { // a key colour: every text keeps a solid backdrop over it (stream.css)
+    root.classList.add("keyed");
+    root.style.setProperty("--overlay-bg", params.bg);
+  }
   if (params.width) {
     root.classList.add("fixed-canvas");
     root.style.setProperty("--canvas-w", `${params.width}px`);
@@ -69,8 +72,12 @@ export function applyParams(params, doc = document) {
   for (const node of doc.querySelectorAll("[data-panel]")) {
     if (!shows(params, node.dataset.panel)) node.hidden = true;
   }
-  // Nothing interactive: links leave the page (the brand), and nothing takes focus.
+  // Nothing interactive: links leave the page (the brand), and nothing takes focus, not
+  // even what a drawing makes focusable later (its cards): the whole page is inert.
   for (const node of doc.querySelectorAll("a, button, input, select, textarea")) node.remove();
+  const main = doc.querySelector("main") || doc.body;
+  if (main) main.inert = true;
+  for (const node of doc.querySelectorAll("[tabindex]")) node.setAttribute("tabindex", "-1");
   for (const row of doc.querySelectorAll(".stream-bar, .stream-now")) { // a row with nothing left to show goes too
     if (![...row.querySelectorAll("[data-panel]")].some((n) => !n.hidden)) row.hidden = true;
   }

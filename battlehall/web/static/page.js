@@ -210,3 +210,84 @@ export function copyRow(label, value, attrs = {}) {
   }, "Copy");
   return el("div", { class: "copy-row" }, input, button, el("a", { href: value, target: "_blank", rel: "noopener" }, "Open"));
 }
+
+// -- what a stream page shows: the match's name, a table that fits its box, running clocks --
+
+let rulesetList = null;
+
+/** The ruleset's title as GET /rulesets gives it ("Spellfire"); its name, capitalised, when
+ * the server says none or cannot be asked. */
+export async function rulesetTitle(name) {
+  rulesetList ||= fetch(`${BASE}/rulesets`).then((r) => r.json()).then((all) => all.rulesets || []).catch(() => []);
+  const found = (await rulesetList).find((r) => r.name === name);
+  if (found && found.title) return found.title;
+  const text = String(name || "").replace(/[_-]+/g, " ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A match in words, for a heading and a page title: "Spellfire: ana vs bot-1". Seats a
+ * server's bot plays are marked "(bot)" when `bots` is given. Never the match id. */
+export async function matchName(ruleset, seats, bots = null) {
+  const names = (seats || []).map((s) => (bots && bots[s] ? `${s} (bot)` : s));
+  return `${await rulesetTitle(ruleset)}: ${names.join(" vs ")}`;
+}
+
+/** The clocks a drawing put in `root` (`.clock[data-deadline]`, seatSummary's), in words:
+ * "0:23 left", then "time bank 1:05", as the player's page writes them. `now` is the server's clock. */
+export function tickClocks(root, now) {
+  for (const node of root.querySelectorAll(".clock[data-deadline]")) {
+    const left = Number(node.dataset.deadline) - now;
+    const bank = Number(node.dataset.bank) || 0;
+    const countdown = node.classList.contains("countdown"); // "away in 0:58": the time alone
+    const text = left > 0 ? (countdown ? mmss(left) : `${mmss(left)} left`)
+      : bank + left > 0 ? `time bank ${mmss(bank + left)}` : "0:00";
+    if (node.textContent !== text) node.textContent = text;
+  }
+}
+
+function mmss(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** How much taller (or wider) `root`'s drawing is than its box: its own overflow plus what
+ * each part that scrolls inside it hides (a stream cannot scroll, nor can a viewer of the
+ * whole table be asked to). 1 when it fits. `zoom`: the zoom its children are drawn at
+ * (their sizes are in their own, zoomed, pixels). */
+function overflowOf(root, zoom) {
+  const h = Math.max(1, root.clientHeight);
+  const w = Math.max(1, root.clientWidth);
+  let needH = root.scrollHeight;
+  let needW = root.scrollWidth;
+  for (const node of root.querySelectorAll("*")) {
+    if (!node.clientHeight && !node.clientWidth) continue;
+    const style = getComputedStyle(node);
+    if (style.position === "fixed") continue;
+    if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight + 1) {
+      needH += (node.scrollHeight - node.clientHeight) * zoom;
+    }
+    if (/(auto|scroll)/.test(style.overflowX) && node.scrollWidth > node.clientWidth + 1) {
+      needW += (node.scrollWidth - node.clientWidth) * zoom;
+    }
+  }
+  return Math.max(needH / h, needW / w);
+}
+
+/** Draw `root`'s content smaller until the whole of it fits its box (no smaller than
+ * `min`): the stream pages show every seat's board whatever the window or ?scale=. The
+ * box keeps its size; only what is inside shrinks (CSS zoom on the box's children). */
+export function fitToBox(root, min = 0.5) {
+  const parts = [...root.children];
+  if (!parts.length || !root.clientHeight) return 1;
+  const set = (zoom) => { for (const part of parts) { if (zoom === 1) part.style.removeProperty("zoom"); else part.style.zoom = String(zoom); } };
+  set(1);
+  let zoom = 1;
+  for (let i = 0; i < 6; i++) {
+    const over = overflowOf(root, zoom);
+    if (over <= 1.005 || zoom <= min) break;
+    zoom = Math.max(min, Math.floor((zoom / Math.max(over, 1.02)) * 100) / 100);
+    set(zoom);
+  }
+  root.dataset.fit = String(zoom);
+  return zoom;
+}

@@ -7,7 +7,8 @@
 // The address names the step shown (#step=N, beside a private match's #token=): a link to a
 // moment of the match.
 import { request } from "./battlehall.js";
-import { BASE, banner, describeEvent, draw, el, errorText, fragment, loadDrawing, matchIdFromPath, resultText, watchLink } from "./page.js";
+import { BASE, banner, describeEvent, draw, el, errorText, fragment, loadDrawing, matchIdFromPath, matchName, resultText,
+         watchLink } from "./page.js";
 
 const main = document.getElementById("main");
 const note = banner(document.getElementById("banner"));
@@ -78,8 +79,35 @@ function entryText(k, step, before) {
   const prompt = Object.values(before.prompts).flat().find((p) => p.id === entry.prompt);
   if (entry.timeout) return `${prompt ? prompt.seat : "A seat"}'s time ran out: the default was applied${prompt ? ` to “${prompt.text || prompt.kind}”` : ""}.`;
   const option = prompt && (prompt.options || []).find((o) => o.id === entry.option);
-  const args = entry.args && Object.keys(entry.args).length ? ` (${Object.entries(entry.args).map(([k2, v]) => `${k2} ${JSON.stringify(v)}`).join(", ")})` : "";
-  return `${entry.seat} answered “${prompt ? prompt.text || prompt.kind : entry.prompt}”: ${option ? option.text : entry.option}${args}.`;
+  const model = { ruleset: replay.ruleset, view: before.views[entry.seat], definitions, seat: entry.seat, role: "replay",
+                  prompts: before.prompts[entry.seat] || [], seats: replay.seats };
+  const args = entry.args && Object.keys(entry.args).length
+    ? ` (${Object.entries(entry.args).map(([name, value]) => `${argName(name, model)} ${argLabel(name, value, model)}`).join(", ")})` : "";
+  const asked = prompt ? prompt.text || words(prompt.kind) : "a question";
+  const answer = option ? option.text || words(option.id) : words(entry.option);
+  return `${entry.seat} answered “${asked}”: ${answer}${args}.`;
+}
+
+/** Human words for an identifier ("choose_defender" -> "choose defender"). */
+function words(id) {
+  return String(id ?? "").replace(/[_-]+/g, " ");
+}
+
+/** An argument's name and value in the drawing's words (as the player's page says them). */
+function argName(name, model) {
+  try {
+    const text = drawing.argName && drawing.argName(name, model);
+    if (text) return text;
+  } catch { /* the plain name */ }
+  return words(name);
+}
+
+function argLabel(name, value, model) {
+  try {
+    const text = drawing.argLabel && drawing.argLabel(name, value, model);
+    if (text) return text;
+  } catch { /* the plain value */ }
+  return typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : JSON.stringify(value);
 }
 
 let shown = 0; // the latest show() asked for: an older one that loads later draws nothing
@@ -117,7 +145,7 @@ function drawStep(k, step, before) {
   scrubber.setAttribute("aria-valuetext", `step ${k} of ${total - 1}`);
   main.dataset.step = String(k);
   main.dataset.seq = String(step.seq);
-  document.getElementById("position").textContent = `Step ${k} of ${total - 1} · event #${step.seq}`;
+  document.getElementById("position").textContent = `Step ${k} of ${total - 1}`;
   // The address follows the step (no new history entry per step): copy it to share the moment.
   // The rest of the fragment (a private match's token) stays as it is.
   const address = fragment();
@@ -205,22 +233,31 @@ async function start() {
     return;
   }
   drawing = await loadDrawing(replay.ruleset);
-  document.title = `Replay ${replay.seats.join(" vs ")} · Battlehall`;
-  document.getElementById("title").textContent = `Replay: ${replay.ruleset}, ${replay.seats.join(" vs ")}`;
+  // The match by its ruleset's title and its players, never its id: "Spellfire: ana vs bot-1".
+  const name = await matchName(replay.ruleset, replay.seats);
+  document.title = `${name} · Replay · Battlehall`;
+  document.getElementById("title").textContent = `Replay of ${name}`;
   const result = el("strong", { dataset: { result: JSON.stringify(replay.result) } }, resultText(replay.result));
-  document.getElementById("summary").replaceChildren(result, ` ${replay.events.length} events, ${total - 1} answers. Seed ${replay.seed}.`);
+  document.getElementById("summary").replaceChildren(result, ` ${total - 1} ${total - 1 === 1 ? "answer" : "answers"}, ${replay.events.length} events.`);
+  // The seed, folded: a 78-digit number means nothing at a glance; whoever checks the match
+  // opens it, with the commitment the match published when it was made.
+  const seed = el("details", { class: "seed", id: "seed" }, el("summary", {}, "Seed (to verify the match)"),
+    el("dl", {}, el("dt", {}, "Seed"), el("dd", {}, String(replay.seed ?? "not published")),
+      replay.seed_commitment ? [el("dt", {}, "Commitment (SHA-256 of the seed)"), el("dd", {}, replay.seed_commitment)] : null),
+    el("p", {}, "The same ruleset, seed, options and answers give the same match: the seed's SHA-256 is the commitment the match was created with."));
+  document.getElementById("summary").after(seed);
   const seatsBox = document.getElementById("seats");
   for (const seat of replay.seats) {
     const root = el("div", { class: "seat-root" });
     seatsBox.append(el("section", { class: "panel", dataset: { viewOf: seat }, "aria-label": `${seat}'s view` },
-                       el("h2", {}, `${seat} sees`), root));
+                       el("h2", {}, `What ${seat} sees`), root));
     seatRoots.set(seat, root);
   }
   for (const event of replay.events) {
     const shown = revealed(event);
     const text = describeEvent(drawing, shown, { ruleset: replay.ruleset, seats: replay.seats, role: "replay" });
     if (text === null || text === undefined) continue; // the drawing leaves it out of the log
-    const li = el("li", { dataset: { seq: event.seq } }, el("span", { class: "seq" }, `#${event.seq}`), text);
+    const li = el("li", { dataset: { seq: event.seq } }, text); // a sentence: no event numbers
     logItems.set(event.seq, li);
     logBox.append(li);
   }

@@ -4,7 +4,8 @@
 // seat's hand). It leaves the page as it is until its own welcome comes, then takes it
 // over in one go, so the TV's next match replaces the last one with no blank between.
 import { BattlehallClient, request } from "./battlehall.js";
-import { BASE, describeEvent, draw, duration, el, errorText, replayLink, resultText, statusText } from "./page.js";
+import { BASE, describeEvent, draw, duration, el, errorText, fitToBox, matchName, replayLink, resultText, statusText,
+         tickClocks } from "./page.js";
 import { Decisions, MomentBox, headlineOf, momentOf } from "./moments.js";
 
 const MAX_LOG = 400;
@@ -38,18 +39,53 @@ export class Spectating {
     this.handled = 0;
     this.liveFrom = Infinity;
     this.decisions = new Decisions();
+    this.presence = {}; // seat -> {connected, awayAt}: the seats whose player has left, from `gone` and `presence`
     this.timers = [];
+    this.shownSeq = 0;
+    this.redraw = null;
   }
 
+  /** What the drawing reads (the frame's contract): the public view, no seat of its own, who
+   * decides now (the public part of each open prompt, by seat) and who has left. */
   model(view) {
+    const deciding = {};
+    for (const p of this.decisions.open.values()) {
+      (deciding[p.seat] ||= []).push({ id: p.id, seat: p.seat, kind: p.kind, window: !!p.window, deadline: p.deadline ?? null });
+    }
     return { ruleset: this.summary.ruleset, view, definitions: (this.client && this.client.definitions) || {}, seat: null,
              role: "spectator", prompts: [], seats: this.summary.seats,
-             bots: this.summary.bots || {}, whenAway: this.summary.when_away || "nothing" };
+             bots: this.summary.bots || {}, whenAway: this.summary.when_away || "nothing",
+             deciding, presence: { ...this.presence } };
+  }
+
+  /** `gone` of a welcome (seat -> away_at, or null): those seats' players have no socket. */
+  setGone(gone) {
+    this.presence = {};
+    for (const [seat, awayAt] of Object.entries(gone || {})) this.presence[seat] = { connected: false, awayAt: awayAt ?? null };
+  }
+
+  /** A `presence` message: a seat's player left (with when the seat is marked away) or came back. */
+  onPresence(m) {
+    if (!m || typeof m.seat !== "string") return;
+    const before = JSON.stringify(this.presence[m.seat] || null);
+    if (m.connected) delete this.presence[m.seat];
+    else this.presence[m.seat] = { connected: false, awayAt: m.away_at ?? null };
+    if (before !== JSON.stringify(this.presence[m.seat] || null)) this.drawAgain();
+  }
+
+  /** Draw the last view again (who decides or who is here changed), once per frame at most. */
+  drawAgain() {
+    if (this.redraw || !this.attached || !this.client || !this.client.view) return;
+    this.redraw = requestAnimationFrame(() => {
+      this.redraw = null;
+      if (this.attached && this.client.view) this.render(this.client.view, this.shownSeq);
+    });
   }
 
   /** Connect; resolves with the welcome (the page is this match's from then on). */
   async start() {
     const { dom, note } = this;
+    this.name ||= await matchName(this.summary.ruleset, this.summary.seats, this.summary.bots);
     const client = this.client = new BattlehallClient({ url: BASE, match: this.matchId, token: this.token, resume: 0,
                                                         giveUpMs: this.giveUpMs });
     client.on("status", (status, detail) => {
@@ -81,6 +117,7 @@ export class Spectating {
       dom.status.textContent = "live";
       dom.status.className = "pill live";
       this.liveFrom = w.seq;
+      this.setGone(w.gone ?? client.gone);
       this.render(w.view, w.seq);
       dom.delay.hidden = !w.delay_ms;
       dom.delay.textContent = w.delay_ms ? `Stream delay ${duration(w.delay_ms)}` : "";
@@ -90,8 +127,13 @@ export class Spectating {
       this.decisions.apply(e);
       this.addLog(e);
       if (e.seq > this.liveFrom) client.requestView();
+      else if (e.kind === "prompt" || e.kind === "prompt_closed") this.drawAgain(); // who decides, from the history
     });
     client.on("view", (v) => { if (this.attached) this.render(v.view, v.seq); });
+    // Who has left (servers that send no `presence` leave everyone here): the client's own
+    // event, and the raw message for a client library that does not name it.
+    client.on("presence", (m) => { if (this.attached) this.onPresence(m); });
+    client.on("message", (m) => { if (this.attached && m && m.t === "presence") this.onPresence(m); });
     client.on("ended", (result) => {
       if (!this.attached) return;
       this.showResult(result);
@@ -130,8 +172,7 @@ export class Spectating {
     dom.main.dataset.ruleset = this.summary.ruleset;
     dom.main.dataset.events = "0";
     dom.main.dataset.moments = "0";
-    const bots = this.summary.bots || {};  // seats the server's bots play
-    dom.title.textContent = `${this.summary.ruleset}: ${this.summary.seats.map((s) => bots[s] ? `${s} (bot)` : s).join(" vs ")}`;
+    dom.title.textContent = this.name; // "Spellfire: ana vs bot-1 (bot)": the ruleset's title, never the match id
     dom.spectators.textContent = String(this.summary.spectators ?? 0);
     this.timers.push(setInterval(() => this.tick(), TICK_MS));
     this.timers.push(setInterval(() => {
@@ -142,15 +183,34 @@ export class Spectating {
 
   render(view, seq) {
     const model = this.model(view);
-    draw(this.drawing, this.dom.board, model, null);
+    const board = this.dom.board;
+    draw(this.drawing, board, model, null);
+    if (this.overlay) for (const node of board.querySelectorAll("[tabindex]")) node.setAttribute("tabindex", "-1");
+    this.shownSeq = seq;
     this.dom.main.dataset.seq = String(seq);
     this.dom.headline.textContent = headlineOf(this.drawing, model);
     this.tick();
+    this.fit();
   }
 
-  /** The clocks, four times a second. */
+  /** The whole table in its box: drawn smaller when it must (a stream cannot scroll). */
+  fit() {
+    fitToBox(this.dom.board, this.overlay ? 0.4 : 0.6);
+    if (!this.resizing && typeof ResizeObserver === "function") {
+      let last = "";
+      this.resizing = new ResizeObserver(() => {
+        const size = `${this.dom.board.clientWidth}x${this.dom.board.clientHeight}`;
+        if (size !== last) { last = size; fitToBox(this.dom.board, this.overlay ? 0.4 : 0.6); }
+      });
+      this.resizing.observe(this.dom.board);
+    }
+  }
+
+  /** The clocks, four times a second: the strip of decisions and the table's seats. */
   tick() {
-    this.decisions.render(this.dom.decisions, this.client.serverNow());
+    const now = this.client.serverNow();
+    this.decisions.render(this.dom.decisions, now);
+    tickClocks(this.dom.board, now);
   }
 
   addLog(event) {
@@ -163,7 +223,7 @@ export class Spectating {
     const text = describeEvent(this.drawing, event, model);
     if (text !== null && text !== undefined) {
       const atBottom = this.overlay || dom.log.scrollHeight - dom.log.scrollTop - dom.log.clientHeight < 40;
-      const li = el("li", { dataset: { seq: event.seq } }, el("span", { class: "seq" }, `#${event.seq}`), text);
+      const li = el("li", { dataset: { seq: event.seq } }, text); // a sentence: no event numbers
       if (moment) { li.classList.add("moment"); li.dataset.moment = moment.kind; }
       dom.log.append(li);
       while (dom.log.children.length > MAX_LOG) dom.log.firstElementChild.remove();
@@ -200,6 +260,10 @@ export class Spectating {
     this.stopped = true;
     this.attached = false;
     for (const timer of this.timers) clearInterval(timer);
+    if (this.resizing) this.resizing.disconnect();
+    this.resizing = null;
+    if (this.redraw) cancelAnimationFrame(this.redraw);
+    this.redraw = null;
     if (this.moments) this.moments.clear();
     if (this.client) this.client.close("next match");
   }

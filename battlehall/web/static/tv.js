@@ -4,7 +4,7 @@
 // and until the next one's welcome, which replaces it in one go. Between matches, when
 // none is live, it says so and keeps asking.
 import { request } from "./battlehall.js";
-import { BASE, banner, errorText, loadDrawing } from "./page.js";
+import { BASE, banner, errorText, loadDrawing, matchName } from "./page.js";
 import { applyParams, readParams } from "./overlay.js";
 import { Spectating, streamElements } from "./spectate.js";
 
@@ -57,6 +57,8 @@ async function follow(found) {
     return;
   }
   const drawing = await loadDrawing(summary.ruleset);
+  const name = await matchName(summary.ruleset, summary.seats, summary.bots);
+  const title = `TV · ${await matchName(summary.ruleset, summary.seats)} · Battlehall`;
   let done = false;
   const moveOn = (wait) => {
     if (done) return;
@@ -64,13 +66,13 @@ async function follow(found) {
     setTimeout(() => show(found.match), wait);
   };
   const next = new Spectating({
-    matchId: found.match, summary, drawing, dom, note, overlay: params.overlay,
+    matchId: found.match, summary, name, drawing, dom, note, overlay: params.overlay,
     onTakeover: () => {
       if (current) current.stop();
       current = next;
       switches += 1;
       dom.main.dataset.switches = String(switches);
-      document.title = `TV: ${summary.seats.join(" vs ")} · Battlehall`;
+      document.title = title;
       note.clear();
     },
     giveUpMs: GIVE_UP_MS,

@@ -1,7 +1,7 @@
 // The spectator page: one match on the whole window for streaming (spectate.js), with the
 // display parameters of overlay.js for broadcasting software.
 import { request } from "./battlehall.js";
-import { BASE, banner, errorText, fragment, loadDrawing, matchIdFromPath } from "./page.js";
+import { BASE, banner, errorText, fragment, loadDrawing, matchIdFromPath, matchName } from "./page.js";
 import { applyParams, readParams } from "./overlay.js";
 import { Spectating, streamElements } from "./spectate.js";
 
@@ -29,10 +29,11 @@ async function start() {
     unavailable(err);
     return;
   }
-  document.title = `Watch ${summary.seats.join(" vs ")} · Battlehall`;
+  const name = await matchName(summary.ruleset, summary.seats, summary.bots);
+  document.title = `${await matchName(summary.ruleset, summary.seats)} · Battlehall`; // "Spellfire: ana vs bot-1 · Battlehall", never the match id
   const drawing = await loadDrawing(summary.ruleset);
   const watching = new Spectating({
-    matchId, token: fragment().get("token"), summary, drawing, dom, note, overlay: params.overlay,
+    matchId, token: fragment().get("token"), summary, name, drawing, dom, note, overlay: params.overlay,
     onRefused: (err) => { if (dom.main.dataset.status !== "refused" && err.code !== "seat_link") unavailable(err); },
   });
   try {
