@@ -47,6 +47,12 @@ function optionInput(name, spec) {
                                                      min: spec.min ?? null, max: spec.max ?? null,
                                                      dataset: { option: name, kind: "number" } }), spec.doc);
   }
+  if (type === "list" && Array.isArray(spec.choices)) {
+    // One choice per seat (Spellfire's decks): a select each, redrawn with the seat count;
+    // all left at "usual" sends the option's default.
+    return el("fieldset", { class: "list-option", id, dataset: { option: name, kind: "list" } },
+              el("legend", {}, label), el("div", { class: "list-option-items" }), el("small", { class: "muted" }, spec.doc || ""));
+  }
   const kind = typeof value === "string" ? "string" : "json";
   const input = el("input", {
     type: "text", id, name: id, dataset: { option: name, kind },
@@ -55,7 +61,21 @@ function optionInput(name, spec) {
   return field(label, input, spec.doc);
 }
 
+// A list option's selects, one per seat, each "usual" or one of its choices.
+function listSelects(count) {
+  for (const box of document.querySelectorAll("#options [data-kind=list]")) {
+    const r = rulesets.find((x) => x.name === form.ruleset.value);
+    const spec = (r.options || {})[box.dataset.option] || {};
+    const items = box.querySelector(".list-option-items");
+    const old = [...items.querySelectorAll("select")].map((x) => x.value);
+    items.replaceChildren(...Array.from({ length: count }, (_, i) => field(`Seat ${i + 1}`,
+      el("select", { id: `${box.id}-${i}`, name: `${box.id}-${i}` },
+         el("option", { value: "" }, "usual"), (spec.choices || []).map((c) => el("option", { value: c, selected: old[i] === c }, c))))));
+  }
+}
+
 function seatInputs(count) {
+  listSelects(count);
   const box = document.getElementById("seats");
   const old = [...box.querySelectorAll("input")].map((i) => i.value);
   box.replaceChildren();
@@ -80,6 +100,7 @@ function showRuleset() {
   const box = document.getElementById("options");
   box.replaceChildren(...Object.entries(r.options || {}).map(([name, spec]) => optionInput(name, spec)));
   box.closest("fieldset").hidden = !Object.keys(r.options || {}).length;
+  listSelects(r.seats.min);
 }
 
 function buildForm() {
@@ -93,6 +114,11 @@ function buildForm() {
        field("How many", el("select", { id: "seat-count", name: "seat-count" })),
        el("div", { id: "seats", class: "grid" })),
     el("fieldset", {}, el("legend", {}, "Options"), el("div", { id: "options" })),
+    field("When a player leaves", el("select", { id: "when-away", name: "when-away" },
+      el("option", { value: "nothing" }, "Nothing: their clock runs and their defaults are played"),
+      el("option", { value: "claim" }, "The others may claim the win"),
+      el("option", { value: "bot" }, "The server's bot plays for them until they are back")),
+      "A player is away once they have been gone a minute, or let three decisions in a row run out of time."),
     el("details", {},
        el("summary", {}, "Clock, seed, spectators"),
        el("fieldset", {}, el("legend", {}, "Clock"),
@@ -139,12 +165,21 @@ function body() {
     if (kind === "bool") options[option] = input.checked;
     else if (kind === "number") options[option] = input.value === "" ? null : Number(input.value);
     else if (kind === "string") options[option] = input.value;
+    else if (kind === "list") {
+      const picked = [...input.querySelectorAll("select")].map((x) => x.value);
+      if (picked.every((v) => v === "")) continue;  // the usual ones: the option's default
+      if (picked.some((v) => v === "")) {
+        throw Object.assign(new Error(`${input.querySelector("legend").textContent}: choose one for every seat, or leave them all usual.`),
+                            { path: `options.${option}` });
+      }
+      options[option] = picked;
+    }
     else {
       try { options[option] = JSON.parse(input.value); } catch { throw Object.assign(new Error(`The option ${option} is not valid JSON.`), { path: `options.${option}` }); }
     }
   }
   const out = {
-    ruleset: form.ruleset.value, seats, options,
+    ruleset: form.ruleset.value, seats, options, when_away: form["when-away"].value,
     clock: { prompt_ms: form.untimed.checked ? null : Math.round(number("prompt-s") * 1000), bank_ms: Math.round((number("bank-s") ?? 0) * 1000) },
     spectators: { allowed: form["spec-allowed"].checked, public: form["spec-public"].checked,
                   delay_ms: Math.round((number("delay-s") ?? 0) * 1000), max: number("spec-max") ?? 10000 },
@@ -159,7 +194,7 @@ function body() {
   return out;
 }
 
-const FIELDS = { seed: "seed", seed_public: "seed-public", "clock.prompt_ms": "prompt-s", "clock.bank_ms": "bank-s",
+const FIELDS = { when_away: "when-away", seed: "seed", seed_public: "seed-public", "clock.prompt_ms": "prompt-s", "clock.bank_ms": "bank-s",
                  "spectators.delay_ms": "delay-s", "spectators.max": "spec-max", "caster.delay_ms": "caster-delay-s" };
 
 // The form field a 400's `path` names, to point at it.

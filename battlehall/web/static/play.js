@@ -352,6 +352,10 @@ function tickClocks() {
   for (const node of root.querySelectorAll(".clock[data-deadline]")) {
     const left = Number(node.dataset.deadline) - now;
     const bank = Number(node.dataset.bank);
+    if (node.classList.contains("countdown")) {  // a time to something, not a clock running out
+      node.textContent = mmss(left);
+      continue;
+    }
     if (left > 0) {
       node.textContent = `${mmss(left)} left`;
       node.classList.toggle("low", left < 10000);
