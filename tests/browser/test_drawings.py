@@ -81,7 +81,7 @@ async def test_spellfire_shows_zones_and_fields_it_does_not_know(blank):
     assert "torvald ironhand" in text  # a known card in a new zone is named
     assert "no-such-card" in text      # an unknown card is shown by its id
     assert out["buttons"] == 1         # the unknown card still answers its option
-    assert out["lines"] == ["card to limbo — you, Torvald Ironhand, zone: limbo"]
+    assert out["lines"] == ["Card to limbo: you, Torvald Ironhand, now in Limbo."]
     assert errors == []
 
 

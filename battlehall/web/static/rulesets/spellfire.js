@@ -1,10 +1,15 @@
-// spellfire: each seat's formation pyramid (exposed realms marked), its pool of champions
-// with their attachments, the hand, the battle with both champions, every card played and
-// who is ahead. A card or realm that answers an open prompt is a button: click the realm to
-// attack it, the card to play it. Fields and zones this drawing does not know are listed
-// plainly rather than dropped.
+// spellfire: a table. Along the top each opponent at a glance (name, to act and clock, realms
+// standing of the six that win, hand and pool sizes, a mini formation pyramid); tap one to see
+// their whole board in the middle. The middle holds the battle (attacker against defender,
+// champions, every card played, the running totals and who is ahead), else the board of the
+// opponent shown: the one whose realms the open prompt offers to attack, the one tapped, or the
+// seat in turn. Along the bottom your own formation, pool and other zones, then your hand.
+// A card or realm that answers an open prompt is a button (.sf-playable): click the realm to
+// attack it, the card to play it; a card with a choice of place arms, and its places
+// (.sf-target) light up. Fields and zones this drawing does not know are listed plainly.
 
-import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, optionsOf, legal, same, detailsLine} from "./common.js";
+import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, optionsOf, legal, same, detailsLine,
+        cardFace, handRegion, seatSummary, table, term, Arrivals, resultText} from "./common.js";
 
 useCss(new URL("./spellfire.css", import.meta.url).href);
 
@@ -12,9 +17,35 @@ const SLOTS = ["A", "B", "C", "D", "E", "F"];
 const ROWS = [["A"], ["B", "C"], ["D", "E", "F"]];
 // A realm is exposed when every realm shielding it is razed or missing (docs/spellfire.md).
 const SHIELDS = {A: [], B: ["A"], C: ["A"], D: ["B"], E: ["B", "C"], F: ["C"]};
-const KNOWN_PLAYER_FIELDS = ["hand", "hand_size", "draw_size", "formation", "unrazed", "pool", "discard"];
+const KNOWN_PLAYER_FIELDS = ["hand", "hand_size", "draw_size", "formation", "unrazed", "pool", "discard", "limbo", "abyss", "void"];
 const TYPE_WORDS = {magical_item: "magical item", psionic_power: "psionic power", blood_ability: "blood ability",
                     thief_skill: "thief skill", unarmed_combat: "unarmed combat"};
+const WORLDS = {forgotten_realms: "Forgotten Realms", greyhawk: "Greyhawk", ravenloft: "Ravenloft", dark_sun: "Dark Sun",
+                dragonlance: "Dragonlance", birthright: "Birthright", add: "AD&D", spelljammer: "Spelljammer"};
+const SIDE_COLOURS = ["#7fb2ff", "#ff9a76", "#8fe08a", "#e7a6ff", "#ffd166", "#6fe0d8"];
+
+// Terms a player meets on the table, each explained where it appears and in How to play.
+const TERMS = {
+  formation: "Formation: your realms in a pyramid of six slots (A on top; B and C; D, E and F). Six unrazed realms win.",
+  pool: "Pool: your champions in play, with the magical items and artifacts attached to them. They attack and defend from here.",
+  discard: "Discard pile: cards used up, defeated or thrown away. Face up: anyone may look.",
+  draw: "Draw pile: the cards you have not drawn yet. You draw 3 at the start of each turn, and one as spoils of victory.",
+  limbo: "Limbo: a champion sent here is out of play until its owner's next turn begins, then it comes back to the pool.",
+  abyss: "The Abyss: out of the game. Nothing comes back from it.",
+  void: "The Void: out of the game. Nothing comes back from it.",
+  exposed: "Exposed: no unrazed realm shields it, so it can be attacked. A shields B and C; B shields D; B and C shield E; C shields F.",
+  razed: "Razed: defeated in a battle. It counts for nothing, cannot be attacked, and a new realm may be played over it.",
+  spoils: "Spoils of victory: the winner of a battle draws a card and may play it at once, even a realm or a champion.",
+  dungeon: "Dungeon: each player may have one in play; it works in its owner's battles.",
+  rule: "Rule card: one is in play at a time, for everyone, until another replaces it.",
+  level: "Level: a champion's or ally's strength in a battle. Bonuses (+n) add to its side's total.",
+};
+const ZONE_WORDS = {battle: "the battle", pool: "the pool", formation: "the formation", hand: "the hand",
+                    discard: "the discard pile", draw: "the draw pile", limbo: "Limbo", abyss: "the Abyss", void: "the Void",
+                    rule: "play as the rule card", dungeon: "play as a dungeon", realm: "the realm"};
+const OUTCOMES = {realm_razed: "the realm is razed", realm_discarded: "the realm is discarded",
+                  attacker_discarded: "the attacking champion is discarded", defender_discarded: "the defending champion is discarded",
+                  both_discarded: "both champions are discarded"};
 
 const catalogue = new Map();
 try {
@@ -23,14 +54,19 @@ try {
 } catch (err) { /* cards are then shown by id */ }
 
 let armed = null;  // {prompt, option}: a card chosen whose argument (slot, champion, side) is picked next
-let lastDraw = null;
+const tables = new WeakMap();  // root -> what this table remembers between drawings
+
+function memory(root) {
+  if (!tables.has(root)) tables.set(root, {arrivals: new Arrivals(), razings: new Arrivals(), picked: null});
+  return tables.get(root);
+}
 
 function def(ref, model) {
   const id = ref && (ref.def || ref.id);
   if (!id) return null;
   if (catalogue.has(id)) return catalogue.get(id);
   // A setup's inline cards: defined once per socket (welcome) or replay, never in a view.
-  const custom = ((model.definitions || {}).custom_cards || []).find(c => c && c.id === id);
+  const custom = (((model && model.definitions) || {}).custom_cards || []).find(c => c && c.id === id);
   return custom || null;
 }
 
@@ -56,6 +92,48 @@ function details(ref, model) {
   return bits.join(" · ");
 }
 
+/** The type line as GET /rulesets spells it ("magical item"), a spell with its class ("wizard spell"). */
+function typeWord(d) {
+  if (!d || !d.type) return "card";
+  if (d.type === "spell" && d.spell_class) return `${d.spell_class} spell`;
+  return TYPE_WORDS[d.type] || words(d.type);
+}
+
+function frameOf(d) {
+  if (!d || !d.type) return "unknown";
+  if (d.type === "spell" && d.spell_class) return `${d.spell_class}-spell`;
+  return d.type.replace(/_/g, "-");
+}
+
+/** The number that matters on a card: a level, else its bonus. */
+function badgeOf(d) {
+  if (!d) return [null, null];
+  if (d.level != null) return [String(d.level), "level"];
+  if (d.bonus) return [`+${d.bonus}`, `adds ${d.bonus} to its side`];
+  if (d.type === "realm" || d.type === "holding") {
+    if (d.defend_bonus) return [`+${d.defend_bonus}`, `its defender gets +${d.defend_bonus}`];
+  } else if (d.attack_bonus && !d.defend_bonus) return [`+${d.attack_bonus}`, `+${d.attack_bonus} attacking`];
+  return [null, null];
+}
+
+function numbersOf(d) {
+  if (!d) return [];
+  const out = [];
+  if (d.type !== "realm" && d.type !== "holding") {
+    if (d.attack_bonus && (d.level != null || d.defend_bonus)) out.push(`+${d.attack_bonus} attacking`);
+    if (d.defend_bonus) out.push(`+${d.defend_bonus} defending`);
+  }
+  if (d.defends_as) out.push(`defends as ${d.defends_as}`);
+  if (d.slays) out.push(`slays ${d.slays}`);
+  return out;
+}
+
+function markOf(d) {
+  if (!d) return null;
+  const bits = [d.class, d.world && (WORLDS[d.world] || words(d.world))].filter(Boolean);
+  return bits.length ? bits.join(" · ") : null;
+}
+
 /** The options of the open prompts that a card instance answers (its id, or a `card` field). */
 function optionsFor(instance, model) {
   if (!instance) return [];
@@ -76,24 +154,23 @@ function answers(option) {
   return out;
 }
 
+/** A card drawn as a card; a button when it answers an open prompt. */
 function cardEl(ref, model, controls, opts = {}) {
   const d = def(ref, model) || {};
   const actions = opts.actions === false ? [] : optionsFor(ref && ref.card, model);
   const type = d.type || "unknown";
-  const label = [el("span.sf-name", {}, cardName(ref, model)),
-    d.level != null ? el("span.sf-level", {title: "level"}, d.level) : null,
-    d.bonus ? el("span.sf-bonus", {}, `+${d.bonus}`) : null,
-    opts.extra || null];
-  const attrs = {class: `sf-card sf-${type}` + (opts.cls ? " " + opts.cls : ""), title: details(ref, model),
-                 dataset: {card: ref && ref.card, def: ref && ref.def}};
-  if (!actions.length || !controls) {
-    return el("div", {...attrs, tabindex: 0}, label);
-  }
+  const [badge, badgeTitle] = badgeOf(d);
+  const cls = [`sf-card sf-${type}`, opts.cls, opts.arrive].filter(Boolean).join(" ");
+  const face = {name: cardName(ref, model), type: typeWord(d), frame: frameOf(d), badge, badgeTitle,
+                numbers: numbersOf(d), mark: markOf(d), details: details(ref, model), size: opts.size || "mini",
+                extra: opts.extra || null};
+  const dataset = {card: ref && ref.card, def: ref && ref.def};
+  if (!actions.length || !controls) return cardFace({...face, cls, attrs: {dataset}});
   const [prompt, option] = actions[0];
   const isArmed = armed && armed.prompt === prompt.id && armed.option === option.id;
-  const button = el("button", {...attrs, type: "button", class: attrs.class + " sf-playable" + (isArmed ? " armed" : ""),
-                               dataset: {...attrs.dataset, prompt: prompt.id, option: option.id},
-                               "aria-label": option.text || cardName(ref, model)}, label);
+  const button = cardFace({...face, tag: "button", cls: cls + " sf-playable" + (isArmed ? " armed" : ""),
+    attrs: {type: "button", dataset: {...dataset, prompt: prompt.id, option: option.id},
+            "aria-label": option.text || cardName(ref, model), "aria-pressed": isArmed ? "true" : null}});
   button.addEventListener("click", () => {
     const all = answers(option);
     if (all.length === 1) { armed = null; controls.choose(prompt.id, option.id, all[0]); return; }
@@ -108,34 +185,301 @@ function rerender() {
   if (last) render(...last);
 }
 
+/** The realms the open prompts offer to attack, by their owner: seat -> [[prompt, option]]. */
+function targetsBySeat(model) {
+  const out = {};
+  for (const [p, o] of optionsOf(model)) {
+    if (p.kind !== "choose_realm" || !o.card || !o.owner || o.owner === model.seat) continue;
+    (out[o.owner] ||= []).push([p, o]);
+  }
+  return out;
+}
+
+/** Whose board the middle shows when no battle is on. */
+function shownSeat(others, view, model, mem, targets) {
+  const withTargets = others.filter(s => targets[s]);
+  if (withTargets.length) return withTargets.includes(mem.picked) ? mem.picked : withTargets[0];
+  if (mem.picked && others.includes(mem.picked)) return mem.picked;
+  if (!seatsOf(view).includes(model.seat) && view.battle && others.includes(view.battle.defender)) {
+    return view.battle.defender;  // an onlooker sees the realm under attack, under the battle
+  }
+  const turn = (view.turn || {}).seat;
+  if (turn && others.includes(turn)) return turn;
+  return others[0] || null;
+}
+
+function seatsOf(view) {
+  return (view.seats || Object.keys(view.players || {})).filter(s => (view.players || {})[s]);
+}
+
 export function render(root, model, controls) {
   last = [root, model, controls];
   const view = model.view;
   if (!view || !view.players) { root.replaceChildren(el("p", {}, "Waiting for the match…")); return; }
   if (armed && !optionsOf(model).some(([p, o]) => p.id === armed.prompt && o.id === armed.option)) armed = null;
-  const seats = view.seats || Object.keys(view.players);
-  // The viewer's own seat last, nearest the hand; the others above, as around a table.
-  const order = seats.filter(s => s !== model.seat).concat(seats.includes(model.seat) ? [model.seat] : []);
-  const parts = [turnBar(view, model), detailsLine(root)];
-  parts.push(armedBar(model, controls));
-  const battle = battleEl(view, model, controls);
-  const others = order.filter(s => s !== model.seat).map(s => seatEl(s, view, model, controls));
-  parts.push(el("div.sf-others", {}, others));
-  if (battle) parts.push(battle);
-  if (seats.includes(model.seat)) parts.push(seatEl(model.seat, view, model, controls));
-  root.replaceChildren(el("div.sf", {}, parts));
+  const mem = memory(root);
+  mem.arrivals.next();
+  mem.razings.next();
+  mem.razings.mark("start");  // so that the first razing after the first drawing flashes
+  const ctx = {model, controls, view, mem, root};
+  const seats = seatsOf(view);
+  const me = seats.includes(model.seat) ? model.seat : null;
+  const others = seats.filter(s => s !== me);
+  const targets = targetsBySeat(model);
+  const shown = shownSeat(others, view, model, mem, targets);
+  ctx.shown = shown;
+  ctx.targets = targets;
+
+  const opponents = others.map(s => opponentEl(s, ctx));
+  const battle = battleEl(ctx);
+  const middle = [statusEl(ctx)];
+  if (battle) middle.push(battle);
+  if (shown && (!battle || mem.picked === shown || !me)) middle.push(boardEl(shown, ctx, {attackable: targets[shown]}));
+  const mine = me ? boardEl(me, ctx, {mine: true}) : null;
+  const hand = me ? handEl(me, ctx) : null;
+  root.replaceChildren(el("div.sf", {}, table({opponents, middle, mine, hand, cls: "sf-table" + (me ? "" : " sf-onlooker")}),
+    detailsLine(root)));
 }
 
-function turnBar(view, model) {
-  const t = view.turn || {};
-  const leader = Object.entries(view.players).map(([s, p]) => [s, p.unrazed ?? 0]).sort((a, b) => b[1] - a[1]);
+// --- the top: each opponent at a glance ------------------------------------------------------
+function opponentEl(seat, ctx) {
+  const {view, model, mem, targets} = ctx;
+  const p = view.players[seat] || {};
   const toWin = (view.options || {}).realms_to_win || 6;
-  return el("div.sf-turn", {},
-    t.seat ? el("span", {}, `Turn ${t.number ?? "?"}: `, el("strong", {}, who(t.seat, model)), ` · ${words(t.phase || "")} phase`) : null,
-    el("span.sf-score", {title: `${toWin} unrazed realms win`},
-      "Realms: ", leader.map(([s, n], i) => el("span", {class: "sf-score-seat" + (i === 0 && n > (leader[1] || [0, -1])[1] ? " leading" : "")},
-        `${who(s, model)} ${n}/${toWin}`)).flatMap((x, i) => i ? [" · ", x] : [x])),
-    view.spoils ? el("span.sf-spoils", {}, `${who(view.spoils.seat, model)} ${view.spoils.seat === model.seat ? "decide" : "decides"} the spoils`) : null);
+  const formation = p.formation || {};
+  const razed = SLOTS.filter(s => formation[s] && formation[s].razed).length;
+  const pool = (p.pool || []).length;
+  const aims = (targets[seat] || []).length;
+  const stats = [
+    [`realms ${p.unrazed ?? 0}/${toWin}`, `${plural(p.unrazed ?? 0, "realm")} standing, ${razed} razed; ${toWin} standing win`],
+    [`hand ${p.hand_size ?? 0}`, `${plural(p.hand_size ?? 0, "card")} in hand`],
+    [`pool ${pool}`, `${plural(pool, "champion")} in the pool`],
+    aims ? [`${aims} to attack`, "realms of theirs you may attack now: shown in the middle"] : null,
+  ];
+  const shownNow = ctx.shown === seat && (!view.battle || mem.picked === seat);
+  const pick = () => { mem.picked = mem.picked === seat && !aims ? null : seat; rerender(); };
+  const peek = el("button.sf-peek", {type: "button", "aria-pressed": shownNow ? "true" : "false",
+                                     "aria-label": `${shownNow ? "Showing" : "Show"} ${seat}'s board`, onclick: e => { e.stopPropagation(); pick(); }},
+    miniFormation(formation, targets[seat]),
+    hiddenHand(p.hand_size || 0, 4));
+  const idx = (view.seats || []).indexOf(seat);
+  const summary = seatSummary(seat, model, {stats, body: peek, colour: SIDE_COLOURS[idx % SIDE_COLOURS.length],
+    cls: "sf-opponent" + (shownNow ? " shown" : "") + (aims ? " has-targets" : "") + ((view.turn || {}).seat === seat ? " in-turn" : "")});
+  summary.addEventListener("click", pick);
+  return summary;
+}
+
+/** Six small squares in the formation's pyramid: standing, razed, empty (and a target of yours). */
+function miniFormation(formation, aims) {
+  const aimed = new Set((aims || []).map(([, o]) => o.slot));
+  return el("span.sf-mini", {"aria-hidden": "true"}, ROWS.map(row => el("span.sf-mini-row", {}, row.map(slot => {
+    const r = formation[slot];
+    const state = !r ? "empty" : r.razed ? "razed" : "up";
+    return el("span", {class: `sf-pip ${state}` + (aimed.has(slot) ? " aim" : "") + (r && r.holding && !r.razed ? " held" : "")});
+  }))));
+}
+
+function hiddenHand(n, max) {
+  return el("span.sf-hand.sf-hand-hidden", {},
+    Array.from({length: Math.min(n, max)}, () => el("span.sf-back")), el("span.sf-hand-n", {}, String(n)));
+}
+
+// --- the middle: what the turn is, the battle, a board -------------------------------------
+function statusEl(ctx) {
+  const {view, model} = ctx;
+  const t = view.turn || {};
+  const bits = [];
+  if (view.result) bits.push(el("strong", {}, resultText(view.result, model)));
+  else if (t.seat) bits.push(el("span", {}, `Turn ${t.number ?? "?"}: `, el("strong", {}, t.seat === model.seat && model.role !== "replay" ? "your" : `${t.seat}'s`),
+    ` ${phaseWords(t.phase)}`));
+  if (view.rule) bits.push(el("span.sf-rule", {}, term("Rule in play", TERMS.rule), ": ",
+    cardEl(view.rule, model, null, {actions: false, cls: "sf-inline"})));
+  if (view.spoils) bits.push(el("span.sf-spoils", {}, `${who(view.spoils.seat, model)} ${view.spoils.seat === model.seat ? "decide" : "decides"} the `,
+    term("spoils", TERMS.spoils)));
+  return el("div.sf-status", {}, bits);
+}
+
+function phaseWords(phase) {
+  return {rule: "rule card phase", draw: "draw phase", realm: "realm phase (play a realm, a holding)",
+          pool: "pool phase (champions, items)", attack: "attack phase", discard: "discard phase"}[phase] || (phase ? `${words(phase)} phase` : "turn");
+}
+
+function battleEl(ctx) {
+  const {view, model, controls, mem} = ctx;
+  const b = view.battle;
+  if (!b) return null;
+  const sides = b.sides || {};
+  const a = sides.attacker, d = sides.defender;
+  const ta = a ? a.total ?? 0 : 0, td = d ? d.total ?? 0 : 0;
+  let ahead = "";
+  if (a && d) {
+    ahead = ta > td ? `${who(a.seat, model)} (attacker) ${a.seat === model.seat ? "are" : "is"} ahead`
+                    : `${who(d.seat, model)} (defender) ${d.seat === model.seat ? "are" : "is"} ahead${ta === td ? ": a tie goes to the defender" : ""}`;
+  }
+  const sideEl = (name, s) => {
+    const seat = s ? s.seat : (name === "attacker" ? b.attacker : b.defender);
+    const champion = s && (s.card || s.def)
+      ? cardEl(s, model, controls, {size: "hand", cls: "sf-fighter", arrive: mem.arrivals.mark(`battle:${s.card}`),
+                                    extra: s.from ? el("span.sf-tag", {}, s.from === "realm" ? "the realm itself" : `from ${whose(seat, model)} ${s.from}`) : null})
+      : el("p.sf-none", {}, name === "defender" ? (b.step === "defender" ? "choosing a defender…" : "no defender yet") : "no champion yet");
+    const with_ = list => (list || []).map(c => cardEl(c, model, controls, {arrive: mem.arrivals.mark(`battle:${c.card}`)}));
+    return el("div", {class: `sf-side sf-${name}` + (s && ((name === "attacker" && ta > td) || (name === "defender" && td >= ta)) && a && d ? " ahead" : "")},
+      el("h4", {}, name === "attacker" ? "Attacker" : "Defender", " · ", el("span.sf-side-seat", {}, who(seat, model))),
+      champion,
+      s && (s.attached || []).length ? el("div.sf-cards", {}, el("span.sf-cards-label", {}, "with"), with_(s.attached)) : null,
+      s && (s.brought || []).length ? el("div.sf-cards", {}, el("span.sf-cards-label", {}, "allies"), with_(s.brought)) : null,
+      s && (s.played || []).length ? el("div.sf-cards", {}, el("span.sf-cards-label", {}, "played"), with_(s.played)) : null);
+  };
+  const realm = cardEl(b, model, controls, {cls: "sf-battle-realm sf-inline", actions: false});
+  const pending = b.pending ? el("p.sf-pending", {}, cardName(b.pending, model), " will take effect once everyone has let it stand: ",
+    OUTCOMES[b.pending.outcome] || words(b.pending.outcome || "")) : null;
+  return el("section.sf-battle", {"aria-label": "The battle"},
+    el("div.sf-battle-head", {}, el("span", {}, "Battle for "), realm,
+      el("span", {}, ` ${whose(b.defender, model)} realm, slot ${b.slot || "?"}`),
+      b.round ? el("span.sf-round", {}, ` · round ${b.round}`) : null,
+      b.defeats ? el("span.sf-round", {}, ` · ${plural(b.defeats, "defeat")}`) : null),
+    el("div.sf-sides", {},
+      sideEl("attacker", a),
+      el("div.sf-score", {}, el("span.sf-totals", {"aria-label": `attacker ${ta}, defender ${td}`}, a && d ? `${ta} – ${td}` : a ? `${ta}` : "–"),
+        ahead ? el("span.sf-ahead", {}, ahead) : null),
+      sideEl("defender", d)),
+    pending);
+}
+
+// --- a seat's board: formation, pool, the other zones -------------------------------------
+function boardEl(seat, ctx, {mine = false, attackable = null} = {}) {
+  const {view, model, controls} = ctx;
+  const p = view.players[seat] || {};
+  const label = mine ? (model.role === "replay" ? `${seat}'s board` : "Your board") : `${seat}'s board`;
+  const toWin = (view.options || {}).realms_to_win || 6;
+  const extra = Object.entries(p).filter(([k, v]) => !KNOWN_PLAYER_FIELDS.includes(k) && v != null)
+    .map(([k, v]) => zoneEl(k, v, model, controls));
+  const dungeon = (view.dungeons || {})[seat];
+  const head = mine ? null : el("h3.sf-board-head", {},
+    `${seat}'s board`, el("span.sf-counts", {}, ` · realms ${p.unrazed ?? 0}/${toWin} · hand ${p.hand_size ?? 0} · draw pile ${p.draw_size ?? "?"}`),
+    attackable ? el("span.sf-aim-note", {}, ` · choose a realm to attack`) : null,
+    ctx.mem.picked === seat && view.battle ? el("button.sf-close", {type: "button", onclick: () => { ctx.mem.picked = null; rerender(); }}, "Back to the battle") : null);
+  return el("section", {class: "sf-board" + (mine ? " mine" : " theirs"), "aria-label": label, dataset: {seat}},
+    head,
+    el("div.sf-board-body", {},
+      sfZone("formation", `${label}: formation`, [term("Formation", TERMS.formation), el("span.zone-count", {}, ` realms ${p.unrazed ?? 0}/${toWin}`)],
+        formationEl(seat, p, ctx)),
+      sfZone("pool", `${label}: pool`, [term("Pool", TERMS.pool), el("span.zone-count", {}, ` (${(p.pool || []).length})`)],
+        poolEl(seat, p, ctx)),
+      el("div.sf-side-zones", {},
+        countZone("Draw pile", TERMS.draw, p.draw_size),
+        discardEl(p.discard || [], model),
+        ["limbo", "abyss", "void"].filter(z => Array.isArray(p[z]) && (p[z].length || mine)).map(z => cardZone(z, p[z], ctx)),
+        dungeon ? el("div.sf-zone", {}, term("Dungeon", TERMS.dungeon), ": ", cardEl(dungeon, model, null, {actions: false})) : null,
+        extra)));
+}
+
+function sfZone(name, ariaLabel, label, content) {
+  return el("section", {class: `zone sf-zone-${name}`, "aria-label": ariaLabel}, el("h4.zone-label", {}, label), content);
+}
+
+function countZone(name, meaning, n) {
+  return el("div.sf-zone", {}, term(name, meaning), ` ${n ?? "?"}`);
+}
+
+function cardZone(name, list, ctx) {
+  const label = {limbo: "Limbo", abyss: "Abyss", void: "Void"}[name];
+  return el("div.sf-zone", {dataset: {zone: name}}, term(label, TERMS[name]), ` ${list.length}`,
+    list.length ? el("div.sf-zone-cards", {}, list.map(c => [cardEl(c, ctx.model, null, {actions: false}),
+      (c.attached || []).map(a => cardEl(a, ctx.model, null, {actions: false, cls: "sf-attached"}))])) : null);
+}
+
+function exposed(formation, slot) {
+  return SHIELDS[slot].every(s => !formation[s] || formation[s].razed);
+}
+
+/** The slots of an armed realm or holding, drawn as targets in the pyramid. */
+function armedSlot(model, seat, slot) {
+  if (!armed || seat !== model.seat) return null;
+  const found = optionsOf(model).find(([p, o]) => p.id === armed.prompt && o.id === armed.option);
+  if (!found) return null;
+  const [prompt, option] = found;
+  const ok = answers(option).find(a => a.slot === slot && Object.keys(a).length === 1);
+  return ok ? {prompt, option, args: ok} : null;
+}
+
+function formationEl(seat, player, ctx) {
+  const {model, controls, mem} = ctx;
+  const formation = player.formation || {};
+  const rows = ROWS.map(row => el("div.sf-row", {}, row.map(slot => {
+    const realm = formation[slot];
+    const target = armedSlot(model, seat, slot);
+    if (!realm) {
+      if (target && controls) {
+        return el("button.sf-slot.empty.sf-playable.sf-target", {type: "button", dataset: {prompt: target.prompt.id, option: target.option.id, argSlot: JSON.stringify(slot)},
+          onclick: () => { armed = null; controls.choose(target.prompt.id, target.option.id, target.args); }}, `place in ${slot}`);
+      }
+      return el("div.sf-slot.empty", {title: `slot ${slot}: empty`}, slot);
+    }
+    const isExposed = !realm.razed && exposed(formation, slot);
+    const newlyRazed = realm.razed && mem.razings.mark(`razed:${realm.card}`) ? " flash" : "";
+    const extra = el("span.sf-slot-tags", {},
+      el("span.sf-slotname", {}, slot),
+      realm.razed ? el("span.sf-tag.razed", {}, "razed") : isExposed ? el("span.sf-tag.exposed", {}, "exposed") : null);
+    const realmEl = cardEl(realm, model, controls, {cls: "sf-realm" + (realm.razed ? " is-razed" : "") + (isExposed ? " is-exposed" : "") + newlyRazed,
+                                                   extra, arrive: mem.arrivals.mark(`formation:${realm.card}`)});
+    const holding = realm.holding ? cardEl(realm.holding, model, controls, {cls: "sf-on-realm", arrive: mem.arrivals.mark(`formation:${realm.holding.card}`),
+      extra: el("span.sf-tag", {}, "holding")}) : null;
+    const slotTarget = target && controls ? el("button.choice.sf-target", {type: "button",
+      dataset: {prompt: target.prompt.id, option: target.option.id, argSlot: JSON.stringify(slot)},
+      onclick: () => { armed = null; controls.choose(target.prompt.id, target.option.id, target.args); }}, `here (${slot})`) : null;
+    return el("div.sf-slot", {dataset: {slot}}, realmEl, holding, slotTarget);
+  })));
+  return el("div.sf-formation", {}, rows);
+}
+
+function poolEl(seat, player, ctx) {
+  const {model, controls, mem} = ctx;
+  const pool = player.pool || [];
+  if (!pool.length) return el("div.sf-pool.empty", {}, el("span.zone-empty", {}, "no champions"));
+  return el("div.sf-pool", {}, pool.map(entry => {
+    let target = null;
+    if (armed && controls) {
+      const found = optionsOf(model).find(([p, o]) => p.id === armed.prompt && o.id === armed.option);
+      if (found) {
+        const args = answers(found[1]).find(a => a.champion === entry.card);
+        if (args) target = el("button.choice.sf-target", {type: "button",
+          dataset: {prompt: found[0].id, option: found[1].id, argChampion: JSON.stringify(entry.card)},
+          onclick: () => { armed = null; controls.choose(found[0].id, found[1].id, args); }}, "attach here");
+      }
+    }
+    const used = (((model.view || {}).turn || {}).used || []).includes(entry.card);
+    return el("div.sf-champion", {},
+      cardEl(entry, model, controls, {cls: used ? "is-used" : "", arrive: mem.arrivals.mark(`pool:${entry.card}`),
+                                      extra: used ? el("span.sf-tag", {}, "fought") : null}),
+      (entry.attached || []).map(a => cardEl(a, model, controls, {cls: "sf-attached", arrive: mem.arrivals.mark(`pool:${a.card}`)})), target);
+  }));
+}
+
+function zoneEl(name, value, model, controls) {
+  const list = Array.isArray(value) ? value : value && typeof value === "object" && (value.card || value.def) ? [value] : null;
+  if (list && list.every(x => x && typeof x === "object" && (x.card || x.def))) {
+    return el("div.sf-zone", {}, el("span.sf-zone-name", {}, words(name) + ": "), list.length ? list.map(c => cardEl(c, model, controls)) : "none");
+  }
+  return el("div.sf-zone", {}, el("span.sf-zone-name", {}, words(name) + ": "), typeof value === "object" ? JSON.stringify(value) : String(value));
+}
+
+function discardEl(discard, model) {
+  return el("details.sf-discard", {}, el("summary", {}, term("Discard pile", TERMS.discard), ` ${discard.length}`),
+    el("div.sf-zone-cards", {}, discard.slice().reverse().map(c => cardEl(c, model, null, {actions: false}))));
+}
+
+// --- the bottom: your hand --------------------------------------------------------------------
+function handEl(seat, ctx) {
+  const {view, model, controls, mem} = ctx;
+  const p = view.players[seat] || {};
+  const label = model.role === "replay" ? `${seat}'s hand` : "Your hand";
+  const cards = Array.isArray(p.hand)
+    ? p.hand.map(c => cardEl(c, model, controls, {size: "hand", arrive: mem.arrivals.mark(`hand:${c.card}`)}))
+    : [hiddenHand(p.hand_size || 0, 8)];
+  const region = handRegion(cards, label, armedBar(model, controls));
+  region.classList.add("sf-hand");
+  return region;
 }
 
 function armedBar(model, controls) {
@@ -148,7 +492,7 @@ function armedBar(model, controls) {
     onclick: () => { armed = null; controls.choose(prompt.id, option.id, args); }}, argsText(args, model, option)));
   return el("div.sf-armed", {role: "group", "aria-label": "Choose where"},
     el("span", {}, `${option.text || option.id}: `), buttons,
-    el("button", {type: "button", onclick: () => { armed = null; rerender(); }}, "Cancel"));
+    el("button.sf-cancel", {type: "button", onclick: () => { armed = null; rerender(); }}, "Cancel"));
 }
 
 function argData(args) {
@@ -175,171 +519,174 @@ export function argLabel(name, value, model) {
 }
 
 function findRef(instance, model) {
-  const view = model.view || {};
+  const view = (model && model.view) || {};
   for (const p of Object.values(view.players || {})) {
     for (const e of p.pool || []) if (e.card === instance) return e;
     for (const c of p.hand || []) if (c.card === instance) return c;
+    for (const slot of SLOTS) {
+      const r = (p.formation || {})[slot];
+      if (r && r.card === instance) return r;
+    }
   }
   return null;
 }
 
-function exposed(formation, slot) {
-  return SHIELDS[slot].every(s => !formation[s] || formation[s].razed);
+// --- the log, in a player's words ---------------------------------------------------------------
+function list(names) {
+  if (names.length <= 1) return names.join("");
+  return names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
 }
 
-/** The slots of an armed realm or holding, drawn as targets in the pyramid. */
-function armedSlot(model, seat, slot) {
-  if (!armed || seat !== model.seat) return null;
-  const found = optionsOf(model).find(([p, o]) => p.id === armed.prompt && o.id === armed.option);
-  if (!found) return null;
-  const [prompt, option] = found;
-  const ok = answers(option).find(a => a.slot === slot && Object.keys(a).length === 1);
-  return ok ? {prompt, option, args: ok} : null;
+function cap(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
-function formationEl(seat, player, model, controls) {
-  const formation = player.formation || {};
-  const rows = ROWS.map(row => el("div.sf-row", {}, row.map(slot => {
-    const realm = formation[slot];
-    const target = armedSlot(model, seat, slot);
-    if (!realm) {
-      if (target && controls) {
-        return el("button.sf-slot.empty.sf-playable", {type: "button", dataset: {prompt: target.prompt.id, option: target.option.id, argSlot: JSON.stringify(slot)},
-          onclick: () => { armed = null; controls.choose(target.prompt.id, target.option.id, target.args); }}, `place in ${slot}`);
-      }
-      return el("div.sf-slot.empty", {title: `slot ${slot}: empty`}, slot);
-    }
-    const isExposed = !realm.razed && exposed(formation, slot);
-    const extra = el("span.sf-slot-tags", {},
-      el("span.sf-slotname", {}, slot),
-      realm.razed ? el("span.sf-tag.razed", {}, "razed") : isExposed ? el("span.sf-tag.exposed", {title: "exposed: it can be attacked"}, "exposed") : null);
-    const realmEl = cardEl(realm, model, controls, {cls: "sf-realm" + (realm.razed ? " is-razed" : "") + (isExposed ? " is-exposed" : ""), extra});
-    const holding = realm.holding ? cardEl(realm.holding, model, controls, {cls: "sf-holding", extra: el("span.sf-tag", {}, "holding")}) : null;
-    const slotTarget = target && controls ? el("button.choice.sf-target", {type: "button",
-      dataset: {prompt: target.prompt.id, option: target.option.id, argSlot: JSON.stringify(slot)},
-      onclick: () => { armed = null; controls.choose(target.prompt.id, target.option.id, target.args); }}, `here (${slot})`) : null;
-    return el("div.sf-slot", {dataset: {slot}}, realmEl, holding, slotTarget);
-  })));
-  return el("div.sf-formation", {"aria-label": `${seat}'s formation`}, rows);
+function zoneWord(zone) {
+  return ZONE_WORDS[zone] || words(zone);
 }
 
-function poolEl(seat, player, model, controls) {
-  const pool = player.pool || [];
-  if (!pool.length) return el("div.sf-pool.empty", {}, "pool: no champions");
-  return el("div.sf-pool", {"aria-label": `${seat}'s pool`}, pool.map(entry => {
-    let target = null;
-    if (armed && controls) {
-      const found = optionsOf(model).find(([p, o]) => p.id === armed.prompt && o.id === armed.option);
-      if (found) {
-        const args = answers(found[1]).find(a => a.champion === entry.card);
-        if (args) target = el("button.choice.sf-target", {type: "button",
-          dataset: {prompt: found[0].id, option: found[1].id, argChampion: JSON.stringify(entry.card)},
-          onclick: () => { armed = null; controls.choose(found[0].id, found[1].id, args); }}, "attach here");
-      }
-    }
-    const used = ((model.view.turn || {}).used || []).includes(entry.card);
-    return el("div.sf-champion", {}, cardEl(entry, model, controls, {cls: used ? "is-used" : "", extra: used ? el("span.sf-tag", {}, "fought") : null}),
-      (entry.attached || []).map(a => cardEl(a, model, controls, {cls: "sf-attached"})), target);
-  }));
-}
-
-function seatEl(seat, view, model, controls) {
-  const player = view.players[seat] || {};
-  const mine = seat === model.seat;
-  const turn = (view.turn || {}).seat === seat;
-  const hand = mine && Array.isArray(player.hand)
-    ? el("div.sf-hand", {"aria-label": "your hand"}, player.hand.map(c => cardEl(c, model, controls)))
-    : el("div.sf-hand.sf-hand-hidden", {title: "cards in hand"}, Array.from({length: Math.min(player.hand_size || 0, 12)}, () => el("span.sf-back")),
-         ` ${plural(player.hand_size || 0, "card")} in hand`);
-  const extraZones = Object.entries(player).filter(([k, v]) => !KNOWN_PLAYER_FIELDS.includes(k) && v != null)
-    .map(([k, v]) => zoneEl(k, v, model, controls));
-  return el("section", {class: "sf-seat" + (mine ? " mine" : "") + (turn ? " turn" : ""), dataset: {seat}},
-    el("h3", {}, mine ? `${seat} (you)` : seat, el("span.sf-counts", {},
-      ` · ${plural(player.unrazed ?? 0, "unrazed realm")} · draw pile ${player.draw_size ?? "?"} · hand ${player.hand_size ?? "?"}`)),
-    el("div.sf-seat-body", {}, formationEl(seat, player, model, controls),
-      el("div.sf-seat-right", {}, poolEl(seat, player, model, controls), hand, extraZones,
-        discardEl(player.discard || [], model))));
-}
-
-function zoneEl(name, value, model, controls) {
-  const list = Array.isArray(value) ? value : null;
-  if (list && list.every(x => x && typeof x === "object" && (x.card || x.def))) {
-    return el("div.sf-zone", {}, el("span.sf-zone-name", {}, words(name) + ": "), list.length ? list.map(c => cardEl(c, model, controls)) : "none");
-  }
-  return el("div.sf-zone", {}, el("span.sf-zone-name", {}, words(name) + ": "), typeof value === "object" ? JSON.stringify(value) : String(value));
-}
-
-function discardEl(discard, model) {
-  return el("details.sf-discard", {}, el("summary", {}, `discard pile (${discard.length})`),
-    discard.map(c => cardEl(c, model, null, {actions: false})));
-}
-
-function battleEl(view, model, controls) {
-  const b = view.battle;
-  if (!b) return null;
-  const sides = b.sides || {};
-  const a = sides.attacker, d = sides.defender;
-  const ta = a ? a.total ?? 0 : null, td = d ? d.total ?? 0 : null;
-  let ahead = "";
-  if (a && d) ahead = ta > td ? `${who(a.seat, model)} (attacker) ahead, ${ta} to ${td}` : `${who(d.seat, model)} (defender) ahead, ${td} to ${ta}${ta === td ? " (a tie goes to the defender)" : ""}`;
-  const sideEl = (name, s) => el("div", {class: `sf-side sf-${name}`},
-    el("h4", {}, `${name === "attacker" ? "Attacker" : "Defender"}: ${who(s ? s.seat : (name === "attacker" ? b.attacker : b.defender), model)}`,
-      s ? el("span.sf-total", {}, ` total ${s.total ?? "?"}`) : null),
-    s && (s.card || s.def) ? cardEl(s, model, controls, {cls: "sf-fighter", extra: s.from ? el("span.sf-tag", {}, `from ${s.from}`) : null})
-      : el("p.sf-none", {}, name === "defender" ? "no defender yet" : "no champion yet"),
-    s && s.attached && s.attached.length ? el("div.sf-cards", {}, "with ", s.attached.map(c => cardEl(c, model, controls))) : null,
-    s && s.played && s.played.length ? el("div.sf-cards", {}, "played ", s.played.map(c => cardEl(c, model, controls))) : null);
-  return el("section.sf-battle", {"aria-label": "the battle"},
-    el("h3", {}, `Battle for `, cardEl(b, model, controls, {cls: "sf-battle-realm", actions: false}),
-      ` (${whose(b.defender, model)} ${b.slot || ""})`, b.round ? ` · round ${b.round}` : "", b.defeats ? ` · defeats ${b.defeats}` : ""),
-    ahead ? el("p.sf-ahead", {}, ahead) : null,
-    el("div.sf-sides", {}, sideEl("attacker", a), el("div.sf-vs", {}, "vs"), sideEl("defender", d)));
-}
-
-// --- the log ---------------------------------------------------------------------------------
 export function describe(event, model) {
   const d = event.data || {};
   const n = ref => cardName(ref, model);
   const s = seat => who(seat, model);
-  const cards = list => (list || []).map(n).join(", ");
+  const poss = seat => whose(seat, model);            // "your", "bob's"
+  const their = seat => (who(seat, model) === "you" ? "your" : "their");
+  const verb = (seat, youForm, theyForm) => (who(seat, model) === "you" ? youForm : theyForm);
+  const cards = refs => list((refs || []).map(n));
+  const spoils = d.via === "spoils" ? " as spoils of victory" : "";
+  const totals = t => (t ? ` (${t.attacker} – ${t.defender})` : "");
   switch (event.kind) {
-    case "match_started": return `The match begins: ${(d.seats || []).join(", ")}` + (d.decks ? ` (${Object.entries(d.decks).map(([k, v]) => `${k}: ${v}`).join(", ")})` : "") + ".";
-    case "turn_started": return `Turn ${d.number}: ${s(d.seat)}.`;
+    case "match_started": {
+      const decks = d.decks ? Object.entries(d.decks).map(([seat, deck]) => `${s(seat)} ${verb(seat, "play", "plays")} ${cap(words(deck))}`) : [];
+      return `The match begins: ${list(d.seats || [])}` + (decks.length ? `; ${list(decks)}` : "") + ".";
+    }
+    case "turn_started": return `Turn ${d.number}: ${who(d.seat, model) === "you" ? "your" : `${d.seat}'s`} turn.`;
     case "phase": return null;
-    case "cards_drawn": return `${s(d.seat)} drew ${plural(d.count, "card")}` + (d.cards && d.cards.length ? `: ${cards(d.cards)}` : "") + (d.count < d.wanted ? ` (wanted ${d.wanted})` : "") + ".";
-    case "realm_played": return `${s(d.seat)} played the realm ${n(d)} in slot ${d.slot}.`;
-    case "holding_played": return `${s(d.seat)} put the holding ${n(d)} on slot ${d.slot}.`;
-    case "champion_to_pool": return `${s(d.seat)} put ${n(d)} into the pool.`;
-    case "card_attached": return `${s(d.seat)} attached ${n(d)} to ${n(d.attached_to || findRef(d.champion, model) || {card: d.champion})}.`;
-    case "cards_discarded": return `${s(d.seat)} discarded ${cards(d.cards)} (${words(d.reason || "")}).`;
-    case "battle_started": return `${s(d.attacker)} attacked ${whose(d.defender, model)} ${n(d)} (${d.slot}).`;
-    case "champion_chosen": return `${s(d.seat)} sent ${n(d)} to ${d.side === "attacker" ? "attack" : "defend"}` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") + ".";
-    case "defense_declined": return `${s(d.seat)} did not defend` + (d.card ? ` ${n(d)}` : "") + ".";
-    case "attack_withdrawn": return `${s(d.attacker)} went back from ${whose(d.defender, model)} ${n(d)} (${d.slot}); the attack is not spent.`;
-    case "powers_activated": return `Powers activated: ` + (d.order || []).map(o => `${n(o)}${o.bonus ? ` +${o.bonus}` : ""}`).join(", ") +
-      (d.totals ? ` · attacker ${d.totals.attacker}, defender ${d.totals.defender}` : "") + (d.slain ? ` · the ${d.slain} is slain` : "") + ".";
-    case "card_played": return `${s(d.seat)} played ${n(d)}` + (d.side ? ` for the ${d.side}` : "") + (d.outcome ? ` (${words(d.outcome)})` : "") +
-      (d.totals ? ` · attacker ${d.totals.attacker}, defender ${d.totals.defender}` : "") + ".";
-    case "card_returned": return `${s(d.seat)} took ${plural(d.count, "card")} back from the ${words(d.from || "discard")}` + (d.cards ? `: ${cards(d.cards)}` : "") + ".";
-    case "round_ended": return `Round ${d.round} ${d.winner ? `won by the ${d.winner}` : "ended"} (${words(d.how || "")}).`;
-    case "champion_returned": return `${n(d)} returned to ${whose(d.seat, model)} pool.`;
-    case "realm_holds": return `${n(d)} holds (${plural(d.defeats, "defeat")}).`;
-    case "realm_razed": return `${whose(d.seat, model)} ${n(d)} (${d.slot}) was razed.`;
-    case "battle_ended": return `The battle for ${n(d)} ended: ${d.razed ? "razed" : "the realm stands"} after ${plural(d.rounds, "round")}.`;
-    case "spoils_kept": return `${s(d.seat)} kept the spoils.`;
     case "turn_ended": return null;
+    case "rule_played": return `${s(d.seat)} put the rule card ${n(d)} into play${spoils}; it holds for everyone.`;
+    case "dungeon_played": return `${s(d.seat)} opened the dungeon ${n(d)}${spoils}.`;
+    case "cards_drawn": {
+      const what = d.cards && d.cards.length ? `: ${cards(d.cards)}` : "";
+      const short = d.count < d.wanted ? ` (the draw pile had only ${d.count})` : "";
+      if (d.reason === "spoils") return d.count ? `${s(d.seat)} ${verb(d.seat, "draw", "draws")} a card as spoils of victory${what}.` : `${s(d.seat)} would draw spoils, but the draw pile is empty.`;
+      if (d.reason === "start") return `${s(d.seat)} drew a starting hand of ${plural(d.count, "card")}${what}.`;
+      return `${s(d.seat)} drew ${plural(d.count, "card")}${what}${short}.`;
+    }
+    case "cards_discarded": {
+      const what = d.cards && d.cards.length ? cards(d.cards) : "a card";
+      const many = (d.cards || []).length > 1;
+      const why = {replaced: "replaced", realm_razed: "with the razed realm", realm_discarded: "with the discarded realm",
+                   no_realms: `${their(d.seat)} last realm has fallen`, defeated: "defeated", round_over: "the round is over",
+                   event: "the event is spent", countered: "countered", rule_discarded: "the rule card is gone",
+                   after_combat: "after combat", sacrifice: "given for an avatar", cosmos: "a copy of it is already in play",
+                   played: "played as spoils"}[d.reason];
+      if (d.reason === "hand_limit") return `${s(d.seat)} discarded ${what} to keep to the hand limit.`;
+      return `${cap(poss(d.seat))} ${what} ${many ? "go" : "goes"} to the discard pile${why ? ` (${why})` : ""}.`;
+    }
+    case "card_returned": return `${s(d.seat)} took ${d.cards && d.cards.length ? cards(d.cards) : plural(d.count || 1, "card")} back from ${their(d.seat)} discard pile into ${their(d.seat)} hand.`;
+    case "realm_played": return `${s(d.seat)} played the realm ${n(d)} in slot ${d.slot} of ${their(d.seat)} formation${spoils}.`;
+    case "holding_played": {
+      const realm = ((((model.view || {}).players || {})[d.seat] || {}).formation || {})[d.slot];
+      return `${s(d.seat)} put the holding ${n(d)} on ${realm ? `${n(realm)} (slot ${d.slot})` : `the realm in slot ${d.slot}`}${spoils}.`;
+    }
+    case "champion_to_pool": return `${s(d.seat)} put the champion ${n(d)} into ${their(d.seat)} pool${spoils}.`;
+    case "card_attached": return `${s(d.seat)} gave ${n(d)} to ${n(d.attached_to || findRef(d.champion, model) || {card: d.champion})}${spoils}.`;
+    case "battle_started": return `${s(d.attacker)} ${verb(d.attacker, "attack", "attacks")} ${poss(d.defender)} ${n(d)} (slot ${d.slot}).`;
+    case "champion_chosen": {
+      const from = d.from === "hand" ? ` from ${their(d.seat)} hand` : d.from === "pool" ? ` from ${their(d.seat)} pool` : "";
+      const kit = d.attached && d.attached.length ? `, bringing ${cards(d.attached)}` : "";
+      if (d.from === "realm") return `${n(d)} defends itself.`;
+      return d.side === "attacker" ? `${s(d.seat)} ${verb(d.seat, "send", "sends")} ${n(d)}${from} to attack${kit}.`
+                                   : `${s(d.seat)} ${verb(d.seat, "defend", "defends")} with ${n(d)}${from}${kit}.`;
+    }
+    case "defense_declined": return `${s(d.seat)} did not defend ${n(d)}: it falls.`;
+    case "activated": return activatedText(d, model);
+    case "powers_activated": {
+      const b = (model.view || {}).battle;
+      const t = d.totals || {};
+      const names = b ? [`${s(b.attacker)} ${t.attacker}`, `${t.defender} ${s(b.defender)}`] : [`attacker ${t.attacker}`, `${t.defender} defender`];
+      return `The champions are counted: ${names[0]} – ${names[1]}` + (d.slain ? `; the ${d.slain}'s champion is slain` : "") + ".";
+    }
+    case "ally_called": return `${s(d.seat)} ${verb(d.seat, "call", "calls")} ${n(d)} from ${their(d.seat)} pool as an ally` +
+      (d.by ? ` of ${n(d.by)}` : "") + `${totals(d.totals)}.`;
+    case "card_played": {
+      if (d.via === "spoils") return `${s(d.seat)} played ${n(d)} at once as spoils of victory.`;
+      const side = d.side ? ` for the ${d.side}` : "";
+      const when = d.before_battle ? " before the fight" : "";
+      const cancelled = (d.effects || []).includes("cancelled") ? "; its power is cancelled" : "";
+      const outcome = d.outcome ? `: ${OUTCOMES[d.outcome] || words(d.outcome)} once everyone lets it stand` : "";
+      return `${s(d.seat)} played ${n(d)}${side}${when}${totals(d.totals)}${cancelled}${outcome}.`;
+    }
+    case "outcome_pending": return `${n(d)} waits for answers: if nobody stops it, ${OUTCOMES[d.outcome] || words(d.outcome || "")}.`;
+    case "outcome_cancelled": return `${n(d)} no longer takes effect` + (d.by ? `: ${n(d.by)} took it out of the battle` : "") + ".";
+    case "round_ended": {
+      if (!d.winner) return `Round ${d.round} ends with no winner: both champions are gone.`;
+      const how = {declined: "nobody defended", slain: "a champion was slain", card: "by a card", resigned: "a side left the match",
+                   realm_razed: "the realm was razed by a card", realm_discarded: "the realm was discarded by a card",
+                   attacker_discarded: "the attacking champion was discarded", both_discarded: "both champions were discarded"}[d.how];
+      const score = d.totals && d.how === "combat" ? `, ${Math.max(d.totals.attacker, d.totals.defender)} to ${Math.min(d.totals.attacker, d.totals.defender)}` : "";
+      return `${s(d.winner_seat || d[d.winner])} ${verb(d.winner_seat || d[d.winner], "win", "wins")} round ${d.round} as the ${d.winner}${score}${how ? ` (${how})` : ""}.`;
+    }
+    case "champion_returned": return `${n(d)} goes back to ${poss(d.seat)} pool` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") +
+      (d.by_power ? ", saved by a power" : "") + ".";
+    case "sent_to_zone": return `${cap(poss(d.seat))} ${n(d)} is sent to ${zoneWord(d.zone)}` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") +
+      (d.zone === "limbo" ? `, until ${their(d.seat)} next turn` : d.zone === "abyss" || d.zone === "void" ? ", out of the game" : "") + ".";
+    case "after_combat": return d.to ? `After combat, ${n(d)} sends ${n(d.target)} to ${zoneWord(d.to)}.` : `After combat, ${n(d)} finds nobody left to strike.`;
+    case "left_limbo": return d.to === "discard" ? `${cap(poss(d.seat))} ${n(d)} leaves Limbo for the discard pile: a copy of it is in play.`
+                                                 : `${cap(poss(d.seat))} ${n(d)} comes back from Limbo to ${their(d.seat)} pool.`;
+    case "realm_holds": return `${cap(poss(d.seat))} ${n(d)} holds: it must be defeated twice (${plural(d.defeats, "defeat")} so far).`;
+    case "realm_razed": return `${cap(poss(d.seat))} ${n(d)} (slot ${d.slot}) was razed.`;
+    case "realm_discarded": return `${cap(poss(d.seat))} ${n(d)} (slot ${d.slot}) was discarded from the formation.`;
+    case "battle_ended": {
+      const fate = d.discarded ? "it was discarded" : d.razed ? "it fell" : "it stands";
+      const winner = d.spoils ? ` ${s(d.spoils)} ${verb(d.spoils, "draw", "draws")} the spoils.` : "";
+      return `The battle for ${n(d)} is over after ${plural(d.rounds, "round")}: ${fate}.${winner}`;
+    }
+    case "attack_withdrawn": return `${s(d.attacker)} went back from ${poss(d.defender)} ${n(d)} (slot ${d.slot}); the attack is not spent.`;
+    case "spoils_kept": return `${s(d.seat)} kept the spoils${d.card || d.def ? ` (${n(d)})` : ""} in ${their(d.seat)} hand.`;
+    case "match_ended": return endText(d, model);
     case "prompt": return null;
     default: {
       const common = describeCommon(event, model);
       if (common !== undefined) return common;
-      // A kind this drawing does not know yet: its seat and card, if it names them.
+      // A kind this drawing does not know yet: its seat and card, and where the card is now.
       const bits = [];
       if (d.seat) bits.push(s(d.seat));
       if (d.card || d.def) bits.push(n(d));
-      if (d.zone) bits.push(`zone: ${words(d.zone)}`);
-      return words(event.kind) + (bits.length ? " — " + bits.join(", ") : "");
+      if (d.zone) bits.push(`now in ${zoneWord(d.zone)}`);
+      return cap(words(event.kind)) + (bits.length ? ": " + bits.join(", ") : "") + ".";
     }
   }
+}
+
+function activatedText(d, model) {
+  const n = ref => cardName(ref, model);
+  const owner = d.seat ? whose(d.seat, model) : "";
+  const side = d.side ? ` for the ${d.side}` : "";
+  const plus = d.bonus ? ` (+${d.bonus}${side})` : "";
+  if (d.cancelled) return `${n(d)} has no power this round: it was cancelled.`;
+  if (d.slays) return `${n(d)} slays the ${d.slays}'s champion!`;
+  if ((d.effects || []).includes("brings_ally_waits")) return `${n(d)} may call an ally in once ${d.seat === model.seat ? "you are" : "its side is"} behind.`;
+  if ((d.cancels || []).length) return `${n(d)} cancels ${list(d.cancels.map(n))}.`;
+  if (d.step === "7" || d.step === "8") return `${owner ? owner[0].toUpperCase() + owner.slice(1) + " " : ""}${n(d)} fights for the ${d.side} at ${d.bonus ?? 0}.`;
+  switch (d.zone) {
+    case "rule": return `The rule card ${n(d)} acts${plus || " for everyone"}.`;
+    case "dungeon": return `${cap(owner)} dungeon ${n(d)} acts${plus}.`;
+    case "formation": return `${cap(owner)} ${n(d)} (slot ${d.slot}) helps its defender${plus}.`;
+    case "pool": return `${cap(owner)} ${n(d)} joins the battle as an ally${plus}.`;
+    default: return `${who(d.seat, model)} used ${n(d)} in the battle${plus}.`;
+  }
+}
+
+function endText(d, model) {
+  const winners = d.winners || [];
+  const toWin = (((model.view || {}).options) || {}).realms_to_win || 6;
+  if (!winners.length || d.reason === "aborted" || d.reason === "resigned") return "Match over: " + resultText(d, model);
+  const names = list(winners.map(s => who(s, model)));
+  if (d.reason === "realms") return `Match over: ${names} won with ${toWin} realms standing.`;
+  if (d.reason === "turn_limit") return `Match over: ${names} won with the most realms when the turn limit was reached.`;
+  if (d.reason === "exhausted") return `Match over: ${names} won with the most realms once every draw pile was empty.`;
+  return "Match over: " + resultText(d, model);
 }
 
 // --- moments (moments.js): the battle's running totals, a razed realm ------------------------
@@ -356,3 +703,55 @@ export function moment(event, model) {
   if (event.kind === "realm_razed") return {kind: "realm_razed", text: `${whose(d.seat, model)} ${cardName(d, model)} is razed!`};
   return null;
 }
+
+// --- How to play (docs/spellfire.md, in a player's words) ---------------------------------------
+export const howTo = {
+  goal: "Have six realms standing (not razed) in your formation at the end of a turn. You build a pyramid of realms, " +
+        "bring champions into your pool, and attack the other players' realms to raze them, while defending your own.",
+  turn: [
+    "Rule cards: if the match holds rule cards or dungeons, you may put one of each into play.",
+    "Draw: you draw 3 cards.",
+    "Realm: you may play one realm into your formation (the first empty slot, or over a razed realm) and one holding onto a realm of the same world.",
+    "Pool: put any number of champions into your pool, and give them magical items and artifacts (one artifact each).",
+    "Attack: choose an exposed realm of any opponent and a champion to attack it; the owner defends with a champion or lets it fall. " +
+      "Both sides' totals are compared; the side behind plays cards one at a time (allies, spells, items) until it is ahead or stops. " +
+      "Every card played gives every other player a chance to respond. The attacker razes the realm by winning the round; the winner draws the spoils.",
+    "Discard: if you hold more than 8 cards, discard down to 8.",
+  ],
+  prompts: [
+    ["Play a rule card (play_rule)", "Put a rule card or dungeon from your hand into play, or go on with Done."],
+    ["Play a realm (play_realm)", "Play a realm into a slot of your formation, or a holding onto one of your realms; Done ends the phase."],
+    ["Fill your pool (play_pool)", "Put champions into your pool and attach magical items and artifacts to them; Done ends the phase."],
+    ["Choose a realm (choose_realm)", "Click an opponent's realm to attack it (tap their strip at the top to see their board), or End the attack phase."],
+    ["Choose an attacker (choose_attacker)", "Pick the champion, from your hand or pool, that attacks the realm. Back lets you choose another realm once a turn."],
+    ["Choose a defender (choose_defender)", "Pick a champion to defend your realm, or Decline: the realm is razed and the battle ends."],
+    ["Before the battle (before_battle)", "Play a card that works before the fight, or pass; it ends when both sides pass in a row."],
+    ["Battle play (battle_play)", "Your side is behind: play one card to catch up (an ally, a spell your champion can use, an item), or Stop and lose the round."],
+    ["Play at once (play_at_once)", "A card you played lets you play one more card at once, or pass."],
+    ["Respond (respond)", "Someone played a card: answer with an event or a play-at-any-time card, or let it stand. A player outside the battle may help either side with an event."],
+    ["Spoils of victory (spoils)", "You won a battle and drew a card: play it at once if it can be played, or keep it in your hand."],
+    ["Discard (discard)", "You hold more than the hand limit: choose a card to throw away."],
+  ],
+  glossary: [
+    ["Formation", TERMS.formation],
+    ["Exposed", TERMS.exposed],
+    ["Razed", TERMS.razed],
+    ["Pool", TERMS.pool],
+    ["Champion", "A card that fights: it attacks and defends, with a level and a special power. Heroes, wizards, clerics, thieves, psionicists, regents and monsters."],
+    ["Ally", "A card played in a battle for your side; its level adds to your total, and it is discarded after the round."],
+    ["Holding", "A card played on one of your realms of the same world; it helps that realm's defender."],
+    ["Magical item, artifact", "Cards attached to a champion; they stay with it after a battle it wins. One artifact per champion, of its world."],
+    ["Spells and powers", "Wizard spells, cleric spells, psionic powers, blood abilities, thief skills and unarmed combat: cards only champions of the right class can use in a battle."],
+    ["Event", "A card any player may play in answer to a card, even outside the battle."],
+    ["Level", TERMS.level],
+    ["Total", "A side's strength in a battle: its champion's level plus every bonus. The bigger total wins the round; a tie goes to the defender."],
+    ["Spoils", TERMS.spoils],
+    ["Limbo", TERMS.limbo],
+    ["Abyss", TERMS.abyss],
+    ["Void", TERMS.void],
+    ["Discard pile", TERMS.discard],
+    ["Draw pile", TERMS.draw],
+    ["Rule card", TERMS.rule],
+    ["Dungeon", TERMS.dungeon],
+  ],
+};
