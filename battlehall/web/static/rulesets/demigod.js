@@ -233,9 +233,9 @@ export function render(root, model, controls) {
   const opponents = seats.map(s => sideSummary(s, view, model));
   const middle = el("div.dg-field", {}, el("div.dg-inner", {}, gridEl(root, view, model, tp, dp, controls, state), sideEl(view, model, tp, dp)));
   const handEl = handOf(view, model, tp, dp, controls);
-  root.replaceChildren(
-    table({opponents, middle, hand: handEl, cls: `dg-table dg-sides-${Math.min(4, Math.max(1, seats.length))}`}),
-    detailsLine(root, "Point at or tap a character or a card to read it."));
+  const drawing = table({opponents, middle, hand: handEl, cls: `dg-table dg-sides-${Math.min(4, Math.max(1, seats.length))}`});
+  drawing.append(detailsLine(root, "Point at or tap a character or a card to read it."));  // floating: it takes no room
+  root.replaceChildren(drawing);
 }
 
 /** One side at a glance: its characters' Hit Points (the fallen ones crossed out), its hand. */
@@ -251,7 +251,7 @@ function sideSummary(seat, view, model) {
     const frac = Math.max(0, Math.min(1, u.hp / Math.max(1, u.max_hp)));
     return el("span", {class: "dg-u" + (u.kind === "demigod" ? " god" : ""), style: {"--hp": frac},
                        title: `${name}: ${u.hp} of ${u.max_hp} Hit Points, AP ${u.ap}${u.barrier ? `, barrier ${u.barrier}` : ""}`},
-      named(name), " ", el("span.dg-u-hp", {}, `${u.hp}/${u.max_hp}`));
+      named(name), " ", el("span.dg-u-hp", {}, String(u.hp), el("span.dg-u-max", {}, `/${u.max_hp}`)));
   });
   const count = (view.hand_counts || {})[seat];
   const deck = (view.deck_counts || {})[seat];
@@ -501,8 +501,9 @@ export function describe(event, model) {
   learn((model.view || {}).units);
   if (event.kind === "match_started") learn(d.units);
   const u = id => unitWho(id, model);
-  const seats = seatsOf(model);  // a line opens with a seat's name as it is spelt, else with a capital
-  const line = text => seats.some(s => text.startsWith(s + " ") || text.startsWith(s + "'")) ? text : cap(text);
+  // A line opens with a seat's name as it is spelt, else with a capital.
+  const seats = new Set([...seatsOf(model), d.seat, ...(d.seats || []), ...[...roster.values()].map(r => r.side)].filter(Boolean));
+  const line = text => [...seats].some(s => text.startsWith(s + " ") || text.startsWith(s + "'")) ? text : cap(text);
   const turnOf = seat => who(seat, model) === "you" ? "your turn" : `${seat}'s turn`;
   switch (event.kind) {
     case "match_started": {
