@@ -22,6 +22,7 @@ const TYPE_WORDS = {magical_item: "magical item", psionic_power: "psionic power"
                     thief_skill: "thief skill", unarmed_combat: "unarmed combat"};
 const WORLDS = {forgotten_realms: "Forgotten Realms", greyhawk: "Greyhawk", ravenloft: "Ravenloft", dark_sun: "Dark Sun",
                 dragonlance: "Dragonlance", birthright: "Birthright", add: "AD&D", spelljammer: "Spelljammer"};
+const MINE_FIRST = ["play_rule", "play_realm", "play_pool", "spoils", "discard", "choose_attacker", "choose_defender"];
 const SIDE_COLOURS = ["#7fb2ff", "#ff9a76", "#8fe08a", "#e7a6ff", "#ffd166", "#6fe0d8"];
 
 // Terms a player meets on the table, each explained where it appears and in How to play.
@@ -237,7 +238,11 @@ export function render(root, model, controls) {
   if (shown && (!battle || mem.picked === shown || !me)) middle.push(boardEl(shown, ctx, {attackable: targets[shown]}));
   const mine = me ? boardEl(me, ctx, {mine: true}) : null;
   const hand = me ? handEl(me, ctx) : null;
-  root.replaceChildren(el("div.sf", {}, table({opponents, middle, mine, hand, cls: "sf-table" + (me ? "" : " sf-onlooker")}),
+  // What the open prompt is about: your own board (placing realms, champions, choosing a
+  // fighter) or the middle (a realm to attack, the battle's cards); a small table gives it more room.
+  const kinds = (model.prompts || []).map(p => p.kind);
+  const focus = kinds.some(k => MINE_FIRST.includes(k)) ? "sf-focus-mine" : "sf-focus-middle";
+  root.replaceChildren(el("div", {class: `sf ${focus}`}, table({opponents, middle, mine, hand, cls: "sf-table" + (me ? "" : " sf-onlooker")}),
     detailsLine(root)));
 }
 
@@ -355,7 +360,7 @@ function boardEl(seat, ctx, {mine = false, attackable = null} = {}) {
   const extra = Object.entries(p).filter(([k, v]) => !KNOWN_PLAYER_FIELDS.includes(k) && v != null)
     .map(([k, v]) => zoneEl(k, v, model, controls));
   const dungeon = (view.dungeons || {})[seat];
-  const head = mine ? null : el("h3.sf-board-head", {},
+  const head = mine ? mineSummary(seat, ctx) : el("h3.sf-board-head", {},
     `${seat}'s board`, el("span.sf-counts", {}, ` · realms ${p.unrazed ?? 0}/${toWin} · hand ${p.hand_size ?? 0} · draw pile ${p.draw_size ?? "?"}`),
     attackable ? el("span.sf-aim-note", {}, ` · choose a realm to attack`) : null,
     ctx.mem.picked === seat && view.battle ? el("button.sf-close", {type: "button", onclick: () => { ctx.mem.picked = null; rerender(); }}, "Back to the battle") : null);
@@ -367,11 +372,24 @@ function boardEl(seat, ctx, {mine = false, attackable = null} = {}) {
       sfZone("pool", `${label}: pool`, [term("Pool", TERMS.pool), el("span.zone-count", {}, ` (${(p.pool || []).length})`)],
         poolEl(seat, p, ctx)),
       el("div.sf-side-zones", {},
-        countZone("Draw pile", TERMS.draw, p.draw_size),
+        mine ? null : countZone("Draw pile", TERMS.draw, p.draw_size),
         discardEl(p.discard || [], model),
         ["limbo", "abyss", "void"].filter(z => Array.isArray(p[z]) && (p[z].length || mine)).map(z => cardZone(z, p[z], ctx)),
         dungeon ? el("div.sf-zone", {}, term("Dungeon", TERMS.dungeon), ": ", cardEl(dungeon, model, null, {actions: false})) : null,
         extra)));
+}
+
+/** Your own seat's line above your board: your name, to act and clock, your numbers. */
+function mineSummary(seat, ctx) {
+  const {view, model} = ctx;
+  const p = view.players[seat] || {};
+  const toWin = (view.options || {}).realms_to_win || 6;
+  const idx = (view.seats || []).indexOf(seat);
+  return seatSummary(seat, model, {cls: "sf-me", colour: SIDE_COLOURS[idx % SIDE_COLOURS.length], stats: [
+    [el("span.sf-dup", {}, `realms ${p.unrazed ?? 0}/${toWin}`), `${plural(p.unrazed ?? 0, "realm")} standing; ${toWin} standing win`],
+    [el("span.sf-dup", {}, `hand ${p.hand_size ?? 0}`), `${plural(p.hand_size ?? 0, "card")} in hand; over 8 at the end of a turn you discard`],
+    [el("span.sf-dup", {}, `pool ${(p.pool || []).length}`), `${plural((p.pool || []).length, "champion")} in the pool`],
+    [`draw pile ${p.draw_size ?? "?"}`, TERMS.draw]]});
 }
 
 function sfZone(name, ariaLabel, label, content) {
