@@ -319,7 +319,6 @@ function gridEl(root, view, model, tp, dp, controls, state) {
         Object.assign(data, {prompt: mark.prompt.id, option: mark.option, details: `${mark.kind === "move" ? "Move to" : "Aim at"} ${label}`});
         for (const [a, v] of Object.entries(mark.args)) data["arg" + a[0].toUpperCase() + a.slice(1)] = JSON.stringify(v);
         cell = el("button", {type: "button", class: cls.join(" "), dataset: data,
-          "aria-label": `${mark.kind === "move" ? "move to" : "aim at"} ${label}`,
           onmouseenter: () => { if (area && !same(hover, sq)) { hover = sq; rerender(); } },
           onfocus: () => {  // the keyboard sees the area too; the redrawn square keeps the focus
             if (!area || same(hover, sq)) return;
@@ -329,17 +328,16 @@ function gridEl(root, view, model, tp, dp, controls, state) {
             if (again) again.focus();
           },
           onclick: () => { const m = mark; sel = NONE; hover = null; controls.choose(m.prompt.id, m.option, m.args); }},
-          content);
+          content, el("span.dg-sr", {}, `${mark.kind === "move" ? "move to" : "aim at"} ${label}`));
       } else if (u && tp && u.side === model.seat && (combosOf(opt(tp, "move"), {unit: u.id}).length || combosOf(opt(tp, "attack"), {unit: u.id}).length)) {
         cell = el("button", {type: "button", class: cls.concat("selectable", sel.unit === u.id ? "selected" : "").join(" ").trim(),
-          dataset: {...data, unit: u.id}, "aria-pressed": sel.unit === u.id ? "true" : "false", "aria-label": `select ${label}`,
+          dataset: {...data, unit: u.id}, "aria-pressed": sel.unit === u.id ? "true" : "false",
           onclick: () => { sel = sel.unit === u.id ? NONE : {unit: u.id, card: null, option: null, prompt: tp.id}; rerender(); }},
-          content);
+          content, el("span.dg-sr", {}, `select ${label}`));
       } else {
-        cell = el("span", {class: cls.join(" "), dataset: data}, content);
+        cell = el("span", {class: cls.join(" "), dataset: data}, content, el("span.dg-sr", {}, label));
       }
-      const interactive = cell.tagName === "BUTTON";
-      cells.push(el("span.dg-sq", {role: "gridcell", "aria-label": interactive ? null : label}, cell));
+      cells.push(el("span.dg-sq", {role: "gridcell"}, cell));
     }
     rows.push(el("div.dg-row", {role: "row"}, cells));
   }
