@@ -301,7 +301,7 @@ function statusEl(ctx) {
     cardEl(view.rule, model, null, {actions: false, cls: "sf-inline"})));
   if (view.spoils) bits.push(el("span.sf-spoils", {}, `${who(view.spoils.seat, model)} ${view.spoils.seat === model.seat ? "decide" : "decides"} the `,
     term("spoils", TERMS.spoils)));
-  return el("div.sf-status", {}, bits);
+  return el("div", {class: "sf-status" + (view.battle ? " in-battle" : "")}, bits);
 }
 
 function phaseWords(phase) {
