@@ -173,6 +173,7 @@ export class Spectating {
     dom.main.dataset.events = "0";
     dom.main.dataset.moments = "0";
     dom.title.textContent = this.name; // "Spellfire: ana vs bot-1 (bot)": the ruleset's title, never the match id
+    dom.title.title = this.name; // whole, where a phone cuts it short
     dom.spectators.textContent = String(this.summary.spectators ?? 0);
     this.timers.push(setInterval(() => this.tick(), TICK_MS));
     this.timers.push(setInterval(() => {
