@@ -171,7 +171,7 @@ function cardEl(ref, model, controls, opts = {}) {
   const isArmed = armed && armed.prompt === prompt.id && armed.option === option.id;
   const button = cardFace({...face, tag: "button", cls: cls + " sf-playable" + (isArmed ? " armed" : ""),
     attrs: {type: "button", dataset: {...dataset, prompt: prompt.id, option: option.id},
-            "aria-label": option.text || cardName(ref, model), "aria-pressed": isArmed ? "true" : null}});
+            title: option.text || null, "aria-pressed": isArmed ? "true" : null}});
   button.addEventListener("click", () => {
     const all = answers(option);
     if (all.length === 1) { armed = null; controls.choose(prompt.id, option.id, all[0]); return; }
@@ -264,7 +264,7 @@ function opponentEl(seat, ctx) {
   const shownNow = ctx.shown === seat && (!view.battle || mem.picked === seat);
   const pick = () => { mem.picked = mem.picked === seat && !aims ? null : seat; rerender(); };
   const peek = el("button.sf-peek", {type: "button", "aria-pressed": shownNow ? "true" : "false",
-                                     "aria-label": `${shownNow ? "Showing" : "Show"} ${seat}'s board`, onclick: e => { e.stopPropagation(); pick(); }},
+                                     "aria-label": `${shownNow ? "Showing" : "Show"} ${seat}'s board; ${p.hand_size || 0} cards in hand`, onclick: e => { e.stopPropagation(); pick(); }},
     miniFormation(formation, targets[seat]),
     hiddenHand(p.hand_size || 0, 4));
   const idx = (view.seats || []).indexOf(seat);
