@@ -153,26 +153,31 @@ async def test_a_key_colour_leaves_every_text_of_the_board_on_a_solid_backdrop(s
     await shoot(p, "stream-overlay-key-colour-1920", full_page=False)
 
 
-async def test_the_tv_at_scale_one_and_a_half_shows_the_lower_seats_board(start_server, page, shoot):
-    srv = start_server("tv-scale", env=FAST)
-    made = live(srv, "spellfire", 2)
+@pytest.mark.parametrize("ruleset,seats", [("spellfire", 2), ("spellfire", 6), ("hourglass", 4), ("demigod", 4), ("duel", 2)])
+async def test_the_tv_at_scale_one_and_a_half_shows_the_lower_seats_board(start_server, page, shoot, ruleset, seats):
+    srv = start_server(f"tv-scale-{ruleset}-{seats}", env=FAST)
+    made = live(srv, ruleset, seats)
     await asyncio.sleep(0.3)
-    tv = await page(f"{srv.url}/tv/spellfire?bg=transparent&size=1920x1080&scale=1.5", viewport=SIZES["hd"],
+    tv = await page(f"{srv.url}/tv/{ruleset}?bg=transparent&size=1920x1080&scale=1.5", viewport=SIZES["hd"],
                     wait_for=f"main[data-match='{made['match']}'][data-status=open]")
     await tv.wait_for_selector("#board .seat-name")
     await asyncio.sleep(0.6)
-    await shoot(tv, "stream-tv-scale-1.5-1920", full_page=False)
+    await shoot(tv, f"stream-tv-scale-1.5-1920-{ruleset}-{seats}", full_page=False)
     g = await tv.evaluate("""() => {
       const board = document.querySelector('#board');
       const parts = [...board.querySelectorAll('.seat-summary, [data-seat], .table-mine, .table-hand, .table-middle')]
         .filter(n => n.getClientRects().length);
-      return {height: innerHeight, board: board.getBoundingClientRect().bottom,
+      // A part that scrolls inside the table hides what it cannot show: a stream cannot scroll it.
+      const hidden = [...board.querySelectorAll('.table-opponents, .table-middle, .table-mine, .table-hand, .hand-cards')].filter(n => /(auto|scroll)/.test(getComputedStyle(n).overflowY)
+        && n.clientHeight && n.scrollHeight > n.clientHeight + 2).map(n => n.className);
+      return {height: innerHeight, board: board.getBoundingClientRect().bottom, hidden,
               lowest: Math.max(...parts.map(n => n.getBoundingClientRect().bottom)),
               seats: [...board.querySelectorAll('.seat-name')].map(n => n.textContent.trim())};
     }""")
     assert g["board"] <= g["height"] + 0.5, g
     assert g["lowest"] <= g["height"] + 0.5, f"the lower seat's board is cut off: {g}"
-    assert set(g["seats"]) >= {"ana", "bot-1"}, g
+    assert set(g["seats"]) >= {"ana"} | {f"bot-{i}" for i in range(1, seats)}, g
+    assert not g["hidden"], f"parts of the table cut off inside it: {g['hidden']}"
 
 
 async def test_nothing_on_an_overlay_takes_focus(srv, page):
@@ -271,3 +276,28 @@ async def test_axe_finds_no_serious_violation_on_the_stream_pages(srv, start_ser
     await asyncio.sleep(0.8)
     bad = await axe(p)
     assert not bad, "\n".join(f"{v['impact']} {v['id']}: {v['help']}\n  " + "\n  ".join(v["nodes"]) for v in bad)
+
+
+@pytest.mark.parametrize("ruleset,seats", [("spellfire", 6), ("demigod", 4), ("hourglass", 4)])
+async def test_a_match_well_under_way_still_fits_the_tv_at_scale_one_and_a_half(start_server, page, shoot, ruleset, seats):
+    """Bots in every seat, some way into the match: the boards have grown, the table still fits."""
+    srv = start_server(f"tv-busy-{ruleset}", env=FAST)
+    names = [f"bot-{i}" for i in range(1, seats + 1)]
+    made = srv.create(ruleset=ruleset, seats=names, bots={n: "greedy" for n in names}, spectators={"public": True})
+    tv = await page(f"{srv.url}/tv/{ruleset}?size=1920x1080&scale=1.5&bg=00ff00", viewport=SIZES["hd"],
+                    wait_for=f"main[data-match='{made['match']}'][data-status=open]")
+    await tv.wait_for_selector("#log li:nth-child(40)", timeout=60_000)
+    await asyncio.sleep(0.3)
+    await shoot(tv, f"stream-tv-busy-{ruleset}-{seats}", full_page=False)
+    g = await tv.evaluate("""() => {
+      const board = document.querySelector('#board');
+      const hidden = [...board.querySelectorAll('.table-opponents, .table-middle, .table-mine, .table-hand, .hand-cards')].filter(n => /(auto|scroll)/.test(getComputedStyle(n).overflowY)
+        && n.clientHeight && n.scrollHeight > n.clientHeight + 2)
+        .map(n => `${n.className} ${n.scrollHeight}/${n.clientHeight} ${getComputedStyle(n).overflowY}`);
+      const parts = [...board.querySelectorAll('.seat-summary, .table-mine, .table-hand, .table-middle')].filter(n => n.getClientRects().length);
+      return {height: innerHeight, width: innerWidth, hidden, fit: board.dataset.fit,
+              lowest: Math.max(0, ...parts.map(n => n.getBoundingClientRect().bottom)),
+              right: Math.max(0, ...parts.map(n => n.getBoundingClientRect().right))};
+    }""")
+    assert g["lowest"] <= g["height"] + 0.5 and g["right"] <= g["width"] + 0.5, g
+    assert not g["hidden"], f"parts of the table cut off inside it: {g}"

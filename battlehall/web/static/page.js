@@ -250,19 +250,23 @@ function mmss(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+const TABLE_PARTS = ".table-opponents, .table-middle, .table-mine, .table-hand, .hand-cards";
+
 /** How much taller (or wider) `root`'s drawing is than its box: its own overflow plus what
- * each part that scrolls inside it hides (a stream cannot scroll, nor can a viewer of the
- * whole table be asked to). 1 when it fits. `zoom`: the zoom its children are drawn at
+ * each region of the table that scrolls inside it hides (a stream cannot scroll, nor can a
+ * viewer of the whole table be asked to). 1 when it fits. `zoom`: the zoom its children are drawn at
  * (their sizes are in their own, zoomed, pixels). */
 function overflowOf(root, zoom) {
   const h = Math.max(1, root.clientHeight);
   const w = Math.max(1, root.clientWidth);
   let needH = root.scrollHeight;
   let needW = root.scrollWidth;
-  for (const node of root.querySelectorAll("*")) {
+  // The table's own regions (table.css), whose boxes the table's layout gives: drawn smaller,
+  // their content fits. A drawing's own scrolling list (a discard pile of at most 8rem) is
+  // its choice, and would not fit at any size.
+  for (const node of root.querySelectorAll(TABLE_PARTS)) {
     if (!node.clientHeight && !node.clientWidth) continue;
     const style = getComputedStyle(node);
-    if (style.position === "fixed") continue;
     if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight + 1) {
       needH += (node.scrollHeight - node.clientHeight) * zoom;
     }

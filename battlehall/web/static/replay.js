@@ -137,9 +137,14 @@ function setButtons() {
 }
 
 function drawStep(k, step, before) {
+  // Who decides at this step: the public part of every seat's open prompts.
+  const deciding = {};
+  for (const [seat, prompts] of Object.entries(step.prompts || {})) {
+    if (prompts && prompts.length) deciding[seat] = prompts.map((p) => ({ id: p.id, seat, kind: p.kind, window: !!p.window, deadline: null }));
+  }
   for (const seat of replay.seats) {
     const model = { ruleset: replay.ruleset, view: step.views[seat], definitions, seat, role: "replay",
-                    prompts: step.prompts[seat] || [], seats: replay.seats };
+                    prompts: step.prompts[seat] || [], seats: replay.seats, bots: replay.bots || {}, deciding };
     draw(drawing, seatRoots.get(seat), model, null);
   }
   scrubber.setAttribute("aria-valuetext", `step ${k} of ${total - 1}`);
