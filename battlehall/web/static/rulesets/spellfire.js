@@ -201,8 +201,9 @@ function shownSeat(others, view, model, mem, targets) {
   const withTargets = others.filter(s => targets[s]);
   if (withTargets.length) return withTargets.includes(mem.picked) ? mem.picked : withTargets[0];
   if (mem.picked && others.includes(mem.picked)) return mem.picked;
-  if (!seatsOf(view).includes(model.seat) && view.battle && others.includes(view.battle.defender)) {
-    return view.battle.defender;  // an onlooker sees the realm under attack, under the battle
+  if (view.battle) {  // under the battle: the realm under attack, else the attacker's board
+    if (others.includes(view.battle.defender)) return view.battle.defender;
+    if (others.includes(view.battle.attacker)) return view.battle.attacker;
   }
   const turn = (view.turn || {}).seat;
   if (turn && others.includes(turn)) return turn;
@@ -225,7 +226,8 @@ export function render(root, model, controls) {
   const ctx = {model, controls, view, mem, root};
   const seats = seatsOf(view);
   const me = seats.includes(model.seat) ? model.seat : null;
-  const others = seats.filter(s => s !== me);
+  const bottom = me || seats[0] || null;  // an onlooker sees the first seat along the bottom
+  const others = seats.filter(s => s !== bottom);
   const targets = targetsBySeat(model);
   const shown = shownSeat(others, view, model, mem, targets);
   ctx.shown = shown;
@@ -235,8 +237,8 @@ export function render(root, model, controls) {
   const battle = battleEl(ctx);
   const middle = [statusEl(ctx)];
   if (battle) middle.push(battle);
-  if (shown && (!battle || mem.picked === shown || !me)) middle.push(boardEl(shown, ctx, {attackable: targets[shown]}));
-  const mine = me ? boardEl(me, ctx, {mine: true}) : null;
+  if (shown) middle.push(boardEl(shown, ctx, {attackable: targets[shown]}));
+  const mine = bottom ? boardEl(bottom, ctx, {mine: true}) : null;
   const hand = me ? handEl(me, ctx) : null;
   // What the open prompt is about: your own board (placing realms, champions, choosing a
   // fighter) or the middle (a realm to attack, the battle's cards); a small table gives it more room.
@@ -261,7 +263,7 @@ function opponentEl(seat, ctx) {
     [`pool ${pool}`, `${plural(pool, "champion")} in the pool`],
     aims ? [`${aims} to attack`, "realms of theirs you may attack now: shown in the middle"] : null,
   ];
-  const shownNow = ctx.shown === seat && (!view.battle || mem.picked === seat);
+  const shownNow = ctx.shown === seat;
   const pick = () => { mem.picked = mem.picked === seat && !aims ? null : seat; rerender(); };
   const peek = el("button.sf-peek", {type: "button", "aria-pressed": shownNow ? "true" : "false",
                                      "aria-label": `${shownNow ? "Showing" : "Show"} ${seat}'s board; ${p.hand_size || 0} cards in hand`, onclick: e => { e.stopPropagation(); pick(); }},
@@ -294,7 +296,7 @@ function statusEl(ctx) {
   const {view, model} = ctx;
   const t = view.turn || {};
   const bits = [];
-  if (view.result) bits.push(el("strong", {}, resultText(view.result, model)));
+  if (view.result) bits.push(el("strong", {}, cap(endText(view.result, model))));
   else if (t.seat) bits.push(el("span", {}, `Turn ${t.number ?? "?"}: `, el("strong", {}, t.seat === model.seat && model.role !== "replay" ? "your" : `${t.seat}'s`),
     ` ${phaseWords(t.phase)}`));
   if (view.rule) bits.push(el("span.sf-rule", {}, term("Rule in play", TERMS.rule), ": ",
@@ -355,7 +357,7 @@ function battleEl(ctx) {
 function boardEl(seat, ctx, {mine = false, attackable = null} = {}) {
   const {view, model, controls} = ctx;
   const p = view.players[seat] || {};
-  const label = mine ? (model.role === "replay" ? `${seat}'s board` : "Your board") : `${seat}'s board`;
+  const label = mine && seat === model.seat && model.role !== "replay" ? "Your board" : `${seat}'s board`;
   const toWin = (view.options || {}).realms_to_win || 6;
   const extra = Object.entries(p).filter(([k, v]) => !KNOWN_PLAYER_FIELDS.includes(k) && v != null)
     .map(([k, v]) => zoneEl(k, v, model, controls));
@@ -363,7 +365,7 @@ function boardEl(seat, ctx, {mine = false, attackable = null} = {}) {
   const head = mine ? mineSummary(seat, ctx) : el("h3.sf-board-head", {},
     `${seat}'s board`, el("span.sf-counts", {}, ` · realms ${p.unrazed ?? 0}/${toWin} · hand ${p.hand_size ?? 0} · draw pile ${p.draw_size ?? "?"}`),
     attackable ? el("span.sf-aim-note", {}, ` · choose a realm to attack`) : null,
-    ctx.mem.picked === seat && view.battle ? el("button.sf-close", {type: "button", onclick: () => { ctx.mem.picked = null; rerender(); }}, "Back to the battle") : null);
+    null);
   return el("section", {class: "sf-board" + (mine ? " mine" : " theirs"), "aria-label": label, dataset: {seat}},
     head,
     el("div.sf-board-body", {},
@@ -568,6 +570,7 @@ export function describe(event, model) {
   const n = ref => cardName(ref, model);
   const s = seat => who(seat, model);
   const poss = seat => whose(seat, model);            // "your", "bob's"
+  const Poss = seat => (who(seat, model) === "you" ? "Your" : `${seat}'s`);
   const their = seat => (who(seat, model) === "you" ? "your" : "their");
   const verb = (seat, youForm, theyForm) => (who(seat, model) === "you" ? youForm : theyForm);
   const cards = refs => list((refs || []).map(n));
@@ -599,7 +602,7 @@ export function describe(event, model) {
                    after_combat: "after combat", sacrifice: "given for an avatar", cosmos: "a copy of it is already in play",
                    played: "played as spoils"}[d.reason];
       if (d.reason === "hand_limit") return `${s(d.seat)} discarded ${what} to keep to the hand limit.`;
-      return `${cap(poss(d.seat))} ${what} ${many ? "go" : "goes"} to the discard pile${why ? ` (${why})` : ""}.`;
+      return `${Poss(d.seat)} ${what} ${many ? "go" : "goes"} to the discard pile${why ? ` (${why})` : ""}.`;
     }
     case "card_returned": return `${s(d.seat)} took ${d.cards && d.cards.length ? cards(d.cards) : plural(d.count || 1, "card")} back from ${their(d.seat)} discard pile into ${their(d.seat)} hand.`;
     case "realm_played": return `${s(d.seat)} played the realm ${n(d)} in slot ${d.slot} of ${their(d.seat)} formation${spoils}.`;
@@ -647,14 +650,14 @@ export function describe(event, model) {
     }
     case "champion_returned": return `${n(d)} goes back to ${poss(d.seat)} pool` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") +
       (d.by_power ? ", saved by a power" : "") + ".";
-    case "sent_to_zone": return `${cap(poss(d.seat))} ${n(d)} is sent to ${zoneWord(d.zone)}` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") +
+    case "sent_to_zone": return `${Poss(d.seat)} ${n(d)} is sent to ${zoneWord(d.zone)}` + (d.attached && d.attached.length ? ` with ${cards(d.attached)}` : "") +
       (d.zone === "limbo" ? `, until ${their(d.seat)} next turn` : d.zone === "abyss" || d.zone === "void" ? ", out of the game" : "") + ".";
     case "after_combat": return d.to ? `After combat, ${n(d)} sends ${n(d.target)} to ${zoneWord(d.to)}.` : `After combat, ${n(d)} finds nobody left to strike.`;
-    case "left_limbo": return d.to === "discard" ? `${cap(poss(d.seat))} ${n(d)} leaves Limbo for the discard pile: a copy of it is in play.`
-                                                 : `${cap(poss(d.seat))} ${n(d)} comes back from Limbo to ${their(d.seat)} pool.`;
-    case "realm_holds": return `${cap(poss(d.seat))} ${n(d)} holds: it must be defeated twice (${plural(d.defeats, "defeat")} so far).`;
-    case "realm_razed": return `${cap(poss(d.seat))} ${n(d)} (slot ${d.slot}) was razed.`;
-    case "realm_discarded": return `${cap(poss(d.seat))} ${n(d)} (slot ${d.slot}) was discarded from the formation.`;
+    case "left_limbo": return d.to === "discard" ? `${Poss(d.seat)} ${n(d)} leaves Limbo for the discard pile: a copy of it is in play.`
+                                                 : `${Poss(d.seat)} ${n(d)} comes back from Limbo to ${their(d.seat)} pool.`;
+    case "realm_holds": return `${Poss(d.seat)} ${n(d)} holds: it must be defeated twice (${plural(d.defeats, "defeat")} so far).`;
+    case "realm_razed": return `${Poss(d.seat)} ${n(d)} (slot ${d.slot}) was razed.`;
+    case "realm_discarded": return `${Poss(d.seat)} ${n(d)} (slot ${d.slot}) was discarded from the formation.`;
     case "battle_ended": {
       const fate = d.discarded ? "it was discarded" : d.razed ? "it fell" : "it stands";
       const winner = d.spoils ? ` ${s(d.spoils)} ${verb(d.spoils, "draw", "draws")} the spoils.` : "";
@@ -680,18 +683,19 @@ export function describe(event, model) {
 function activatedText(d, model) {
   const n = ref => cardName(ref, model);
   const owner = d.seat ? whose(d.seat, model) : "";
+  const Owner = d.seat ? (who(d.seat, model) === "you" ? "Your" : `${d.seat}'s`) : "";
   const side = d.side ? ` for the ${d.side}` : "";
   const plus = d.bonus ? ` (+${d.bonus}${side})` : "";
   if (d.cancelled) return `${n(d)} has no power this round: it was cancelled.`;
   if (d.slays) return `${n(d)} slays the ${d.slays}'s champion!`;
   if ((d.effects || []).includes("brings_ally_waits")) return `${n(d)} may call an ally in once ${d.seat === model.seat ? "you are" : "its side is"} behind.`;
   if ((d.cancels || []).length) return `${n(d)} cancels ${list(d.cancels.map(n))}.`;
-  if (d.step === "7" || d.step === "8") return `${owner ? owner[0].toUpperCase() + owner.slice(1) + " " : ""}${n(d)} fights for the ${d.side} at ${d.bonus ?? 0}.`;
+  if (d.step === "7" || d.step === "8") return `${Owner ? Owner + " " : ""}${n(d)} fights for the ${d.side} at ${d.bonus ?? 0}.`;
   switch (d.zone) {
     case "rule": return `The rule card ${n(d)} acts${plus || " for everyone"}.`;
-    case "dungeon": return `${cap(owner)} dungeon ${n(d)} acts${plus}.`;
-    case "formation": return `${cap(owner)} ${n(d)} (slot ${d.slot}) helps its defender${plus}.`;
-    case "pool": return `${cap(owner)} ${n(d)} joins the battle as an ally${plus}.`;
+    case "dungeon": return `${Owner} dungeon ${n(d)} acts${plus}.`;
+    case "formation": return `${Owner} ${n(d)} (slot ${d.slot}) helps its defender${plus}.`;
+    case "pool": return `${Owner} ${n(d)} joins the battle as an ally${plus}.`;
     default: return `${who(d.seat, model)} used ${n(d)} in the battle${plus}.`;
   }
 }
