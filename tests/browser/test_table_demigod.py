@@ -17,7 +17,9 @@ SEATS = ["ana", "bot-1", "bot-2", "bot-3"]
 # The board's box as the frame gives it (a header line, the prompt bar and the log beside it
 # on a desktop, above and below it on a phone), and the viewport around it.
 BOXES = {"desktop": ({"width": 1280, "height": 800}, {"width": 900, "height": 740}),
-         "phone": ({"width": 390, "height": 844}, {"width": 374, "height": 560})}
+         "phone": ({"width": 390, "height": 844}, {"width": 374, "height": 480}),
+         "phone-short": ({"width": 390, "height": 844}, {"width": 374, "height": 300})}
+SMALLEST = {"desktop": 40, "phone": 22, "phone-short": 14}  # a square's side, big enough to aim at
 
 
 def engine_match(seats=SEATS, seed=3):
@@ -98,21 +100,22 @@ async def harness(server, page):
     return open_
 
 
-@pytest.mark.parametrize("size", ["desktop", "phone"])
-async def test_four_sides_fit_the_box_with_a_square_whole_grid(harness, shoot, size):
-    rs, state = engine_match()
+@pytest.mark.parametrize("size", list(BOXES))
+@pytest.mark.parametrize("seats", [2, 4])
+async def test_the_sides_fit_the_box_with_a_square_whole_grid(harness, shoot, size, seats):
+    rs, state = engine_match(SEATS[:seats])
     p = await harness(size, model_of(rs, state))
     g = await p.evaluate(GEOMETRY)
-    await shoot(p, f"table-demigod-harness-4-{size}", full_page=False)
+    await shoot(p, f"table-demigod-harness-{seats}-{size}", full_page=False)
     assert len(g["cells"]) == 64
     assert all(within(c, g["root"]) for c in g["cells"]), "a square of the grid lies outside the board's box"
     assert within(g["hand"], g["root"]), g["hand"]
     widths = {round(c["width"]) for c in g["cells"]}
     heights = {round(c["height"]) for c in g["cells"]}
     assert widths == heights and len(widths) == 1, (widths, heights)
-    assert min(widths) >= (40 if size == "desktop" else 22), widths  # big enough to aim at
+    assert min(widths) >= SMALLEST[size], widths
     assert not g["overflowing"], g["overflowing"]
-    assert sorted(n["text"] for n in g["names"]) == sorted(SEATS)
+    assert sorted(n["text"] for n in g["names"]) == sorted(SEATS[:seats])
     assert all(within(n["box"], g["root"]) for n in g["names"]), g["names"]
 
 

@@ -234,8 +234,27 @@ export function render(root, model, controls) {
   const middle = el("div.dg-field", {}, el("div.dg-inner", {}, gridEl(root, view, model, tp, dp, controls, state), sideEl(view, model, tp, dp)));
   const handEl = handOf(view, model, tp, dp, controls);
   const drawing = table({opponents, middle, hand: handEl, cls: `dg-table dg-sides-${Math.min(4, Math.max(1, seats.length))}`});
+  fitTo(root, drawing);
   drawing.append(detailsLine(root, "Point at or tap a character or a card to read it."));  // floating: it takes no room
   root.replaceChildren(drawing);
+}
+
+/** A box too short for the whole table makes its parts smaller, so that the grid keeps its
+ * room: `data-fit` "short" (a phone's box) or "tiny" on the table, from the box's height,
+ * measured now and again whenever the box changes (nothing when its height is not known). */
+const observed = new WeakSet();
+function fitOf(height) { return !height ? "" : height < 400 ? "tiny" : height < 600 ? "short" : ""; }
+function fitTo(root, drawing) {
+  const fit = fitOf(root.clientHeight);
+  if (fit) drawing.dataset.fit = fit;
+  if (observed.has(root) || typeof ResizeObserver !== "function") return;
+  observed.add(root);
+  new ResizeObserver(() => {
+    const now = root.querySelector(":scope > .dg-table");
+    if (!now) return;
+    const f = fitOf(root.clientHeight);
+    if ((now.dataset.fit || "") !== f) { if (f) now.dataset.fit = f; else delete now.dataset.fit; }
+  }).observe(root);
 }
 
 /** One side at a glance: its characters' Hit Points (the fallen ones crossed out), its hand. */
