@@ -272,6 +272,7 @@ function presenceNow() {
 }
 
 function drawBoard() {
+  if (!drawingLoaded) return;  // ensureSummary draws it once the drawing is loaded
   const key = boardEl.contains(document.activeElement) ? focusKey(document.activeElement) : null;
   model.prompts = [...prompts.values()].filter(p => !pending.has(p.id));
   model.deciding = decidingNow();
@@ -618,6 +619,29 @@ async function loadSummary() {
   return "loaded";
 }
 
+let summaryState = null;   // the summary being loaded (null: to ask again)
+let drawingLoaded = false; // the ruleset's drawing is here (or the plain one, the server being down)
+let welcomed = false;
+
+/** Load the summary once (again after it failed); then draw everything with the drawing. */
+function ensureSummary() {
+  summaryState ||= loadSummary().then(result => {
+    if (result === "unreachable") summaryState = null;  // the plain view until it loads
+    if (result !== "gone") {
+      drawingLoaded = true;
+      showStops();
+      if (model.view) { drawBoard(); drawPrompts(true); drawResign(); }
+    }
+    return result;
+  });
+  return summaryState;
+}
+
+/** The Reaction windows setting: a player's, in rulesets with reaction windows only. */
+function showStops() {
+  stopsEl.hidden = !welcomed || model.role !== "player" || !model.windows;
+}
+
 async function start() {
   if (!matchId) { notice("No match in this address."); return; }
   if (!token) {
@@ -627,7 +651,9 @@ async function start() {
     setStatus("closed");
     return;
   }
-  if (await loadSummary() === "gone") return;
+  // The match's summary (its ruleset and the drawing's module) and the socket at once: a
+  // welcome that comes first waits for the drawing (drawBoard draws nothing till then).
+  const summary = ensureSummary();
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   client = new BattlehallClient({url: `${scheme}//${location.host}/ws/${encodeURIComponent(matchId)}`, token,
                                  codec: "json", resume: 0,  // 0: the whole history, for the log
@@ -650,12 +676,13 @@ async function start() {
     model.role = msg.role;
     model.definitions = msg.definitions || {};  // sent once per socket, never in a view
     whoEl.textContent = msg.seat ? `You play ${msg.seat}` : "You watch";
-    stopsEl.hidden = msg.role !== "player" || !model.windows;  // only rulesets with reaction windows
+    welcomed = true;
+    showStops();
     stopsSelect.disabled = msg.role !== "player";
     viewAsked = false;
     markBusy();
     takeView(msg.seq, msg.view, msg.prompts, msg.now);
-    if (!model.ruleset) loadSummary().then(() => { drawBoard(); drawPrompts(true); drawResign(); });  // the server was down at first
+    if (!model.ruleset) ensureSummary();  // the server was down at first
   });
   client.on("event", onEvent);
   client.on("presence", () => { drawBoard(); drawResign(); drawPrompts(true); });
@@ -679,7 +706,10 @@ async function start() {
     if (e && e.id == null) notice(ERROR_WORDS[e.code] || e.message || "Error");
   });
   client.on("ended", result => showResult(result));
-  await client.connect();
+  const connected = client.connect();
+  connected.catch(() => {});  // handled below, once the summary is in (a refusal may come first)
+  if (await summary === "gone") { client.close("no such match"); return; }
+  await connected;
 }
 
 start().catch(err => {
