@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from page_load import DECISION, LARGEST, WEIGHT  # noqa: E402  (the benchmark's own measure)
+from page_load import DECISION, LARGEST, WEIGHT  # the benchmark's own measure
 
 LIMIT = 300 * 1024
 
