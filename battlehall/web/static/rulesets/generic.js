@@ -5,6 +5,14 @@ import {el, useCss, words, who, describeCommon} from "./common.js";
 
 useCss(new URL("./generic.css", import.meta.url).href);
 
+export const howTo = {
+  goal: "This ruleset has no table of its own on these pages: its view is shown as it is, field by field.",
+  turn: ["Every decision you have is in the bar beside the board, with its countdown and the answer played if time runs out."],
+  prompts: [],
+  glossary: [["Default", "The answer played for you when a decision's time runs out."],
+             ["Time bank", "Extra time of your own, spent once a decision's own time is out."]],
+};
+
 export function render(root, model, controls) {
   const view = model.view;
   root.replaceChildren(el("div.generic", {},
