@@ -309,3 +309,60 @@ async def test_how_to_play_explains_every_term_of_the_table(harness):
     await p.locator(".dg-cell.selectable").first.click()
     titles = await p.eval_on_selector_all(".dg-unitcard abbr.term", "ns => ns.map(n => n.textContent + ': ' + n.title)")
     assert any(t.startswith("HP: Hit Points") for t in titles) and any(t.startswith("AP: Armor Points") for t in titles)
+
+
+# Four sides close together: ana's Kaelen can aim a Fireball at bot-1's Morwen and her Ghoul.
+CLOSE = {
+    "map": "crossroads",
+    "units": [
+        {"id": "ana.kaelen", "side": "ana", "kind": "demigod", "name": "Kaelen", "pos": [1, 2], "hp": 24, "max_hp": 30,
+         "ap": 5, "dr": 1, "poison": 3,
+         "effects": [{"title": "Stone Skin", "source": "Stone Skin", "stat": "dv", "value": 2, "turns": 1}]},
+        {"id": "ana.spearman1", "side": "ana", "kind": "minion", "name": "Spearman", "pos": [2, 1], "hp": 10},
+        {"id": "bot-1.morwen", "side": "bot-1", "kind": "demigod", "name": "Morwen", "pos": [5, 2], "hp": 26, "ap": 3},
+        {"id": "bot-1.ghoul1", "side": "bot-1", "kind": "minion", "name": "Ghoul", "pos": [5, 3], "hp": 9},
+        {"id": "bot-2.kaelen", "side": "bot-2", "kind": "demigod", "name": "Kaelen", "pos": [7, 7], "hp": 30},
+        {"id": "bot-3.morwen", "side": "bot-3", "kind": "demigod", "name": "Morwen", "pos": [0, 7], "hp": 26},
+    ],
+    "hands": {"ana": ["Fireball", "Strike", "Parry", "Riposte"], "bot-1": ["Firebolt", "Guard"], "bot-2": [], "bot-3": []},
+    "turn": {"seat": "ana", "round": 2},
+}
+
+
+async def test_aiming_an_area_card_lights_its_targets_and_its_blast(harness, shoot):
+    rs = get_ruleset("demigod")
+    state, _ = rs.start(SEATS, 1, None, CLOSE)
+    p = await harness("desktop", model_of(rs, state))
+    await p.locator(".dg-cell.selectable[data-unit='ana.kaelen']").click()
+    await p.locator(".dg-card.playable", has_text="Fireball").click()
+    targets = p.locator(".dg-cell.mark-target")
+    assert await targets.count() > 0
+    await p.locator(".dg-cell.mark-target[data-x='5'][data-y='2']").hover()
+    caught = await p.eval_on_selector_all(".dg-cell.caught", "ns => ns.map(n => n.dataset.x + ',' + n.dataset.y)")
+    assert sorted(caught) == sorted(f"{x},{y}" for x in (4, 5, 6) for y in (1, 2, 3))
+    side = await p.locator(".dg-side").inner_text()
+    assert "Red squares" in side and "Kaelen" in side and "Stone Skin" in side
+    await shoot(p, "table-demigod-harness-aiming", full_page=False)
+    await p.locator(".dg-cell.mark-target[data-x='5'][data-y='2']").click()
+    chosen = await p.evaluate("() => window.__chosen")
+    assert chosen[0][1] == "attack" and chosen[0][2]["target"] == [5, 2] and chosen[0][2]["unit"] == "ana.kaelen"
+
+
+async def test_a_reaction_window_offers_the_hand_to_defend_with(harness, shoot):
+    rs = get_ruleset("demigod")
+    setup = {**CLOSE, "turn": {"seat": "bot-1", "round": 2}}
+    state, _ = rs.start(SEATS, 1, None, setup)
+    turn = state["prompts"][0]
+    attack = next(o for o in turn["options"] if o["id"] == "attack")
+    bolt = next(c for c in attack["combos"] if c["unit"] == ["bot-1.morwen"] and [1, 2] in c["target"])
+    rs.apply(state, turn, "attack", {"unit": "bot-1.morwen", "card": bolt["card"][0], "target": [1, 2]})
+    assert state["prompts"][0]["kind"] == "defend" and state["prompts"][0]["seat"] == "ana"
+    p = await harness("phone", model_of(rs, state))
+    playable = await p.eval_on_selector_all(".dg-card.playable", "ns => ns.map(n => n.innerText.replace(/\\n/g, ' '))")
+    assert any("Parry" in t and "react" in t for t in playable) and any("Strike" in t and "defend" in t for t in playable)
+    assert "Morwen (bot-1) aims Firebolt at your Kaelen: click a card" in await p.locator(".dg-status").inner_text()
+    assert await p.locator(".dg-unit.targeted").count() == 1
+    await shoot(p, "table-demigod-harness-defend-phone", full_page=False)
+    await p.locator(".dg-card.playable", has_text="Parry").click()
+    chosen = await p.evaluate("() => window.__chosen")
+    assert chosen[0][1] == "react"

@@ -411,7 +411,14 @@ function sideEl(view, model, tp, dp) {
 
 function hintEl(model, tp, dp) {
   let text = null;
-  if (dp) text = sel.option === "react_move" ? "Blink: click the square to move to." : "You are targeted: click a card of your hand to defend with it, or choose in the bar.";
+  if (dp) {
+    const about = ((dp.options || [])[0] || {}).attack || {};
+    const mine = about.defender && about.defender.unit ? unitName(about.defender.unit) : null;
+    const by = about.attacker && about.attacker.unit ? `${unitWho(about.attacker.unit, model)} aims ${(about.card || {}).name || "an attack"} at ` : "";
+    text = sel.option === "react_move" ? "Blink: click the square to move to."
+      : by ? cap(`${by}${mine ? `your ${mine}` : "you"}: click a card of your hand to defend, or choose in the bar.`)
+      : `${mine ? `Your ${mine} is` : "You are"} targeted: click a card of your hand to defend, or choose in the bar.`;
+  }
   else if (tp && !sel.unit && !sel.card) text = "Your turn: click one of your characters (or a card of your hand).";
   else if (tp && sel.unit && !sel.card) text = "Green squares: where it may move. Or click a card to attack with it.";
   else if (tp && sel.card) text = "Red squares: the targets in range. Click one.";
