@@ -52,5 +52,5 @@ async def test_the_defender_reads_its_targeted_knights_and_the_choices_in_words(
     attack = next(e for e in events if e["kind"] == "attack")
     assert attack["data"]["tie"] is False
     out = await page.evaluate(DRAW, [model_of(state, "bob"), [RS.redact(attack, "bob")], []])
-    assert out["lines"][0].startswith("alice's Knight 1 → your Knight 2: critical") and "tie" not in out["lines"][0]
+    assert out["lines"][0].startswith("alice's Knight 1 attacks your Knight 2: a Critical Hit") and "tie" not in out["lines"][0].lower()
     assert errors == []

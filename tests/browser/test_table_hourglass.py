@@ -121,3 +121,225 @@ async def test_four_players_fit_the_boards_box(blank, shoot, size, kind):  # noq
     assert {"bot-1", "bot-2", "bot-3"} <= set(out["names"])
     assert not re.search(r"\w+-\d+@[\w-]+|#c\d+", out["text"]), "an id shows on the table"
     assert errors == []
+
+
+# --- the real page: a four-player bot match, played to the middle of the big battle -------
+
+FAST = {"BATTLEHALL_BOT_THINK_MS": "50", "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
+        "BATTLEHALL_QUEUE_JOIN_PER_MIN": "0"}
+PAGE_GEOMETRY = """() => {
+  const named = n => [...document.querySelectorAll("[aria-label]")].find(x => x.getAttribute("aria-label") === n);
+  const box = n => { if (!n) return null; const r = n.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  return {scroll: document.scrollingElement.scrollHeight, height: innerHeight, width: innerWidth,
+          scrollWidth: document.scrollingElement.scrollWidth, hand: box(named("Your Battle Hand")),
+          glass: box(document.querySelector(".board .hg-glass")), board: box(named("Board")),
+          text: named("Board").innerText, log: (named("What happened") || {}).innerText || ""};
+}"""
+
+
+@pytest.fixture(scope="module")
+def srv(start_server):
+    return start_server("hourglass-table", env=FAST)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+async def test_the_big_battle_on_the_players_page_fits_one_screen(srv, page, shoot, size):
+    import time
+
+    import httpx
+
+    from play_driver import bar_move, board_move, prompt_key
+
+    made = httpx.post(f"{srv.url}/bot-matches", json={"ruleset": "hourglass", "seats": 4, "name": "ana"}, timeout=10).json()
+    play = await page(f"{srv.url}/play/{made['match']}#token={made['token']}", viewport=BOXES[size]["viewport"])
+    await play.wait_for_selector("#play[data-status=open]")
+    deadline = time.monotonic() + 40
+    tries: dict = {}
+    while True:
+        assert time.monotonic() < deadline, "never got to ana's turn in the crossroads battle"
+        await play.wait_for_selector("#play:not([data-busy])")
+        key = await prompt_key(play)
+        if not key:
+            await play.wait_for_timeout(50)
+            continue
+        in_crossroads = await play.locator(".board .hg-current[data-tile=crossroads]").count()
+        attacked = await play.locator(".log-lines li", has_text=" attacks ").count()
+        aiming = await play.locator(".board .hg-go").count() and not await play.locator(".board .hg-knight.selected").count()
+        if in_crossroads and attacked and (aiming or await play.locator(".board .hg-card.playable").count()):
+            break
+        n = tries[key] = tries.get(key, 0) + 1
+        await play.mouse.move(0, 0)
+        if (n <= 4 and await board_move(play, "hourglass")) or await bar_move(play):
+            await play.wait_for_timeout(40)
+    await play.mouse.move(0, 0)
+    await play.wait_for_timeout(300)  # the arrivals and flashes over
+    g = await play.evaluate(PAGE_GEOMETRY)
+    await shoot(play, f"hourglass-page-battle-{size}", full_page=False)
+    assert g["scroll"] <= g["height"] and g["scrollWidth"] <= g["width"], g
+    assert g["hand"] and g["hand"]["bottom"] <= g["height"] + 0.5 and g["hand"]["top"] >= 0, g["hand"]
+    assert g["glass"] and g["glass"]["top"] >= g["board"]["top"] and g["glass"]["bottom"] <= g["board"]["bottom"], g["glass"]
+    # (The frame logs the events of the welcome that come before the drawing's module has
+    # loaded with its plain drawing: "Match started — seats: ..." is play.js's, not ours.)
+    shown = [line for line in (g["text"] + "\n" + g["log"]).split("\n")
+             if re.search(r"\w+-\d+@[\w-]+|#c\d+", line) and not line.startswith("Match started — ")]
+    assert not shown, f"an id shows on the page: {shown}"
+
+
+# --- the log, the terms, the hand, the movement, How to play --------------------------------
+
+# Every event kind docs/hourglass.md lists, and the kinds every ruleset shares.
+KINDS = ["match_started", "player_turn_ended", "battle_started", "alliance_answered", "alliances_formed",
+         "cubes_placed", "hourglass_turned", "battle_turn", "targets_assigned", "discards_drawn", "no_card",
+         "card_placed", "card_discarded", "cards_revealed", "wounds_changed", "attack", "knight_returned",
+         "side_left", "turn_ended", "battle_ended", "knights_withdrawn", "turn_called_off", "defender_left",
+         "match_ended", "seat_resigned", "seat_away", "seat_back"]
+ID = re.compile(r"\w+-\d+@[\w-]+|\w+#c?\d+|\b[a-z]+_[a-z_]+\b")
+
+LOG = """async ([model, events]) => {
+  const mod = await import("/static/rulesets/hourglass.js");
+  return events.map(e => [e.kind, mod.describe(e, model)]);
+}"""
+
+
+def resigned_events():
+    """A match where an Attacker resigns mid-turn and a Defender resigns mid-turn."""
+    state, prompt, events = crossroads_turn("defend")      # ana defends: the Attacker resigns
+    attacker = state["turn"]["attacker"]
+    events += RS.resign(state, attacker)
+    state2, prompt2, events2 = crossroads_turn("attack_card")  # ana attacks: a Defender resigns
+    defender = next(d for d in state2["turn"]["defenders"] if d != "bandits")
+    events2 += RS.resign(state2, defender)
+    return (state, events), (state2, events2)
+
+
+async def test_the_log_says_every_event_in_sentences_without_ids(blank):  # noqa: F811
+    page, errors = blank
+    state, _, events = play_until(lambda s, p, e: False)
+    assert state["result"], "the bots' match did not end"
+    (s1, e1), (s2, e2) = resigned_events()
+    seen, lines = {}, []
+    batches = [(state, events), (s1, e1), (s2, e2)]
+    synthetic = [{"kind": "no_card", "data": {"tile": "crossroads", "side": "bot-1"}},
+                 {"kind": "seat_away", "data": {"seat": "bot-2"}}, {"kind": "seat_back", "data": {"seat": "bot-2"}},
+                 {"kind": "alliances_formed", "data": {"tile": "ford", "alliances": [["ana", "bot-1"]]}},
+                 {"kind": "alliance_answered", "data": {"seat": "ana", "with": "bot-1"}}]
+    for st, evs in batches:
+        for viewer, role in (("ana", "player"), (None, "spectator")):
+            model = model_of(st, "ana", role)
+            shown = [RS.redact(e, viewer) for e in evs] + synthetic
+            for kind, line in await page.evaluate(LOG, [model, shown]):
+                if kind in ("prompt", "prompt_closed"):
+                    continue
+                assert isinstance(line, str) and line, f"{kind}: {line!r}"
+                assert not ID.search(line), f"an id or an engine word in {kind}: {line}"
+                assert line.rstrip()[-1] in ".!", f"not a sentence ({kind}): {line}"
+                seen.setdefault(kind, line)
+                lines.append(line)
+    assert set(KINDS) <= set(seen), f"never described: {sorted(set(KINDS) - set(seen))}"
+    assert "You offered an Alliance to bot-1." in lines and "You chose to fight alone." in lines
+    assert "ana offered" not in " ".join(lines)  # an offer is the offerer's own
+    attacks = [line for line in lines if re.search(r"Knight \d+ attacks |Bandit \d+ attacks ", line)]
+    odd = [line for line in attacks if not any(w in line for w in ("a Miss", "a Graze", "a hit", "a Critical Hit"))]
+    assert attacks and not odd, odd
+    assert errors == []
+
+
+DRAWN = """async ([model, later]) => {
+  const mod = await import("/static/rulesets/hourglass.js");
+  const root = document.createElement("section");
+  root.className = "board";
+  document.body.append(root);
+  mod.render(root, model, {choose: () => {}});
+  const hand = [...root.querySelectorAll("[role=region]")].find(n => n.getAttribute("aria-label") === "Your Battle Hand");
+  const cards = hand ? [...hand.querySelectorAll(".hg-card")].map(c => ({text: c.innerText, details: c.dataset.details})) : [];
+  const terms = Object.fromEntries([...root.querySelectorAll("abbr.term")].map(a => [a.textContent, a.title]));
+  let moved = null;
+  if (later) {
+    mod.render(root, later, {choose: () => {}});
+    moved = {arrived: [...root.querySelectorAll(".hg-card.arrived")].map(c => c.innerText),
+             flash: [...root.querySelectorAll(".hg-knight.flash")].map(k => k.dataset.knight)};
+  }
+  const out = {cards, terms, moved, glass: root.querySelector(".hg-glass-draw")?.getAttribute("aria-label"),
+               cubes: root.querySelectorAll(".hg-glass svg rect").length, backs: root.querySelectorAll(".hg-current .hg-card.back").length,
+               opponents: [...root.querySelectorAll(".table-opponents .seat-name")].map(n => n.textContent),
+               howTo: mod.howTo};
+  root.remove();
+  return out;
+}"""
+
+
+async def test_the_battle_hand_terms_and_board_read_as_a_table(blank):  # noqa: F811
+    page, errors = blank
+    state, prompt, events = crossroads_turn("defend")
+    out = await page.evaluate(DRAWN, [model_of(state), None])
+    lunge = next((c for c in out["cards"] if c["text"].startswith("Lunge")), None) or out["cards"][0]
+    assert "Battlecard" in lunge["text"]
+    kinds = {c["kind"] for c in RS.view(state, "ana")["my_hand"]}
+    if "lunge" in kinds:
+        for words in ("Damage +2", "Precision +1", "Delay +0.5", "Defense -1", "Dodge -1"):
+            assert words in lunge["text"], (words, lunge["text"])
+        assert lunge["details"].startswith("Lunge: Damage +2, Precision +1, Delay +0.5, Defense -1, Dodge -1. All weight forward.")
+    assert len(out["cards"]) == len(RS.view(state, "ana")["my_hand"])
+    for word in ("Hourglass Board", "Tie Breaker", "Health", "Defense", "Dodge", "Damage", "Precision", "Delay",
+                 "Bandits", "discards"):
+        assert word in out["terms"] and len(out["terms"][word]) > 20, word
+    assert "Wounds" in out["terms"] or "Wound" in out["terms"]
+    battle = next(b for b in state["battles"] if b["tile"] == "crossroads") if isinstance(state["battles"], list) else None
+    view = RS.view(state, "ana")
+    crossroads = next(b for b in view["battles"] if b["tile"] == "crossroads")
+    assert out["cubes"] == sum(crossroads["top"].values()) + sum(crossroads["bottom"].values())
+    assert out["glass"].startswith("The Hourglass Board: you ")
+    assert out["opponents"] == ["bot-1", "bot-2", "bot-3"]
+    del battle
+    assert errors == []
+
+
+async def test_a_placed_card_arrives_face_down_and_a_wounded_knight_flashes(blank):  # noqa: F811
+    page, errors = blank
+    state, prompt, _ = crossroads_turn("defend")
+    before = model_of(state)
+    card = prompt["options"][0]["args"]["card"][0]
+    RS.answer(state, "ana", prompt["id"], "place", {"card": card})
+    out = await page.evaluate(DRAWN, [before, model_of(state)])
+    assert any("face down" in a for a in out["moved"]["arrived"]), out["moved"]
+    # Through the attack: the targeted Knights' wounds change, and they flash.
+    wounds = {k["id"]: k["wounds"] for b in RS.view(state, "ana")["battles"] for k in b["knights"]}
+    mid = model_of(state)
+    for _ in range(20):
+        open_ = [p for p in state["prompts"] if p["seat"] != "ana"]
+        if not open_:
+            break
+        p = open_[0]
+        a = bot_answer("hourglass", "greedy", p["seat"], RS.view(state, p["seat"]), RS.definitions(state), p, "s")
+        events = RS.answer(state, p["seat"], p["id"], a.option, a.args)
+        if any(e["kind"] == "turn_ended" for e in events):
+            break
+    after = {k["id"]: k["wounds"] for b in RS.view(state, "ana")["battles"] for k in b["knights"]}
+    hurt = sorted(k for k, w in after.items() if w > wounds.get(k, w))
+    out = await page.evaluate(DRAWN, [mid, model_of(state)])
+    assert sorted(out["moved"]["flash"]) == hurt
+    assert errors == []
+
+
+async def test_how_to_play_names_every_prompt_and_term(blank):  # noqa: F811
+    page, errors = blank
+    state, _, _ = play_until(lambda s, p, e: p["kind"] == "choose_battle")
+    how = (await page.evaluate(DRAWN, [model_of(state), None]))["howTo"]
+    assert how["goal"] and len(how["turn"]) >= 4
+    prompts = " ".join(name for name, _ in how["prompts"])
+    for kind in ("choose_battle", "alliance", "targets", "defend", "attack_card"):
+        assert kind in prompts, kind
+    glossary = {name for name, _ in how["glossary"]}
+    for word in ("Delay", "Wounds", "Battlecards", "Health", "Defense", "Dodge", "Damage", "Precision", "Tie Breaker",
+                 "Hourglass Board", "Bandits"):
+        assert word in glossary, word
+    assert all(len(text) > 20 for _, text in how["glossary"])
+    assert errors == []
+
+
+async def test_a_spectator_sees_every_seat_along_the_top_and_no_hand(blank):  # noqa: F811
+    page, errors = blank
+    state, _, _ = crossroads_turn("targets")
+    out = await page.evaluate(DRAWN, [model_of(state, "ana", "spectator"), None])
+    assert out["opponents"] == SEATS and out["cards"] == []
+    assert errors == []

@@ -51,12 +51,14 @@ function colour(side, model) {
   return COLOURS[(i < 0 ? 0 : i) % COLOURS.length];
 }
 
-const cap = s => s ? s[0].toUpperCase() + s.slice(1) : s;
+/** The first letter up at the start of a sentence, for our own words ("you", "your", "the"),
+ * never for a player's name, which stays as its player spelt it. */
+const cap = s => s && /^(you|your|the|a|an|no)\b/.test(s) ? s[0].toUpperCase() + s.slice(1) : s;
 const tileName = tile => tile ? `the ${words(tile)}` : "the battle";
 const sideName = (side, model) => side === "bandits" ? "the Bandits" : who(side, model);
 const Side = (side, model) => cap(sideName(side, model));
 /** "attacks" or "attack" for the viewer's own seat ("you attack"). */
-const verb = (side, model, s, plain = s.replace(/s$/, "")) => who(side, model) === "you" ? plain : s;
+const verb = (side, model, s, plain = s.replace(/s$/, "")) => who(side, model) === "you" || side === "bandits" ? plain : s;
 
 /** A Knight or Bandit in words: its `name` and owner from the view (or from an open
  * prompt's `about` once it has left its battle); the id is parsed only as a last resort. */
@@ -269,6 +271,7 @@ function battleEl(b, ctx) {
       (b.alliances || []).length ? el("span.hg-muted", {}, t("Alliance", "Alliances"), ": ", b.alliances.map(a => a.map(s => who(s, model)).join(" + ")).join("; ")) : null,
       orderEl(ctx)),
     controlsEl(b, ctx),
+    revealEl(b, ctx),
     el("div.hg-field", {},
       glassEl(b, sides, model),
       el("div.hg-ground", {},
@@ -429,9 +432,11 @@ function placedEl(side, b, ctx) {
       el("span.card-back", {"aria-hidden": "true"}), el("span.hg-back-text", {}, "face down"));
   }
   const info = cardInfo(placed, model) || {};
-  return cardFace({name: info.name || "a Battlecard", size: "mini", frame: frameOf(info), details: cardTitle(placed, model),
-    cls: `hg-card placed ${mem.arrivals.mark(key + ":" + placed)}`.trim(),
-    badge: turn.attacker === side ? "attack" : "defence",
+  const hidden = turn.attacker !== side;  // a Defender's card: face down, its kind seen only by its owner
+  return cardFace({name: info.name || "a Battlecard", size: "mini", frame: frameOf(info),
+    details: (hidden ? "Your Battlecard, face down: only you see it until the cards are revealed. " : "") + cardTitle(placed, model),
+    cls: `hg-card placed${hidden ? " mine-down" : ""} ${mem.arrivals.mark(key + ":" + (hidden ? "down" : placed))}`.trim(),
+    badge: hidden ? "face down" : "face up",
     extra: el("span.hg-mini-mods", {}, modsLine(info, turn.attacker === side ? OFFENCE : DEFENCE))});
 }
 
@@ -523,11 +528,52 @@ export function headline(model) {
   return `Battle at ${tileName(b.tile)}, Battle Turn ${b.turns}: ${sideName(view.turn.attacker, model)} ${verb(view.turn.attacker, model, "attacks")}`;
 }
 
+// --- what the last Battle Turn revealed ---------------------------------------------------------
+// The view holds a Battle Turn only while it is open: its cards are revealed and its attacks
+// settled in the same moment it ends. The log's events (described before the view that
+// follows them is drawn) keep the last reveal of each battle, to show it on the board.
+const recent = new Map();  // tile -> {seq, turn, attacker, cards: side -> kind, attacks: [...]}
+
+function remember(event) {
+  const d = event.data || {};
+  const tile = d.tile;
+  if (!tile) return;
+  if (event.kind === "battle_turn") recent.set(tile, {...(recent.get(tile) || {}), pending: {turn: d.turn, attacker: d.attacker}});
+  else if (event.kind === "cards_revealed") {
+    const pending = (recent.get(tile) || {}).pending || {};
+    recent.set(tile, {seq: event.seq ?? Math.random(), turn: pending.turn, attacker: pending.attacker, cards: d.cards || {}, attacks: []});
+  } else if (event.kind === "attack" && recent.has(tile)) (recent.get(tile).attacks ||= []).push(d);
+  else if (event.kind === "knight_returned" && recent.has(tile)) (recent.get(tile).beaten ||= []).push(d.knight);
+  else if (event.kind === "battle_ended" || event.kind === "match_started") recent.delete(tile);
+}
+
+function revealEl(b, ctx) {
+  const r = recent.get(b.tile);
+  if (!r || !r.cards || !(r.turn === b.turns || r.turn === b.turns - 1)) return null;
+  const {model, mem} = ctx;
+  const counts = {};
+  for (const a of r.attacks || []) counts[a.outcome] = (counts[a.outcome] || 0) + 1;
+  const said = Object.entries(counts).map(([o, n]) => o === "gone" ? `${n} with no one left to hit`
+    : `${n} ${o === "miss" ? (n === 1 ? "Miss" : "Misses") : o === "graze" ? (n === 1 ? "Graze" : "Grazes") : o === "critical" ? (n === 1 ? "Critical Hit" : "Critical Hits") : (n === 1 ? "hit" : "hits")}`);
+  const beaten = (r.beaten || []).length;
+  return el("div.hg-reveal", {},
+    el("span.hg-reveal-label", {}, `Battle Turn ${r.turn} revealed:`),
+    Object.entries(r.cards).map(([side, kind]) => {
+      const info = cardInfo(kind, model) || {};
+      return el("span.hg-reveal-side", {style: {"--side": colour(side, model)}},
+        el("span.hg-swatch", {style: {background: colour(side, model)}}), side === "bandits" ? "Bandits" : who(side, model), " ",
+        kind ? cardFace({name: info.name || "a Battlecard", size: "mini", frame: frameOf(info), details: cardTitle(kind, model),
+          cls: `hg-card revealed ${mem.arrivals.mark(`reveal:${r.seq}:${side}`)}`.trim()}) : el("span.hg-muted", {}, "no card"));
+    }),
+    said.length ? el("span.hg-reveal-result", {}, said.join(", ") + (beaten ? `; ${plural(beaten, "Knight")} beaten` : "")) : null);
+}
+
 // --- the log --------------------------------------------------------------------------------
 const OUTCOME = {miss: "a Miss", graze: "a Graze", hit: "a hit", critical: "a Critical Hit"};
 
 export function describe(event, model) {
   const d = event.data || {};
+  try { remember(event); } catch (e) { /* the board's memory only */ }
   const s = x => sideName(x, model);
   const S = x => Side(x, model);
   const v = (x, word, plain) => verb(x, model, word, plain);
@@ -579,7 +625,7 @@ export function describe(event, model) {
       const hurt = d.outcome === "miss" ? "no Wound" : `${plural(d.wounds_added ?? 0, "Wound")} (${d.wounds ?? 0} now)`;
       return `${a} attacks ${target}: ${what} (Precision ${d.precision ?? "?"} against Dodge ${d.dodge ?? "?"}), ${hurt}.${tie}`;
     }
-    case "knight_returned": return `${cap(knightName(d.knight, model))} is beaten and goes back to ${d.owner === "bandits" ? "the Bandits' camp" : whose(d.owner, model) + " play area"} (${plural(d.wounds ?? 0, "Wound")}).`;
+    case "knight_returned": return `${cap(knightName(d.knight, model))} is beaten and leaves the battle${at}, back to ${d.owner === "bandits" ? "the Bandits' camp" : whose(d.owner, model) + " play area"}.`;
     case "side_left": return `${S(d.side)} ${v(d.side, "has", "have")} no one left${at}, and ${d.side === model.seat ? "your" : "their"} cubes leave the Hourglass Board.`;
     case "turn_ended": return `${S(d.attacker)} ${v(d.attacker, "puts", "put")} ${plural(d.cubes ?? 0, "cube")} back on top${at}.`;
     case "battle_ended": {
@@ -591,6 +637,10 @@ export function describe(event, model) {
     case "turn_called_off": return `The Battle Turn${at} is called off: ${s(d.attacker)} resigned.`;
     case "defender_left": return `${S(d.side)} left the battle${at}: the attacks on ${d.side === model.seat ? "your" : "their"} Knights are dropped.`;
     case "prompt": return null;
+    case "seat_resigned": return `${S(d.seat)} resigned.`;
+    case "seat_away": return `${S(d.seat)} ${v(d.seat, "is", "are")} away` +
+      (model && model.whenAway === "bot" ? `: the bot plays ${d.seat === model.seat ? "your" : "their"} seat until ${d.seat === model.seat ? "you are" : "they are"} back.` : ".");
+    case "seat_back": return `${S(d.seat)} ${v(d.seat, "is", "are")} back.`;
     default: return describeCommon(event, model);
   }
 }
