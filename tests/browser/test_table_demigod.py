@@ -366,3 +366,18 @@ async def test_a_reaction_window_offers_the_hand_to_defend_with(harness, shoot):
     await p.locator(".dg-card.playable", has_text="Parry").click()
     chosen = await p.evaluate("() => window.__chosen")
     assert chosen[0][1] == "react"
+
+
+async def test_the_headline_says_the_attack_being_answered_or_whose_turn(harness):
+    rs = get_ruleset("demigod")
+    state, _ = rs.start(SEATS, 1, None, {**CLOSE, "turn": {"seat": "bot-1", "round": 2}})
+    p = await harness("desktop", model_of(rs, state))
+    spectator = {**model_of(rs, state), "seat": None, "role": "spectator", "prompts": []}
+    assert await p.evaluate("m => window.__mod.headline(m)", spectator) == "Round 2 of 15: bot-1's turn"
+    turn = state["prompts"][0]
+    attack = next(o for o in turn["options"] if o["id"] == "attack")
+    bolt = next(c for c in attack["combos"] if c["unit"] == ["bot-1.morwen"] and [1, 2] in c["target"])
+    rs.apply(state, turn, "attack", {"unit": "bot-1.morwen", "card": bolt["card"][0], "target": [1, 2]})
+    spectator = {**model_of(rs, state), "seat": None, "role": "spectator", "prompts": []}
+    assert await p.evaluate("m => window.__mod.headline(m)", spectator) == \
+        "Morwen (bot-1) aims Firebolt at b3: Kaelen (ana) to answer"

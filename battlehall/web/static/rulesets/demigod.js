@@ -587,6 +587,20 @@ export function describe(event, model) {
   }
 }
 
+/** The stream's headline (moments.js): the attack being answered, else whose turn of which round. */
+export function headline(model) {
+  const view = model.view || {};
+  if (!view.turn || !view.map) return null;
+  learn(view.units);
+  const a = view.attack;
+  if (a && a.attacker) {
+    const targets = (a.targets || []).filter(t => !(a.answered || []).includes(t)).map(t => unitWho(t, model));
+    return `${cap(unitWho(a.attacker, model))} aims ${a.name} at ${squareName(a.square)}` + (targets.length ? `: ${targets.join(", ")} to answer` : "");
+  }
+  const limit = (view.options || {}).turn_limit;
+  return `Round ${view.turn.round}${limit ? ` of ${limit}` : ""}: ${who(view.turn.seat, model) === "you" ? "your" : `${view.turn.seat}'s`} turn`;
+}
+
 // --- moments (moments.js): a Demigod defeated (its side is out) ------------------------------
 export function moment(event, model) {
   const d = event.data || {};
