@@ -244,7 +244,7 @@ export function render(root, model, controls) {
   // fighter) or the middle (a realm to attack, the battle's cards); a small table gives it more room.
   const kinds = (model.prompts || []).map(p => p.kind);
   const focus = kinds.some(k => MINE_FIRST.includes(k)) ? "sf-focus-mine" : "sf-focus-middle";
-  root.replaceChildren(el("div", {class: `sf ${focus}`}, table({opponents, middle, mine, hand, cls: "sf-table" + (me ? "" : " sf-onlooker")}),
+  root.replaceChildren(el("div", {class: `sf ${focus}` + (view.battle ? " sf-battling" : "") + (Object.keys(targets).length ? " sf-aiming" : "")}, armedBar(model, controls), table({opponents, middle, mine, hand, cls: "sf-table" + (me ? "" : " sf-onlooker")}),
     detailsLine(root)));
 }
 
@@ -440,7 +440,7 @@ function formationEl(seat, player, ctx) {
     const newlyRazed = realm.razed && mem.razings.mark(`razed:${realm.card}`) ? " flash" : "";
     const extra = el("span.sf-slot-tags", {},
       el("span.sf-slotname", {}, slot),
-      realm.razed ? el("span.sf-tag.razed", {}, "razed") : isExposed ? el("span.sf-tag.exposed", {}, "exposed") : null);
+      realm.razed ? el("span.sf-tag.razed", {}, term("razed", TERMS.razed)) : isExposed ? el("span.sf-tag.exposed", {}, term("exposed", TERMS.exposed)) : null);
     const realmEl = cardEl(realm, model, controls, {cls: "sf-realm" + (realm.razed ? " is-razed" : "") + (isExposed ? " is-exposed" : "") + newlyRazed,
                                                    extra, arrive: mem.arrivals.mark(`formation:${realm.card}`)});
     const holding = realm.holding ? cardEl(realm.holding, model, controls, {cls: "sf-on-realm", arrive: mem.arrivals.mark(`formation:${realm.holding.card}`),
@@ -497,7 +497,7 @@ function handEl(seat, ctx) {
   const cards = Array.isArray(p.hand)
     ? p.hand.map(c => cardEl(c, model, controls, {size: "hand", arrive: mem.arrivals.mark(`hand:${c.card}`)}))
     : [hiddenHand(p.hand_size || 0, 8)];
-  const region = handRegion(cards, label, armedBar(model, controls));
+  const region = handRegion(cards, label);
   region.classList.add("sf-hand");
   return region;
 }
