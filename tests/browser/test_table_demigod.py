@@ -192,8 +192,13 @@ async def test_pointing_at_a_card_or_choosing_a_character_never_moves_the_grid(h
     rs, state = engine_match()
     p = await harness("desktop", model_of(rs, state))
     before = await p.locator("[role=grid]").bounding_box()
+    hand = await p.locator("[aria-label='Your hand']").bounding_box()
     await p.locator(".dg-card").first.hover()
     await p.locator(".card-details.shown").wait_for()
+    assert await p.locator("[role=grid]").bounding_box() == before
+    assert await p.locator("[aria-label='Your hand']").bounding_box() == hand
+    await p.locator(".dg-cell[data-unit-id], .dg-cell:has(.dg-unit)").last.hover()  # a character's square
+    assert "HP" in await p.locator(".card-details.shown").inner_text()
     assert await p.locator("[role=grid]").bounding_box() == before
     await p.locator(".dg-cell.selectable").first.click()
     assert await p.locator(".dg-cell.mark-move").count() > 0
@@ -218,6 +223,22 @@ async def test_a_hurt_character_flashes_and_a_moved_one_arrives(harness):
     await p.wait_for_timeout(700)
     await p.evaluate("m => window.__mod.render(document.querySelector('section.board'), m, {choose() {}})", model_of(rs, later))
     assert await p.locator(".dg-unit.flash, .dg-unit.arrived").count() == 0
+
+
+async def test_a_card_drawn_arrives_in_the_hand_and_nothing_moves_under_reduced_motion(harness):
+    rs, state = engine_match()
+    p = await harness("desktop", model_of(rs, state))
+    later = copy.deepcopy(state)
+    later["hands"]["ana"].append(later["decks"]["ana"].pop(0))
+    later["units"]["bot-1.morwen"]["hp"] -= 2
+    render = "m => window.__mod.render(document.querySelector('section.board'), m, {choose() {}})"
+    await p.evaluate(render, model_of(rs, later))
+    new = later["hands"]["ana"][-1]
+    assert await p.eval_on_selector_all(".dg-card.arrived", "ns => ns.map(n => n.dataset.card)") == [new]
+    await p.emulate_media(reduced_motion="reduce")
+    names = await p.eval_on_selector_all(".dg-card.arrived, .dg-unit.flash",
+                                         "ns => ns.map(n => getComputedStyle(n).animationName)")
+    assert names and all(n == "none" for n in names), names
 
 
 DESCRIBE = """([model, events]) => events.map(e => window.__mod.describe(e, model))"""

@@ -9,7 +9,7 @@
 // the pointer; click the square. In a reaction window the hand's cards defend.
 
 import {el, useCss, rulesetInfo, who, whose, words, plural, describeCommon, same, detailsLine,
-        cardFace, handRegion, seatSummary, table, term} from "./common.js";
+        cardFace, handRegion, seatSummary, table, term, Arrivals} from "./common.js";
 
 useCss(new URL("./demigod.css", import.meta.url).href);
 
@@ -217,7 +217,7 @@ export function render(root, model, controls) {
   if (sel.unit && !(view.units || {})[sel.unit]) sel = NONE;
 
   // What changed since this root's last drawing: a character hurt flashes, one that moved arrives.
-  const state = drawn.get(root) || {units: null, fx: new Map()};
+  const state = drawn.get(root) || {units: null, fx: new Map(), cards: new Arrivals(), drawnAt: new Map()};
   const now = Date.now();
   for (const [id, u] of Object.entries(view.units || {})) {
     const before = state.units && state.units.get(id);
@@ -228,11 +228,19 @@ export function render(root, model, controls) {
   for (const [id, f] of state.fx) if (now - f.at > 600) state.fx.delete(id);
   state.units = new Map(Object.entries(view.units || {}).map(([id, u]) => [id, {hp: u.hp, ap: u.ap, barrier: u.barrier, pos: u.pos}]));
   drawn.set(root, state);
+  // A card new in the hand arrives (kept for the animation's length across quick redraws).
+  state.cards.next();
+  for (const c of view.hand || []) if (state.cards.mark(c.id)) state.drawnAt.set(c.id, now);
+  for (const [id, at] of state.drawnAt) if (now - at > 400) state.drawnAt.delete(id);
 
   const seats = seatsOf(model);
   const opponents = seats.map(s => sideSummary(s, view, model));
   const middle = el("div.dg-field", {}, el("div.dg-inner", {}, gridEl(root, view, model, tp, dp, controls, state), sideEl(view, model, tp, dp)));
   const handEl = handOf(view, model, tp, dp, controls);
+  for (const card of handEl ? handEl.querySelectorAll(".dg-card[data-card]") : []) {
+    const at = state.drawnAt.get(card.dataset.card);
+    if (at !== undefined) { card.classList.add("arrived"); card.style.animationDelay = `-${now - at}ms`; }
+  }
   const drawing = table({opponents, middle, hand: handEl, cls: `dg-table dg-sides-${Math.min(4, Math.max(1, seats.length))}`});
   fitTo(root, drawing);
   drawing.append(detailsLine(root, "Point at or tap a character or a card to read it."));  // floating: it takes no room
