@@ -202,12 +202,16 @@ async def test_arrivals_and_a_razed_realm_flash(blank, snaps):
       sf.render(root, a, null);
       const first = root.querySelectorAll(".arrived, .flash").length;
       sf.render(root, b, null);
-      return {first, arrived: [...root.querySelectorAll(".table-mine .sf-pool .arrived")].map(c => c.dataset.card),
-              flash: [...root.querySelectorAll(".flash")].map(c => c.dataset.card), realm};
+      const arrived = [...root.querySelectorAll(".table-mine .sf-pool .arrived")].map(c => c.dataset.card);
+      const flash = [...root.querySelectorAll(".flash")].map(c => c.dataset.card);
+      root.querySelector('.sf-opponent[data-seat="bot-2"] .sf-peek').click();  // a board shown now is not new
+      const shown = root.querySelector(".table-middle .sf-board").dataset.seat;
+      return {first, arrived, flash, realm, shown, again: root.querySelectorAll(".table-middle .arrived, .table-middle .flash").length};
     }""", [before, after, newcomer["card"], bot["formation"][standing]["card"]])
     assert out["first"] == 0  # the first drawing animates nothing
     assert out["arrived"] == [newcomer["card"]]
     assert out["flash"] == [out["realm"]]
+    assert out["shown"] == "bot-2" and out["again"] == 0
     assert errors == []
 
 

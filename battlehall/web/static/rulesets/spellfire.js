@@ -210,6 +210,33 @@ function shownSeat(others, view, model, mem, targets) {
   return others[0] || null;
 }
 
+/** What is new since the last drawing, whether it is drawn now or not (a board shown only
+ * now is not new): cards arrived in a formation, a pool, the battle, your hand; realms razed. */
+function changes(view, mem) {
+  mem.arrivals.next();
+  mem.razings.next();
+  mem.razings.mark("start");  // so that the first razing after the first drawing flashes
+  const arrived = new Set(), razedNow = new Set();
+  const seen = key => { if (mem.arrivals.mark(key)) arrived.add(key); };
+  for (const p of Object.values(view.players || {})) {
+    for (const slot of SLOTS) {
+      const r = (p.formation || {})[slot];
+      if (!r) continue;
+      seen(`formation:${r.card}`);
+      if (r.holding) seen(`formation:${r.holding.card}`);
+      if (r.razed && mem.razings.mark(`razed:${r.card}`)) razedNow.add(r.card);
+    }
+    for (const e of p.pool || []) { seen(`pool:${e.card}`); for (const a of e.attached || []) seen(`pool:${a.card}`); }
+    for (const c of Array.isArray(p.hand) ? p.hand : []) seen(`hand:${c.card}`);
+  }
+  for (const side of Object.values(((view.battle || {}).sides) || {})) {
+    if (!side) continue;
+    if (side.card) seen(`battle:${side.card}`);
+    for (const list of [side.attached, side.played, side.brought]) for (const c of list || []) seen(`battle:${c.card}`);
+  }
+  return {arrived, razedNow};
+}
+
 function seatsOf(view) {
   return (view.seats || Object.keys(view.players || {})).filter(s => (view.players || {})[s]);
 }
@@ -220,10 +247,8 @@ export function render(root, model, controls) {
   if (!view || !view.players) { root.replaceChildren(el("p", {}, "Waiting for the match…")); return; }
   if (armed && !optionsOf(model).some(([p, o]) => p.id === armed.prompt && o.id === armed.option)) armed = null;
   const mem = memory(root);
-  mem.arrivals.next();
-  mem.razings.next();
-  mem.razings.mark("start");  // so that the first razing after the first drawing flashes
-  const ctx = {model, controls, view, mem, root};
+  const {arrived, razedNow} = changes(view, mem);
+  const ctx = {model, controls, view, mem, root, razedNow, arrive: key => (arrived.has(key) ? "arrived" : "")};
   const seats = seatsOf(view);
   const me = seats.includes(model.seat) ? model.seat : null;
   const bottom = me || seats[0] || null;  // an onlooker sees the first seat along the bottom
@@ -326,10 +351,10 @@ function battleEl(ctx) {
   const sideEl = (name, s) => {
     const seat = s ? s.seat : (name === "attacker" ? b.attacker : b.defender);
     const champion = s && (s.card || s.def)
-      ? cardEl(s, model, controls, {size: "hand", cls: "sf-fighter", arrive: mem.arrivals.mark(`battle:${s.card}`),
+      ? cardEl(s, model, controls, {size: "hand", cls: "sf-fighter", arrive: ctx.arrive(`battle:${s.card}`),
                                     extra: s.from ? el("span.sf-tag", {}, s.from === "realm" ? "the realm itself" : `from ${whose(seat, model)} ${s.from}`) : null})
       : el("p.sf-none", {}, name === "defender" ? (b.step === "defender" ? "choosing a defender…" : "no defender yet") : "no champion yet");
-    const with_ = list => (list || []).map(c => cardEl(c, model, controls, {arrive: mem.arrivals.mark(`battle:${c.card}`)}));
+    const with_ = list => (list || []).map(c => cardEl(c, model, controls, {arrive: ctx.arrive(`battle:${c.card}`)}));
     return el("div", {class: `sf-side sf-${name}` + (s && ((name === "attacker" && ta > td) || (name === "defender" && td >= ta)) && a && d ? " ahead" : "")},
       el("h4", {}, name === "attacker" ? "Attacker" : "Defender", " · ", el("span.sf-side-seat", {}, who(seat, model))),
       champion,
@@ -437,13 +462,13 @@ function formationEl(seat, player, ctx) {
       return el("div.sf-slot.empty", {title: `slot ${slot}: empty`}, slot);
     }
     const isExposed = !realm.razed && exposed(formation, slot);
-    const newlyRazed = realm.razed && mem.razings.mark(`razed:${realm.card}`) ? " flash" : "";
+    const newlyRazed = realm.razed && ctx.razedNow.has(realm.card) ? " flash" : "";
     const extra = el("span.sf-slot-tags", {},
       el("span.sf-slotname", {}, slot),
       realm.razed ? el("span.sf-tag.razed", {}, term("razed", TERMS.razed)) : isExposed ? el("span.sf-tag.exposed", {}, term("exposed", TERMS.exposed)) : null);
     const realmEl = cardEl(realm, model, controls, {cls: "sf-realm" + (realm.razed ? " is-razed" : "") + (isExposed ? " is-exposed" : "") + newlyRazed,
-                                                   extra, arrive: mem.arrivals.mark(`formation:${realm.card}`)});
-    const holding = realm.holding ? cardEl(realm.holding, model, controls, {cls: "sf-on-realm", arrive: mem.arrivals.mark(`formation:${realm.holding.card}`),
+                                                   extra, arrive: ctx.arrive(`formation:${realm.card}`)});
+    const holding = realm.holding ? cardEl(realm.holding, model, controls, {cls: "sf-on-realm", arrive: ctx.arrive(`formation:${realm.holding.card}`),
       extra: el("span.sf-tag", {}, "holding")}) : null;
     const slotTarget = target && controls ? el("button.choice.sf-target", {type: "button",
       dataset: {prompt: target.prompt.id, option: target.option.id, argSlot: JSON.stringify(slot)},
@@ -470,9 +495,9 @@ function poolEl(seat, player, ctx) {
     }
     const used = (((model.view || {}).turn || {}).used || []).includes(entry.card);
     return el("div.sf-champion", {},
-      cardEl(entry, model, controls, {cls: used ? "is-used" : "", arrive: mem.arrivals.mark(`pool:${entry.card}`),
+      cardEl(entry, model, controls, {cls: used ? "is-used" : "", arrive: ctx.arrive(`pool:${entry.card}`),
                                       extra: used ? el("span.sf-tag", {}, "fought") : null}),
-      (entry.attached || []).map(a => cardEl(a, model, controls, {cls: "sf-attached", arrive: mem.arrivals.mark(`pool:${a.card}`)})), target);
+      (entry.attached || []).map(a => cardEl(a, model, controls, {cls: "sf-attached", arrive: ctx.arrive(`pool:${a.card}`)})), target);
   }));
 }
 
@@ -495,7 +520,7 @@ function handEl(seat, ctx) {
   const p = view.players[seat] || {};
   const label = model.role === "replay" ? `${seat}'s hand` : "Your hand";
   const cards = Array.isArray(p.hand)
-    ? p.hand.map(c => cardEl(c, model, controls, {size: "hand", arrive: mem.arrivals.mark(`hand:${c.card}`)}))
+    ? p.hand.map(c => cardEl(c, model, controls, {size: "hand", arrive: ctx.arrive(`hand:${c.card}`)}))
     : [hiddenHand(p.hand_size || 0, 8)];
   const region = handRegion(cards, label);
   region.classList.add("sf-hand");
