@@ -54,7 +54,7 @@ const STOPS_WORDS = {
 };
 const stopsSelect = el("select.stops", {id: "stops", name: "stops", disabled: true},
   Object.entries(STOPS_WORDS).map(([mode, text]) => el("option", {value: mode}, text)));
-const stopsEl = el("label.stops-setting", {hidden: true}, "Reaction windows: ", stopsSelect);
+const stopsEl = el("label.stops-setting", {hidden: true}, el("span.stops-word", {}, "Reaction windows"), stopsSelect);
 const stopsKey = `battlehall.stops.${matchId}`;  // kept in this browser, sent again after each welcome
 stopsSelect.addEventListener("change", () => {
   if (client) client.setStops(stopsSelect.value);
@@ -464,7 +464,10 @@ function optionRow(prompt, option, busy) {
   return el("div.option", {}, button, row.length ? el("div.args", {}, row) : null);
 }
 
+const unlogged = [];  // events that came before the ruleset's drawing (which words them)
+
 function logEvent(ev) {
+  if (!drawingLoaded) { unlogged.push(ev); return; }
   if (ev.seq <= loggedSeq) return;
   loggedSeq = ev.seq;
   let line;
@@ -629,6 +632,7 @@ function ensureSummary() {
     if (result === "unreachable") summaryState = null;  // the plain view until it loads
     if (result !== "gone") {
       drawingLoaded = true;
+      for (const ev of unlogged.splice(0)) logEvent(ev);
       showStops();
       if (model.view) { drawBoard(); drawPrompts(true); drawResign(); }
     }
