@@ -402,3 +402,18 @@ async def test_the_headline_says_the_attack_being_answered_or_whose_turn(harness
     spectator = {**model_of(rs, state), "seat": None, "role": "spectator", "prompts": []}
     assert await p.evaluate("m => window.__mod.headline(m)", spectator) == \
         "Morwen (bot-1) aims Firebolt at b3: Kaelen (ana) to answer"
+
+
+async def test_a_spectator_reads_any_character_beside_the_grid(harness):
+    rs, state = engine_match()
+    spectator = {**model_of(rs, state), "seat": None, "role": "spectator", "prompts": []}
+    spectator["view"] = rs.view(state, None)
+    p = await harness("desktop", spectator)
+    assert await p.locator("[aria-label='Your hand']").count() == 0  # no hand: its size is in each summary
+    before = await p.locator("[role=grid]").bounding_box()
+    await p.locator(".dg-cell[data-x='7'][data-y='7']").click()  # bot-1's Morwen
+    card = await p.locator(".dg-unitcard").inner_text()
+    assert "Morwen" in card and "26/26" in card and "bot-1" in card
+    assert await p.locator("[role=grid]").bounding_box() == before
+    await p.locator(".dg-cell[data-x='7'][data-y='7']").press("Enter")
+    assert await p.locator(".dg-unitcard").count() == 0

@@ -37,6 +37,7 @@ const T = name => term(name, MEANING[name]);
 let sel = {unit: null, card: null, option: null, prompt: null};  // the choice being built on the board
 const NONE = {unit: null, card: null, option: null, prompt: null};
 let hover = null;  // the square under the pointer, for the area preview
+let look = null;   // a character clicked to read beside the grid (anyone's, a spectator's too)
 let last = null;
 const roster = new Map();     // unit id -> {name, side, kind, max_hp}: every character seen, fallen ones too
 const drawn = new WeakMap();  // root -> {units: id -> {hp, ap, barrier, pos}, fx: id -> {kind, at}}
@@ -215,6 +216,7 @@ export function render(root, model, controls) {
   const hand = view.hand || [];
   if (sel.card && !hand.some(c => c.id === sel.card)) sel = {...sel, card: null, option: null};
   if (sel.unit && !(view.units || {})[sel.unit]) sel = NONE;
+  if (sel.unit) look = null;
 
   // What changed since this root's last drawing: a character hurt flashes, one that moved arrives.
   const state = drawn.get(root) || {units: null, fx: new Map(), cards: new Arrivals(), drawnAt: new Map()};
@@ -362,7 +364,13 @@ function gridEl(root, view, model, tp, dp, controls, state) {
           onclick: () => { sel = sel.unit === u.id ? NONE : {unit: u.id, card: null, option: null, prompt: tp.id}; rerender(); }},
           content, el("span.dg-sr", {}, `select ${label}`));
       } else {
-        cell = el("span", {class: cls.join(" "), dataset: data}, content, el("span.dg-sr", {}, label));
+        // Any character's square shows it beside the grid when clicked (a spectator's too).
+        cell = el("span", {class: cls.join(" ") + (u && look !== u.id ? " lookable" : "") + (u && look === u.id ? " looked" : ""),
+                           dataset: data, tabindex: u ? 0 : null, role: u ? "button" : null, "aria-pressed": u ? String(look === u.id) : null,
+                           onclick: u ? () => { look = look === u.id ? null : u.id; rerender(); } : null,
+                           onkeydown: u ? e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); look = look === u.id ? null : u.id; rerender();
+                             const again = root.querySelector(`.dg-cell[data-x="${x}"][data-y="${y}"]`); if (again) again.focus(); } } : null},
+          content, el("span.dg-sr", {}, label));
       }
       cells.push(el("span.dg-sq", {role: "gridcell"}, cell));
     }
@@ -401,7 +409,7 @@ function sideEl(view, model, tp, dp) {
   const turn = view.turn || {};
   const limit = (view.options || {}).turn_limit;
   const attack = view.attack;
-  const chosen = sel.unit && (view.units || {})[sel.unit];
+  const chosen = (sel.unit && (view.units || {})[sel.unit]) || (look && (view.units || {})[look]);
   return el("aside.dg-side", {"aria-label": "The battle"},
     el("p.dg-round", {}, `Round ${turn.round ?? "?"}${limit ? ` of ${limit}` : ""}`,
       turn.seat ? [" · ", el("strong", {}, who(turn.seat, model) === "you" ? "your turn" : `${turn.seat}'s turn`)] : null,
