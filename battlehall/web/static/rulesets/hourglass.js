@@ -636,7 +636,13 @@ export function describe(event, model) {
     case "knights_withdrawn": return `${S(d.seat)} resigned: ${plural((d.knights || []).length, "Knight")} leave${(d.knights || []).length === 1 ? "s" : ""} the battle${at}.`;
     case "turn_called_off": return `The Battle Turn${at} is called off: ${s(d.attacker)} resigned.`;
     case "defender_left": return `${S(d.side)} left the battle${at}: the attacks on ${d.side === model.seat ? "your" : "their"} Knights are dropped.`;
-    case "prompt": return null;
+    case "prompt": {
+      const asked = {choose_battle: ["chooses", "choose", "the next battle to resolve"], alliance: ["decides", "decide", "about an Alliance"],
+        targets: ["chooses", "choose", "targets for the attack"], defend: ["places", "place", "a Battlecard face down to defend"],
+        attack_card: ["places", "place", "a Battlecard face up to attack"]}[d.kind];
+      if (!asked || !d.seat) return null;
+      return `${S(d.seat)} ${v(d.seat, asked[0], asked[1])} ${asked[2]}${at}.`;
+    }
     case "seat_resigned": return `${S(d.seat)} resigned.`;
     case "seat_away": return `${S(d.seat)} ${v(d.seat, "is", "are")} away` +
       (model && model.whenAway === "bot" ? `: the bot plays ${d.seat === model.seat ? "your" : "their"} seat until ${d.seat === model.seat ? "you are" : "they are"} back.` : ".");
