@@ -73,7 +73,7 @@ function unitName(id) {
     const [side, rest] = String(id).includes(".") ? [String(id).split(".")[0], String(id).split(".").slice(1).join(".")] : [null, String(id)];
     const m = /^([a-z][a-z -]*?)(\d*)$/i.exec(rest);
     if (m && m[1]) return cap(m[1]) + (m[2] ? ` ${m[2]}` : "");
-    return side ? "a character" : "a character";
+    return "a character";
   }
   const twins = [...roster.entries()].filter(([, o]) => o.side === r.side && o.name === r.name);
   if (twins.length < 2) return r.name;
@@ -179,8 +179,17 @@ export const howTo = {
     "End your turn from the prompt bar when you are done.",
   ],
   prompts: [
-    ["Your turn", "Move your characters, attack with your cards (Battle Cards for anyone, spells for your Demigod), then end the turn."],
-    ["Defend", "One of your characters is targeted: play a Battle Card (its DV defends), a Reaction card (its effect first, then its DV), Blink to step away, or nothing (DV 0). It has its own short clock."],
+    ["Your turn", "Move your characters and attack with your cards, in any order, then end the turn. Each character moves once and attacks once."],
+    ["Attack or cast", "A character, a card and a square: on the board, click the character, then the card, then a red square. " +
+      "Battle Cards (any character) strike a square next to it; spells (your Demigod only) reach further, or work on itself (self)."],
+    ["Move a character", "Click the character, then a green square: up to its move in king steps, around terrain and other characters."],
+    ["End your turn", "When you are done (also what happens when your time runs out)."],
+    ["Defend", "One of your characters is targeted, in another side's turn or by an area: it has its own short clock. " +
+      "Click a card of your hand marked defend or react, or choose in the bar."],
+    ["Do nothing (DV 0)", "No card: your DV is 0, so any AV above 0 hits (what happens when the window's time runs out)."],
+    ["Defend with a Battle Card", "Its DV, plus your shield and armour and DV effects, against the attacker's AV."],
+    ["Play a Reaction", "Parry, Arcane Ward, Iron Will, Riposte: its effect happens first (a barrier, a bonus, damage back to the attacker), then its DV defends."],
+    ["Blink", "A reaction that moves your character up to 2 squares first: click the card, then a green square. Out of range, the attack fails."],
   ],
   glossary: [
     ["AV", MEANING.AV + "."], ["DV", MEANING.DV + "."], ["HP", MEANING.HP + "."], ["AP", MEANING.AP + "."],
