@@ -417,3 +417,19 @@ async def test_a_spectator_reads_any_character_beside_the_grid(harness):
     assert await p.locator("[role=grid]").bounding_box() == before
     await p.locator(".dg-cell[data-x='7'][data-y='7']").press("Enter")
     assert await p.locator(".dg-unitcard").count() == 0
+
+
+async def test_the_player_page_shows_how_to_play_with_the_tables_words(server, page, shoot):
+    import httpx
+    r = httpx.post(f"{server.url}/bot-matches", json={"ruleset": "demigod", "seats": 4, "name": "ana"}, timeout=10)
+    assert r.status_code == 201, r.text
+    made = r.json()
+    play = await page(f"{server.url}/play/{made['match']}#token={made['token']}", viewport=BOXES["desktop"][0])
+    await play.wait_for_selector(".dg-table [role=grid]", timeout=20_000)
+    await play.get_by_role("button", name="How to play").click()
+    dialog = play.get_by_role("dialog")
+    await dialog.wait_for()
+    terms = await dialog.locator("dt").all_inner_texts()
+    for t in ("Your turn", "Defend", "AV", "DV", "AP", "DR", "HP", "barrier", "poison", "disease"):
+        assert t in terms, (t, terms)
+    await shoot(play, "table-demigod-how-to-play", full_page=False)
