@@ -317,3 +317,25 @@ async def test_how_to_play_covers_every_prompt_and_term(blank):
                  "holding", "level"):
         assert word in terms, word
     assert errors == []
+
+
+@pytest.mark.parametrize("kind", ["choose_realm-late", "battle_play-late", "choose_defender-late", "spoils-late"])
+async def test_axe_finds_nothing_serious_on_the_table(blank, snaps, kind):
+    """axe-core on the table in the middle of a match (test_accessibility.py checks the first
+    decision of a whole page): contrast, names of the buttons, regions."""
+    from test_accessibility import AXE
+
+    page, errors = blank
+    if kind not in snaps:
+        pytest.skip(f"the match had no {kind}")
+    await page.evaluate("""(model) => { const root = board(880, 690); root.style.background = "#1e232b";
+                                        sf.render(root, model, {choose: () => {}}); }""", model_of(snaps[kind]))
+    await page.wait_for_timeout(300)  # past the arrivals' animation
+    await page.evaluate(AXE.read_text() + "\n;void 0")
+    found = await page.evaluate("""async () => {
+      const r = await axe.run(document.querySelector(".board"), {resultTypes: ["violations"]});
+      return r.violations.filter(v => v.impact === "critical" || v.impact === "serious")
+        .map(v => `${v.id}: ` + v.nodes.slice(0, 3).map(n => n.target.join(" ") + " " + (n.failureSummary || "").slice(0, 160)).join(" | "));
+    }""")
+    assert found == []
+    assert errors == []
