@@ -183,6 +183,13 @@ async def test_the_big_battle_on_the_players_page_fits_one_screen(srv, page, sho
     shown = [line for line in (g["text"] + "\n" + g["log"]).split("\n")
              if re.search(r"\w+-\d+@[\w-]+|#c\d+", line) and not line.startswith("Match started — ")]
     assert not shown, f"an id shows on the page: {shown}"
+    if size == "desktop":  # How to play, over the table, from the ruleset's own guide
+        await play.get_by_role("button", name="How to play").click()
+        dialog = play.locator("dialog.howto-dialog")
+        await dialog.wait_for()
+        assert await dialog.locator("dt", has_text="Hourglass Board").count() == 1
+        assert await dialog.locator("dt", has_text="Defend (defend)").count() == 1
+        await shoot(play, "hourglass-page-how-to-play", full_page=False)
 
 
 # --- the log, the terms, the hand, the movement, How to play --------------------------------

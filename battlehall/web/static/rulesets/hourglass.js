@@ -29,7 +29,7 @@ const MEANS = {
   "Delay": "Delay: how many cubes a side puts on top of the Hourglass Board after it attacks (rounded up). The lower, the sooner it attacks again.",
   "Wound": "Wound (on a Battlecard): wounds added to (or, negative, healed on) each of your targeted Knights when the cards are revealed.",
   "Tie Breaker": "The Tie Breaker: the order that settles every tie (who attacks first, a Graze or a hit...). Earlier in the order wins; an Alliance ranks at its lower member.",
-  "Bandits": "Bandits: the server's own side. They attack whoever is nearest at random, never ally, and draw their Battlecards from their own stronger deck.",
+  "Bandits": "Bandits: the server's own side. Each Bandit attacks an enemy Knight chosen at random; they never ally, and draw their Battlecards from their own, stronger deck.",
   "Attacker": "The Attacker: the side whose Battle Turn it is. Its Knights each attack one target.",
   "Alliance": "An Alliance: two players who offered it to each other. Allies never target each other and win the battle together.",
   "discards": "Discards: Battlecards already used, face down. You take them back when your Battle Hand is empty.",
@@ -577,7 +577,8 @@ export function describe(event, model) {
   const s = x => sideName(x, model);
   const S = x => Side(x, model);
   const v = (x, word, plain) => verb(x, model, word, plain);
-  const kind = k => (cardInfo(k, model) || {}).name || "a Battlecard";
+  // A card kind by its name; pages that describe without a view (the caster's, the replay's) by its id in words.
+  const kind = k => (cardInfo(k, model) || {}).name || (k ? words(k).replace(/\b\w/g, c => c.toUpperCase()) : "a Battlecard");
   const at = d.tile ? ` at ${tileName(d.tile)}` : "";
   const list = xs => xs.length < 2 ? xs.join("") : xs.slice(0, -1).join(", ") + " and " + xs[xs.length - 1];
   const cubes = o => list(Object.entries(o || {}).map(([k, n]) => `${s(k)} ${n}`));
@@ -677,5 +678,5 @@ export const howTo = {
     ["Defend (defend)", "Your Knights are targeted: click a Battlecard of your Battle Hand to place face down. Its Defense, Dodge and Wound count for your targeted Knights this turn."],
     ["Attack card (attack_card)", "Click the Battlecard to place face up (its Damage, Precision and Delay count), then the card to discard; nobody else sees which."],
   ],
-  glossary: Object.entries(MEANS).map(([word, meaning]) => [word, meaning.replace(/^[^:]*: /, "")]),
+  glossary: Object.entries(MEANS).map(([word, meaning]) => [word, meaning.replace(/^[^:]*: (.)/, (_, c) => c.toUpperCase())]),
 };
