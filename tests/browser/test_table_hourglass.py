@@ -183,6 +183,9 @@ async def test_the_big_battle_on_the_players_page_fits_one_screen(srv, page, sho
     shown = [line for line in (g["text"] + "\n" + g["log"]).split("\n")
              if re.search(r"\w+-\d+@[\w-]+|#c\d+", line) and not line.startswith("Match started — ")]
     assert not shown, f"an id shows on the page: {shown}"
+    from test_accessibility import violations
+    # axe-core, in the middle of the big battle (the frame's log, which scrolls, is play.js's own)
+    assert [v for v in await violations(play) if "#log-lines" not in v] == []
     if size == "desktop":  # How to play, over the table, from the ruleset's own guide
         await play.get_by_role("button", name="How to play").click()
         dialog = play.locator("dialog.howto-dialog")
