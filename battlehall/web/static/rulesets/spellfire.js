@@ -465,7 +465,8 @@ function formationEl(seat, player, ctx) {
     const newlyRazed = realm.razed && ctx.razedNow.has(realm.card) ? " flash" : "";
     const extra = el("span.sf-slot-tags", {},
       el("span.sf-slotname", {}, slot),
-      realm.razed ? el("span.sf-tag.razed", {}, term("razed", TERMS.razed)) : isExposed ? el("span.sf-tag.exposed", {}, term("exposed", TERMS.exposed)) : null);
+      realm.razed ? el("span.sf-tag.razed", {}, term("razed", TERMS.razed)) : isExposed ? el("span.sf-tag.exposed", {}, term("exposed", TERMS.exposed)) : null,
+      realm.holding ? el("span.sf-tag.sf-held", {title: `holding: ${cardName(realm.holding, model)}`}, "holding") : null);
     const realmEl = cardEl(realm, model, controls, {cls: "sf-realm" + (realm.razed ? " is-razed" : "") + (isExposed ? " is-exposed" : "") + newlyRazed,
                                                    extra, arrive: ctx.arrive(`formation:${realm.card}`)});
     const holding = realm.holding ? cardEl(realm.holding, model, controls, {cls: "sf-on-realm", arrive: ctx.arrive(`formation:${realm.holding.card}`),
