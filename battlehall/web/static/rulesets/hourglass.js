@@ -265,7 +265,7 @@ function battleEl(b, ctx) {
   const attacker = turn.attacker;
   return el("section.hg-current", {dataset: {tile: b.tile}, "aria-label": `Battle at ${tileName(b.tile)}`},
     el("div.hg-head", {},
-      el("h3", {}, "Battle at ", el("span.hg-tilename", {}, tileName(b.tile))),
+      el("h3", {}, el("span.hg-wide", {}, "Battle at "), el("span.hg-tilename", {}, tileName(b.tile))),
       el("span.hg-muted", {}, b.turns ? `Battle Turn ${b.turns}` : "starting"),
       attacker ? el("span.hg-attacking", {style: {"--side": colour(attacker, model)}}, `${Side(attacker, model)} ${verb(attacker, model, "attacks")}`) : null,
       (b.alliances || []).length ? el("span.hg-muted", {}, t("Alliance", "Alliances"), ": ", b.alliances.map(a => a.map(s => who(s, model)).join(" + ")).join("; ")) : null,
@@ -557,7 +557,7 @@ function revealEl(b, ctx) {
     : `${n} ${o === "miss" ? (n === 1 ? "Miss" : "Misses") : o === "graze" ? (n === 1 ? "Graze" : "Grazes") : o === "critical" ? (n === 1 ? "Critical Hit" : "Critical Hits") : (n === 1 ? "hit" : "hits")}`);
   const beaten = (r.beaten || []).length;
   return el("div.hg-reveal", {},
-    el("span.hg-reveal-label", {}, `Battle Turn ${r.turn} revealed:`),
+    el("span.hg-reveal-label", {}, el("span.hg-wide", {}, `Battle Turn ${r.turn} `), "revealed:"),
     Object.entries(r.cards).map(([side, kind]) => {
       const info = cardInfo(kind, model) || {};
       return el("span.hg-reveal-side", {style: {"--side": colour(side, model)}},
