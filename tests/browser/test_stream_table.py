@@ -256,7 +256,7 @@ async def axe(p) -> list:
 
 @pytest.mark.parametrize("ruleset", ["duel", "spellfire", "hourglass", "demigod"])
 @pytest.mark.parametrize("kind", ["watch", "tv", "cast", "replay", "watch-phone"])
-async def test_axe_finds_no_serious_violation_on_the_stream_pages(srv, start_server, page, kind, ruleset):
+async def test_axe_finds_no_serious_violation_on_the_stream_pages(srv, start_server, page, shoot, kind, ruleset):
     if kind == "tv":
         srv = start_server(f"tv-axe-{ruleset}", env=FAST)
     if kind == "replay":
@@ -274,6 +274,7 @@ async def test_axe_finds_no_serious_violation_on_the_stream_pages(srv, start_ser
                        wait_for=f"main[data-match='{made['match']}'][data-status=open]")
         await p.wait_for_selector("#board > *")
     await asyncio.sleep(0.8)
+    await shoot(p, f"stream-{kind}-{ruleset}", full_page=False)
     bad = await axe(p)
     assert not bad, "\n".join(f"{v['impact']} {v['id']}: {v['help']}\n  " + "\n  ".join(v["nodes"]) for v in bad)
 

@@ -7,7 +7,7 @@
 // The address names the step shown (#step=N, beside a private match's #token=): a link to a
 // moment of the match.
 import { request } from "./battlehall.js";
-import { BASE, banner, describeEvent, draw, el, errorText, fragment, loadDrawing, matchIdFromPath, matchName, resultText,
+import { BASE, banner, describeEvent, draw, el, errorText, fitToBox, fragment, loadDrawing, matchIdFromPath, matchName, resultText,
          watchLink } from "./page.js";
 
 const main = document.getElementById("main");
@@ -146,6 +146,7 @@ function drawStep(k, step, before) {
     const model = { ruleset: replay.ruleset, view: step.views[seat], definitions, seat, role: "replay",
                     prompts: step.prompts[seat] || [], seats: replay.seats, bots: replay.bots || {}, deciding };
     draw(drawing, seatRoots.get(seat), model, null);
+    fitToBox(seatRoots.get(seat), 0.75); // the whole table in its box, a little smaller when it must
   }
   scrubber.setAttribute("aria-valuetext", `step ${k} of ${total - 1}`);
   main.dataset.step = String(k);
