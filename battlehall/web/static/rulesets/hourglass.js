@@ -593,7 +593,7 @@ export function describe(event, model) {
       : `${S(d.seat)} ${v(d.seat, "has", "have")} no battle left to resolve: every player has had a turn.`;
     case "alliance_answered": return d.seat === model.seat && "with" in d
       ? (d.with ? `You offered an Alliance to ${s(d.with)}.` : "You chose to fight alone.")
-      : `${S(d.seat)} ${v(d.seat, "has", "have")} answered about Alliances.`;
+      : `${S(d.seat)} ${v(d.seat, "has", "have")} decided.`;
     case "alliances_formed": return (d.alliances || []).length
       ? `Alliances${at}: ${d.alliances.map(a => list(a.map(s))).join("; ")} fight together.` : `No Alliance${at}: everyone fights alone.`;
     case "cubes_placed": return `Everyone puts cubes on the Hourglass Board${at}: ${cubes(d.top)}.`;
@@ -638,7 +638,7 @@ export function describe(event, model) {
     case "turn_called_off": return `The Battle Turn${at} is called off: ${s(d.attacker)} resigned.`;
     case "defender_left": return `${S(d.side)} left the battle${at}: the attacks on ${d.side === model.seat ? "your" : "their"} Knights are dropped.`;
     case "prompt": {
-      const asked = {choose_battle: ["chooses", "choose", "the next battle to resolve"], alliance: ["decides", "decide", "about an Alliance"],
+      const asked = {choose_battle: ["chooses", "choose", "the next battle to resolve"], alliance: ["decides", "decide", "whether to fight alone or offer an Alliance"],
         targets: ["chooses", "choose", "targets for the attack"], defend: ["places", "place", "a Battlecard face down to defend"],
         attack_card: ["places", "place", "a Battlecard face up to attack"]}[d.kind];
       if (!asked || !d.seat) return null;
