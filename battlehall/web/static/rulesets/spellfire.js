@@ -237,6 +237,21 @@ function changes(view, mem) {
   return {arrived, razedNow};
 }
 
+/** Whether the root's height follows its content (a replay's panel) rather than a box that
+ * does not scroll (the player's page, the streams): then nothing on the table folds. */
+function unboxed(root, mem) {
+  if (mem.free !== undefined) return mem.free;
+  const probe = el("div", {style: {height: "1200px"}});
+  root.append(probe);
+  const low = root.getBoundingClientRect().height;
+  probe.style.height = "2400px";
+  const high = root.getBoundingClientRect().height;
+  probe.remove();
+  if (!low && !high) return false;  // not in the document yet: ask again next time
+  mem.free = high > low + 1;
+  return mem.free;
+}
+
 function seatsOf(view) {
   return (view.seats || Object.keys(view.players || {})).filter(s => (view.players || {})[s]);
 }
@@ -269,7 +284,8 @@ export function render(root, model, controls) {
   // fighter) or the middle (a realm to attack, the battle's cards); a small table gives it more room.
   const kinds = (model.prompts || []).map(p => p.kind);
   const focus = kinds.some(k => MINE_FIRST.includes(k)) ? "sf-focus-mine" : "sf-focus-middle";
-  root.replaceChildren(el("div", {class: `sf ${focus}` + (view.battle ? " sf-battling" : "") + (Object.keys(targets).length ? " sf-aiming" : "")}, armedBar(model, controls), table({opponents, middle, mine, hand, cls: "sf-table" + (me ? "" : " sf-onlooker")}),
+  const free = unboxed(root, mem);
+  root.replaceChildren(el("div", {class: `sf ${focus}` + (free ? " sf-free" : "") + (view.battle ? " sf-battling" : "") + (Object.keys(targets).length ? " sf-aiming" : "")}, armedBar(model, controls), table({opponents, middle, mine, hand, cls: "sf-table" + (me ? "" : " sf-onlooker")}),
     detailsLine(root)));
 }
 
@@ -687,6 +703,7 @@ export function describe(event, model) {
     case "battle_ended": {
       const fate = d.discarded ? "it was discarded" : d.razed ? "it fell" : "it stands";
       const winner = d.spoils ? ` ${s(d.spoils)} ${verb(d.spoils, "draw", "draws")} the spoils.` : "";
+      if (!d.rounds && !d.razed && !d.discarded) return `The attack on ${n(d)} ends before any champion fought: it stands.`;
       return `The battle for ${n(d)} is over after ${plural(d.rounds, "round")}: ${fate}.${winner}`;
     }
     case "attack_withdrawn": return `${s(d.attacker)} went back from ${poss(d.defender)} ${n(d)} (slot ${d.slot}); the attack is not spent.`;
