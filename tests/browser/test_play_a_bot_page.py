@@ -191,4 +191,4 @@ async def test_the_spectator_page_marks_the_seats_a_bot_plays(srv, page):
     created = srv.create(ruleset="duel", seats=["ana", "bot-1"], bots={"bot-1": "random"},
                          spectators={"allowed": True, "public": True})
     watch = await page(f"{srv.url}/watch/{created['match']}", wait_for="main[data-status=open]")
-    assert await watch.inner_text("#title") == "duel: ana vs bot-1 (bot)"
+    assert await watch.inner_text("#title") == "Duel: ana vs bot-1 (bot)"
