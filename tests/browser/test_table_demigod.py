@@ -303,6 +303,10 @@ async def test_every_event_kind_of_the_docs_reads_as_a_sentence(harness):
         "match_ended": {"winners": ["alice"], "reason": "conquest"},
     }
     lines = await p.evaluate(DESCRIBE, [model, [{"kind": k, "data": d} for k, d in kinds.items()]])
+    dealt = {"kind": "hands", "data": {"counts": {"alice": 1, "bob": 1}, "cards": [{"id": "c9", "name": "Parry"}]}}
+    replay = {**model, "role": "replay", "seat": "bob"}
+    assert await p.evaluate(DESCRIBE, [model, [dealt]]) == ["The hands are dealt: you 1 card, bob 1 card; you hold Parry."]
+    assert await p.evaluate(DESCRIBE, [replay, [dealt]]) == ["The hands are dealt: alice 1 card, bob 1 card."]
     said = dict(zip(kinds, lines))
     assert said["drew"] == "bob draws 1 card."
     assert said["effect"] == "Your Kaelen gains Stone Skin: DV +2 for 2 turns."

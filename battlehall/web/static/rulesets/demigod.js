@@ -562,7 +562,8 @@ export function describe(event, model) {
     }
     case "hands": {
       const counts = Object.entries(d.counts || {}).map(([s, n]) => `${who(s, model)} ${plural(n, "card")}`);
-      return line(`The hands are dealt${counts.length ? `: ${counts.join(", ")}` : ""}` + (d.cards ? `; you hold ${d.cards.map(c => c.name).join(", ")}` : "") + ".");
+      const yours = d.cards && d.cards.length && model.seat && who(model.seat, model) === "you";  // a seat's own cards, to it only
+      return line(`The hands are dealt${counts.length ? `: ${counts.join(", ")}` : ""}` + (yours ? `; you hold ${d.cards.map(c => c.name).join(", ")}` : "") + ".");
     }
     case "turn_started": return line(`Round ${d.round}: ${turnOf(d.seat)}.`);
     case "drew": {
