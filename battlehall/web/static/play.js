@@ -61,7 +61,7 @@ stopsSelect.addEventListener("change", () => {
   try { localStorage.setItem(stopsKey, stopsSelect.value); } catch (e) { /* storage off: this page only */ }
   drawPrompts(true);
 });
-const logList = el("ol.log-lines");
+const logList = el("ol.log-lines", {tabindex: 0});  // it scrolls: the keyboard may scroll it too
 // The log folds (a phone starts with it folded): its heading is the toggle.
 const logToggle = el("button.log-toggle", {type: "button", "aria-expanded": "true", "aria-controls": "log-lines"}, "What happened");
 logList.id = "log-lines";
