@@ -248,7 +248,8 @@ function tileEl(b, ctx, cb) {
     el("span.hg-tile-name", {}, cap(tileName(b.tile))),
     el("span.hg-tile-state", {}, state),
     el("span.hg-tile-sides", {}, Object.entries(counts).map(([s, n]) => el("span.hg-tile-side", {style: {"--side": colour(s, model)}},
-      el("span.hg-swatch", {style: {background: colour(s, model)}}), `${s === "bandits" ? "Bandits" : who(s, model)} ${n}`)))];
+      el("span.hg-swatch", {style: {background: colour(s, model)}}), `${s === "bandits" ? "Bandits" : who(s, model)} ${n}`,
+      el("span.hg-kmarks", {"aria-hidden": "true"}, Array.from({length: Math.min(n, 8)}, () => el("span.hg-kmark"))))))];
   const details = `${cap(tileName(b.tile))}, ${state}: ` + (Object.entries(counts).map(([s, n]) =>
     s === "bandits" ? plural(n, "Bandit") : `${who(s, model)} ${plural(n, "Knight")}`).join(", ") || "nobody left");
   if (opt && controls) {
