@@ -353,3 +353,23 @@ async def test_a_spectator_sees_every_seat_along_the_top_and_no_hand(blank):  # 
     out = await page.evaluate(DRAWN, [model_of(state, "ana", "spectator"), None])
     assert out["opponents"] == SEATS and out["cards"] == []
     assert errors == []
+
+
+async def test_aiming_a_knight_lights_its_targets_and_the_attack_sends_them(blank, shoot):  # noqa: F811
+    page, errors = blank
+    state, prompt, _ = crossroads_turn("targets")
+    await draw(page, "desktop", model_of(state))
+    mine = page.locator("#hg-frame .hg-knight.selectable")
+    first = await mine.first.get_attribute("data-knight")
+    await mine.first.click()
+    aimable = page.locator("#hg-frame .hg-knight.aimable")
+    allowed = prompt["options"][0]["args"][first]
+    assert await aimable.count() == len([t for t in allowed if t != "none"])
+    await shoot(page, "hourglass-table-aiming-desktop", full_page=False)
+    target = await aimable.last.get_attribute("data-target")
+    await aimable.last.click()
+    await page.locator("#hg-frame .hg-go").click()
+    chosen = await page.evaluate("() => window.__hg.chosen")
+    assert chosen[-1][0] == prompt["id"] and chosen[-1][2][first] == target
+    assert set(chosen[-1][2]) == set(prompt["options"][0]["args"])
+    assert errors == []

@@ -157,9 +157,10 @@ export function render(root, model, controls) {
   const seats = view.turn_order || model.seats || [];
   const opponents = seats.filter(s => s !== me).map(s => summaryEl(s, ctx));
   const hand = view.my_hand ? handEl(ctx) : null;
-  root.replaceChildren(
-    detailsLine(root, "Point at or tap a Knight or a Battlecard to read it."),
-    table({cls: "hg", opponents, middle: middleEl(ctx), mine: me ? mineEl(me, ctx) : null, hand}));
+  const drawn = table({cls: "hg", opponents, middle: middleEl(ctx), mine: me ? mineEl(me, ctx) : null, hand});
+  // The zoom panel (position: fixed) inside the table, not beside it: the frame sizes the board's children.
+  drawn.append(detailsLine(root, "Point at or tap a Knight or a Battlecard to read it."));
+  root.replaceChildren(drawn);
 }
 
 /** The Knights whose Wounds grew since the last drawing (they flash); none on the first. */
@@ -396,7 +397,7 @@ function knightEl(k, ctx) {
     el("span.hg-wounds", {}, pips, el("span.hg-wn", {}, `${wounds}/${health}`)),
     by.length ? el("span.hg-targeted", {}, "targeted") : null,
     aims ? el("span.hg-aims", {}, "→ ", knightName(aims, model)) : null];
-  const details = `${knightName(k.id, model)}: ${wounds} ${wounds === 1 ? "Wound" : "Wounds"} of ${health} Health.` +
+  const details = `${cap(knightName(k.id, model))}: ${wounds} ${wounds === 1 ? "Wound" : "Wounds"} of ${health} Health.` +
     (by.length ? ` Targeted by ${by.map(x => knightName(x, model)).join(" and ")}.` : "") +
     (aims ? ` Attacks ${knightName(aims, model)}.` : "");
   const cls = "hg-knight" + (mine ? " mine" : "") + (k.owner === "bandits" ? " bandit" : "") + (by.length ? " is-target" : "") +
