@@ -34,7 +34,7 @@ async def test_keyboard_play_and_the_time_bank(server, page):
         raise AssertionError("Tab never reached the Guard button")
     await alice.keyboard.press("Enter")
     await alice.locator(".log-lines li", has_text="You raised a guard").wait_for()
-    await bob.locator(".log-lines li", has_text="Alice raised a guard").wait_for()
+    await bob.locator(".log-lines li", has_text="alice raised a guard").wait_for()
     # Now bob decides, and alice waits.
     await bob.locator(".prompt-bar [data-option=strike]").wait_for()
     assert await alice.locator(".prompt-bar [data-prompt][data-option]").count() == 0
@@ -60,7 +60,7 @@ async def test_the_page_rides_out_a_server_restart(start_server, page):
     # bob answers on the restarted server; alice's page shows it and asks her again.
     bob = await page(f"{srv.url}/play/{match_id}#token={created['tokens']['bob']}", wait_for=OPEN)
     await bob.locator(".prompt-bar [data-option=guard]").click()
-    await alice.locator(".log-lines li", has_text="Bob raised a guard").wait_for()
+    await alice.locator(".log-lines li", has_text="bob raised a guard").wait_for()
     await alice.locator(".prompt-bar [data-option=strike]").wait_for()
     assert await alice.locator(".log-lines li").count() == lines + 1
     srv.stop()

@@ -479,7 +479,8 @@ function logEvent(ev) {
     line = generic.describe(ev, model);
   }
   if (!line) return;
-  line = line[0].toUpperCase() + line.slice(1);
+  // A sentence starts with a capital, but a seat's name is written as its player chose it.
+  if (!model.seats.some(seat => line.startsWith(seat))) line = line[0].toUpperCase() + line.slice(1);
   logList.append(el("li", {dataset: {seq: ev.seq, kind: ev.kind}}, line));
   while (logList.children.length > LOG_LINES) logList.firstElementChild.remove();
   logList.scrollTop = logList.scrollHeight;
