@@ -131,7 +131,7 @@ function hook(name, value) {
 // data-busy while an answer waits for its ack or the view is being fetched: what is drawn
 // may change at any moment (tests wait for it to go).
 function markBusy() {
-  hook("busy", pending.size || viewAsked ? "true" : null);
+  hook("busy", pending.size || viewAsked || (welcomed && !drawingLoaded) ? "true" : null);
 }
 
 function setStatus(status, reason) {
@@ -633,6 +633,7 @@ function ensureSummary() {
     if (result === "unreachable") summaryState = null;  // the plain view until it loads
     if (result !== "gone") {
       drawingLoaded = true;
+      markBusy();
       for (const ev of unlogged.splice(0)) logEvent(ev);
       showStops();
       if (model.view) { drawBoard(); drawPrompts(true); drawResign(); }
@@ -644,7 +645,7 @@ function ensureSummary() {
 
 /** The Reaction windows setting: a player's, in rulesets with reaction windows only. */
 function showStops() {
-  stopsEl.hidden = !welcomed || model.role !== "player" || !model.windows;
+  stopsEl.hidden = !welcomed || !drawingLoaded || model.role !== "player" || !model.windows;
 }
 
 async function start() {
