@@ -33,6 +33,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LARGEST = {"duel": 2, "spellfire": 6, "hourglass": 4, "demigod": 4}
 DECISION = "[aria-label='Your decisions'] [data-prompt-box]"
+# The first decision drawn, and the table with it (the ruleset's drawing, not the page's placeholder).
+DRAWN = f"() => !!document.querySelector(\"{DECISION}\") && !!document.querySelector('[aria-label=Board] .table')"
 
 # What the page loaded and drew, in bytes (the same measure as tests/browser/test_page_weight.py).
 WEIGHT = """() => {
@@ -59,7 +61,7 @@ async def one(browser, url: str, ruleset: str) -> tuple[float, dict]:
     page = await context.new_page()
     t0 = time.perf_counter()
     await page.goto(f"{url}/play/{made['match']}#token={made['token']}", wait_until="commit")
-    await page.wait_for_selector(DECISION, timeout=30_000)
+    await page.wait_for_function(DRAWN, timeout=30_000, polling="raf")
     elapsed = time.perf_counter() - t0
     weight = await page.evaluate(WEIGHT)
     await context.close()
