@@ -25,8 +25,6 @@ import time
 import httpx
 from playwright.async_api import async_playwright
 
-sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import start_server, stop_server, wait_ready
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -69,6 +67,11 @@ async def one(browser, url: str, ruleset: str) -> tuple[float, dict]:
 
 
 async def main(args) -> None:
+    # Here, not at the top: tests/browser/test_page_weight.py loads this file for its
+    # measures, and bench/ on its sys.path would shadow the tests' packages.
+    sys.path.insert(0, os.path.dirname(__file__))
+    from benchlib import start_server, stop_server, wait_ready
+
     proc, url = start_server(env={"BATTLEHALL_BOT_THINK_MS": "300"})
     try:
         wait_ready(url)

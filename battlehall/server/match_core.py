@@ -391,6 +391,8 @@ class MatchCore:
         self.away_grace_ms = away_grace_ms
         self.away_timeouts = away_timeouts
         self.gone_since: dict[str, int] = {}  # seat -> since when no socket of its player is on
+        self.seen: set[str] = set()  # seats whose player has had a socket on since the match was loaded
+        self.told_gone: set[str] = set()  # seats whose player left, as the others were told (presence)
         self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
         self.bot_seats: dict[str, str] = match.meta.get("bots") or {}  # seat -> level: seats a bot always plays
         self.thinking: dict[str, str] = {}  # prompt id -> seat: a bot's BotMove for it is on its way
@@ -776,7 +778,11 @@ class MatchCore:
         if not self.away_grace_ms or seat in self.gone_since or seat in self.bot_seats:
             return []
         self.gone_since[seat] = now
-        return self._presence(seat, False) + [Later(self.away_grace_ms, AwayDue(seat))]
+        told = []
+        if seat in self.seen:  # it left (not: it has not come yet), so the others hear of it
+            self.told_gone.add(seat)
+            told = self._presence(seat, False)
+        return told + [Later(self.away_grace_ms, AwayDue(seat))]
 
     def _away_at(self, seat: str) -> int:
         return self.gone_since[seat] + self.away_grace_ms
@@ -931,15 +937,20 @@ class MatchCore:
             return
         match = self.match
         if conn.role == "player":  # the player is back: the seat is its own again
-            if self.gone_since.pop(conn.seat, None) is not None:
+            self.seen.add(conn.seat)
+            self.gone_since.pop(conn.seat, None)
+            if conn.seat in self.told_gone:
+                self.told_gone.discard(conn.seat)
                 self._out += self._presence(conn.seat, True)
             self.timeouts_in_a_row.pop(conn.seat, None)
+        welcome = {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
+                   "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
+                   "prompts": match.prompts_for(conn.audience), "now": now,
+                   "definitions": match.ruleset.definitions(match.state)}
+        if self.told_gone:  # only then: a mirror's welcome, which cannot know, is the same otherwise
+            welcome["gone"] = {seat: self._away_at(seat) for seat in sorted(self.told_gone)}
         self._out += [
-            Send(conn, {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
-                        "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
-                        "prompts": match.prompts_for(conn.audience), "now": now,
-                        "definitions": match.ruleset.definitions(match.state),
-                        "gone": {seat: self._away_at(seat) for seat in sorted(self.gone_since)}}),
+            Send(conn, welcome),
             Attach(conn, join.reply, join.resume if join.resume is not None and join.resume < match.seq else None,
                    match.seq)]
         if conn.role == "player":  # after the welcome: it gets the seat_back event like everyone

@@ -901,7 +901,7 @@ def test_a_seat_without_a_socket_for_its_grace_is_marked_away_and_back_when_it_r
     back = joined(core, Peer("bob"), NOW + 7000)
     told, welcome = [s.message for s in of(back, Send)]
     assert told == {"t": "presence", "seat": "bob", "connected": True, "away_at": None}  # to alice
-    assert welcome["view"]["away"] == ["bob"] and welcome["gone"] == {}
+    assert welcome["view"]["away"] == ["bob"] and "gone" not in welcome
     (write,) = of(back, Write)
     assert [e["back"] for e, _ in write.entries] == ["bob"]
     core.receive(WriteDone(), NOW + 7001)
