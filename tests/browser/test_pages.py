@@ -10,7 +10,7 @@ from playwright.async_api import expect
 
 from battlehall.client import Client
 from battlehall.engine import get_ruleset
-from battlehall.server.replay_steps import MAX_COUNT as STEPS_PER_REQUEST
+from battlehall.server.http.replay_steps import MAX_COUNT as STEPS_PER_REQUEST
 from wsutil import Raw
 from servers import bearer
 

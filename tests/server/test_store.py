@@ -8,13 +8,13 @@ import pytest
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
-from battlehall.server.match_state import MatchState
 from battlehall.server.clock import Clock
 from battlehall.server.config import Settings
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server import store as store_module
-from battlehall.server.store import LoadedMatch, Store
-from battlehall.server.writer import Fenced
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.storage import store as store_module
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import LoadedMatch, Store
+from battlehall.server.storage.writer import Fenced
 
 
 @pytest.fixture(scope="module")

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 from ..ruleset import Prompt
 from . import activation as act
-from . import before
-from . import fates
+from . import before, fates, spoils
 from . import formation as fm
 from . import powers as pw
-from . import spoils
 from . import zones as z
-from .prompts import ask, option as _option
+from .prompts import ask
+from .prompts import option as _option
 
 OTHER = pw.OTHER
 

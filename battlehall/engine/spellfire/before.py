@@ -18,7 +18,8 @@ from __future__ import annotations
 from . import activation as act
 from . import powers as pw
 from . import zones as z
-from .prompts import ask, option as _option
+from .prompts import ask
+from .prompts import option as _option
 
 OTHER = act.OTHER
 

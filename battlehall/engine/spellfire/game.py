@@ -19,14 +19,25 @@ from __future__ import annotations
 
 from ..errors import SetupError
 from ..rng import seed_state
-from ..ruleset import (Declaration, Event, Prompt, Ruleset, State, base_state, boolean_option, choice_option,
-                       integer_option, list_option)
+from ..ruleset import (
+    Declaration,
+    Event,
+    Prompt,
+    Ruleset,
+    State,
+    base_state,
+    boolean_option,
+    choice_option,
+    integer_option,
+    list_option,
+)
 from . import battle as bt
 from . import setup as su
 from . import spoils as sp
 from . import turn as tn
 from .cards import shipped
-from .view import secrets as _secrets, view as _view
+from .view import secrets as _secrets
+from .view import view as _view
 
 # The default deck of each seat, in seat order (cards/starter.toml).
 DEFAULT_DECKS = ("embers", "shadows", "tides", "sands", "crowns", "barrows")

@@ -13,7 +13,8 @@ The phase-0 prompt opens only in matches that hold a rule card or a dungeon at a
 from __future__ import annotations
 
 from . import zones as z
-from .prompts import ask, option as _option
+from .prompts import ask
+from .prompts import option as _option
 
 KINDS = ("rule", "dungeon")
 

@@ -17,7 +17,7 @@ from . import battle as bt
 from . import formation as fm
 from . import turn as tn
 from . import zones as z
-from .cards import FieldError, UNIQUE, parse_card, shipped
+from .cards import UNIQUE, FieldError, parse_card, shipped
 
 #: Entries of any one list of a setup (inline cards, a pool, a zone, attachments): far
 #: more than a deck holds, and few enough that no check of a setup is ever slow.

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from . import plays
 from . import zones as z
-from .prompts import ask, option as _option
+from .prompts import ask
+from .prompts import option as _option
 
 
 def draw(state: dict, seat: str | None, events: list) -> bool:

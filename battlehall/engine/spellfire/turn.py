@@ -9,13 +9,13 @@ tells the other seat what is in a hand.
 
 from __future__ import annotations
 
+from ..ruleset import make_result, rank_by
 from . import battle as bt
 from . import formation as fm
-from . import plays
-from . import rulecards
+from . import plays, rulecards
 from . import zones as z
-from ..ruleset import make_result, rank_by
-from .prompts import ask, option as _option
+from .prompts import ask
+from .prompts import option as _option
 
 PHASES = ("rule", "draw", "realm", "pool", "attack", "discard")
 

@@ -8,11 +8,11 @@ a draw pile, or the random generator.
 
 from __future__ import annotations
 
+from ..ruleset import seat_status
 from . import activation as act
 from . import formation as fm
 from . import powers as pw
 from . import zones as z
-from ..ruleset import seat_status
 
 
 def view(state: dict, viewer: str | None) -> dict:

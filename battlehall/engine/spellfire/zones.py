@@ -18,7 +18,6 @@ from typing import Callable
 from . import formation as fm
 from .cards import UNIQUE, shipped
 
-
 _SHIPPED = shipped().cards  # looked up on every card access: bind it once
 
 
