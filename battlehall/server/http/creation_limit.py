@@ -15,24 +15,18 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
 from battlehall.server import errors
+from battlehall.server.token_bucket import TokenBucket
 
 PRUNE_AT = 10_000  # addresses kept before the full buckets are dropped
-
-
-@dataclass
-class Bucket:
-    tokens: float
-    at: float  # time.monotonic() of the last refill
 
 
 class CreationLimit:
     def __init__(self, per_min: float, burst: int):
         self.rate = per_min / 60.0  # tokens per second
         self.burst = burst
-        self.buckets: dict[str, Bucket] = {}
+        self.buckets: dict[str, TokenBucket] = {}
 
     def take(self, address: str) -> float:
         """Take a token for `address`: 0 when it may create now, else the seconds until it may."""
@@ -43,13 +37,8 @@ class CreationLimit:
         if bucket is None:
             if len(self.buckets) >= PRUNE_AT:
                 self._prune(now)
-            bucket = self.buckets[address] = Bucket(float(self.burst), now)
-        bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.at) * self.rate)
-        bucket.at = now
-        if bucket.tokens >= 1:
-            bucket.tokens -= 1
-            return 0.0
-        return (1 - bucket.tokens) / self.rate
+            bucket = self.buckets[address] = TokenBucket(self.rate, float(self.burst), now)
+        return 0.0 if bucket.take(now) else bucket.wait_s()
 
     def spend(self, address: str | None, what: str) -> None:
         """Take a token for `address` (None: an unknown peer, never limited), or refuse with
@@ -62,7 +51,7 @@ class CreationLimit:
                                      retry_after=retry_after(wait_s))
 
     def _prune(self, now: float) -> None:
-        for address in [a for a, b in self.buckets.items() if b.tokens + (now - b.at) * self.rate >= self.burst]:
+        for address in [a for a, b in self.buckets.items() if b.refill(now) >= self.burst]:
             del self.buckets[address]
 
 

@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import time
 from typing import Any, Protocol
+
+from battlehall.server.token_bucket import TokenBucket
 
 UNWATCHED = ""  # the lane of every match no socket is on (no address or match id is empty)
 
@@ -126,8 +127,7 @@ class BotTurns:
         self.think_s = think_ms / 1000
         self.per_s = per_s  # 0: no limit
         self.burst = max(1.0, per_s / 10)
-        self.tokens = self.burst
-        self.stamp = time.monotonic()
+        self.bucket = TokenBucket(per_s, self.burst)
         self.waiting = Lanes()
         self.timer: asyncio.TimerHandle | None = None
         self.answered = 0  # turns let through (the metrics' bot answers, roughly: a turn may find its prompt gone)
@@ -150,19 +150,11 @@ class BotTurns:
         player.feed_input(move)
 
     def _take(self) -> bool:
-        if not self.per_s:
-            return True
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.per_s)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+        return not self.per_s or self.bucket.take()
 
     def _wake_later(self) -> None:
         if self.timer is None:
-            wait_s = max(0.001, (1 - self.tokens) / self.per_s)
+            wait_s = max(0.001, self.bucket.wait_s())
             self.timer = asyncio.get_running_loop().call_later(wait_s, self._release)
 
     def _release(self) -> None:

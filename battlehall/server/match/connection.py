@@ -14,10 +14,10 @@ in order behind that history, counted against the same limit.
 from __future__ import annotations
 
 import asyncio
-import time
 
 from battlehall.server import codec
 from battlehall.server.metrics import counters
+from battlehall.server.token_bucket import TokenBucket
 
 _dirty: list["Connection"] = []  # connections with frames to write at the end of this loop turn
 
@@ -176,31 +176,24 @@ class Connection:
         return [codec.batch(self.codec, frames)] if self.batch and len(frames) > 1 else frames
 
 
-class RateLimiter:
-    """A token bucket: `rate` messages per second, bursts of twice that."""
+class RateLimiter(TokenBucket):
+    """`rate` messages per second, bursts of twice that."""
 
-    __slots__ = ("rate", "capacity", "tokens", "stamp", "strikes")
+    __slots__ = ("strikes",)
 
     def __init__(self, rate: float):
-        self.rate = rate
-        self.capacity = rate * 2
-        self.tokens = self.capacity
-        self.stamp = time.monotonic()
+        super().__init__(rate, rate * 2)
         self.strikes = 0  # consecutive refusals; a client that keeps flooding is closed
 
     def allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        if self.take():
             self.strikes = 0
             return True
         self.strikes += 1
         return False
 
 
-class ByteBudget:
+class ByteBudget(TokenBucket):
     """A token bucket in bytes: what a socket's `view` requests may make the server
     encode, `rate` bytes per second, bursts of four times that; rate 0: no cap.
 
@@ -209,21 +202,13 @@ class ByteBudget:
     below zero and stays shut until the rate has filled it again.
     """
 
-    __slots__ = ("rate", "capacity", "tokens", "stamp")
+    __slots__ = ()
 
     def __init__(self, rate: float):
-        self.rate = rate
-        self.capacity = rate * 4
-        self.tokens = self.capacity
-        self.stamp = time.monotonic()
+        super().__init__(rate, rate * 4)
 
     def allow(self) -> bool:
-        if not self.rate:
-            return True
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        return self.tokens > 0
+        return not self.rate or self.refill() > 0
 
     def spend(self, size: int) -> None:
         self.tokens -= size
