@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable, NamedTuple
 
 import hiredis
 
@@ -73,10 +73,27 @@ class _Write:
         self.done = False  # called back (or failed): never again
 
 
-class _Node(Connection):
+class _Routed(NamedTuple):
+    """A command routed to a master, not yet sent."""
+    write: Any  # a _Write; None: ignore the reply; _SETUP: AUTH on a new connection
+    command: tuple
+    redirects: int
+
+
+class _Sent:
+    """A command in flight on a master's connection."""
+
+    __slots__ = ("write", "command", "redirects", "sent_at", "last")
+
+    def __init__(self, routed: _Routed, sent_at: float):
+        self.write, self.command, self.redirects = routed
+        self.sent_at = sent_at
+        self.last = False  # the last command of its send: its reply times the round trip
+
+
+class _Node(Connection[_Sent]):
     """A master and the connection to it."""
 
-    SENT_AT = 3
     host: str  # a node's own, always (Connection's None is the URL's)
     port: int
 
@@ -88,9 +105,7 @@ class _Node(Connection):
         self.host, self.port = host.strip("[]"), int(port)
         self.url, self.options, self.timeout_s = batcher.url, batcher.options, batcher.timeout_s
         self._init_connection()
-        # Routed, not yet sent: (write, command, redirects); write None: ignore the reply.
-        self.outbox: list[tuple] = []
-        # in_flight, oldest first: [write, command, redirects, sent at, last of its send].
+        self.outbox: list[_Routed] = []  # routed, not yet sent
 
     @property
     def closed(self) -> bool:
@@ -98,8 +113,8 @@ class _Node(Connection):
 
     def _connected(self) -> None:
         # AUTH first; the registered scripts are loaded ahead of the writes that use them.
-        first = [(_SETUP, command, 0) for command in setup_commands(self.options) if command[0] == "AUTH"]
-        first += [(None, command, 0) for command in self.batcher.script_loads()]
+        first = [_Routed(_SETUP, command, 0) for command in setup_commands(self.options) if command[0] == "AUTH"]
+        first += [_Routed(None, command, 0) for command in self.batcher.script_loads()]
         self.outbox[:0] = first
         self.batcher._flush(self)
 
@@ -108,9 +123,10 @@ class _Node(Connection):
         reader.feed(data)
         try:
             while (reply := reader.gets()) is not False:
-                write, command, redirects, sent_at, last = in_flight.popleft()
-                if last:
-                    batcher.latency.observe(time.monotonic() - sent_at)
+                sent = in_flight.popleft()
+                write, command, redirects = sent.write, sent.command, sent.redirects
+                if sent.last:
+                    batcher.latency.observe(time.monotonic() - sent.sent_at)
                 if write is None:  # ASKING or SCRIPT LOAD: what follows tells
                     continue
                 if write is _SETUP:
@@ -141,7 +157,7 @@ class _Node(Connection):
             self.batcher._refresh()  # a master that went away may have a successor
 
     def _fail_all(self, reason: str) -> None:
-        failed = [e[0] for e in self.in_flight] + [e[0] for e in self.outbox]
+        failed = [e.write for e in self.in_flight] + [e.write for e in self.outbox]
         self.in_flight.clear()
         self.outbox = []
         self.batcher._fail(failed, reason)
@@ -217,8 +233,8 @@ class ClusterWriteBatcher(WriterBase):
         if node is None:
             node = self.nodes[addr] = _Node(self, addr)
         if asking:
-            node.outbox.append((None, ("ASKING",), 0))
-        node.outbox.append((write, command, redirects))
+            node.outbox.append(_Routed(None, ("ASKING",), 0))
+        node.outbox.append(_Routed(write, command, redirects))
         self.dirty[node] = None
 
     def _flush(self, node: _Node) -> None:
@@ -229,14 +245,13 @@ class ClusterWriteBatcher(WriterBase):
             return  # sent once connected
         entries, node.outbox = node.outbox, []
         sent_at = time.monotonic()
-        for write, command, redirects in entries:
-            node.in_flight.append([write, command, redirects, sent_at, False])
-        node.in_flight[-1][4] = True
+        node.in_flight.extend(_Sent(entry, sent_at) for entry in entries)
+        node.in_flight[-1].last = True
         self.flushes += 1
         self.commands += len(entries)
         transport = node.link.transport
         assert transport is not None  # a link is in use only once connected (Connection._connect)
-        transport.write(b"".join([hiredis.pack_command(e[1]) for e in entries]))
+        transport.write(b"".join([hiredis.pack_command(e.command) for e in entries]))
         node._arm()
 
     # -- the slot map --------------------------------------------------------------------
@@ -296,7 +311,7 @@ class ClusterWriteBatcher(WriterBase):
             asyncio.get_running_loop().call_later(TRYAGAIN_DELAY_S * 2 ** redirects, self._again, write, command,
                                                   redirects + 1)
         elif kind == "NOSCRIPT" and str(command[0]).upper() == "EVALSHA" and command[1] in self.scripts:
-            node.outbox.append((None, ("SCRIPT", "LOAD", self.scripts[command[1]]), 0))
+            node.outbox.append(_Routed(None, ("SCRIPT", "LOAD", self.scripts[command[1]]), 0))
             self._route(write, command, redirects + 1, node.addr)
         else:
             return False

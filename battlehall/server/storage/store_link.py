@@ -26,7 +26,7 @@ import hashlib
 import logging
 import ssl
 import time
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 
 import hiredis
 from redis.connection import parse_url  # see the module's docstring: the URL read as redis-py reads it
@@ -98,16 +98,24 @@ class WriterBase:
         return [("SCRIPT", "LOAD", body) for body in self.scripts.values()]
 
 
-class Connection:
+class Sent(Protocol):
+    """What a connection's watchdog reads of a write in flight (writer.py, cluster_writer.py)."""
+
+    sent_at: float  # time.monotonic() when it went out
+
+
+S = TypeVar("S", bound=Sent)
+
+
+class Connection(Generic[S]):
     """One connection to one Redis: connecting, the watchdog, giving it up.
 
     A subclass sends (`link.transport.write`, then `_arm`), matches replies
     (`_replies(reader, data)`, called by its `Link`), says what to send first on a new
     connection (`_connected`) and fails its writes (`_fail_all`) when it is dropped.
-    Its `in_flight` entries carry when they were sent at index `SENT_AT`.
+    Its `in_flight` entries are `Sent` records: each says when it was sent.
     """
 
-    SENT_AT = 0
     name = "Redis"  # for the logs and the errors
     host: str | None = None  # None: the URL's; else a node of a cluster, with the URL's TLS
     port: int | None = None
@@ -124,7 +132,7 @@ class Connection:
     def _init_connection(self) -> None:
         self.link: Link | None = None  # the connection in use, once connected
         self.connecting: asyncio.Task | None = None
-        self.in_flight: collections.deque[list] = collections.deque()  # sent, oldest first
+        self.in_flight: collections.deque[S] = collections.deque()  # sent, oldest first
         self.watchdog: asyncio.TimerHandle | None = None
 
     def _connect_soon(self) -> None:
@@ -157,7 +165,7 @@ class Connection:
         self.watchdog = None
         if not self.in_flight:
             return
-        waited = time.monotonic() - self.in_flight[0][self.SENT_AT]
+        waited = time.monotonic() - self.in_flight[0].sent_at
         if waited >= self.timeout_s:
             log.warning("%s did not answer for %.1f s: dropping the connection", self.name, waited)
             self._drop(f"{self.name} did not answer within {self.timeout_s:g} s")

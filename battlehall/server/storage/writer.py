@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import hiredis
 
@@ -46,25 +46,41 @@ __all__ = ["CERT_REQS", "Fenced", "StoreUnavailable", "WriteBatcher", "Writer", 
 log = logging.getLogger("battlehall.store")
 
 
-class WriteBatcher(WriterBase, Connection):
-    """Send every write submitted in one loop turn at once; call back each in order."""
+class _Queued(NamedTuple):
+    """A write submitted, not yet sent."""
+    commands: list[tuple]
+    callback: Callable
+    args: tuple
 
-    SENT_AT = 4
+
+class _Sent:
+    """A write in flight: its commands are answered in order, on this one connection."""
+
+    __slots__ = ("due", "callback", "args", "error", "sent_at", "last")
+
+    def __init__(self, due: int, callback: Callable, args: tuple, sent_at: float):
+        self.due = due  # replies still due
+        self.callback = callback
+        self.args = args
+        self.error: hiredis.ReplyError | None = None  # the first error reply
+        self.sent_at = sent_at
+        self.last = False  # the last write of its send: its reply times the round trip
+
+
+class WriteBatcher(WriterBase, Connection[_Sent]):
+    """Send every write submitted in one loop turn at once; call back each in order."""
 
     def __init__(self, url: str, timeout_s: float = 5.0):
         WriterBase.__init__(self, url, timeout_s)
         self._init_connection()
-        # Submitted, not yet sent: (commands, callback, args).
-        self.queued: list[tuple[list[tuple], Callable, tuple]] = []
+        self.queued: list[_Queued] = []  # submitted, not yet sent
         self.send_scheduled = False
-        # in_flight, oldest first: [replies still due, callback, args, first error reply,
-        # when it was sent, whether it is the last of its send].
 
     # -- what the store calls ------------------------------------------------------------
 
     def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
         """Write `commands`; then `callback(*args, error)`, error None or StoreUnavailable."""
-        self.queued.append((commands, callback, args))
+        self.queued.append(_Queued(commands, callback, args))
         if not self.send_scheduled:
             self.send_scheduled = True
             asyncio.get_running_loop().call_soon(self._send)
@@ -110,9 +126,9 @@ class WriteBatcher(WriterBase, Connection):
         packed: list[bytes] = []
         for commands, callback, args in batch:
             packed += map(hiredis.pack_command, commands)
-            self.in_flight.append([len(commands), callback, args, None, sent_at, False])
+            self.in_flight.append(_Sent(len(commands), callback, args, sent_at))
             self.commands += len(commands)
-        self.in_flight[-1][5] = True
+        self.in_flight[-1].last = True
         self.flushes += 1
         transport = self.link.transport
         assert transport is not None  # a link is in use only once connected (Connection._connect)
@@ -125,7 +141,7 @@ class WriteBatcher(WriterBase, Connection):
         # the writes queued behind them, since they went out on the same connection.
         setup = setup_commands(self.options) + self.script_loads()
         if setup:
-            self.queued.insert(0, (setup, _setup_done, (self,)))
+            self.queued.insert(0, _Queued(setup, _setup_done, (self,)))
         self._send()
 
     # -- receiving -----------------------------------------------------------------------
@@ -137,19 +153,19 @@ class WriteBatcher(WriterBase, Connection):
         try:
             while (reply := reader.gets()) is not False:
                 write = in_flight[0]
-                if write[1] is _collect:
-                    write[2][1].append(reply)
-                if isinstance(reply, hiredis.ReplyError) and write[3] is None:
-                    write[3] = reply
+                if write.callback is _collect:
+                    write.args[1].append(reply)
+                if isinstance(reply, hiredis.ReplyError) and write.error is None:
+                    write.error = reply
                     if str(reply).startswith("NOSCRIPT"):  # Redis lost its scripts: load them again
                         asyncio.get_running_loop().call_soon(self._drop, "Redis had lost its scripts")
-                write[0] -= 1
-                if write[0] == 0:
+                write.due -= 1
+                if write.due == 0:
                     in_flight.popleft()
-                    if write[5]:
-                        self.latency.observe(time.monotonic() - write[4])
-                    error = None if write[3] is None else _error(write[3])
-                    _call(write[1], write[2], error)
+                    if write.last:
+                        self.latency.observe(time.monotonic() - write.sent_at)
+                    error = None if write.error is None else _error(write.error)
+                    _call(write.callback, write.args, error)
                     if self.link is None:  # the callback gave the connection up (_setup_done)
                         return
         except (hiredis.ProtocolError, IndexError) as exc:  # not Redis talking, or a reply for nothing
@@ -157,7 +173,7 @@ class WriteBatcher(WriterBase, Connection):
 
     def _fail_all(self, reason: str) -> None:
         """Fail every write in flight and queued: none of them is known to have landed."""
-        failed = [(w[1], w[2]) for w in self.in_flight] + [(cb, args) for _, cb, args in self.queued]
+        failed = [(w.callback, w.args) for w in self.in_flight] + [(q.callback, q.args) for q in self.queued]
         self.in_flight.clear()
         self.queued = []
         for callback, args in failed:
