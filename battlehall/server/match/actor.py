@@ -20,49 +20,51 @@ from typing import TYPE_CHECKING, Callable
 
 from battlehall.engine.ruleset import ABANDONED
 from battlehall.server.clock import now_ms
+from battlehall.server.errors import MatchLive
 from battlehall.server.match import messages
-from battlehall.server.match.fanout import event_message, fan_out
-from battlehall.server.match.match_core import (
-    Abandon,
-    Abort,
+from battlehall.server.match.effects import (
     Ack,
-    Act,
     Arm,
     Attach,
     AttachDelayed,
-    BotMove,
-    Claim,
-    Delete,
     DeleteKeys,
     Detach,
     Ended,
-    Expire,
-    Join,
     Later,
-    Leave,
     Lost,
-    MatchCore,
-    MatchLive,
     Publish,
     Rebuild,
-    RebuildFailed,
-    Rebuilt,
     Reject,
-    Release,
-    Resign,
     Resolve,
     Send,
-    SetStops,
     ShowView,
-    Status,
     Think,
-    View,
     ViewDelayed,
     Write,
+)
+from battlehall.server.match.fanout import event_message, fan_out
+from battlehall.server.match.inputs import (
+    Abandon,
+    Abort,
+    Act,
+    BotMove,
+    Claim,
+    Delete,
+    Expire,
+    Join,
+    Leave,
+    RebuildFailed,
+    Rebuilt,
+    Release,
+    Resign,
+    SetStops,
+    View,
     WriteDone,
     WriteFailed,
 )
+from battlehall.server.match.match_core import MatchCore
 from battlehall.server.match.match_state import MatchState, ReplayMismatch
+from battlehall.server.match.writes import Status
 from battlehall.server.storage.store import Store, StoreUnavailable
 
 if TYPE_CHECKING:
@@ -70,7 +72,7 @@ if TYPE_CHECKING:
     from battlehall.server.match.bot_turns import BotTurns
     from battlehall.server.match.connection import Connection
     from battlehall.server.match.deadlines import Deadlines
-    from battlehall.server.match.match_core import Input
+    from battlehall.server.match.inputs import Input
     from battlehall.server.match.spectators import DelayedFeed
     from battlehall.server.metrics import Metrics
 

@@ -32,22 +32,21 @@ On a Redis Cluster (`cluster=True`) the reads go through redis-py's `RedisCluste
 follows the slots and their MOVED / ASK redirections, and the writes through
 `ClusterWriteBatcher` (cluster_writer.py): one send per master per loop turn.
 
-This is the one module that knows redis-py (with the writers' connection core,
-store_link.py, which reads URLs with it). The other modules reach Redis through the
-store: its methods, `Store.redis` and the clients `Store.client` and `Store.pooled_client`
-make (`Client`: redis-py's commands, pipelines, scripts and pub/sub, each failure of Redis
-raised as `StoreUnavailable`), so they catch `StoreUnavailable` and nothing else.
+The storage wing is the one that knows redis-py: this module, client.py (its clients,
+each failure of Redis raised as `StoreUnavailable`) and the writers' connection core,
+store_link.py, which reads URLs with it. Key names are keys.py's, the commands of each
+write commands.py's. The other modules reach Redis through the store: its methods,
+`Store.redis` and the clients `Store.client` and `Store.pooled_client` make (`Client`:
+redis-py's commands, pipelines, scripts and pub/sub), so they catch `StoreUnavailable`
+and nothing else.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import logging
-from collections.abc import Sequence
 
-import msgpack
 import redis  # the sync client of the command line's check (cluster_enabled)
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -58,28 +57,20 @@ from redis.exceptions import AuthenticationError, RedisError, ResponseError
 from battlehall.server.records import LoadedMatch
 from battlehall.server.storage import lease as leases
 from battlehall.server.storage.cluster_writer import ClusterWriteBatcher
+from battlehall.server.storage.commands import WriteCommands
+from battlehall.server.storage.keys import LIVE, key, pack, unpack
+from battlehall.server.storage.reads import MatchReads
 from battlehall.server.storage.store_link import Fenced, StoreUnavailable, Writer, parse_url
 from battlehall.server.storage.writer import WriteBatcher
 
-__all__ = ["Client", "CredentialsRefused", "Fenced", "LoadedMatch", "Store", "StoreUnavailable", "Writer",
-           "cluster_enabled", "key", "url_options"]
+__all__ = ["LIVE", "Client", "CredentialsRefused", "Fenced", "LoadedMatch", "Script", "Store", "StoreUnavailable", "Writer",
+           "cluster_enabled", "key", "pack", "unpack", "url_options"]
 
-LIVE = "bh:live"
 PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
-LOG_PAGE = 1000  # log entries per read when a whole log is read (load_from_start)
 
-FENCED_KEYS = ("owner", "log", "snap", "meta", "start", "epoch", "held")  # lease.FENCED_WRITE's KEYS, in order
 ACQUIRE_SHA, RENEW_SHA, RELEASE_SHA = (leases.sha1(s) for s in (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
-PARTS = ("meta", "log", "snap", "start", "epoch", "held", "owner")  # the keys of one match
 
 log = logging.getLogger("battlehall.store")
-
-pack = msgpack.Packer().pack  # one packer: packb builds a new one per call
-
-
-def unpack(data: bytes):
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
-
 
 # Weakest first, to report a cluster's weakest master (unknown values rank below all).
 _STRENGTH = {"no": 0, "yes": 3, "everysec": 1, "always": 2}
@@ -89,15 +80,6 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def key(match_id: str, part: str) -> str:
-    return f"bh:{{{match_id}}}:{part}"
-
-
-@functools.lru_cache(maxsize=65536)
-def fenced_keys(match_id: str, ends: bool = False) -> tuple[str, ...]:
-    """The KEYS of lease.FENCED_WRITE for a match's write (all of its keys when it ends):
-    made once per match, not per answer."""
-    return tuple(key(match_id, part) for part in (FENCED_KEYS if ends else FENCED_KEYS[:3]))
 
 
 # -- redis-py's failures, as StoreUnavailable ---------------------------------------------
@@ -243,7 +225,7 @@ def cluster_enabled(url: str, timeout_s: float = 2.0) -> bool | None:
         return None
 
 
-class Store:
+class Store(WriteCommands, MatchReads):
     def __init__(self, url: str, persist: bool = True, cluster: bool = False):
         self.url = url
         self.persist = persist
@@ -363,88 +345,6 @@ class Store:
             return
         await self.batcher.write(commands)
 
-    # -- the commands of each write ------------------------------------------------
-
-    @staticmethod
-    def create_commands(match_id: str, meta: dict, snapshot: dict, events: list[dict], created_at: int,
-                        lease: str | None = None, lease_ms: int = 0) -> list[tuple]:
-        """A new match: its settings, its first snapshot, and that snapshot with the start's
-        events; with `lease` ("1 <node>"), the creating node's lease on it, token 1."""
-        commands: list[tuple] = [
-            ("SET", key(match_id, "meta"), pack(meta)),
-            ("SET", key(match_id, "snap"), pack(snapshot)),
-            ("SET", key(match_id, "start"), pack({**snapshot, "events": events})),
-        ]
-        if lease is not None:
-            commands += [("SET", key(match_id, "epoch"), 1), ("SET", key(match_id, "held"), created_at),
-                         ("SET", key(match_id, "owner"), lease, "PX", lease_ms)]
-        return commands + [("ZADD", LIVE, created_at, match_id)]
-
-    @staticmethod
-    def fenced(match_id: str, lease: str, entries: Sequence[tuple[dict, list[dict]]] = (),
-               snapshot: dict | None = None, retention_s: int | None = None, doorbell: bool = False) -> tuple:
-        """One EVALSHA of lease.FENCED_WRITE: the entries (each with its event records), the
-        snapshot and the end of a match, written only if `lease` still holds it (else a
-        FENCED error reply); with `doorbell`, the match's doorbell rung once they landed."""
-        if entries:
-            (entry, events), *more = entries
-            first = (f"{entry['seq']}-0", pack(entry), pack(events))
-        else:
-            more, first = [], ("", "", "")
-        rest = [part for entry, events in more for part in (f"{entry['seq']}-0", pack(entry), pack(events))]
-        rings = (key(match_id, "tail"), entries[-1][0]["last_seq"]) if doorbell and entries else ("", "")
-        keys = fenced_keys(match_id, retention_s is not None)
-        return ("EVALSHA", leases.FENCED_WRITE_SHA, len(keys), *keys, lease, *first,
-                pack(snapshot) if snapshot is not None else "", retention_s if retention_s is not None else "",
-                *rings, *rest)
-
-    @staticmethod
-    def write_commands(match_id: str, entries: Sequence[tuple[dict, list[dict]]], snapshot: dict | None,
-                       ends: bool, retention_s: int, lease: str | None, doorbell: bool = False) -> list[tuple]:
-        """The commands of one write of a match's new log entries, in order, each with its
-        event records; with the snapshot, and the match's end when `ends`; with `doorbell`,
-        ringing the match's doorbell after them, for other nodes' spectators (mirror.py).
-
-        With `lease`, one fenced script (lease.py) that Redis refuses whole if the lease is
-        no longer that; the end of the match then leaves `bh:live` once the write has
-        landed (`Hub.finished`). Without, an XADD per entry: one native command each
-        (a script that wrote the entry, the events and the act id to three keys cost
-        Redis three times the CPU, and the client more: bench/RESULTS.md).
-        """
-        if lease is not None:
-            return [Store.fenced(match_id, lease, entries, snapshot, retention_s if ends else None, doorbell)]
-        commands = [Store.entry_command(match_id, entry, events) for entry, events in entries]
-        if ends:
-            assert snapshot is not None  # a match's end is written with its snapshot (snapshot_due)
-            commands += Store.finish_commands(match_id, snapshot, retention_s)
-        elif snapshot is not None:
-            commands += Store.snapshot_commands(match_id, snapshot)
-        if doorbell and entries:
-            commands.append(Store.doorbell_command(match_id, entries[-1][0]))
-        return commands
-
-    @staticmethod
-    def entry_command(match_id: str, entry: dict, events: list[dict]) -> tuple:
-        """One answer, timeout or abort: a single XADD of the entry and its events."""
-        return ("XADD", key(match_id, "log"), f"{entry['seq']}-0", "e", pack(entry), "v", pack(events))
-
-    @staticmethod
-    def doorbell_command(match_id: str, entry: dict) -> tuple:
-        """After an entry's write, in the same send: "the log has grown to this seq" (mirror.py)."""
-        return ("PUBLISH", key(match_id, "tail"), entry["last_seq"])
-
-    @staticmethod
-    def snapshot_commands(match_id: str, snapshot: dict) -> list[tuple]:
-        return [("SET", key(match_id, "snap"), pack(snapshot))]
-
-    @staticmethod
-    def finish_commands(match_id: str, snapshot: dict, retention_s: int) -> list[tuple]:
-        commands = Store.snapshot_commands(match_id, snapshot)
-        for part in PARTS:
-            commands.append(("EXPIRE", key(match_id, part), retention_s))
-        commands.append(("ZREM", LIVE, match_id))
-        return commands
-
     # -- leases (lease.py) ----------------------------------------------------------
 
     async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int,
@@ -479,106 +379,6 @@ class Store:
     async def heartbeat(self, node: str) -> int | None:
         raw = await self.redis.get(f"bh:alive:{node}")
         return int(raw) if raw else None
-
-    # -- reads ----------------------------------------------------------------------
-
-    async def delete(self, match_id: str) -> bool:
-        """Remove every key of a match; False if it had none."""
-        removed = await self.redis.delete(*(key(match_id, part) for part in PARTS))
-        await self.redis.zrem(LIVE, match_id)
-        return removed > 0
-
-    async def is_live(self, match_id: str) -> bool:
-        return await self.redis.zscore(LIVE, match_id) is not None
-
-    async def exists(self, match_id: str) -> bool:
-        return bool(await self.redis.exists(key(match_id, "meta")))
-
-    async def live_ids(self) -> list[str]:
-        return [m.decode() for m in await self.redis.zrange(LIVE, 0, -1)]
-
-    async def load(self, match_id: str) -> LoadedMatch | None:
-        return (await self.load_many([match_id]))[0]
-
-    async def load_many(self, match_ids: list[str]) -> list[LoadedMatch | None]:
-        """Everything recovery needs of each match, in two round trips for the lot."""
-        pipe = self.redis.pipeline(transaction=False)
-        for match_id in match_ids:
-            pipe.get(key(match_id, "meta"))
-            pipe.get(key(match_id, "snap"))
-        rows = await pipe.execute()
-        found: list[tuple[bytes, dict] | None] = []
-        pipe = self.redis.pipeline(transaction=False)
-        for i, match_id in enumerate(match_ids):
-            meta, snap = rows[2 * i:2 * i + 2]
-            if not meta or not snap:
-                found.append(None)
-                continue
-            snapshot = unpack(snap)
-            pipe.xrange(key(match_id, "log"), f"{snapshot['seq'] + 1}-0", "+")
-            found.append((meta, snapshot))
-        logs = iter(await pipe.execute()) if len(pipe) else iter(())
-        out: list[LoadedMatch | None] = []
-        for item in found:
-            if item is None:
-                out.append(None)
-                continue
-            meta, snapshot = item
-            out.append(LoadedMatch(unpack(meta), snapshot, [unpack(fields[b"e"]) for _, fields in next(logs)]))
-        return out
-
-    async def load_from_start(self, match_id: str) -> tuple[dict, list[dict]]:
-        """The starting snapshot and the whole log (delayed spectator streams replay it).
-
-        The log is read LOG_PAGE entries at a time: a long match's (10,000 entries and
-        more) read and decoded at once kept the event loop for tens of milliseconds. Its
-        entries are only ever appended, so the pages make one prefix of it."""
-        start = unpack(await self.redis.get(key(match_id, "start")))
-        entries, first = [], "-"
-        while True:
-            rows = await self.redis.xrange(key(match_id, "log"), first, "+", count=LOG_PAGE)
-            entries += [unpack(fields[b"e"]) for _, fields in rows]
-            if len(rows) < LOG_PAGE:
-                return start, entries
-            first = f"{int(rows[-1][0].split(b'-')[0]) + 1}-0"  # ids are "<seq>-0" (record)
-
-    async def entries_after(self, match_id: str, seq: int) -> list[dict]:
-        """The log entries after `seq`, in order (a mirror catching up, mirror.py)."""
-        rows = await self.redis.xrange(key(match_id, "log"), f"{seq + 1}-0", "+")
-        return [unpack(fields[b"e"]) for _, fields in rows]
-
-    async def meta(self, match_id: str) -> dict | None:
-        """The match's settings and tokens, or None if there is no such match: what
-        checking a `hello` needs, without loading the match."""
-        raw = await self.redis.get(key(match_id, "meta"))
-        return unpack(raw) if raw is not None else None
-
-    async def events(self, match_id: str, after_seq: int, upto_seq: int = -1,
-                     limit: int | None = None) -> list[dict]:
-        """Stored event records with seq in (after_seq, upto_seq]; upto -1 means all.
-
-        With `limit`, at most that many log entries are read (plus the start's events
-        when the range begins among them): one page of a long history. A page ends at
-        the end of an entry, so the next one starts after its last seq.
-        """
-        upto = upto_seq if upto_seq >= 0 else float("inf")
-        # The log entry holding seq after_seq + 1 starts at or before it: the last entry up
-        # to that ID, then everything after it (up to the entry that starts at upto).
-        log = key(match_id, "log")
-        before = await self.redis.xrevrange(log, f"{after_seq + 1}-0", "-", count=1)
-        wanted = []
-        if before:  # the start's events all come before this entry
-            first = before[0][0]
-        else:
-            raw = await self.redis.get(key(match_id, "start"))
-            if raw is None:
-                return []
-            wanted = [r for r in unpack(raw).get("events", []) if after_seq < r["seq"] <= upto]
-            first = "-"
-        last = f"{upto_seq}-0" if upto_seq >= 0 else "+"
-        for _, fields in await self.redis.xrange(log, first, last, count=limit):
-            wanted += [r for r in unpack(fields[b"v"]) if after_seq < r["seq"] <= upto]
-        return wanted
 
 
 class ClusterUpkeep:
