@@ -202,6 +202,14 @@ def create_app(settings: Settings) -> Starlette:
         if found is not None:
             raise found
 
+    def keyed(endpoint, operator: bool = False):
+        """`endpoint` behind the API key (`check_key`, before anything else): what every
+        route that needs the key is wrapped in, in the routes below."""
+        async def checked(request: Request) -> Response:
+            check_key(request, operator)
+            return await endpoint(request)
+        return checked
+
     # One budget per address for every route that makes a match: POST /matches, POST
     # /bot-matches and rematches (quick play's joins have their own).
     creations = CreationLimit(settings.create_per_min, settings.create_burst)
@@ -225,7 +233,6 @@ def create_app(settings: Settings) -> Starlette:
         return any(urlsplit(nodes.http_url(r.get("url", ""))).hostname == address for r in records.values())
 
     async def create_match(request: Request) -> Response:
-        check_key(request)
         await check_creation_limit(request)
         body = await json_body(request)
         binding = players.take_binding(body)  # seats bound to player profiles (player_api.py)
@@ -248,7 +255,6 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse(created, status_code=201)
 
     async def drain(request: Request) -> Response:
-        check_key(request, operator=True)
         hub = hub_of(request)
         if not hub.leased:
             raise errors.NotLeased("this node runs without persistence: nothing to hand on")
@@ -317,7 +323,6 @@ def create_app(settings: Settings) -> Starlette:
 
     async def operator_matches(request: Request) -> Response:
         """Live matches, and finished ones this server still keeps, with their sockets and clocks."""
-        check_key(request, operator=True)
         hub = hub_of(request)
         ids = list(dict.fromkeys([*await hub.store.live_ids(), *hub.in_memory()]))
         out = [{**summary, **hub.operator_details(summary["match"])}
@@ -326,7 +331,6 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse({"matches": out, "now": now_ms()})
 
     async def abort_match(request: Request) -> Response:
-        check_key(request, operator=True)
         hub = hub_of(request)
         match_id = request.path_params["match_id"]
         try:
@@ -347,7 +351,6 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse(found[0])
 
     async def delete_match(request: Request) -> Response:
-        check_key(request, operator=True)
         try:
             if not await hub_of(request).delete(request.path_params["match_id"]):
                 raise errors.NotFound("no such match")
@@ -373,24 +376,23 @@ def create_app(settings: Settings) -> Starlette:
         return ORJSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
     async def metrics(request: Request) -> Response:
-        check_key(request)  # behind the key, when there is one
         return PlainTextResponse(hub_of(request).prometheus())
 
     routes = [
-        Route("/matches", create_match, methods=["POST"]),
+        Route("/matches", keyed(create_match), methods=["POST"]),
         Route("/matches", list_matches, methods=["GET"]),
         Route("/matches/{match_id}", get_match, methods=["GET"]),
-        Route("/matches/{match_id}", delete_match, methods=["DELETE"]),
-        Route("/matches/{match_id}/abort", abort_match, methods=["POST"]),
-        Route("/operator/matches", operator_matches, methods=["GET"]),
+        Route("/matches/{match_id}", keyed(delete_match, operator=True), methods=["DELETE"]),
+        Route("/matches/{match_id}/abort", keyed(abort_match, operator=True), methods=["POST"]),
+        Route("/operator/matches", keyed(operator_matches, operator=True), methods=["GET"]),
         Route("/matches/{match_id}/replay", replay, methods=["GET"]),
-        Route("/drain", drain, methods=["POST"]),
+        Route("/drain", keyed(drain, operator=True), methods=["POST"]),
         Route("/matches/{match_id}/replay/steps", replay_steps, methods=["GET"]),
         Route("/matches/{match_id}/replay/definitions", replay_definitions, methods=["GET"]),
         Route("/rulesets", rulesets, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
-        Route("/metrics", metrics, methods=["GET"]),
+        Route("/metrics", keyed(metrics), methods=["GET"]),  # behind the key, when there is one
         *players.routes(),
         *Rematches(hub_of, settings, ORJSONResponse, creations).routes(),
         *queue_routes.routes(settings, ORJSONResponse),
