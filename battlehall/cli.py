@@ -58,7 +58,7 @@ def redis_url_problem(url: str, cluster: bool = False) -> tuple[str, int] | None
 
     A Redis that is only down is no problem here: the server waits for it, and says so.
     """
-    from .server.store import url_options
+    from battlehall.server.storage.store import url_options
 
     try:
         params = url_options(url)
@@ -82,8 +82,8 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
 
     A Redis that does not answer yet, or refuses INFO, passes: the server waits for it.
     """
-    from .server.app import redacted
-    from .server.store import CredentialsRefused, cluster_enabled
+    from battlehall.server.http.app import redacted
+    from battlehall.server.storage.store import CredentialsRefused, cluster_enabled
 
     try:
         enabled = cluster_enabled(url)
@@ -101,11 +101,11 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
 
 def cmd_serve(args) -> int:
 
-    from .server.app import Server, uvicorn_config
-    from .server.config import SettingError, Settings, specs
-    from .server.data_folder import FolderInUse, FolderLock
-    from .server.embedded_redis import EmbeddedRedis, NoEmbeddedRedis
-    from .server.websocket import connection_log
+    from battlehall.server.config import SettingError, Settings, specs
+    from battlehall.server.http.app import Server, uvicorn_config
+    from battlehall.server.storage.data_folder import FolderInUse, FolderLock
+    from battlehall.server.storage.embedded_redis import EmbeddedRedis, NoEmbeddedRedis
+    from battlehall.server.transport.websocket import connection_log
 
     try:  # the environment, overridden by the options given, checked once
         settings = Settings.load(**{name: getattr(args, name) for name in specs()})
@@ -297,7 +297,7 @@ def add_client_arguments(p: argparse.ArgumentParser, token_help: str, required: 
 def add_setting_arguments(p: argparse.ArgumentParser) -> None:
     """One option per server setting (server/config.py); each overrides its variable.
     They stay text here: the settings model reads them as it reads the environment."""
-    from .server.config import specs
+    from battlehall.server.config import specs
 
     for name, spec in specs().items():
         more = f"{spec.env}; default {spec.shown}"

@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, cast
 from urllib.parse import urlsplit
 
-from .server.stops import ASK, Stops
-
 import msgpack
 import orjson
 import websockets
 from websockets.typing import Subprotocol
+
+from battlehall.server.match.stops import ASK, Stops
 
 from .engine.ruleset import Prompt, random_answer
 

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from battlehall.server.match.seeds import commitment
+
 from .engine import get_ruleset
 from .engine.ruleset import apply_entry
-from .server.seeds import commitment
 
 # What the server's clock adds to prompt events (a timed match's deadlines): not the
 # engine's, and shifted after a server restart, so they are left out of the comparison.

@@ -44,14 +44,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchlib
 import httpx
 import orjson
 import redis.asyncio as aioredis
 import websockets
 
 from battlehall.client import Client, ws_url
-
-import benchlib
 
 RULESETS = ("duel", "spellfire")  # what the bot-match client asks for, in turn
 

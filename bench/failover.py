@@ -38,8 +38,8 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from battlehall.client import JSON, MSGPACK, Client  # noqa: E402
-from battlehall.server.lease import holder  # noqa: E402
-from battlehall.server.store import key  # noqa: E402
+from battlehall.server.storage.lease import holder  # noqa: E402
+from battlehall.server.storage.store import key  # noqa: E402
 
 
 class TimedAcks(dict):

@@ -28,8 +28,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 from benchlib import start_server, stop_server, wait_ready
 
 
-
-
 def rss_mib(pid: int) -> float:
     with open(f"/proc/{pid}/status") as f:
         for line in f:

@@ -29,7 +29,6 @@ import tempfile
 import time
 
 import httpx
-
 from benchlib import BENCH_ENV, free_port
 
 # Matches per run; BH_SIZES=40,200 (say) is quicker and less exact.

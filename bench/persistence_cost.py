@@ -23,8 +23,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 from benchlib import start_server, stop_server, wait_ready
 
 
-
-
 def run(persist: bool, args) -> dict:
     server, url = start_server(env={"BATTLEHALL_BENCH_NO_PERSIST": "0" if persist else "1"})
     try:

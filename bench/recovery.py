@@ -31,8 +31,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 from benchlib import BENCH_ENV, free_port, metric, play_some, wait_ready
 
 
-
-
 class Server:
     def __init__(self, data: Path, port: int):
         self.data, self.port, self.proc = data, port, None

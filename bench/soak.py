@@ -40,11 +40,10 @@ import subprocess
 import sys
 import time
 
+import benchlib
 import httpx
 
 from battlehall import loadtest
-
-import benchlib
 
 # figure -> (relative, absolute) growth that counts as growing
 TOLERANCE = {"server_rss_mib": (0.05, 8.0), "fds": (0.05, 50), "sockets": (0.05, 50),

@@ -27,10 +27,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 from benchlib import cpu_seconds, start_server, stop_server, wait_ready
 
 
-
-
-
-
 def pct(values: list[float], p: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(p / 100 * len(values)))]

@@ -34,9 +34,11 @@ import subprocess
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
-from battlehall.server.match_core import Act, MatchCore, SetStops, Write, WriteDone
-from battlehall.server.match_state import MatchState
-from battlehall.server.stops import ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN
+from battlehall.server.match.effects import Write
+from battlehall.server.match.inputs import Act, SetStops, WriteDone
+from battlehall.server.match.match_core import MatchCore
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.match.stops import ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN
 
 PASS_ODDS = 0.8  # a window with a card to play is passed this often (random answers play one almost always)
 SEATS = ["alice", "bob", "carol", "dave", "erin", "frank"]

@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from benchlib import BENCH_ENV, free_port, metric, play_some, wait_ready
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 
 
 def start_node(name: str, redis_url: str, data: Path, lease_ms: int, scan_ms: int) -> tuple[subprocess.Popen, str]:

@@ -14,12 +14,13 @@ import msgpack
 import pytest
 import redis
 
-from battlehall.server import codec, validate
+from battlehall.server import codec
 from battlehall.server.config import Settings
-from battlehall.server.connection import Connection
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.hub import Hub
-from battlehall.server.store import Store
+from battlehall.server.match import validate
+from battlehall.server.match.connection import Connection
+from battlehall.server.node.hub import Hub
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import Store
 
 
 @pytest.fixture(scope="module")

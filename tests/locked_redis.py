@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import redis
 
-from battlehall.server.embedded_redis import _die_with_parent, redis_server_binary
+from battlehall.server.storage.embedded_redis import _die_with_parent, redis_server_binary
 from servers import free_port
 
 SYSTEM_REDIS = "/usr/bin/redis-server"  # Debian's, with TLS

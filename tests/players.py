@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import httpx
 
-from battlehall.server.store import key, pack
+from battlehall.server.storage.store import key, pack
 
 
 def guest(server, name: str) -> dict:

@@ -22,8 +22,19 @@ options come from the base class.
 from __future__ import annotations
 
 from .errors import SetupError
-from .ruleset import (Declaration, Event, Option, Prompt, Ruleset, State, base_state, boolean_option, integer_option,
-                      make_result, seat_status)
+from .ruleset import (
+    Declaration,
+    Event,
+    Option,
+    Prompt,
+    Ruleset,
+    State,
+    base_state,
+    boolean_option,
+    integer_option,
+    make_result,
+    seat_status,
+)
 
 START_HP = 20
 

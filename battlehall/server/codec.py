@@ -8,7 +8,7 @@ from typing import Any
 import msgpack
 import orjson
 
-from . import errors
+from battlehall.server import errors
 
 JSON = "battlehall.v1.json"
 MSGPACK = "battlehall.v1.msgpack"

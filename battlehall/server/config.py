@@ -19,9 +19,10 @@ from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
 
-from .embedded_redis import DEFAULT_FSYNC, FSYNC_MODES
-
 PLACEMENTS = ("least-loaded", "local")
+# How the private Redis (storage/embedded_redis.py) syncs its append-only file.
+FSYNC_MODES = ("always", "everysec")
+DEFAULT_FSYNC = "always"
 
 # One source of a CSP `frame-ancestors` list (CSP3 ancestor-source: 'self', a
 # scheme-source or a host-source): 'self', `http:` or `https:`, or a host with an

@@ -18,9 +18,18 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import orjson
-from starlette.responses import Response
 
-from ..engine.errors import EngineError
+from battlehall.engine.errors import EngineError
+
+
+# Not wire errors: what the store raises (storage/), here so that the match's core can
+# catch them without importing anything that talks to Redis.
+class StoreUnavailable(Exception):
+    """Redis could not be reached or refused a write; nothing was acknowledged."""
+
+
+class Fenced(StoreUnavailable):
+    """The match's lease is no longer this node's: its write was refused (storage/lease.py)."""
 
 
 class WireError(Exception):
@@ -351,7 +360,7 @@ def body(error: WireError) -> dict:
     return {"error": fields}
 
 
-def _http(error: WireError) -> tuple[WireError, int]:
+def http_status(error: WireError) -> tuple[WireError, int]:
     """The error an HTTP answer gives, and its status: a code that is never an HTTP answer
     reaching one is a bug, `internal`."""
     if error.status is not None:
@@ -368,17 +377,10 @@ def http_headers(error: WireError) -> dict[str, str]:
     return headers
 
 
-def response(error: WireError) -> Response:
-    """The HTTP answer of an error, for a Starlette route."""
-    error, status = _http(error)
-    return Response(orjson.dumps(body(error)), status_code=status, headers=http_headers(error),
-                    media_type="application/json")
-
-
 def raw_response(error: WireError) -> bytes:
     """A whole HTTP/1.1 answer of an error, closing the connection: for a refusal at the
     socket, before any app (limits.py)."""
-    error, status = _http(error)
+    error, status = http_status(error)
     content = orjson.dumps(body(error))
     head = b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n" % (
         status, http.HTTPStatus(status).phrase.encode(), len(content))

@@ -14,7 +14,6 @@ from playwright.async_api import expect
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import ruleset_names
-
 from servers import ServerProcess, bearer
 from wsutil import Raw
 

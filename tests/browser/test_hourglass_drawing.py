@@ -4,8 +4,9 @@ which of its Knights are targeted and by whom, choices are labelled from the opt
 
 from __future__ import annotations
 
-from battlehall.engine import get_ruleset
 from test_drawings import blank  # noqa: F401  (the page the drawings load in)
+
+from battlehall.engine import get_ruleset
 
 RS = get_ruleset("hourglass")
 

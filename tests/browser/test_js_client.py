@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.server import serve
 
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

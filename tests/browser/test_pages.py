@@ -10,9 +10,9 @@ from playwright.async_api import expect
 
 from battlehall.client import Client
 from battlehall.engine import get_ruleset
-from battlehall.server.replay_steps import MAX_COUNT as STEPS_PER_REQUEST
-from wsutil import Raw
+from battlehall.server.http.replay_steps import MAX_COUNT as STEPS_PER_REQUEST
 from servers import bearer
+from wsutil import Raw
 
 PHONE = {"width": 390, "height": 844}
 API_KEY = "operator-test-key"  # the keyed_server fixture's

@@ -10,7 +10,6 @@ import time
 
 import httpx
 import pytest
-
 from play_driver import bar_move, board_move, prompt_key, shot
 
 OPEN = "#play[data-status=open]"

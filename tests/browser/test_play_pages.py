@@ -12,7 +12,6 @@ import time
 
 import httpx
 import pytest
-
 from play_driver import bar_move, board_move, prompt_key, shot
 
 SPELLFIRE_SETUP = {"players": {

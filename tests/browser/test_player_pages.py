@@ -13,11 +13,10 @@ import redis.asyncio as aioredis
 
 from battlehall.client import Client
 from battlehall.engine.ruleset import make_result
-from battlehall.server import profiles as keys
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.ratings import settle
-from battlehall.server.store import key, pack
-
+from battlehall.server.players import profiles as keys
+from battlehall.server.players.ratings import settle
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import key, pack
 
 API_KEY = "player-pages-key"
 

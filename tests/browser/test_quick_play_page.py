@@ -8,7 +8,6 @@ import asyncio
 import time
 
 import httpx
-
 from play_driver import bar_move, board_move, prompt_key, shot
 
 OPEN = "#play[data-status=open]"

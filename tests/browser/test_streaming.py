@@ -20,7 +20,7 @@ import httpx
 from playwright.async_api import Browser, expect
 
 from battlehall.client import JSON, Client
-from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from servers import ServerProcess
 from wsutil import Raw
 

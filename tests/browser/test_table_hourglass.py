@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_drawings import blank  # noqa: F401  (the page the drawings load in)
 
 from battlehall.bots import bot_answer
 from battlehall.engine import get_ruleset
-from test_drawings import blank  # noqa: F401  (the page the drawings load in)
 
 RS = get_ruleset("hourglass")
 SEATS = ["ana", "bot-1", "bot-2", "bot-3"]
@@ -147,7 +147,6 @@ async def test_the_big_battle_on_the_players_page_fits_one_screen(srv, page, sho
     import time
 
     import httpx
-
     from play_driver import bar_move, board_move, prompt_key
 
     made = httpx.post(f"{srv.url}/bot-matches", json={"ruleset": "hourglass", "seats": 4, "name": "ana"}, timeout=10).json()

@@ -7,9 +7,9 @@ import pytest
 import uvicorn
 
 from battlehall import cli
-from battlehall.server.embedded_redis import EmbeddedRedis
-from servers import free_port
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from redis_cluster import LocalCluster
+from servers import free_port
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 
+from test_cluster_play import duels
 
 from faults.test_kill import check_match
 from locked_redis import BATTLEHALL_ACL
 from redis_cluster import LocalCluster
 from servers import ServerProcess
-from test_cluster_play import duels
 
 
 async def play_everywhere(tmp_path, cluster: LocalCluster, url: str) -> None:

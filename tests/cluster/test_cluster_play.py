@@ -13,10 +13,10 @@ import pytest
 from redis.crc import key_slot
 
 from battlehall.client import JSON, MSGPACK, Client
-from battlehall.server.store import key
-from servers import ServerProcess
+from battlehall.server.storage.store import key
 from faults.test_kill import check_match
 from redis_cluster import LocalCluster
+from servers import ServerProcess
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,10 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from battlehall.server.audience import Audience, hash_key
-from battlehall.server.cluster_writer import ClusterWriteBatcher
-from battlehall.server.store import Store, key
-from battlehall.server.writer import StoreUnavailable
+from battlehall.server.node.audience import Audience, hash_key
+from battlehall.server.storage.cluster_writer import ClusterWriteBatcher
+from battlehall.server.storage.store import Store, key
+from battlehall.server.storage.writer import StoreUnavailable
 from redis_cluster import LocalCluster
 
 _ids = itertools.count()

@@ -24,10 +24,11 @@ import pytest
 import redis
 
 from battlehall.client import JSON, MSGPACK, Client
-from stopping import ENV as HANG_ENV, foreground, wait_or_report
-from battlehall.server.lease import holder
-from battlehall.server.store import key
+from battlehall.server.storage.lease import holder
+from battlehall.server.storage.store import key
 from nodes.test_nodes import check_match
+from stopping import ENV as HANG_ENV
+from stopping import foreground, wait_or_report
 
 ROOT = Path(__file__).resolve().parents[2]
 # Leases long enough that a loaded machine renews them in time: matches move only at the kill.

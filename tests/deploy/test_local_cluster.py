@@ -15,12 +15,13 @@ import httpx
 import pytest
 import redis
 import websockets
+from test_manifests import haproxy_check
 
 from battlehall.client import Client
-from battlehall.server.lease import holder
-from battlehall.server.store import key
-from stopping import ENV as HANG_ENV, foreground, wait_or_report
-from test_manifests import haproxy_check
+from battlehall.server.storage.lease import holder
+from battlehall.server.storage.store import key
+from stopping import ENV as HANG_ENV
+from stopping import foreground, wait_or_report
 from wsutil import Raw
 
 ROOT = Path(__file__).resolve().parents[2]

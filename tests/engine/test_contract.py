@@ -15,8 +15,15 @@ import pytest
 
 from battlehall.engine.errors import BadArgs, NotASeat
 from battlehall.engine.rng import below, seed_state
-from battlehall.engine.ruleset import (Declaration, Ruleset, base_state, default_answer, make_result,
-                                       random_answer, with_combos)
+from battlehall.engine.ruleset import (
+    Declaration,
+    Ruleset,
+    base_state,
+    default_answer,
+    make_result,
+    random_answer,
+    with_combos,
+)
 
 
 class Market(Ruleset):

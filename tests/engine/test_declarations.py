@@ -18,11 +18,11 @@ import random
 
 import msgpack
 import pytest
-from rulesets import seats as seat_names
 
 from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.engine.errors import EngineError
 from battlehall.engine.ruleset import random_answer
+from rulesets import seats as seat_names
 
 SEEDS = 10
 

@@ -22,11 +22,11 @@ import random
 
 import pytest
 from demigod_kit import start, unit
-from rulesets import seats as seat_names
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.demigod.data import cards
 from battlehall.engine.ruleset import random_answer
+from rulesets import seats as seat_names
 
 RS = get_ruleset("demigod")
 INLINE = [{"name": "Thunder Maul", "type": "battle", "av": 5, "dv": 1, "push": 1, "draw": 1, "poison": 3,

@@ -4,9 +4,9 @@ the Tie Breaker both ways; and the Tie Breaker itself (NOTES.md), alliances incl
 from __future__ import annotations
 
 import pytest
+from hourglass_kit import kinds, play_turn, position, start
 
 from battlehall.engine.hourglass import rules
-from hourglass_kit import kinds, play_turn, position, start
 
 A, B = "alice-1@ford", "bob-1@ford"
 

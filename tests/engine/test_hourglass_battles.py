@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import msgpack
 import pytest
+from hourglass_kit import RS, act, kinds, position, prompt_of, start
 
 from battlehall.engine.errors import SetupError
 from battlehall.engine.hourglass import rules
-from hourglass_kit import RS, act, kinds, position, prompt_of, start
 
 THREE = ("alice", "bob", "carol")
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_properties import play, replay
 
 from battlehall.engine import get_ruleset
-from rulesets import PROPERTY_DEPTH, seats as seat_names
-from test_properties import play, replay
+from rulesets import PROPERTY_DEPTH
+from rulesets import seats as seat_names
 
 OPTIONS = st.fixed_dictionaries({}, optional={
     "knights": st.integers(1, 4),

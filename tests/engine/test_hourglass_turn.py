@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hourglass_kit import RS, act, card_of, kinds, play_turn, position, prompt_of, start
 
 from battlehall.engine.errors import BadArgs
 from battlehall.engine.hourglass import rules
-from hourglass_kit import RS, act, card_of, kinds, play_turn, position, prompt_of, start
 
 A, B, C = "alice-1@ford", "bob-1@ford", "carol-1@ford"
 THREE = ("alice", "bob", "carol")

@@ -21,17 +21,17 @@ from __future__ import annotations
 import random
 
 import msgpack
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import pytest
-from leaks import atoms
-from rulesets import PROPERTY_DEPTH, case_ids, cases, seats as seat_names
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 from battlehall.engine.spellfire.cards import shipped
 from battlehall.engine.spellfire.zones import all_card_ids
+from leaks import atoms
+from rulesets import PROPERTY_DEPTH, case_ids, cases
+from rulesets import seats as seat_names
 
 SEATS = ["alice", "bob"]
 MAX_STEPS = 100_000  # answers: a match longer than this never ends

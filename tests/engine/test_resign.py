@@ -23,13 +23,14 @@ import random
 
 import msgpack
 import pytest
-from rulesets import case_ids, cases, seats as seat_names
 from test_declarations import configurations
 from test_properties import check_step
 
 from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.engine.errors import BadSeat, MatchOver
 from battlehall.engine.ruleset import apply_entry, random_answer, seat_status
+from rulesets import case_ids, cases
+from rulesets import seats as seat_names
 
 MAX_ENTRIES = 100_000
 

@@ -11,7 +11,7 @@ import pytest
 from battlehall import steps
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import apply_entry, random_answer
-from battlehall.server.seeds import commitment
+from battlehall.server.match.seeds import commitment
 from battlehall.verify import verify
 
 SEATS = ["alice", "bob", "carol"]

@@ -10,9 +10,8 @@ of every sentence. No sentence is skipped: each states a rule.
 from __future__ import annotations
 
 import pytest
-
 from spellfire_fight import ATTACK, BOB, battle, spoils_drawn
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 # A defending monster that slays heroes, for the step-D race of two slaying powers.
 HERO_BANE = {"id": "hero-bane-wyrm", "name": "Hero-Bane Wyrm", "type": "champion", "class": "monster",

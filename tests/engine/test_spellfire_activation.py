@@ -5,9 +5,9 @@ event; their order is asserted."""
 from __future__ import annotations
 
 import pytest
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine.spellfire import activation
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
 
 ATTACK = {"seat": "alice", "phase": "attack"}
 USES_ALL = ["uses_wizard_spells", "uses_psionic_powers", "uses_blood_abilities", "uses_thief_skills",

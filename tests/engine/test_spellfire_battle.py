@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine.spellfire import activation
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
 
 ATTACK = {"seat": "alice", "phase": "attack"}
 

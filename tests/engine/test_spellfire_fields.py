@@ -21,13 +21,13 @@ import random
 import re
 
 import pytest
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 from battlehall.engine.spellfire.cards import shipped
 from battlehall.engine.spellfire.zones import card as card_of
 from rulesets import seats as seat_names
-from spellfire_kit import ev, match, S  # noqa: F401  (pytest fixtures)
 
 RS = get_ruleset("spellfire")
 FIELDS = ("card", "def", "owner", "zone", "slot")

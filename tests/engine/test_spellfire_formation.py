@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from spellfire_kit import S, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine.spellfire import formation as fm
-from spellfire_kit import match, S  # noqa: F401  (pytest fixtures)
 
 
 def pyramid(razed="", present="ABCDEF"):

@@ -7,12 +7,12 @@ from __future__ import annotations
 from importlib import resources
 
 import pytest
+from spellfire_fight import ATTACK, BOB, battle, spoils_drawn
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine.errors import CardDataError
 from battlehall.engine.spellfire import cards as cards_module
 from battlehall.engine.spellfire.cards import Catalog, load_text, shipped
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
-from spellfire_fight import ATTACK, BOB, battle, spoils_drawn
 
 
 def play_until_turn(m, seat: str, number: int) -> None:

@@ -4,10 +4,10 @@ and one per card modelled on a card the texts name (cards/kinds.toml)."""
 from __future__ import annotations
 
 import pytest
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine.errors import CardDataError, SetupError
 from battlehall.engine.spellfire.cards import COST_KEYS, FIELDS, FLAGS, NEGATABLE, load_files, shipped
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
 
 ATTACK = {"seat": "alice", "phase": "attack"}
 
@@ -405,8 +405,9 @@ def test_random_play_with_the_deepvault_deck(n):
     test_properties hold, and the new kinds do come up."""
     import random
 
-    from battlehall.engine import get_ruleset
     from test_properties import play
+
+    from battlehall.engine import get_ruleset
 
     rs = get_ruleset("spellfire")
     seen = set()

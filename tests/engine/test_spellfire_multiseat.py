@@ -5,12 +5,12 @@ across all players, the default decks."""
 from __future__ import annotations
 
 import pytest
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.errors import SetupError
 from battlehall.engine.spellfire.game import DEFAULT_DECKS
 from battlehall.engine.spellfire.zones import all_card_ids
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
 
 ATTACK = {"seat": "alice", "phase": "attack"}
 BOB = {"A": "ironbridge", "B": "hollowmere", "C": "mistveil-hamlet"}

@@ -9,9 +9,9 @@ import random
 
 import msgpack
 import pytest
+from test_properties import play, replay
 
 from battlehall.engine import get_ruleset
-from test_properties import play, replay
 
 DECKS = {2: ["omens", "shadows"], 6: ["omens", "shadows", "omens", "tides", "omens", "sands"]}
 

@@ -5,9 +5,8 @@ sentence, on explicit setups. Keyword and named-card tests are test_spellfire_ke
 from __future__ import annotations
 
 import pytest
-
 from spellfire_fight import ATTACK, BOB, battle, spoils_drawn
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 # -- "When the defender's realm is razed or discarded, or when the attacker's champion is
 #     defeated or discarded, the battle ends." ------------------------------------------

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine.errors import SetupError
 from battlehall.engine.spellfire import Spellfire
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
 
 GOOD = {
     "cards": [{"id": "test-knight", "name": "Test Knight", "type": "champion", "class": "hero", "level": 3,

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import msgpack
+from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.spellfire import Spellfire
 from battlehall.engine.spellfire.cards import UNIQUE, shipped
-from spellfire_kit import match, S, ev  # noqa: F401  (pytest fixtures)
-
 
 # -- the default start ----------------------------------------------------------------------
 

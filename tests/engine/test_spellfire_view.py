@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from spellfire_kit import S, match  # noqa: F401  (pytest fixtures)
+
 from battlehall.engine.spellfire import Spellfire
-from spellfire_kit import match, S  # noqa: F401  (pytest fixtures)
 
 
 def test_view_of_a_seat_and_of_a_spectator():

@@ -12,8 +12,8 @@ import time
 import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
-from battlehall.server.embedded_redis import EmbeddedRedis
-from servers import ServerProcess, free_port, bearer
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from servers import ServerProcess, bearer, free_port
 
 
 def check_match(server, clients):

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from test_kill import check_match, start_bots
 
 from servers import ServerProcess
-from test_kill import check_match, start_bots
 
 
 def private_redis_pid(server: ServerProcess) -> int | None:

@@ -12,15 +12,15 @@ import random
 import msgpack
 import pytest
 
-from rulesets import case_ids, cases, seats as seat_names
-
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
-from battlehall.server.match_state import MatchState
 from battlehall.server.clock import Clock
 from battlehall.server.config import Settings
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.store import Store
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import Store
+from rulesets import case_ids, cases
+from rulesets import seats as seat_names
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ import httpx
 
 from battlehall.client import JSON, MSGPACK, Client
 from servers import ServerProcess, bearer
-
 from wsutil import Raw
 
 BODY = {"ruleset": "duel", "options": {"simultaneous": True, "hp": 30}}

@@ -25,8 +25,8 @@ import redis
 import websockets
 
 from battlehall.client import JSON, MSGPACK, Client
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.lease import FENCED_WRITE
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.lease import FENCED_WRITE
 from servers import ServerProcess, bearer, free_port
 
 LEASE_MS = 1000

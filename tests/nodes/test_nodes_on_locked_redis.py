@@ -13,10 +13,10 @@ import asyncio
 
 import pytest
 import redis
+from test_nodes import Cluster, check_match, node_index
 
 from battlehall.client import Client
 from locked_redis import BATTLEHALL_ACL, LockedRedis
-from test_nodes import Cluster, check_match, node_index
 
 
 class _Redis:

@@ -10,12 +10,12 @@ import time
 
 import httpx
 import pytest
-
-from battlehall.server import queue
-from battlehall.server.placement import BINDING_HEADER, PLACED_HEADER
-from battlehall.server.profiles import PENDING
-from battlehall.server.store import key, unpack
 from test_nodes import KEY, Cluster
+
+from battlehall.server.node.placement import BINDING_HEADER, PLACED_HEADER
+from battlehall.server.players import queue
+from battlehall.server.players.profiles import PENDING
+from battlehall.server.storage.store import key, unpack
 
 LOADED = 10  # live matches on the busy node before the creates
 

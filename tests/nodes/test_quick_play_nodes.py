@@ -10,9 +10,9 @@ from collections import Counter
 
 import httpx
 import pytest
-
-from battlehall.server import queue
 from test_nodes import LEASE_MS, Cluster
+
+from battlehall.server.players import queue
 
 
 @pytest.fixture

@@ -15,10 +15,10 @@ import pytest
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import get_ruleset
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.store import key
-from servers import ServerProcess, bearer
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import key
 from leaks import atoms
+from servers import ServerProcess, bearer
 from wsutil import Raw
 
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from battlehall.client import JSON
-from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from servers import ServerProcess
 from wsutil import Raw
 

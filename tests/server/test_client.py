@@ -9,7 +9,6 @@ import signal
 import httpx
 
 from battlehall.client import Client
-
 from servers import ServerProcess, bearer
 
 

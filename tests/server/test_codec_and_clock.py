@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from battlehall.server import codec, errors
 from battlehall.server.clock import Clock

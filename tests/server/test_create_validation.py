@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.errors import SetupError
-from battlehall.server import validate
+from battlehall.server.match import validate
 from create_bodies import BASES, any_bodies
 
 

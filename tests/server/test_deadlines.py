@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from battlehall.server import deadlines as deadlines_module
 from battlehall.server.clock import now_ms
-from battlehall.server.deadlines import Deadlines
+from battlehall.server.match import deadlines as deadlines_module
+from battlehall.server.match.deadlines import Deadlines
 
 
 class Owner:

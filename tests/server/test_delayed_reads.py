@@ -15,10 +15,10 @@ from redis.crc import key_slot
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.match_state import MatchState
-from battlehall.server.public import as_of_delay
-from battlehall.server.store import Store, key, unpack
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.public import as_of_delay
+from battlehall.server.storage.store import Store, key, unpack
 from redis_cluster import LocalCluster
 
 DELAY = 60_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from battlehall.server.names import BadName, display_name
+from battlehall.server.players.names import BadName, display_name
 
 
 @pytest.mark.parametrize("name", ["Al", "ann_b-c.d", "Zoë Two", "Łukasz 7", "ナルト", "x" * 24, "игрок"])

@@ -8,7 +8,7 @@ import threading
 
 import redis
 
-from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from servers import ServerProcess, free_port
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-
 import httpx
 import msgpack
 import pytest
 import websockets
 
 from battlehall.client import JSON, MSGPACK
-
 from wsutil import Raw
 
 

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from battlehall.server.config import Settings
-from battlehall.server.hosts import HostCheck
+from battlehall.server.transport.hosts import HostCheck
 from servers import ServerProcess
 
 

@@ -15,8 +15,6 @@ from leaks import atoms
 from servers import bearer
 
 
-
-
 @pytest.mark.parametrize("n", [3, 4])
 async def test_players_with_bandits_over_real_sockets(server, n):
     ruleset = get_ruleset("hourglass")

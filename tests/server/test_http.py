@@ -9,10 +9,10 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.client import Client
-from servers import ServerProcess, bearer
+from battlehall.engine import get_ruleset, ruleset_names
 from create_bodies import any_bodies
+from servers import ServerProcess, bearer
 
 
 @pytest.mark.parametrize("body, path", [

@@ -21,13 +21,12 @@ from websockets.client import ClientProtocol
 from websockets.http11 import Request
 from websockets.protocol import Protocol
 
-from battlehall.server import hub as hub_module
-from battlehall.server.app import uvicorn_config
 from battlehall.server.config import Settings
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.session import Session
-from battlehall.server.websocket import WebSocket
-
+from battlehall.server.http.app import uvicorn_config
+from battlehall.server.node import hub as hub_module
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.transport.session import Session
+from battlehall.server.transport.websocket import WebSocket
 from servers import free_port
 from wsutil import guard_turns, silent_client
 

@@ -1,5 +1,5 @@
 """Every undocumented member of uvicorn and websockets the server uses
-(battlehall/server/internals.py) is still there, with the shape it is used with.
+(battlehall/server/transport/internals.py) is still there, with the shape it is used with.
 
 A failure names the member that is gone and what uses it: a newer release changed what
 http_protocol.py or websocket.py rely on (`make test-newest` runs this test against the
@@ -25,11 +25,11 @@ from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
 from battlehall.server.config import Settings
-from battlehall.server.hosts import HostCheck
-from battlehall.server.http_protocol import HttpProtocol
-from battlehall.server.internals import COPIED, UVICORN, WEBSOCKETS, Internal
-from battlehall.server.limits import Limits
-from battlehall.server.websocket import between_frames, read_frames_only
+from battlehall.server.transport.hosts import HostCheck
+from battlehall.server.transport.http_protocol import HttpProtocol
+from battlehall.server.transport.internals import COPIED, UVICORN, WEBSOCKETS, Internal
+from battlehall.server.transport.limits import Limits
+from battlehall.server.transport.websocket import between_frames, read_frames_only
 
 
 def resolve(owner: str):

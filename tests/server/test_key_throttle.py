@@ -9,8 +9,8 @@ import time
 import httpx
 import pytest
 
-from battlehall.server.auth import key_matches
-from battlehall.server.key_guard import MAX_ADDRESSES, KeyGuard
+from battlehall.server.http.auth import key_matches
+from battlehall.server.http.key_guard import MAX_ADDRESSES, KeyGuard
 from servers import ServerProcess
 
 KEY = "open-sesame"

@@ -9,8 +9,7 @@ import asyncio
 import pytest
 
 from battlehall.server.clock import now_ms
-from battlehall.server.lease import NotHere
-
+from battlehall.server.storage.lease import NotHere
 from hub_parts import duel, hub_on, redis_server, redis_url  # noqa: F401 (fixtures)
 
 

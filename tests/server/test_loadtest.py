@@ -13,8 +13,9 @@ import time
 import httpx
 import pytest
 
-from stopping import ENV as HANG_ENV, foreground, wait_or_report
 from servers import ServerProcess
+from stopping import ENV as HANG_ENV
+from stopping import foreground, wait_or_report
 
 
 def answers_total(url: str) -> int:

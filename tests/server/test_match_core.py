@@ -16,14 +16,45 @@ from battlehall.engine import get_ruleset
 from battlehall.engine.errors import MatchOver
 from battlehall.engine.ruleset import random_answer
 from battlehall.server.clock import Clock
-from battlehall.server.lease import NotHere
-from battlehall.server.match_core import (Abandon, Abort, Ack, Act, Arm, Attach, AwayDue, Claim, Delete, DeleteKeys,
-                                          Ended, Expire, Join, Later, Leave, Lost, MatchCore, MatchLive, Publish,
-                                          Rebuild, RebuildFailed, Rebuilt, Reject, Release, Resign, Resolve, Send,
-                                          Status, Write, WriteDone, WriteFailed)
-from battlehall.server.match_state import MatchState
-from battlehall.server.store import LoadedMatch, pack, unpack
-from battlehall.server.writer import Fenced, StoreUnavailable
+from battlehall.server.errors import MatchLive
+from battlehall.server.match.effects import (
+    Ack,
+    Arm,
+    Attach,
+    DeleteKeys,
+    Ended,
+    Later,
+    Lost,
+    Publish,
+    Rebuild,
+    Reject,
+    Resolve,
+    Send,
+    Write,
+)
+from battlehall.server.match.inputs import (
+    Abandon,
+    Abort,
+    Act,
+    AwayDue,
+    Claim,
+    Delete,
+    Expire,
+    Join,
+    Leave,
+    RebuildFailed,
+    Rebuilt,
+    Release,
+    Resign,
+    WriteDone,
+    WriteFailed,
+)
+from battlehall.server.match.match_core import MatchCore
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.match.writes import Status
+from battlehall.server.storage.lease import NotHere
+from battlehall.server.storage.store import LoadedMatch, pack, unpack
+from battlehall.server.storage.writer import Fenced, StoreUnavailable
 from core_peers import Peer, Reply
 
 NOW = 1_000_000
@@ -500,9 +531,9 @@ def test_release_stops_handling_and_what_waits_is_refused_by_the_hub():
 # -- stops: window prompts passed for a seat ---------------------------------------------
 
 from battlehall.server import codec  # noqa: E402
-from battlehall.server.fanout import event_message  # noqa: E402
-from battlehall.server.match_core import AutoPass, HoldOver, SetStops  # noqa: E402
-from battlehall.server.stops import ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN  # noqa: E402
+from battlehall.server.match.fanout import event_message  # noqa: E402
+from battlehall.server.match.inputs import AutoPass, HoldOver, SetStops  # noqa: E402
+from battlehall.server.match.stops import ASK, PASS_UNLESS_PLAYABLE, PASS_UNTIL_MY_TURN  # noqa: E402
 
 TRIO = ["ann", "ben", "cat"]
 HOLD = 300

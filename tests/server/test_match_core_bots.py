@@ -9,10 +9,11 @@ import pytest
 
 from battlehall.engine import get_ruleset
 from battlehall.server.clock import Clock
-from battlehall.server.match_core import (Ack, Act, AwayDue, BotMove, Join, Later, Leave, MatchCore, Publish, Think,
-                                          Write, WriteDone, WriteFailed)
-from battlehall.server.match_state import MatchState
-from battlehall.server.writer import StoreUnavailable
+from battlehall.server.match.effects import Ack, Later, Publish, Think, Write
+from battlehall.server.match.inputs import Act, AwayDue, BotMove, Join, Leave, WriteDone, WriteFailed
+from battlehall.server.match.match_core import MatchCore
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.storage.writer import StoreUnavailable
 from core_peers import Peer, Reply
 
 NOW = 1_000_000

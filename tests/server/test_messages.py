@@ -8,10 +8,9 @@ import asyncio
 import msgpack
 import pytest
 
-from battlehall.server import messages
-from battlehall.server.connection import RateLimiter
-from battlehall.server.session import Session
-
+from battlehall.server.match import messages
+from battlehall.server.match.connection import RateLimiter
+from battlehall.server.transport.session import Session
 from hub_parts import connection, duel, hub_on, received, redis_server, redis_url  # noqa: F401 (fixtures)
 
 
@@ -74,7 +73,7 @@ async def test_an_operator_s_abort_is_handled_in_order_and_answered(redis_url):
 
 def test_something_else_is_not_a_message():
     with pytest.raises(TypeError):
-        from battlehall.server.actor import MatchActor
+        from battlehall.server.match.actor import MatchActor
         MatchActor.submit(object.__new__(MatchActor), ("act", None, {}))
 
 

@@ -9,8 +9,8 @@ import time
 import httpx
 
 from battlehall.client import JSON, Client
-from wsutil import Raw
 from servers import bearer
+from wsutil import Raw
 
 SAMPLE = re.compile(r"^([a-z_]+)(\{[^}]*\})? (\S+)$")
 

@@ -14,14 +14,13 @@ import pytest
 import redis.asyncio as aioredis
 
 from battlehall.engine.ruleset import make_result
-from battlehall.server import profiles as keys
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.names import skeleton
-from battlehall.server.player_api import RENAME_BURST
-from battlehall.server.profiles import NameTaken, Profiles
-from battlehall.server.ratings import settle
-from battlehall.server.store import key, pack
-
+from battlehall.server.http.player_api import RENAME_BURST
+from battlehall.server.players import profiles as keys
+from battlehall.server.players.names import skeleton
+from battlehall.server.players.profiles import NameTaken, Profiles
+from battlehall.server.players.ratings import settle
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import key, pack
 from players import guest
 from servers import ServerProcess
 

@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from battlehall.server.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from battlehall.verify import verify
 from servers import ServerProcess, free_port
 from wsutil import Raw

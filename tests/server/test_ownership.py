@@ -9,10 +9,10 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from battlehall.server import messages, nodes
-from battlehall.server.lease import NotHere
-from battlehall.server.store import key
-
+from battlehall.server.match import messages
+from battlehall.server.node import nodes
+from battlehall.server.storage.lease import NotHere
+from battlehall.server.storage.store import key
 from hub_parts import connection, duel, hub_on, received, redis_server, redis_url  # noqa: F401 (fixtures)
 
 

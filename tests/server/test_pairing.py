@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from battlehall.server.pairing import BASE_WINDOW, WIDEN_PER_S, groups
-from battlehall.server.player_rating import DEFAULT_RATING
-from battlehall.server.queue import Entry
+from battlehall.server.players.pairing import BASE_WINDOW, WIDEN_PER_S, groups
+from battlehall.server.players.player_rating import DEFAULT_RATING
+from battlehall.server.players.queue import Entry
 
 # The cases below are written in points of a window of 100 around 1500; `entry` puts them
 # on the ratings' own scale (pairing's BASE_WINDOW around a new player's DEFAULT_RATING).

@@ -7,10 +7,9 @@ real nodes."""
 
 import pytest
 
-from battlehall.server.nodes import Placements, least_loaded
-from battlehall.server.placement import BindingGone
-from battlehall.server.profiles import PENDING
-
+from battlehall.server.node.nodes import Placements, least_loaded
+from battlehall.server.node.placement import BindingGone
+from battlehall.server.players.profiles import PENDING
 from hub_parts import duel, hub_on, redis_server, redis_url  # noqa: F401 (fixtures)
 
 

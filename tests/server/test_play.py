@@ -12,9 +12,8 @@ from websockets.client import ClientProtocol
 from websockets.uri import parse_uri
 
 from battlehall.client import JSON, MSGPACK, Client
-
-from wsutil import Raw
 from servers import bearer
+from wsutil import Raw
 
 
 async def play(server, ruleset: str, seed: int, wires=(JSON, MSGPACK), batch=(False, False), **body):

@@ -14,8 +14,7 @@ import jwt
 import pytest
 
 from battlehall.server.config import DEFAULT_JWT_MAX_LIFETIME_S
-from battlehall.server.vouch import CLOCK_SKEW_S
-
+from battlehall.server.players.vouch import CLOCK_SKEW_S
 from servers import ServerProcess
 
 JWT_KEY = "t" * 48

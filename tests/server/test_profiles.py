@@ -17,12 +17,11 @@ import redis.asyncio as aioredis
 
 from battlehall.client import Client
 from battlehall.engine.ruleset import make_result
-from battlehall.server import profiles as keys
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.player_rating import DEFAULT_RATING, rating
-from battlehall.server.profiles import Profiles
-from battlehall.server.ratings import settle
-
+from battlehall.server.players import profiles as keys
+from battlehall.server.players.player_rating import DEFAULT_RATING, rating
+from battlehall.server.players.profiles import Profiles
+from battlehall.server.players.ratings import settle
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from locked_redis import BATTLEHALL_ACL, LockedRedis
 from players import guest, played_log
 from servers import ServerProcess, free_port

@@ -10,7 +10,7 @@ import orjson
 import pytest
 import redis
 
-from battlehall.server import queue
+from battlehall.server.players import queue
 from queue_client import join, wait_matched
 from servers import ServerProcess
 from wsutil import Raw
@@ -179,8 +179,8 @@ def test_joins_are_rate_limited_per_address(tmp_path):
 def test_every_quick_play_queue_starts_a_match_with_the_ruleset_s_defaults():
     """A queue whose defaults the ruleset refused would fail every group it formed."""
     from battlehall.engine import get_ruleset
-    from battlehall.server.matcher import QUICK_CLOCK, pools
-    from battlehall.server.validate import create_request
+    from battlehall.server.match.validate import create_request
+    from battlehall.server.players.matcher import QUICK_CLOCK, pools
 
     assert {p[1] for p in pools()} == {"duel", "spellfire", "hourglass", "demigod"}
     for _pool, ruleset, seats in pools():

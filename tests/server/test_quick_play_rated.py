@@ -125,8 +125,8 @@ def test_an_operators_player_token_proves_its_own_profile_only(srv):
 
 
 def test_a_group_is_rated_only_when_every_seat_has_a_profile_of_its_own():
-    from battlehall.server.matcher import binding
-    from battlehall.server.queue import Entry
+    from battlehall.server.players.matcher import binding
+    from battlehall.server.players.queue import Entry
 
     def group(*profiles):
         return [Entry(f"q_{i}", 0, 25.0, "p", profile) for i, profile in enumerate(profiles)]

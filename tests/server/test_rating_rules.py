@@ -15,10 +15,10 @@ import redis.asyncio as aioredis
 
 from battlehall.client import Client
 from battlehall.engine.ruleset import make_result
-from battlehall.server import profiles as keys
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.ratings import MIN_OWN_ANSWERS, PAIR_LIMIT, PROVISIONAL_MATCHES, display, settle
-
+from battlehall.server.players import profiles as keys
+from battlehall.server.players.rating_view import PROVISIONAL_MATCHES, display
+from battlehall.server.players.ratings import MIN_OWN_ANSWERS, PAIR_LIMIT, settle
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from players import guest, own, write_log
 from queue_client import wait_matched
 from servers import ServerProcess

@@ -4,7 +4,7 @@ ranking, ties, and allies who won together as one team."""
 from __future__ import annotations
 
 from battlehall.engine.ruleset import make_result
-from battlehall.server.ratings import Rating, rate, rated, teams_of
+from battlehall.server.players.ratings import Rating, rate, rated, teams_of
 
 FRESH = Rating.of(None)
 

@@ -13,7 +13,7 @@ fanout.event_message, the welcome's view and prompts).
 Part 2 plays matches over real sockets against the real server, bots and a spectator
 recording every message, and re-simulates each match from its replay to know, at each
 seq, what was hidden.
-The caster is a viewer too (server/caster.py): it may see every seat's hidden cards, but
+The caster is a viewer too (server/node/caster.py): it may see every seat's hidden cards, but
 nothing newer than its delay. Both parts check it, for every ruleset and seat count: the
 caster's own messages built from a replica that is the delay behind the live match, and
 a caster socket on a real server whose every message is timed against the log's `at`.
@@ -28,16 +28,17 @@ import random
 import httpx
 import pytest
 
-from battlehall.client import JSON, MSGPACK, Client, decode as client_decode
-from rulesets import case_ids, cases, seats as seat_names
-
+from battlehall.client import JSON, MSGPACK, Client
+from battlehall.client import decode as client_decode
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
 from battlehall.server import codec
-from battlehall.server.match_state import MatchState
 from battlehall.server.clock import Clock
-from battlehall.server.fanout import event_message
+from battlehall.server.match.fanout import event_message
+from battlehall.server.match.match_state import MatchState
 from leaks import atoms
+from rulesets import case_ids, cases
+from rulesets import seats as seat_names
 from servers import bearer
 
 
@@ -185,7 +186,7 @@ def test_a_caster_is_told_nothing_newer_than_its_delay(name, n):
     replica advanced by each log entry once it is CASTER_DELAY old, as the caster's feed
     does, while the live match runs on; each message the caster gets is checked against
     what it must not know at that moment."""
-    from battlehall.server import caster
+    from battlehall.server.node import caster
 
     ruleset = get_ruleset(name)
     matches = max(4, AUDIT_MATCHES // 10) if n == 2 else max(2, AUDIT_MATCHES // 100)

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.store import Store, StoreUnavailable
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import Store, StoreUnavailable
 from servers import free_port
 
 PACKAGE = Path(__file__).resolve().parents[2] / "battlehall"
 
 #: The modules that may import redis-py, and why (each says so in its docstring):
 ALLOWED = {
-    "server/store.py",  # the store: every client of Redis, and its errors turned into StoreUnavailable
-    "server/store_link.py",  # the writers' connection core: the URL read as redis-py reads it, the cluster's slots
+    "server/storage/store.py",  # the store: every client of Redis, and its errors turned into StoreUnavailable
+    "server/storage/store_link.py",  # the writers' connection core: the URL read as redis-py reads it, the cluster's slots
 }
 #: redis-py's names that say a module handles its errors itself.
 ERROR_NAMES = {"RedisError", "ResponseError", "AuthenticationError", "NoScriptError", "RedisClusterException"}
@@ -44,7 +44,7 @@ def _redis_imports(tree: ast.AST) -> list[tuple[int, str]]:
 @functools.cache
 def _modules() -> dict[str, ast.AST]:
     modules = {str(p.relative_to(PACKAGE)): ast.parse(p.read_text(), str(p)) for p in PACKAGE.rglob("*.py")}
-    assert len(modules) > 50 and "server/mirror.py" in modules  # the scan reads the package indeed
+    assert len(modules) > 50 and "server/node/mirror.py" in modules  # the scan reads the package indeed
     return modules
 
 
@@ -53,7 +53,7 @@ def test_only_the_store_and_the_writers_connection_core_import_redis_py():
     offenders = {path: found for path, tree in modules.items() if path not in ALLOWED
                  for found in [_redis_imports(tree)] if found}
     assert offenders == {}, "these modules import redis-py: reach Redis through the store (store.py)"
-    assert _redis_imports(modules["server/store.py"])  # the scan sees imports where there are some
+    assert _redis_imports(modules["server/storage/store.py"])  # the scan sees imports where there are some
 
 
 def test_the_scan_finds_every_form_of_import():

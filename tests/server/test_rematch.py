@@ -5,9 +5,8 @@ seats rotated, and each seat told only its own new token."""
 from __future__ import annotations
 
 import asyncio
-import time
-
 import re
+import time
 
 import httpx
 

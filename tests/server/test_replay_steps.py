@@ -16,8 +16,9 @@ from battlehall import steps
 from battlehall.client import Client
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
-from battlehall.server import errors, replay_steps
-from battlehall.server.replay_steps import BUILDERS, CHUNK, MAX_COUNT, WAITING, ReplaySteps
+from battlehall.server import errors
+from battlehall.server.http import replay_steps
+from battlehall.server.http.replay_steps import BUILDERS, CHUNK, MAX_COUNT, WAITING, ReplaySteps
 from create_bodies import SPELLFIRE_SETUP
 
 

@@ -12,7 +12,6 @@ import pytest
 import websockets
 
 from battlehall.client import JSON, MSGPACK, Client, decode, encode, ws_url
-
 from servers import ServerProcess
 from wsutil import guard_turns
 

@@ -15,9 +15,8 @@ import pytest
 from battlehall.client import Client
 from battlehall.engine import get_ruleset
 from battlehall.verify import verify
-
-from wsutil import Raw
 from servers import bearer
+from wsutil import Raw
 
 SEATS = ["alice", "bob"]
 SHORT = {"options": {"turn_limit": 4}, "clock": {"window_min_ms": 0}}

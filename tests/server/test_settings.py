@@ -10,7 +10,7 @@ import pytest
 import uvicorn
 
 from battlehall import cli
-from battlehall.server.config import Settings, SettingError, specs
+from battlehall.server.config import SettingError, Settings, specs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -151,7 +151,7 @@ def test_the_app_without_a_redis_url_says_so_when_made():
     """`serve` sets redis_url (a private Redis when none is given); an app made without one
     failed only at startup, with redis-py's "must specify one of the schemes" (found by
     mypy: Store takes a str, redis_url is str | None)."""
-    from battlehall.server.app import create_app
+    from battlehall.server.http.app import create_app
 
     with pytest.raises(ValueError, match="redis_url"):
         create_app(Settings.load({}))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import httpx
 
 from battlehall.client import JSON
-
 from wsutil import Raw
 
 SETUP = {

@@ -10,7 +10,6 @@ import orjson
 
 from battlehall.client import JSON, Client
 from battlehall.engine.ruleset import random_answer
-
 from servers import bearer
 from wsutil import Raw
 

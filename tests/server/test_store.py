@@ -8,13 +8,13 @@ import pytest
 
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import random_answer
-from battlehall.server.match_state import MatchState
 from battlehall.server.clock import Clock
 from battlehall.server.config import Settings
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server import store as store_module
-from battlehall.server.store import LoadedMatch, Store
-from battlehall.server.writer import Fenced
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.storage import reads as store_reads
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.store import LoadedMatch, Store
+from battlehall.server.storage.writer import Fenced
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,7 @@ async def test_a_whole_log_is_read_in_pages_and_whole(redis_url, monkeypatch):
     _, whole = await store.load_from_start("m_store_pages")
     assert len(whole) == 23
     for page in (1, 5, 23, 24):
-        monkeypatch.setattr(store_module, "LOG_PAGE", page)
+        monkeypatch.setattr(store_reads, "LOG_PAGE", page)
         assert (await store.load_from_start("m_store_pages"))[1] == whole, page
 async def test_a_fenced_write_of_several_entries_lands_whole_or_not_at_all(redis_url):
     """Answers that waited for a write go out together in one fenced script call."""

@@ -11,7 +11,7 @@ import pytest
 
 from battlehall.client import Client
 from battlehall.engine import get_ruleset
-from battlehall.server.web import WEB, content_type
+from battlehall.server.http.web import WEB, content_type
 from servers import bearer
 
 PAGES = ["/", "/play/m_0123456789abcdef", "/watch/m_0123456789abcdef", "/replay/m_0123456789abcdef", "/operator",

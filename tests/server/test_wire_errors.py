@@ -11,6 +11,7 @@ import pytest
 
 from battlehall.engine import errors as engine_errors
 from battlehall.server import errors
+from battlehall.server.http.responses import error_response
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = (ROOT / "docs" / "protocol.md").read_text()
@@ -123,7 +124,7 @@ def test_a_websocket_error_message():
     (errors.MethodNotAllowed("no", headers={"Allow": "GET"}), {"Allow": "GET"}),
 ])
 def test_an_http_error_answer(error, headers):
-    response = errors.response(error)
+    response = error_response(error)
     assert response.status_code == error.status
     assert response.headers["content-type"] == "application/json"
     assert {name: response.headers[name] for name in headers} == headers
@@ -137,7 +138,7 @@ def test_an_http_error_answer(error, headers):
 
 
 def test_a_socket_only_code_reaching_http_is_a_bug():
-    response = errors.response(errors.Spectator())
+    response = error_response(errors.Spectator())
     assert response.status_code == 500 and b'"internal"' in response.body
 
 

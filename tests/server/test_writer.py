@@ -8,8 +8,8 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from battlehall.server.embedded_redis import EmbeddedRedis
-from battlehall.server.writer import StoreUnavailable, WriteBatcher
+from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.writer import StoreUnavailable, WriteBatcher
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +152,7 @@ def test_tls_is_set_up_from_the_url_as_redis_py_does():
 
     from redis.connection import parse_url
 
-    from battlehall.server.writer import _tls
+    from battlehall.server.storage.writer import _tls
     assert _tls("redis://h:6379/0", parse_url("redis://h:6379/0")) is None
     strict = _tls("rediss://h:6379/0", parse_url("rediss://h:6379/0"))
     assert strict.verify_mode == ssl.CERT_REQUIRED and strict.check_hostname

@@ -14,8 +14,7 @@ from copy import deepcopy
 
 from ..errors import SetupError
 from ..rng import seed_state
-from ..ruleset import (Declaration, Event, Prompt, Ruleset, State, base_state, choice_option, integer_option,
-                       seat_status)
+from ..ruleset import Declaration, Event, Prompt, Ruleset, State, base_state, choice_option, integer_option, seat_status
 from . import game
 from .data import cards, maps
 from .setup import default_start, explicit_start

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import cast
 
-from . import about, combat, grid
-from .effects import tick_down
-from .data import cards
 from ..ruleset import Event, Option, Ruleset, make_result, rank_by, with_combos
+from . import about, combat, grid
+from .data import cards
+from .effects import tick_down
 
 new_prompt = Ruleset.new_prompt
 

@@ -8,8 +8,8 @@ import re
 
 from ..errors import SetupError
 from ..rng import shuffle
-from .data import cards, check_card, maps, units
 from . import grid
+from .data import cards, check_card, maps, units
 
 UNIT_INTS = {"hp": (1, 999), "ap": (0, 999), "barrier": (0, 999), "dr": (0, 99), "move": (0, 20),
              "poison": (0, 19), "disease": (0, 19)}

@@ -25,7 +25,7 @@ later in the round, never of a card that already used its power.
 
 from __future__ import annotations
 
-from . import zones as z
+from . import zones
 
 SIDES = ("attacker", "defender")
 OTHER = {"attacker": "defender", "defender": "attacker"}
@@ -51,7 +51,7 @@ LABEL = {(side, kind): ORDER[i][0] for (side, kind), i in ROW.items()}
 
 def row_of(state: dict, battle: dict, side: str | None, iid: str) -> int:
     """The row a card activates in when it is in the round from step D on."""
-    c = z.card(state, iid)
+    c = zones.card(state, iid)
     if iid in battle.get("before_battle", ()):
         return ROW[(None, "yellow_before_battle")]
     if "before_combat" in c["powers"]:
@@ -86,7 +86,7 @@ def participants(state: dict, battle: dict) -> list[tuple[str | None, str]]:
             if other is None or other["razed"] or (side == "defender" and s == battle["slot"]):
                 continue
             for iid in (other["realm"], other["holding"]):
-                if iid is not None and "always_active" in z.card(state, iid)["powers"]:
+                if iid is not None and "always_active" in zones.card(state, iid)["powers"]:
                     out.append((side, iid))
     for side in SIDES:
         s = battle["sides"][side]
@@ -100,7 +100,7 @@ def sequence(state: dict, battle: dict) -> list[tuple[str, str | None, str]]:
     """(label, side, instance) for every card of the round, in activation order."""
     keyed = []
     for side, iid in participants(state, battle):
-        c = z.card(state, iid)
+        c = zones.card(state, iid)
         if c["type"] == "event":  # events resolve when played; they have no row
             continue
         keyed.append((row_of(state, battle, side, iid), entered_at(battle, iid),
@@ -133,7 +133,7 @@ def owner(state: dict, battle: dict, side: str | None, iid: str) -> str:
     for seat, d in state.get("dungeons", {}).items():
         if d == iid:
             return seat
-    kind = z.card(state, iid)["type"]
+    kind = zones.card(state, iid)["type"]
     if kind in ("realm", "holding"):
         for seat in (battle["defender"], battle["attacker"]):
             for slot in state["players"][seat]["formation"].values():
@@ -149,13 +149,13 @@ def where(state: dict, battle: dict, side: str | None, iid: str) -> dict:
     seat = owner(state, battle, side, iid)
     rule = state.get("rule")
     if rule is not None and rule["card"] == iid:
-        return z.about(state, iid, seat, "rule")
+        return zones.about(state, iid, seat, "rule")
     if state.get("dungeons", {}).get(seat) == iid:
-        return z.about(state, iid, seat, "dungeon")
+        return zones.about(state, iid, seat, "dungeon")
     for s, slot in state["players"][seat]["formation"].items():
         if slot is not None and iid in (slot["realm"], slot["holding"]):
-            return z.about(state, iid, seat, "formation", s)
-    return z.about(state, iid, seat, "battle")
+            return zones.about(state, iid, seat, "formation", s)
+    return zones.about(state, iid, seat, "battle")
 
 
 # -- what a negation has done this round ---------------------------------------------------

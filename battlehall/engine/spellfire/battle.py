@@ -29,23 +29,19 @@ champions go when a round ends is fates.py; the spoils are spoils.py.
 from __future__ import annotations
 
 from ..ruleset import Prompt
-from . import activation as act
-from . import before
-from . import fates
+from . import activation, before, fates, powers, spoils, zones
 from . import formation as fm
-from . import powers as pw
-from . import spoils
-from . import zones as z
-from .prompts import ask, option as _option
+from .prompts import ask
+from .prompts import option as _option
 
-OTHER = pw.OTHER
+OTHER = powers.OTHER
 
 
 def uses_left(state: dict, seat: str, iid: str) -> int:
     """How many more times this champion may fight this turn: once, or twice for an
     `extra_attack` champion of the seat whose turn it is (spellfire-1 I: "No champion may
     be used more than once each turn unless its special power permits it")."""
-    limit = 2 if seat == state["turn"]["seat"] and "extra_attack" in z.card(state, iid)["powers"] else 1
+    limit = 2 if seat == state["turn"]["seat"] and "extra_attack" in zones.card(state, iid)["powers"] else 1
     return limit - state["turn"]["used"].count(iid)
 
 
@@ -55,11 +51,11 @@ def available_champions(state: dict, seat: str) -> list[tuple[str, str]]:
     player = state["players"][seat]
     out = [(e["champion"], "pool") for e in player["pool"] if uses_left(state, seat, e["champion"]) > 0]
     # an avatar (a champion with a cost) comes into play only through the pool, where its cost is paid
-    hand = [iid for iid in player["hand"] if z.card(state, iid)["type"] == "champion"
-            and uses_left(state, seat, iid) > 0 and z.card(state, iid)["cost"] is None]
+    hand = [iid for iid in player["hand"] if zones.card(state, iid)["type"] == "champion"
+            and uses_left(state, seat, iid) > 0 and zones.card(state, iid)["cost"] is None]
     if hand:
-        playing = z.in_play(state)
-        out += [(iid, "hand") for iid in hand if z.cosmos_allows(state, iid, playing)]
+        playing = zones.in_play(state)
+        out += [(iid, "hand") for iid in hand if zones.cosmos_allows(state, iid, playing)]
     return out
 
 
@@ -69,11 +65,11 @@ def extra_attackers(state: dict) -> list[tuple[str, str]]:
     allow an attack on more than one realm per turn")."""
     seat = state["turn"]["seat"]
     return [(iid, where) for iid, where in available_champions(state, seat)
-            if "extra_attack" in z.card(state, iid)["powers"] and iid in state["turn"]["used"]]
+            if "extra_attack" in zones.card(state, iid)["powers"] and iid in state["turn"]["used"]]
 
 
 def _champion_text(state: dict, iid: str, where: str) -> str:
-    c = z.card(state, iid)
+    c = zones.card(state, iid)
     return f"{c['name']} (level {c['level']}, {c['class']}, from {where})"
 
 
@@ -91,7 +87,7 @@ def start(state: dict, realm: str, events: list) -> None:
                        "round": 0, "defeats": 0, "step": "attacker", "razed": False, "discarded": False,
                        "extra": extra, "pending": None, "sides": {"attacker": None, "defender": None}, "owners": {}}
     events.append({"kind": "battle_started", "data": {"attacker": attacker, "defender": owner,
-                                                      **z.about(state, realm, owner, "formation", slot)}})
+                                                      **zones.about(state, realm, owner, "formation", slot)}})
     prompt_attacker(state)
 
 
@@ -101,11 +97,11 @@ def prompt_attacker(state: dict) -> None:
     b = state["battle"]
     b["step"] = "attacker"
     formation = state["players"][b["defender"]]["formation"]
-    realm = z.card(state, b["realm"])
+    realm = zones.card(state, b["realm"])
     is_exposed = fm.exposed(formation, b["slot"])
     champions = extra_attackers(state) if b["extra"] and b["round"] == 0 else available_champions(state, b["attacker"])
-    options = [_option(iid, f"Attack with {_champion_text(state, iid, where)}", z.about(state, iid, b["attacker"], where))
-               for iid, where in champions if fm.reaches(z.card(state, iid), realm, is_exposed)]
+    options = [_option(iid, f"Attack with {_champion_text(state, iid, where)}", zones.about(state, iid, b["attacker"], where))
+               for iid, where in champions if fm.reaches(zones.card(state, iid), realm, is_exposed)]
     target = f"{b['defender']}'s {realm['name']} ({b['slot']})"
     if b["round"] > 0:
         options.append(_option("end", f"End the battle: {realm['name']} stands, and nobody draws spoils"))
@@ -137,7 +133,7 @@ def withdraw(state: dict, events: list) -> bool:
     state["turn"]["withdrawn"] = True
     events.append({"kind": "attack_withdrawn", "data": {
         "attacker": b["attacker"], "defender": b["defender"],
-        **z.about(state, b["realm"], b["defender"], "formation", b["slot"]), "attacks": state["turn"]["attacks"]}})
+        **zones.about(state, b["realm"], b["defender"], "formation", b["slot"]), "attacks": state["turn"]["attacks"]}})
     return True
 
 
@@ -145,7 +141,7 @@ def _take_champion(state: dict, seat: str, iid: str) -> dict:
     """Move a champion (with what is attached to it) from hand or pool into a battle side;
     a realm that defends itself stays in its formation slot."""
     player = state["players"][seat]
-    entry = z.pool_entry(state, seat, iid)
+    entry = zones.pool_entry(state, seat, iid)
     if iid == state["battle"]["realm"]:
         where, attached = "realm", []
     elif entry is not None:
@@ -155,14 +151,14 @@ def _take_champion(state: dict, seat: str, iid: str) -> dict:
         player["hand"].remove(iid)
         where, attached = "hand", []
     state["turn"]["used"].append(iid)  # one use of its fights this turn (uses_left)
-    act.enter(state["battle"], [iid] + attached)  # its pool items come in with it (spellfire-2)
+    activation.enter(state["battle"], [iid] + attached)  # its pool items come in with it (spellfire-2)
     return {"seat": seat, "champion": iid, "from": where, "attached": attached, "played": [], "brought": []}
 
 
 def _chosen(state: dict, side: str, s: dict, events: list) -> None:
     events.append({"kind": "champion_chosen", "data": {
-        "seat": s["seat"], "side": side, **z.about(state, s["champion"], s["seat"], "battle"), "from": s["from"],
-        "attached": z.refs(state, s["attached"]), "round": state["battle"]["round"]}})
+        "seat": s["seat"], "side": side, **zones.about(state, s["champion"], s["seat"], "battle"), "from": s["from"],
+        "attached": zones.refs(state, s["attached"]), "round": state["battle"]["round"]}})
 
 
 def answer_attacker(state: dict, option: str, events: list) -> bool:
@@ -184,12 +180,12 @@ def answer_attacker(state: dict, option: str, events: list) -> bool:
 def prompt_defender(state: dict) -> None:
     b = state["battle"]
     b["step"] = "defender"
-    options = [_option(iid, f"Defend with {_champion_text(state, iid, where)}", z.about(state, iid, b["defender"], where))
+    options = [_option(iid, f"Defend with {_champion_text(state, iid, where)}", zones.about(state, iid, b["defender"], where))
                for iid, where in available_champions(state, b["defender"])]
-    realm = z.card(state, b["realm"])
+    realm = zones.card(state, b["realm"])
     if realm["defends_as"] and b["realm"] not in state["turn"]["used"]:
         options.append(_option(b["realm"], f"{realm['name']} defends itself (level {realm['defends_as']})",
-                               z.about(state, b["realm"], b["defender"], "formation", b["slot"])))
+                               zones.about(state, b["realm"], b["defender"], "formation", b["slot"])))
     options.append(_option("decline", f"Do not defend: {realm['name']} is razed and the battle ends"))
     attacking = b["sides"]["attacker"]["champion"]
     ask(state, b["defender"], "choose_defender",
@@ -203,7 +199,7 @@ def answer_defender(state: dict, option: str, events: list) -> bool:
     if option == "decline":
         events.append({"kind": "defense_declined", "data": {
             "seat": b["defender"], "round": b["round"], "attacker": b["attacker"],
-            **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
+            **zones.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         return round_won(state, "attacker", "declined", events)
     b["sides"]["defender"] = _take_champion(state, b["defender"], option)
     _chosen(state, "defender", b["sides"]["defender"], events)
@@ -223,20 +219,12 @@ def step_d(state: dict, events: list) -> bool:
     that slays its opponent before the opponent's turn to activate wins the round there
     and then. E: compare; F: the side behind plays."""
     b = state["battle"]
-    slain = pw.activate_round(state, b, events)
+    slain = powers.activate_round(state, b, events)
     if slain is not None:
         side, slayer = slain
         return round_won(state, OTHER[side], "slain", events, cause=[slayer])
     prompt_play(state)
     return False
-
-
-def _where(state: dict, b: dict, side: str | None, iid: str) -> dict:
-    """Owner, zone and slot of a card that activates: the realm and its holding are in
-    the defender's formation; the other cards are in the battle, each its player's."""
-    if side is None:
-        return {"owner": b["defender"], "zone": "formation", "slot": b["slot"]}
-    return {"owner": b["owners"].get(iid, b["sides"][side]["seat"]), "zone": "battle", "slot": None}
 
 
 # -- F: the losing side plays cards, each answered by a response window ------------------
@@ -248,16 +236,16 @@ def _side_of(b: dict, seat: str) -> str:
 def prompt_play(state: dict) -> None:
     b = state["battle"]
     b["step"] = "play"
-    side = pw.loser(state, b)
+    side = powers.loser(state, b)
     seat = b["sides"][side]["seat"]
-    options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"))
-               for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
-    options += pw.bring_options(state, b, side)  # a power that brings a card in acts only now
+    options = [_option(iid, f"Play {zones.name(state, iid)}", zones.about(state, iid, seat, "hand"))
+               for iid in state["players"][seat]["hand"] if powers.playable(state, b, side, iid, False)]
+    options += powers.bring_options(state, b, side)  # a power that brings a card in acts only now
     options.append(_option("stop", "Play no more cards (you lose the round)"))
-    t = pw.totals(state, b)
-    mine, theirs = (z.name(state, b["sides"][s]["champion"]) for s in (side, OTHER[side]))
+    t = powers.totals(state, b)
+    mine, theirs = (zones.name(state, b["sides"][s]["champion"]) for s in (side, OTHER[side]))
     ask(state, seat, "battle_play",
-        f"Round {b['round']} for {b['defender']}'s {z.name(state, b['realm'])} ({b['slot']}): your {mine} "
+        f"Round {b['round']} for {b['defender']}'s {zones.name(state, b['realm'])} ({b['slot']}): your {mine} "
         f"({side}) is behind {theirs}, {t[side]} against {t[OTHER[side]]}: play a card, or stop", options, "stop")
 
 
@@ -270,37 +258,37 @@ def _open_window(state: dict, player: str, played: str, played_for: str | None) 
     b = state["battle"]
     b["step"] = "respond"
     window = f"w{state['next_prompt'] + 1}"
-    answers = {**z.ref(state, played), "owner": player, "side": played_for}
+    answers = {**zones.ref(state, played), "owner": player, "side": played_for}
     for seat in state["seats"]:
         if seat == player or seat in state.get("resigned", []):  # a seat that resigned is asked nothing
             continue
         hand = state["players"][seat]["hand"]
         if seat in (b["attacker"], b["defender"]):
             side = _side_of(b, seat)
-            options = [_option(iid, f"Play {z.name(state, iid)}", z.about(state, iid, seat, "hand"), answers=answers)
-                       for iid in hand if pw.playable(state, b, side, iid, True)]
-            text = (f"{player} played {z.name(state, played)}"
+            options = [_option(iid, f"Play {zones.name(state, iid)}", zones.about(state, iid, seat, "hand"), answers=answers)
+                       for iid in hand if powers.playable(state, b, side, iid, True)]
+            text = (f"{player} played {zones.name(state, played)}"
                     + (f" for the {played_for}" if played_for else "")
-                    + f" in the battle for {z.name(state, b['realm'])}: respond with an event or a "
+                    + f" in the battle for {zones.name(state, b['realm'])}: respond with an event or a "
                     "play-at-any-time card, or pass")
         else:
             options = [_outside_option(state, seat, iid, answers) for iid in hand
-                       if z.card(state, iid)["type"] == "event"]
-            text = (f"{player} played {z.name(state, played)}"
+                       if zones.card(state, iid)["type"] == "event"]
+            text = (f"{player} played {zones.name(state, played)}"
                     + (f" for the {played_for}" if played_for else "")
-                    + f" in the battle of {b['attacker']} against {b['defender']}'s {z.name(state, b['realm'])}: "
+                    + f" in the battle of {b['attacker']} against {b['defender']}'s {zones.name(state, b['realm'])}: "
                     "play an event, or pass")
-        options.append(_option("pass", f"Let {z.name(state, played)} stand", answers=answers))
+        options.append(_option("pass", f"Let {zones.name(state, played)} stand", answers=answers))
         ask(state, seat, "respond", text, options, "pass", window=window)
 
 
 def _outside_option(state: dict, seat: str, iid: str, answers: dict) -> dict:
     """An event played by a seat outside the battle: one that helps a side names it."""
-    c = z.card(state, iid)
-    about = z.about(state, iid, seat, "hand")
-    if pw.takes_side(c):
+    c = zones.card(state, iid)
+    about = zones.about(state, iid, seat, "hand")
+    if powers.takes_side(c):
         b = state["battle"]
-        words = {side: f"for the {side}, {b[side]}'s {z.name(state, b['sides'][side]['champion'])}"
+        words = {side: f"for the {side}, {b[side]}'s {zones.name(state, b['sides'][side]['champion'])}"
                  for side in ("attacker", "defender")}
         return _option(iid, f"Play {c['name']} for a side", about, answers=answers,
                        args={"side": ["attacker", "defender"]}, args_text={"side": words})
@@ -320,25 +308,25 @@ def _play(state: dict, seat: str, iid: str, events: list, side: str | None = Non
     b = state["battle"]
     if seat in (b["attacker"], b["defender"]):
         side = _side_of(b, seat)
-    elif side is not None and z.card(state, iid)["bonus"]:
+    elif side is not None and zones.card(state, iid)["bonus"]:
         b["owners"][iid] = seat  # it stays with the side until the round ends, then goes back to its owner
     state["players"][seat]["hand"].remove(iid)
-    outcome = pw.play(state, b, side, iid, events, seat)
+    outcome = powers.play(state, b, side, iid, events, seat)
     pending = b["pending"]
     if pending is not None and pending["held"] and pending["card"] not in _held(b):
         # the card whose outcome waited was taken out of the battle (counter_spell): no outcome
         b["pending"] = None
         events.append({"kind": "outcome_cancelled", "data": {
-            **z.about(state, pending["card"], pending["seat"], "discard"), "outcome": pending["outcome"],
-            "by": z.ref(state, iid)}})
+            **zones.about(state, pending["card"], pending["seat"], "discard"), "outcome": pending["outcome"],
+            "by": zones.ref(state, iid)}})
         pending = None
     if outcome is not None and pending is None:
         # a second outcome while one waits has none: the card played first wins (spellfire-2)
         b["pending"] = {"outcome": outcome, "card": iid, "seat": seat, "held": iid in _held(b)}
         events.append({"kind": "outcome_pending", "data": {
-            "seat": seat, **z.about(state, iid, seat, "battle" if iid in _held(b) else "discard"),
+            "seat": seat, **zones.about(state, iid, seat, "battle" if iid in _held(b) else "discard"),
             "outcome": outcome}})
-    if "play_at_once" in z.card(state, iid)["powers"] and seat in (b["attacker"], b["defender"]):
+    if "play_at_once" in zones.card(state, iid)["powers"] and seat in (b["attacker"], b["defender"]):
         prompt_at_once(state, seat, iid)  # the window follows the card played at once, or the pass
         return False
     _open_window(state, seat, iid, side)
@@ -352,10 +340,10 @@ def prompt_at_once(state: dict, seat: str, played: str) -> None:
     b["step"] = "play_at_once"
     b["at_once"] = played
     side = _side_of(b, seat)
-    options = [_option(iid, f"Play {z.name(state, iid)} at once", z.about(state, iid, seat, "hand"))
-               for iid in state["players"][seat]["hand"] if pw.playable(state, b, side, iid, False)]
+    options = [_option(iid, f"Play {zones.name(state, iid)} at once", zones.about(state, iid, seat, "hand"))
+               for iid in state["players"][seat]["hand"] if powers.playable(state, b, side, iid, False)]
     options.append(_option("pass", "Play nothing more now"))
-    ask(state, seat, "play_at_once", f"{z.name(state, played)} lets you play one more card at once, or pass",
+    ask(state, seat, "play_at_once", f"{zones.name(state, played)} lets you play one more card at once, or pass",
         options, "pass")
 
 
@@ -375,7 +363,7 @@ def answer_play(state: dict, seat: str, option: str, events: list) -> bool:
         return round_won(state, OTHER[side], "combat", events)
     if option not in state["players"][seat]["hand"]:  # a pool champion called in as an ally
         side = _side_of(b, seat)
-        pw.bring(state, b, side, option, events)
+        powers.bring(state, b, side, option, events)
         _open_window(state, seat, option, side)
         return False
     return _play(state, seat, option, events)
@@ -414,7 +402,7 @@ def _outcome(state: dict, pending: dict, events: list) -> bool:
             "realm_discarded": {"attacker": "pool", "defender": "pool"},
             "attacker_discarded": {"attacker": to, "defender": "pool"},
             "both_discarded": {"attacker": to, "defender": to}}[outcome]
-    t = pw.totals(state, b)
+    t = powers.totals(state, b)
     closed = fates.close_round(state, sent, events)
     winner = CARD_WINNER.get(outcome)
     events.append({"kind": "round_ended", "data": {"round": b["round"], "attacker": b["attacker"],
@@ -442,7 +430,7 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
     realm is razed and the battle ends" (spellfire-3; no champion was defeated)."""
     b = state["battle"]
     loser = OTHER[winner]
-    t = pw.totals(state, b) if b["sides"]["defender"] is not None else None
+    t = powers.totals(state, b) if b["sides"]["defender"] is not None else None
     if cause is None:  # no side yet: the attacker left before a defender was chosen
         cause = fates.side_cards(b["sides"][winner]) if b["sides"][winner] is not None else []
     closed = fates.close_round(state, {winner: "pool", loser: fates.destination(state, cause)}, events)
@@ -455,9 +443,9 @@ def round_won(state: dict, winner: str, how: str, events: list, cause: list[str]
         _spend(state, closed)
         return finish(state, "defender" if closed["fates"]["attacker"] in fates.LOST else None, events)
     b["defeats"] += 1
-    if how not in ("declined", "resigned") and "defeat_twice" in z.card(state, b["realm"])["powers"] and b["defeats"] < 2:
+    if how not in ("declined", "resigned") and "defeat_twice" in zones.card(state, b["realm"])["powers"] and b["defeats"] < 2:
         events.append({"kind": "realm_holds", "data": {"seat": b["defender"], "defeats": b["defeats"],
-                                                       **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
+                                                       **zones.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
         prompt_attacker(state)
         return False
     _raze(state, how, events)
@@ -478,10 +466,10 @@ def _raze(state: dict, how: str, events: list) -> None:
     slot = state["players"][b["defender"]]["formation"][b["slot"]]
     slot["razed"] = True
     events.append({"kind": "realm_razed", "data": {"seat": b["defender"], "how": how,
-                                                   **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
+                                                   **zones.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
     if slot["holding"] is not None:  # a razed realm loses its holding
         holding, slot["holding"] = slot["holding"], None
-        z.discard(state, b["defender"], [holding], "realm_razed", events, b["slot"])
+        zones.discard(state, b["defender"], [holding], "realm_razed", events, b["slot"])
 
 
 def _discard_realm(state: dict, how: str, events: list) -> None:
@@ -492,8 +480,8 @@ def _discard_realm(state: dict, how: str, events: list) -> None:
     formation = state["players"][b["defender"]]["formation"]
     slot, formation[b["slot"]] = formation[b["slot"]], None
     events.append({"kind": "realm_discarded", "data": {"seat": b["defender"], "how": how,
-                                                       **z.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
-    z.discard(state, b["defender"], [slot["realm"]] + ([slot["holding"]] if slot["holding"] else []),
+                                                       **zones.about(state, b["realm"], b["defender"], "formation", b["slot"])}})
+    zones.discard(state, b["defender"], [slot["realm"]] + ([slot["holding"]] if slot["holding"] else []),
               "realm_discarded", events, b["slot"])
 
 
@@ -521,7 +509,7 @@ def finish(state: dict, winner: str | None, events: list) -> bool:
     seat = None if winner is None else b[winner]
     state["turn"]["attacks"] += 1  # counted here, so that battle_ended can say it
     events.append({"kind": "battle_ended", "data": {"attacker": b["attacker"], "defender": b["defender"],
-                                                    **z.about(state, b["realm"], b["defender"],
+                                                    **zones.about(state, b["realm"], b["defender"],
                                                               *(("discard", None) if b["discarded"]
                                                                 else ("formation", b["slot"]))),
                                                     "razed": b["razed"], "discarded": b["discarded"],

@@ -15,16 +15,15 @@ nothing about a hand.
 
 from __future__ import annotations
 
-from . import activation as act
-from . import powers as pw
-from . import zones as z
-from .prompts import ask, option as _option
+from . import activation, powers, zones
+from .prompts import ask
+from .prompts import option as _option
 
-OTHER = act.OTHER
+OTHER = activation.OTHER
 
 
 def in_match(state: dict) -> bool:
-    return z.holds(state, _before_battle)
+    return zones.holds(state, _before_battle)
 
 
 def _before_battle(definition: dict) -> bool:
@@ -45,14 +44,14 @@ def open_step(state: dict) -> bool:
 
 def playable(state: dict, side: str, iid: str) -> bool:
     b = state["battle"]
-    c = z.card(state, iid)
+    c = zones.card(state, iid)
     if "before_battle" not in c["powers"]:
         return False
     s = b["sides"][side]
-    if not pw.can_use(z.card(state, s["champion"]), c):
+    if not powers.can_use(zones.card(state, s["champion"]), c):
         return False
     if c["type"] == "artifact":
-        return z.artifact_fits(state, iid, s["champion"], s["attached"]) and z.cosmos_allows(state, iid)
+        return zones.artifact_fits(state, iid, s["champion"], s["attached"]) and zones.cosmos_allows(state, iid)
     return True
 
 
@@ -60,12 +59,12 @@ def prompt(state: dict, side: str) -> None:
     b = state["battle"]
     b["step"] = "before_battle"
     seat = b["sides"][side]["seat"]
-    options = [_option(iid, f"Play {z.name(state, iid)} before the battle", z.about(state, iid, seat, "hand"))
+    options = [_option(iid, f"Play {zones.name(state, iid)} before the battle", zones.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if playable(state, side, iid)]
     options.append(_option("done", "Play nothing more before the battle now (pass)"))
-    mine, theirs = (z.name(state, b["sides"][t]["champion"]) for t in (side, OTHER[side]))
+    mine, theirs = (zones.name(state, b["sides"][t]["champion"]) for t in (side, OTHER[side]))
     ask(state, seat, "before_battle",
-        f"Before the battle for {z.name(state, b['realm'])}, your {mine} ({side}) against {theirs}: "
+        f"Before the battle for {zones.name(state, b['realm'])}, your {mine} ({side}) against {theirs}: "
         "play a card that is played before battle, or pass", options, "done")
 
 
@@ -83,13 +82,13 @@ def answer(state: dict, seat: str, option: str, events: list) -> bool:
     b["before_passes"] = 0
     s = b["sides"][side]
     state["players"][seat]["hand"].remove(option)
-    kind = z.card(state, option)["type"]
+    kind = zones.card(state, option)["type"]
     (s["attached"] if kind in ("magical_item", "artifact") else s["played"]).append(option)
     b["before_battle"].append(option)
-    act.enter(b, [option])
+    activation.enter(b, [option])
     events.append({"kind": "card_played", "data": {"seat": seat, "side": side,
-                                                   **z.about(state, option, seat, "battle"), "from": "hand",
+                                                   **zones.about(state, option, seat, "battle"), "from": "hand",
                                                    "before_battle": True, "effects": [], "outcome": None,
-                                                   "totals": pw.totals(state, b)}})
+                                                   "totals": powers.totals(state, b)}})
     prompt(state, OTHER[side])
     return False

@@ -17,8 +17,7 @@ in its slot whatever its fate, and only the cards it used are discarded.
 
 from __future__ import annotations
 
-from . import powers as pw
-from . import zones as z
+from . import powers, zones
 from .cards import DESTINATIONS
 
 SIDES = ("attacker", "defender")
@@ -30,14 +29,14 @@ def side_cards(s: dict) -> list[str]:
 
 
 def has_power(state: dict, iids: list[str], power: str) -> bool:
-    return any(power in z.card(state, i)["powers"] for i in iids)
+    return any(power in zones.card(state, i)["powers"] for i in iids)
 
 
 def destination(state: dict, iids: list[str]) -> str:
     """Where a champion defeated by these cards goes: the first ``to_*`` power among
     them (in the order given), else the discard pile."""
     for iid in iids:
-        for power in z.card(state, iid)["powers"]:
+        for power in zones.card(state, iid)["powers"]:
             if power in DESTINATIONS:
                 return DESTINATIONS[power]
     return "discard"
@@ -61,20 +60,20 @@ def close_round(state: dict, fates: dict, events: list) -> dict:
             fate = "returned"
         out["fates"][side] = fate
         out["champions"][side] = (seat, s["champion"])
-        out["after"] += [(side, seat, iid) for iid in cards if "after_combat_discard" in z.card(state, iid)["powers"]]
-        pw.release_brought(state, s, fate in ("pool", "returned"), events)
+        out["after"] += [(side, seat, iid) for iid in cards if "after_combat_discard" in zones.card(state, iid)["powers"]]
+        powers.release_brought(state, s, fate in ("pool", "returned"), events)
         if s["from"] == "realm":  # a realm that defended itself stays in its slot; what it used goes
             discard_owned(state, seat, s["attached"] + s["played"], "round_over", events)
         elif fate in ("pool", "returned"):
             state["players"][seat]["pool"].append({"champion": s["champion"], "attached": s["attached"]})
             events.append({"kind": "champion_returned", "data": {
-                "seat": seat, **z.about(state, s["champion"], seat, "pool"), "attached": z.refs(state, s["attached"]),
+                "seat": seat, **zones.about(state, s["champion"], seat, "pool"), "attached": zones.refs(state, s["attached"]),
                 "from": "battle", "by_power": fate == "returned"}})
             discard_owned(state, seat, s["played"], "round_over", events)
         elif fate == "discard":
             discard_owned(state, seat, cards, "defeated", events)
         else:
-            z.banish(state, seat, s["champion"], s["attached"], fate, "defeated", events)
+            zones.banish(state, seat, s["champion"], s["attached"], fate, "defeated", events)
             discard_owned(state, seat, s["played"], "round_over", events)
     return out
 
@@ -87,7 +86,7 @@ def discard_owned(state: dict, seat: str, iids: list[str], reason: str, events: 
     for iid in iids:
         piles.setdefault(owners.pop(iid, seat), []).append(iid)
     for owner, cards in piles.items():  # insertion order: the side's seat first
-        z.discard(state, owner, cards, reason, events)
+        zones.discard(state, owner, cards, reason, events)
 
 
 def after_combat(state: dict, closed: dict, events: list) -> None:
@@ -98,8 +97,8 @@ def after_combat(state: dict, closed: dict, events: list) -> None:
         if other not in closed["champions"]:
             continue
         target_seat, target = closed["champions"][other]
-        entry = z.pool_entry(state, target_seat, target)
-        data = {"seat": seat, **z.about(state, iid, seat, *z.locate(state, iid)), "target": z.ref(state, target),
+        entry = zones.pool_entry(state, target_seat, target)
+        data = {"seat": seat, **zones.about(state, iid, seat, *zones.locate(state, iid)), "target": zones.ref(state, target),
                 "to": None}
         events.append({"kind": "after_combat", "data": data})
         if entry is None or has_power(state, [target] + entry["attached"], "return_to_pool"):
@@ -108,6 +107,6 @@ def after_combat(state: dict, closed: dict, events: list) -> None:
         to = destination(state, [iid])
         data["to"] = to
         if to == "discard":
-            z.discard(state, target_seat, [target] + entry["attached"], "after_combat", events)
+            zones.discard(state, target_seat, [target] + entry["attached"], "after_combat", events)
         else:
-            z.banish(state, target_seat, target, entry["attached"], to, "after_combat", events)
+            zones.banish(state, target_seat, target, entry["attached"], to, "after_combat", events)

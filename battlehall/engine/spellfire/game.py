@@ -19,14 +19,23 @@ from __future__ import annotations
 
 from ..errors import SetupError
 from ..rng import seed_state
-from ..ruleset import (Declaration, Event, Prompt, Ruleset, State, base_state, boolean_option, choice_option,
-                       integer_option, list_option)
-from . import battle as bt
+from ..ruleset import (
+    Declaration,
+    Event,
+    Prompt,
+    Ruleset,
+    State,
+    base_state,
+    boolean_option,
+    choice_option,
+    integer_option,
+    list_option,
+)
+from . import battle, spoils, turn
 from . import setup as su
-from . import spoils as sp
-from . import turn as tn
 from .cards import shipped
-from .view import secrets as _secrets, view as _view
+from .view import secrets as _secrets
+from .view import view as _view
 
 # The default deck of each seat, in seat order (cards/starter.toml).
 DEFAULT_DECKS = ("embers", "shadows", "tides", "sands", "crowns", "barrows")
@@ -94,43 +103,43 @@ class Spellfire(Ruleset):
         events: list[Event] = []
         kind = prompt["kind"]
         if kind == "respond":  # one of a window's prompts: the others may stay open
-            if bt.answer_respond(state, prompt, option, args, events):
-                tn.after_battle(state, events)
+            if battle.answer_respond(state, prompt, option, args, events):
+                turn.after_battle(state, events)
             return events
         state["prompts"] = []
         seat = prompt["seat"]
         battle_over = False
         if kind == "play_rule":
-            tn.answer_rule(state, option, events)
+            turn.answer_rule(state, option, events)
         elif kind == "play_realm":
-            tn.answer_realm(state, option, args, events)
+            turn.answer_realm(state, option, args, events)
         elif kind == "play_pool":
-            tn.answer_pool(state, option, args, events)
+            turn.answer_pool(state, option, args, events)
         elif kind == "choose_realm":
-            tn.answer_attack(state, option, events)
+            turn.answer_attack(state, option, events)
         elif kind == "discard":
-            tn.answer_discard(state, option, events)
+            turn.answer_discard(state, option, events)
         elif kind == "choose_attacker":
-            battle_over = bt.answer_attacker(state, option, events)
+            battle_over = battle.answer_attacker(state, option, events)
         elif kind == "choose_defender":
-            battle_over = bt.answer_defender(state, option, events)
+            battle_over = battle.answer_defender(state, option, events)
         elif kind == "play_at_once":
-            battle_over = bt.answer_at_once(state, seat, option, events)
+            battle_over = battle.answer_at_once(state, seat, option, events)
         elif kind == "before_battle":
-            battle_over = bt.answer_before(state, seat, option, events)
+            battle_over = battle.answer_before(state, seat, option, events)
         elif kind == "battle_play":
-            battle_over = bt.answer_play(state, seat, option, events)
+            battle_over = battle.answer_play(state, seat, option, events)
         elif kind == "spoils":
-            battle_over = sp.answer(state, option, args, events)
+            battle_over = spoils.answer(state, option, args, events)
         else:  # pragma: no cover - every prompt kind is handled above
             raise ValueError(f"unknown prompt kind {kind!r}")
         if battle_over:
-            tn.after_battle(state, events)
+            turn.after_battle(state, events)
         return events
 
     def leave(self, state: State, seat: str) -> list[Event]:
         events: list[Event] = []
-        tn.leave(state, seat, events)
+        turn.leave(state, seat, events)
         return events
 
     def view(self, state: State, viewer: str | None) -> dict:

@@ -9,16 +9,13 @@ the champion given for it).
 
 from __future__ import annotations
 
-from . import formation as fm
-from . import powers as pw
-from . import rulecards
-from . import zones as z
+from . import formation, powers, rulecards, zones
 from .prompts import option as _option
 
 # Spoils that may be played at once even outside their phase (spellfire-1 J, spellfire-3).
 SPOILS_PLACED = ("realm", "holding", "champion", "magical_item", "artifact", "rule", "dungeon")
 # Effects a card can have without a battle to act in.
-OFF_BATTLE_HOOKS = tuple(pw.OFF_BATTLE_PLAY_HOOKS)
+OFF_BATTLE_HOOKS = tuple(powers.OFF_BATTLE_PLAY_HOOKS)
 
 
 def spoils_option(state: dict, seat: str, iid: str) -> dict | None:
@@ -26,11 +23,11 @@ def spoils_option(state: dict, seat: str, iid: str) -> dict | None:
     holdings, champions, magical items, artifacts, rule cards and dungeons go where they
     would in their phase; an avatar (a champion with a cost) only with its cost met; an
     event, or a card that may be played at any time, if it does something without a battle."""
-    c = z.card(state, iid)
+    c = zones.card(state, iid)
     if c["type"] in SPOILS_PLACED:
-        return option(state, seat, iid, z.in_play(state))
+        return option(state, seat, iid, zones.in_play(state))
     if (c["type"] == "event" or "any_time" in c["powers"]) and acts_outside_battle(c):
-        return _option(iid, f"Play {c['name']} now", z.about(state, iid, seat, "hand"))
+        return _option(iid, f"Play {c['name']} now", zones.about(state, iid, seat, "hand"))
     return None
 
 
@@ -41,34 +38,34 @@ def acts_outside_battle(c: dict) -> bool:
 def option(state: dict, seat: str, iid: str, playing: set[str]) -> dict | None:
     """The option that plays this hand card now, or None if it cannot go anywhere.
     `playing` is :func:`zones.in_play`, computed once per prompt."""
-    c = z.card(state, iid)
+    c = zones.card(state, iid)
     kind = c["type"]
     player = state["players"][seat]
     if kind in ("realm", "holding", "champion", "artifact") and c["id"] in playing:
         return None  # Rule of the Cosmos
     if kind == "realm":
-        slots = fm.placement_slots(player["formation"])
+        slots = formation.placement_slots(player["formation"])
         return _opt(state, seat, iid, f"Play realm {c['name']}", "slot", slots)
     if kind == "holding":
         slots = []
-        for s in fm.SLOTS:
+        for s in formation.SLOTS:
             slot = player["formation"][s]
             if slot is not None and not slot["razed"] and slot["holding"] is None \
-                    and fm.worlds_match(c["world"], z.card(state, slot["realm"])["world"]):
+                    and formation.worlds_match(c["world"], zones.card(state, slot["realm"])["world"]):
                 slots.append(s)
         return _opt(state, seat, iid, f"Play holding {c['name']} on a realm", "slot", slots)
     if kind == "champion" and c["cost"] is not None:
         return _avatar(state, seat, iid, c)
     if kind == "champion":
-        return _option(iid, f"Put {c['name']} (level {c['level']}) into your pool", z.about(state, iid, seat, "hand"))
+        return _option(iid, f"Put {c['name']} (level {c['level']}) into your pool", zones.about(state, iid, seat, "hand"))
     if kind in ("rule", "dungeon"):
-        return _option(iid, f"Play {kind} card {c['name']}", z.about(state, iid, seat, "hand"))
+        return _option(iid, f"Play {kind} card {c['name']}", zones.about(state, iid, seat, "hand"))
     if kind == "magical_item":
         champions = [e["champion"] for e in player["pool"]]
         return _opt(state, seat, iid, f"Attach {c['name']} to a champion", "champion", champions)
     if kind == "artifact":
         champions = [e["champion"] for e in player["pool"]
-                     if z.artifact_fits(state, iid, e["champion"], e["attached"])]
+                     if zones.artifact_fits(state, iid, e["champion"], e["attached"])]
         return _opt(state, seat, iid, f"Attach artifact {c['name']} to a champion", "champion", champions)
     return None
 
@@ -78,11 +75,11 @@ def cost_met(state: dict, seat: str, c: dict) -> list[str] | None:
     be given for it (empty when nothing is given)."""
     player = state["players"][seat]
     cost = c["cost"]
-    if fm.unrazed(player["formation"]) < cost.get("realms", 0):
+    if formation.unrazed(player["formation"]) < cost.get("realms", 0):
         return None
     if "sacrifice" not in cost:
         return []
-    victims = [e["champion"] for e in player["pool"] if z.card(state, e["champion"])["class"] == cost["sacrifice"]]
+    victims = [e["champion"] for e in player["pool"] if zones.card(state, e["champion"])["class"] == cost["sacrifice"]]
     return victims or None
 
 
@@ -92,7 +89,7 @@ def _avatar(state: dict, seat: str, iid: str, c: dict) -> dict | None:
         return None
     text = f"Put avatar {c['name']} (level {c['level']}) into your pool"
     if not victims:
-        return _option(iid, text, z.about(state, iid, seat, "hand"))
+        return _option(iid, text, zones.about(state, iid, seat, "hand"))
     return _opt(state, seat, iid, text + f", giving a {c['cost']['sacrifice']} of your pool for it",
                 "sacrifice", victims)
 
@@ -103,19 +100,19 @@ def _opt(state: dict, seat: str, iid: str, text: str, arg: str, values: list[str
     if not values:
         return None
     words = {v: target_text(state, seat, iid, arg, v) for v in values}
-    return _option(iid, text, z.about(state, iid, seat, "hand"), args={arg: values}, args_text={arg: words})
+    return _option(iid, text, zones.about(state, iid, seat, "hand"), args={arg: values}, args_text={arg: words})
 
 
 def target_text(state: dict, seat: str, iid: str, arg: str, value: str) -> str:
     """One value of a play's argument, in words."""
     if arg == "slot":
         slot = state["players"][seat]["formation"][value]
-        if z.card(state, iid)["type"] == "holding":
-            return f"on {z.name(state, slot['realm'])} (slot {value})"
+        if zones.card(state, iid)["type"] == "holding":
+            return f"on {zones.name(state, slot['realm'])} (slot {value})"
         if slot is None:
             return f"slot {value} (empty)"
-        return f"slot {value}, over the razed {z.name(state, slot['realm'])}"
-    c = z.card(state, value)
+        return f"slot {value}, over the razed {zones.name(state, slot['realm'])}"
+    c = zones.card(state, value)
     if arg == "sacrifice":
         return f"giving {c['name']} (level {c['level']}, {c['class']}) from your pool"
     return f"on {c['name']} (level {c['level']}, {c['class']})"
@@ -126,55 +123,55 @@ def play(state: dict, seat: str, iid: str, args: dict, events: list, via: str = 
     (phases 2 and 3: a realm or holding counts as the turn's one) or `spoils`."""
     player = state["players"][seat]
     player["hand"].remove(iid)
-    kind = z.card(state, iid)["type"]
+    kind = zones.card(state, iid)["type"]
     if kind == "realm":
         slot = args["slot"]
         old = player["formation"][slot]
         player["formation"][slot] = {"realm": iid, "razed": False, "holding": None}
-        events.append({"kind": "realm_played", "data": {"seat": seat, **z.about(state, iid, seat, "formation", slot),
+        events.append({"kind": "realm_played", "data": {"seat": seat, **zones.about(state, iid, seat, "formation", slot),
                                                         "from": "hand", "via": via}})
         if old is not None:  # a new realm goes over a razed one, which is discarded
-            z.discard(state, seat, [old["realm"]] + ([old["holding"]] if old["holding"] else []),
+            zones.discard(state, seat, [old["realm"]] + ([old["holding"]] if old["holding"] else []),
                       "replaced", events, slot)
     elif kind == "holding":
         slot = args["slot"]
         player["formation"][slot]["holding"] = iid
-        events.append({"kind": "holding_played", "data": {"seat": seat, **z.about(state, iid, seat, "formation", slot),
+        events.append({"kind": "holding_played", "data": {"seat": seat, **zones.about(state, iid, seat, "formation", slot),
                                                           "from": "hand", "via": via}})
     elif kind in ("rule", "dungeon"):
         rulecards.play(state, seat, iid, events, via)
     elif kind == "champion":
         if "sacrifice" in args:  # an avatar's cost: the chosen champion leaves the pool
-            entry = z.pool_entry(state, seat, args["sacrifice"])
+            entry = zones.pool_entry(state, seat, args["sacrifice"])
             assert entry is not None  # the option offers only champions of the pool
             player["pool"].remove(entry)
-            z.discard(state, seat, [entry["champion"]] + entry["attached"], "sacrifice", events)
+            zones.discard(state, seat, [entry["champion"]] + entry["attached"], "sacrifice", events)
         player["pool"].append({"champion": iid, "attached": []})
-        events.append({"kind": "champion_to_pool", "data": {"seat": seat, **z.about(state, iid, seat, "pool"),
+        events.append({"kind": "champion_to_pool", "data": {"seat": seat, **zones.about(state, iid, seat, "pool"),
                                                             "from": "hand", "via": via}})
     elif kind not in ("magical_item", "artifact"):
         _play_off_battle(state, seat, iid, events)
     else:
         champion = args["champion"]
-        entry = z.pool_entry(state, seat, champion)
+        entry = zones.pool_entry(state, seat, champion)
         assert entry is not None  # the option offers only champions of the pool
         entry["attached"].append(iid)
-        events.append({"kind": "card_attached", "data": {"seat": seat, **z.about(state, iid, seat, "pool"),
-                                                         "champion": champion, "attached_to": z.ref(state, champion),
+        events.append({"kind": "card_attached", "data": {"seat": seat, **zones.about(state, iid, seat, "pool"),
+                                                         "champion": champion, "attached_to": zones.ref(state, champion),
                                                          "from": "hand", "via": via}})
 
 
 def _play_off_battle(state: dict, seat: str, iid: str, events: list) -> None:
     """An event or any-time card played with no battle (as spoils): its draw or hook acts
     for its player, and it goes to the discard pile."""
-    c = z.card(state, iid)
-    played = {"seat": seat, "side": None, **z.about(state, iid, seat, "discard"), "from": "hand", "via": "spoils",
+    c = zones.card(state, iid)
+    played = {"seat": seat, "side": None, **zones.about(state, iid, seat, "discard"), "from": "hand", "via": "spoils",
               "effects": [], "outcome": None, "totals": None}
     events.append({"kind": "card_played", "data": played})
     if c["draw_cards"]:
         played["effects"].append("draw_cards")
-        z.draw(state, seat, c["draw_cards"], "card", events)
+        zones.draw(state, seat, c["draw_cards"], "card", events)
     if c["hook"] in OFF_BATTLE_HOOKS:
         played["effects"].append(c["hook"])
-        pw.OFF_BATTLE_PLAY_HOOKS[c["hook"]](state, None, None, seat, events)
-    z.discard(state, seat, [iid], "played", events)
+        powers.OFF_BATTLE_PLAY_HOOKS[c["hook"]](state, None, None, seat, events)
+    zones.discard(state, seat, [iid], "played", events)

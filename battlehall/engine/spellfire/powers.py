@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import activation as act
-from . import formation as fm
-from . import zones as z
+from . import activation, formation, zones
 from .cards import CLASS_USES, SPELL_USES
 from .prompts import option as _option
 
@@ -63,15 +61,15 @@ def total(state: dict, battle: dict, side: str) -> int:
     s = battle["sides"][side]
     if s is None:
         return 0
-    champion = z.card(state, s["champion"])
+    champion = zones.card(state, s["champion"])
     value = level_of(champion)
-    for card_side, iid in act.participants(state, battle):
-        if card_side in (None, side) and not act.cancelled(battle, iid):
-            value += card_bonus(state, battle, side, z.card(state, iid))
+    for card_side, iid in activation.participants(state, battle):
+        if card_side in (None, side) and not activation.cancelled(battle, iid):
+            value += card_bonus(state, battle, side, zones.card(state, iid))
     for iid in s.get("brought", ()):
-        if not act.cancelled(battle, iid):
-            value += z.card(state, iid)["level"]
-    realm = z.card(state, battle["realm"])
+        if not activation.cancelled(battle, iid):
+            value += zones.card(state, iid)["level"]
+    realm = zones.card(state, battle["realm"])
     if state["options"]["same_world_bonus"] and champion["type"] == "champion" and champion["world"] == realm["world"]:
         value += SAME_WORLD_BONUS
     return value
@@ -92,9 +90,9 @@ def activate_round(state: dict, battle: dict, events: list) -> tuple[str, str] |
     there (the attacker's power comes first). Returns (the slain side, the card that slew
     it: where the slain champion goes depends on it), or None."""
     battle["effects"] = None
-    act.effects(battle)  # this round's negations start empty
+    activation.effects(battle)  # this round's negations start empty
     order, slain = [], None
-    for label, side, iid in act.sequence(state, battle):
+    for label, side, iid in activation.sequence(state, battle):
         entry = activate(state, battle, label, side, iid)
         events.append({"kind": "activated", "data": {**entry, "round": battle["round"]}})
         order.append(entry)
@@ -109,23 +107,23 @@ def activate_round(state: dict, battle: dict, events: list) -> tuple[str, str] |
 def activate(state: dict, battle: dict, label: str, side: str | None, iid: str) -> dict:
     """Step D for one card: what it adds to each side, what it negates, whether it slays
     the opposing champion. A card whose power was cancelled before its turn does nothing."""
-    c = z.card(state, iid)
-    e = act.effects(battle)
-    entry = {**act.where(state, battle, side, iid), "seat": act.owner(state, battle, side, iid), "side": side,
+    c = zones.card(state, iid)
+    e = activation.effects(battle)
+    entry = {**activation.where(state, battle, side, iid), "seat": activation.owner(state, battle, side, iid), "side": side,
              "step": label, "effects": []}
-    is_champion = side is not None and act.kind_of(battle, side, iid, c) == "champion"
+    is_champion = side is not None and activation.kind_of(battle, side, iid, c) == "champion"
     if iid in e["cancelled"]:  # a champion's level is no power: it still counts
         entry.update(bonus=level_of(c) if is_champion else 0, adds={"attacker": 0, "defender": 0}, cancelled=True)
         return entry
     e["activated"].append(iid)
-    adds = {t: (card_bonus(state, battle, t, c) if side in (None, t) else 0) for t in act.SIDES}
+    adds = {t: (card_bonus(state, battle, t, c) if side in (None, t) else 0) for t in activation.SIDES}
     entry["adds"] = adds
     entry["bonus"] = (adds[side] + (level_of(c) if is_champion else 0)) if side is not None else 0
     _negate(state, battle, side, c, entry)
     if "brings_ally" in c["powers"]:
         entry["effects"].append("brings_ally_waits")  # acts only when its player may play a card
     target = battle["sides"][OTHER[side]] if side is not None else None
-    if side is not None and target is not None and slays(c, z.card(state, target["champion"])):
+    if side is not None and target is not None and slays(c, zones.card(state, target["champion"])):
         entry["slays"] = OTHER[side]
         entry["effects"].append("slays")
     return entry
@@ -135,17 +133,17 @@ def _negate(state: dict, battle: dict, side: str | None, c: dict, entry: dict) -
     """Record what `c` negates, and cancel the cards it reaches that have not activated yet."""
     if not c["negates"]:
         return
-    e = act.effects(battle)
-    reached = [[t, kind] for t in act.negation_targets(side, c) for kind in c["negates"]]
+    e = activation.effects(battle)
+    reached = [[t, kind] for t in activation.negation_targets(side, c) for kind in c["negates"]]
     e["negated"] += [r for r in reached if r not in e["negated"]]
     hit = []
-    for card_side, iid in act.participants(state, battle):
+    for card_side, iid in activation.participants(state, battle):
         if card_side is None or iid in e["activated"] or iid in e["cancelled"]:
             continue
-        if [card_side, act.kind_of(battle, card_side, iid, z.card(state, iid))] in e["negated"]:
+        if [card_side, activation.kind_of(battle, card_side, iid, zones.card(state, iid))] in e["negated"]:
             e["cancelled"].append(iid)
             hit.append(iid)
-    for s in act.SIDES:  # allies called in by a champion's power
+    for s in activation.SIDES:  # allies called in by a champion's power
         side_ = battle["sides"][s]
         for iid in (side_ or {}).get("brought", ()):
             if [s, "ally"] in e["negated"] and iid not in e["activated"] and iid not in e["cancelled"]:
@@ -153,14 +151,14 @@ def _negate(state: dict, battle: dict, side: str | None, c: dict, entry: dict) -
                 hit.append(iid)
     entry["effects"].append("negates")
     entry["negates"] = reached
-    entry["cancels"] = z.refs(state, hit)
+    entry["cancels"] = zones.refs(state, hit)
 
 
 def playable(state: dict, battle: dict, side: str, iid: str, responding: bool) -> bool:
     """May this hand card be played into the battle by `side` now? The losing side plays
     support cards its champion can use and events; a response is an event or a card
     that says it may be played at any time."""
-    c = z.card(state, iid)
+    c = zones.card(state, iid)
     kind = c["type"]
     if kind == "event":
         return True
@@ -171,11 +169,11 @@ def playable(state: dict, battle: dict, side: str, iid: str, responding: bool) -
     if "before_battle" in c["powers"]:
         return False  # only before the battle (activation.prompt_before_battle)
     s = battle["sides"][side]
-    champion = z.card(state, s["champion"])
+    champion = zones.card(state, s["champion"])
     if not can_use(champion, c):
         return False
     if kind == "artifact":
-        return z.artifact_fits(state, iid, s["champion"], s["attached"]) and z.cosmos_allows(state, iid)
+        return zones.artifact_fits(state, iid, s["champion"], s["attached"]) and zones.cosmos_allows(state, iid)
     return True
 
 
@@ -194,19 +192,19 @@ def takes_side(c: dict) -> bool:
 def play(state: dict, battle: dict, side: str | None, iid: str, events: list, seat: str) -> str | None:
     """Resolve a card just played by `seat` (already out of its hand) for `side` (None: an
     event of a seat outside the battle that helps no side); its outcome, if any."""
-    c = z.card(state, iid)
+    c = zones.card(state, iid)
     s = battle["sides"][side] if side is not None else None
     other = OTHER[side] if side is not None else None
     outcome = None
     effects: list[str] = []
-    played = {"seat": seat, "side": side, **z.about(state, iid, seat, "battle"), "from": "hand"}
+    played = {"seat": seat, "side": side, **zones.about(state, iid, seat, "battle"), "from": "hand"}
     events.append({"kind": "card_played", "data": played})  # its effects' events follow it
-    act.enter(battle, [iid])  # played after every card already in the round (spellfire-2)
+    activation.enter(battle, [iid])  # played after every card already in the round (spellfire-2)
     if s is not None and c["type"] in ("magical_item", "artifact"):
         s["attached"].append(iid)  # stays with the champion if it wins
     elif s is not None and (c["type"] != "event" or c["bonus"]):
         s["played"].append(iid)    # allies, spells, ... and events that add a bonus: until the round ends
-    e = act.effects(battle)
+    e = activation.effects(battle)
     if s is not None and side is not None and c["type"] != "event" and [side, c["type"]] in e["negated"]:
         e["cancelled"].append(iid)  # negated before it was played: it is in the round, powerless
         played.update(effects=["cancelled"], outcome=None, totals=totals(state, battle))
@@ -227,19 +225,19 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     if "counter_spell" in powers and s is not None:
         target = battle["sides"][other]
         for spell in reversed(target["played"]):
-            if z.card(state, spell)["type"] == "spell":
+            if zones.card(state, spell)["type"] == "spell":
                 target["played"].remove(spell)
                 effects.append("counter_spell")
-                z.discard(state, target["seat"], [spell], "countered", events)
+                zones.discard(state, target["seat"], [spell], "countered", events)
                 break
     if c["draw_cards"]:
         effects.append("draw_cards")
-        z.draw(state, seat, c["draw_cards"], "card", events)
+        zones.draw(state, seat, c["draw_cards"], "card", events)
     if c["hook"] in PLAY_HOOKS:
         effects.append(c["hook"])
         outcome = PLAY_HOOKS[c["hook"]](state, battle, side, seat, events)
     target = battle["sides"][other] if other is not None else None
-    if outcome is None and target is not None and slays(c, z.card(state, target["champion"])):
+    if outcome is None and target is not None and slays(c, zones.card(state, target["champion"])):
         outcome = f"{other}_discarded"
         effects.append("slays")
     for flag, result in (("raze_realm_event", "realm_razed"), ("discard_realm_event", "realm_discarded"),
@@ -250,15 +248,15 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
             effects.append(flag)
     played.update(effects=effects, outcome=outcome, totals=totals(state, battle))
     if c["type"] == "event" and not c["bonus"]:
-        z.discard(state, seat, [iid], "event", events)
+        zones.discard(state, seat, [iid], "event", events)
     return outcome
 
 
 def _activated(state: dict, battle: dict, side: str, iid: str, seat: str, cancelled: bool = False) -> dict:
     """A support card played into the round activates when it is played, in its kind's row."""
-    c = z.card(state, iid)
-    data = {**act.where(state, battle, side, iid), "seat": seat, "side": side,
-            "step": act.ORDER[act.row_of(state, battle, side, iid)][0],
+    c = zones.card(state, iid)
+    data = {**activation.where(state, battle, side, iid), "seat": seat, "side": side,
+            "step": activation.ORDER[activation.row_of(state, battle, side, iid)][0],
             "round": battle["round"], "bonus": 0 if cancelled else card_bonus(state, battle, side, c)}
     if cancelled:
         data["cancelled"] = True
@@ -268,7 +266,7 @@ def _activated(state: dict, battle: dict, side: str, iid: str, seat: str, cancel
 def discard_rule(state: dict, events: list) -> None:
     """The rule card in play goes to its owner's discard pile."""
     rule, state["rule"] = state["rule"], None
-    z.discard(state, rule["seat"], [rule["card"]], "rule_discarded", events)
+    zones.discard(state, rule["seat"], [rule["card"]], "rule_discarded", events)
 
 
 # -- a champion that calls another champion in as an ally (Gib Aklem) ---------------------
@@ -278,13 +276,13 @@ def bring_options(state: dict, battle: dict, side: str) -> list[dict]:
     of its player's pool not used this turn, once per round. The power waits for such a
     moment (spellfire-2: it activates only when its player may play a card)."""
     s = battle["sides"][side]
-    champion = z.card(state, s["champion"])
-    if "brings_ally" not in champion["powers"] or act.cancelled(battle, s["champion"]) or s.get("brought"):
+    champion = zones.card(state, s["champion"])
+    if "brings_ally" not in champion["powers"] or activation.cancelled(battle, s["champion"]) or s.get("brought"):
         return []
     used = state["turn"]["used"]
-    return [_option(e["champion"], f"{champion['name']} calls {z.name(state, e['champion'])} "
-                                   f"(level {z.card(state, e['champion'])['level']}) in as an ally",
-                    z.about(state, e["champion"], s["seat"], "pool"))
+    return [_option(e["champion"], f"{champion['name']} calls {zones.name(state, e['champion'])} "
+                                   f"(level {zones.card(state, e['champion'])['level']}) in as an ally",
+                    zones.about(state, e["champion"], s["seat"], "pool"))
             for e in state["players"][s["seat"]]["pool"] if e["champion"] not in used]
 
 
@@ -294,17 +292,17 @@ def bring(state: dict, battle: dict, side: str, iid: str, events: list) -> None:
     s = battle["sides"][side]
     s.setdefault("brought", []).append(iid)
     state["turn"]["used"].append(iid)
-    act.enter(battle, [iid])
-    e = act.effects(battle)
+    activation.enter(battle, [iid])
+    e = activation.effects(battle)
     cancelled = [side, "ally"] in e["negated"]
     (e["cancelled"] if cancelled else e["activated"]).append(iid)
     events.append({"kind": "ally_called", "data": {"seat": s["seat"], "side": side,
-                                                   **z.about(state, iid, s["seat"], "pool"),
-                                                   "by": z.ref(state, s["champion"]),
+                                                   **zones.about(state, iid, s["seat"], "pool"),
+                                                   "by": zones.ref(state, s["champion"]),
                                                    "totals": totals(state, battle)}})
-    data = {**z.about(state, iid, s["seat"], "pool"), "seat": s["seat"], "side": side,
-            "step": act.LABEL[(side, "ally")],
-            "round": battle["round"], "bonus": 0 if cancelled else z.card(state, iid)["level"]}
+    data = {**zones.about(state, iid, s["seat"], "pool"), "seat": s["seat"], "side": side,
+            "step": activation.LABEL[(side, "ally")],
+            "round": battle["round"], "bonus": 0 if cancelled else zones.card(state, iid)["level"]}
     if cancelled:
         data["cancelled"] = True
     events.append({"kind": "activated", "data": data})
@@ -318,18 +316,18 @@ def release_brought(state: dict, side: dict, kept: bool, events: list) -> None:
     seat = side["seat"]
     lost = []
     for iid in side["brought"]:
-        entry = z.pool_entry(state, seat, iid)
+        entry = zones.pool_entry(state, seat, iid)
         if entry is not None:
             state["players"][seat]["pool"].remove(entry)
             lost += [entry["champion"]] + entry["attached"]
-    z.discard(state, seat, lost, "defeated", events, where="pool")
+    zones.discard(state, seat, lost, "defeated", events, where="pool")
 
 
 # -- named hooks ------------------------------------------------------------------------
 
 def _opposing_champion(state: dict, battle: dict, side: str) -> dict | None:
     target = battle["sides"][OTHER[side]]
-    return None if target is None else z.card(state, target["champion"])
+    return None if target is None else zones.card(state, target["champion"])
 
 
 def _mirror(state: dict, battle: dict, side: str) -> int:
@@ -339,7 +337,7 @@ def _mirror(state: dict, battle: dict, side: str) -> int:
 
 def _last_stand(state: dict, battle: dict, side: str) -> int:
     seat = battle["sides"][side]["seat"]
-    return 4 if fm.unrazed(state["players"][seat]["formation"]) <= 2 else 0
+    return 4 if formation.unrazed(state["players"][seat]["formation"]) <= 2 else 0
 
 
 def _turn_undead(state: dict, battle: dict, side: str) -> int:
@@ -350,12 +348,12 @@ def _turn_undead(state: dict, battle: dict, side: str) -> int:
 def _scavenge(state: dict, battle: dict | None, side: str | None, seat: str, events: list) -> None:
     pile = state["players"][seat]["discard"]
     for i in range(len(pile) - 1, -1, -1):
-        if z.card(state, pile[i])["type"] != "event":  # never an event: no endless loops
+        if zones.card(state, pile[i])["type"] != "event":  # never an event: no endless loops
             iid = pile.pop(i)
             state["players"][seat]["hand"].append(iid)
             events.append({"kind": "card_returned", "data": {"seat": seat, "count": 1, "from": "discard", "index": i,
                                                              "owner": seat, "zone": "hand"},
-                           "private": {seat: {"cards": [z.ref(state, iid)]}}})
+                           "private": {seat: {"cards": [zones.ref(state, iid)]}}})
             break
     return None
 

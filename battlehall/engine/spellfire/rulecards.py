@@ -12,14 +12,15 @@ The phase-0 prompt opens only in matches that hold a rule card or a dungeon at a
 
 from __future__ import annotations
 
-from . import zones as z
-from .prompts import ask, option as _option
+from . import zones
+from .prompts import ask
+from .prompts import option as _option
 
 KINDS = ("rule", "dungeon")
 
 
 def in_match(state: dict) -> bool:
-    return z.holds(state, _is_rule_card)
+    return zones.holds(state, _is_rule_card)
 
 
 def _is_rule_card(definition: dict) -> bool:
@@ -33,11 +34,11 @@ def wanted(state: dict) -> bool:
 
 def option(state: dict, iid: str) -> dict | None:
     """Playing this hand card as a rule card or dungeon, or None."""
-    c = z.card(state, iid)
+    c = zones.card(state, iid)
     if c["type"] == "rule":
-        return _option(iid, f"Play rule card {c['name']}", z.about(state, iid, state["turn"]["seat"], "hand"))
+        return _option(iid, f"Play rule card {c['name']}", zones.about(state, iid, state["turn"]["seat"], "hand"))
     if c["type"] == "dungeon":
-        return _option(iid, f"Play dungeon {c['name']}", z.about(state, iid, state["turn"]["seat"], "hand"))
+        return _option(iid, f"Play dungeon {c['name']}", zones.about(state, iid, state["turn"]["seat"], "hand"))
     return None
 
 
@@ -45,7 +46,7 @@ def prompt(state: dict) -> None:
     t = state["turn"]
     seat = t["seat"]
     options = [o for iid in state["players"][seat]["hand"]
-               if not t.get(f"{z.card(state, iid)['type']}_played")
+               if not t.get(f"{zones.card(state, iid)['type']}_played")
                for o in [option(state, iid)] if o is not None]
     options.append(_option("done", "End phase 0"))
     ask(state, seat, "play_rule", "Phase 0: play a rule card and/or a dungeon, or end the phase", options, "done")
@@ -54,22 +55,22 @@ def prompt(state: dict) -> None:
 def play(state: dict, seat: str, iid: str, events: list, via: str = "phase") -> None:
     """Put a rule card or dungeon, already taken from `seat`'s hand, into play (phase 0,
     or `via` spoils)."""
-    kind = z.card(state, iid)["type"]
+    kind = zones.card(state, iid)["type"]
     if kind == "rule":
         old = state.get("rule")
         state["rule"] = {"seat": seat, "card": iid}
-        events.append({"kind": "rule_played", "data": {"seat": seat, **z.about(state, iid, seat, "rule"),
+        events.append({"kind": "rule_played", "data": {"seat": seat, **zones.about(state, iid, seat, "rule"),
                                                        "from": "hand", "via": via}})
         if old is not None:
-            z.discard(state, old["seat"], [old["card"]], "replaced", events, where="rule")
+            zones.discard(state, old["seat"], [old["card"]], "replaced", events, where="rule")
     else:
         dungeons = state.setdefault("dungeons", {})
         old = dungeons.get(seat)
         dungeons[seat] = iid
-        events.append({"kind": "dungeon_played", "data": {"seat": seat, **z.about(state, iid, seat, "dungeon"),
+        events.append({"kind": "dungeon_played", "data": {"seat": seat, **zones.about(state, iid, seat, "dungeon"),
                                                           "from": "hand", "via": via}})
         if old is not None:
-            z.discard(state, seat, [old], "replaced", events, where="dungeon")
+            zones.discard(state, seat, [old], "replaced", events, where="dungeon")
 
 
 def answer(state: dict, option_id: str, events: list) -> bool:
@@ -77,7 +78,7 @@ def answer(state: dict, option_id: str, events: list) -> bool:
     t = state["turn"]
     if option_id == "done":
         return True
-    t[f"{z.card(state, option_id)['type']}_played"] = True
+    t[f"{zones.card(state, option_id)['type']}_played"] = True
     state["players"][t["seat"]]["hand"].remove(option_id)
     play(state, t["seat"], option_id, events)
     if not wanted(state):

@@ -15,9 +15,8 @@ from ..errors import SetupError
 from ..rng import shuffle
 from . import battle as bt
 from . import formation as fm
-from . import turn as tn
-from . import zones as z
-from .cards import FieldError, UNIQUE, parse_card, shipped
+from . import turn, zones
+from .cards import UNIQUE, FieldError, parse_card, shipped
 
 #: Entries of any one list of a setup (inline cards, a pool, a zone, attachments): far
 #: more than a deck holds, and few enough that no check of a setup is ever slow.
@@ -45,8 +44,8 @@ def default_start(state: dict, decks: list[str], events: list) -> None:
     events.append({"kind": "match_started", "data": {"seats": state["seats"], "decks": dict(zip(state["seats"], decks)),
                                                      "options": state["options"], "setup": False}})
     for seat in state["seats"]:
-        z.draw(state, seat, state["options"]["starting_hand"], "start", events)
-    tn.begin(state, state["seats"][0], 1, events)
+        zones.draw(state, seat, state["options"]["starting_hand"], "start", events)
+    turn.begin(state, state["seats"][0], 1, events)
 
 
 def explicit_start(state: dict, setup: object, events: list) -> None:
@@ -83,8 +82,8 @@ def explicit_start(state: dict, setup: object, events: list) -> None:
         raise SetupError("setup.turn.seat", f"unknown seat {seat!r}")
     battle = setup.get("battle")
     phase = t.get("phase", "rule" if battle is None else "attack")
-    if phase not in tn.PHASES:
-        raise SetupError("setup.turn.phase", f"phase must be one of {', '.join(tn.PHASES)}")
+    if phase not in turn.PHASES:
+        raise SetupError("setup.turn.phase", f"phase must be one of {', '.join(turn.PHASES)}")
     if battle is not None and phase != "attack":
         raise SetupError("setup.turn.phase", "a battle is fought in phase attack")
     number = t.get("number", 1)
@@ -105,7 +104,7 @@ def explicit_start(state: dict, setup: object, events: list) -> None:
                                                "(attacks below the option attacks_per_turn)")
     events.append({"kind": "match_started", "data": {"seats": state["seats"], "decks": None,
                                                      "options": state["options"], "setup": True}})
-    tn.begin(state, seat, number, events, phase, attacks=attacks, used=used, **flags)
+    turn.begin(state, seat, number, events, phase, attacks=attacks, used=used, **flags)
     if fight is not None:
         _enter_battle(state, fight, events)
 
@@ -140,7 +139,7 @@ def _player(state: dict, p: dict, path: str, in_play: dict) -> dict:
             if razed:
                 raise SetupError(f"{where}.holding", "a razed realm has no holding")
             holding = place(slot["holding"], f"{where}.holding", ("holding",))
-            if not fm.worlds_match(z.card(state, holding)["world"], z.card(state, realm)["world"]):
+            if not fm.worlds_match(zones.card(state, holding)["world"], zones.card(state, realm)["world"]):
                 raise SetupError(f"{where}.holding", "the holding's world does not match the realm's")
         player["formation"][s] = {"realm": realm, "razed": razed, "holding": holding}
     for i, entry in enumerate(_list(p.get("pool", []), f"{path}.pool")):
@@ -153,7 +152,7 @@ def _player(state: dict, p: dict, path: str, in_play: dict) -> dict:
         for j, cid in enumerate(_list(entry.get("attached", []), f"{where}.attached")):
             at = f"{where}.attached[{j}]"
             iid = place(cid, at, ("magical_item", "artifact"))
-            if z.card(state, iid)["type"] == "artifact" and not z.artifact_fits(state, iid, champion, attached):
+            if zones.card(state, iid)["type"] == "artifact" and not zones.artifact_fits(state, iid, champion, attached):
                 raise SetupError(at, "one artifact per champion, of the champion's world")
             attached.append(iid)
         player["pool"].append({"champion": champion, "attached": attached})
@@ -191,7 +190,7 @@ def _used(state: dict, cids: list) -> list[str]:
 
 def _champions(state: dict, seat: str) -> list[str]:
     player = state["players"][seat]
-    return [e["champion"] for e in player["pool"]] + [i for i in player["hand"] if z.card(state, i)["type"] == "champion"]
+    return [e["champion"] for e in player["pool"]] + [i for i in player["hand"] if zones.card(state, i)["type"] == "champion"]
 
 
 def _battle(state: dict, battle: object, attacker: str, used: list[str], in_play: dict) -> dict:
@@ -208,7 +207,7 @@ def _battle(state: dict, battle: object, attacker: str, used: list[str], in_play
     slot = realm.get("slot")
     if slot not in fm.SLOTS or formation[slot] is None or formation[slot]["razed"]:
         raise SetupError("setup.battle.realm.slot", f"{defender} has no unrazed realm in slot {slot!r}")
-    realm_card = z.card(state, formation[slot]["realm"])
+    realm_card = zones.card(state, formation[slot]["realm"])
     defeats = b.get("defeats", 0)
     if defeats not in (0, 1) or isinstance(defeats, bool) or (defeats and "defeat_twice" not in realm_card["powers"]):
         raise SetupError("setup.battle.defeats", "defeats is 0, or 1 for a realm that must be defeated twice")
@@ -254,7 +253,7 @@ def _battle(state: dict, battle: object, attacker: str, used: list[str], in_play
                     raise SetupError(at, f"Rule of the Cosmos: {aid!r} is already in play at {in_play[aid]}")
                 in_play[aid] = at
             attached.append(instance(state, aid))
-            if a["type"] == "artifact" and not z.artifact_fits(state, attached[-1], iid, attached[:-1]):
+            if a["type"] == "artifact" and not zones.artifact_fits(state, attached[-1], iid, attached[:-1]):
                 raise SetupError(at, "one artifact per champion, of the champion's world")
         player = state["players"][seat]
         if came == "pool":
@@ -286,7 +285,7 @@ def _enter_battle(state: dict, fight: dict, events: list) -> None:
         return
     answered()
     if bt.answer_defender(state, fight["defender"], events):
-        tn.after_battle(state, events)
+        turn.after_battle(state, events)
 
 
 def _card(state: dict, cid: object, where: str) -> dict:

@@ -8,16 +8,16 @@ when the texts let it be played as spoils (plays.spoils_option); otherwise it is
 
 from __future__ import annotations
 
-from . import plays
-from . import zones as z
-from .prompts import ask, option as _option
+from . import plays, zones
+from .prompts import ask
+from .prompts import option as _option
 
 
 def draw(state: dict, seat: str | None, events: list) -> bool:
     """Draw the spoils; True when there is nothing to decide (no seat, or an empty pile)."""
     if seat is None:
         return True
-    drawn = z.draw(state, seat, 1, "spoils", events)
+    drawn = zones.draw(state, seat, 1, "spoils", events)
     if not drawn:
         return True
     state["spoils"] = {"seat": seat, "card": drawn[0]}
@@ -32,8 +32,8 @@ def prompt(state: dict) -> None:
     opt = plays.spoils_option(state, seat, iid)
     if opt is not None:
         options.append(opt)
-    options.append(_option("keep", f"Keep {z.name(state, iid)} in your hand", z.about(state, iid, seat, "hand")))
-    ask(state, seat, "spoils", f"Spoils of victory: {z.name(state, iid)}. Play it now or keep it",
+    options.append(_option("keep", f"Keep {zones.name(state, iid)} in your hand", zones.about(state, iid, seat, "hand")))
+    ask(state, seat, "spoils", f"Spoils of victory: {zones.name(state, iid)}. Play it now or keep it",
         options, "keep")
 
 
@@ -42,7 +42,7 @@ def answer(state: dict, option: str, args: dict, events: list) -> bool:
     state["spoils"] = None
     if option == "keep":
         events.append({"kind": "spoils_kept", "data": {"seat": seat},
-                       "private": {seat: z.about(state, iid, seat, "hand")}})
+                       "private": {seat: zones.about(state, iid, seat, "hand")}})
     else:
         plays.play(state, seat, option, args, events, via="spoils")
     return True

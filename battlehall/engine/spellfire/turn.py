@@ -9,13 +9,11 @@ tells the other seat what is in a hand.
 
 from __future__ import annotations
 
-from . import battle as bt
-from . import formation as fm
-from . import plays
-from . import rulecards
-from . import zones as z
 from ..ruleset import make_result, rank_by
-from .prompts import ask, option as _option
+from . import battle, plays, rulecards, zones
+from . import formation as fm
+from .prompts import ask
+from .prompts import option as _option
 
 PHASES = ("rule", "draw", "realm", "pool", "attack", "discard")
 
@@ -42,14 +40,14 @@ def leave_limbo(state: dict, seat: str, events: list) -> None:
     player = state["players"][seat]
     while player["limbo"]:
         entry = player["limbo"].pop(0)
-        back = z.cosmos_allows(state, entry["champion"])
+        back = zones.cosmos_allows(state, entry["champion"])
         events.append({"kind": "left_limbo", "data": {
-            "seat": seat, **z.about(state, entry["champion"], seat, "pool" if back else "discard"),
-            "attached": z.refs(state, entry["attached"]), "from": "limbo", "to": "pool" if back else "discard"}})
+            "seat": seat, **zones.about(state, entry["champion"], seat, "pool" if back else "discard"),
+            "attached": zones.refs(state, entry["attached"]), "from": "limbo", "to": "pool" if back else "discard"}})
         if back:
             player["pool"].append(entry)
         else:
-            z.discard(state, seat, [entry["champion"]] + entry["attached"], "cosmos", events)
+            zones.discard(state, seat, [entry["champion"]] + entry["attached"], "cosmos", events)
 
 
 def enter(state: dict, phase: str, events: list) -> None:
@@ -62,7 +60,7 @@ def enter(state: dict, phase: str, events: list) -> None:
     if phase == "rule":
         rulecards.prompt(state)
     elif phase == "draw":
-        z.draw(state, seat, state["options"]["draw_per_turn"], "turn", events)
+        zones.draw(state, seat, state["options"]["draw_per_turn"], "turn", events)
         enter(state, "realm", events)
     elif phase == "realm":
         if t["realm_played"] and t["holding_played"]:
@@ -72,7 +70,7 @@ def enter(state: dict, phase: str, events: list) -> None:
     elif phase == "pool":
         prompt_pool(state)
     elif phase == "attack":
-        if t["attacks"] >= state["options"]["attacks_per_turn"] and not bt.extra_attackers(state):
+        if t["attacks"] >= state["options"]["attacks_per_turn"] and not battle.extra_attackers(state):
             enter(state, "discard", events)
         else:
             prompt_attack(state)
@@ -84,7 +82,7 @@ def _options(state: dict, seat: str, iids: list[str]) -> list[dict]:
     """The play options of these hand cards (the cards in play are looked up only if needed)."""
     if not iids:
         return []
-    playing = z.in_play(state)
+    playing = zones.in_play(state)
     return [opt for opt in (plays.option(state, seat, iid, playing) for iid in iids) if opt is not None]
 
 
@@ -94,8 +92,8 @@ def prompt_realm(state: dict) -> None:
     t = state["turn"]
     seat = t["seat"]
     wanted = [iid for iid in state["players"][seat]["hand"]
-              if (not t["realm_played"] and z.card(state, iid)["type"] == "realm")
-              or (not t["holding_played"] and z.card(state, iid)["type"] == "holding")]
+              if (not t["realm_played"] and zones.card(state, iid)["type"] == "realm")
+              or (not t["holding_played"] and zones.card(state, iid)["type"] == "holding")]
     options = _options(state, seat, wanted)
     options.append(_option("done", "End phase 2"))
     ask(state, seat, "play_realm", "Phase 2: play a realm and/or a holding, or end the phase", options, "done")
@@ -110,7 +108,7 @@ def answer_realm(state: dict, option: str, args: dict, events: list) -> None:
     t = state["turn"]
     if option == "done":
         return enter(state, "pool", events)
-    t["realm_played" if z.card(state, option)["type"] == "realm" else "holding_played"] = True
+    t["realm_played" if zones.card(state, option)["type"] == "realm" else "holding_played"] = True
     plays.play(state, t["seat"], option, args, events)
     if t["realm_played"] and t["holding_played"]:
         return enter(state, "pool", events)
@@ -122,7 +120,7 @@ def answer_realm(state: dict, option: str, args: dict, events: list) -> None:
 def prompt_pool(state: dict) -> None:
     seat = state["turn"]["seat"]
     wanted = [iid for iid in state["players"][seat]["hand"]
-              if z.card(state, iid)["type"] in ("champion", "magical_item", "artifact")]
+              if zones.card(state, iid)["type"] in ("champion", "magical_item", "artifact")]
     options = _options(state, seat, wanted)
     options.append(_option("done", "End phase 3"))
     ask(state, seat, "play_pool", "Phase 3: put champions into your pool and attach items, or end the phase",
@@ -143,8 +141,8 @@ def prompt_attack(state: dict) -> None:
     t = state["turn"]
     # beyond attacks_per_turn, only a champion that may attack again opens a battle
     extra = t["attacks"] >= state["options"]["attacks_per_turn"]
-    found = bt.extra_attackers(state) if extra else bt.available_champions(state, seat)
-    champions = [z.card(state, iid) for iid, _ in found]
+    found = battle.extra_attackers(state) if extra else battle.available_champions(state, seat)
+    champions = [zones.card(state, iid) for iid, _ in found]
     options = []
     for other in state["seats"]:
         if other == seat or other in state.get("resigned", []):  # its realms are out of play
@@ -154,11 +152,11 @@ def prompt_attack(state: dict) -> None:
             slot = formation[s]
             if slot is None or slot["razed"]:
                 continue
-            realm = z.card(state, slot["realm"])
+            realm = zones.card(state, slot["realm"])
             is_exposed = fm.exposed(formation, s)
             if any(fm.reaches(c, realm, is_exposed) for c in champions):
                 options.append(_option(slot["realm"], f"Attack {other}'s {realm['name']} ({s})",
-                                       z.about(state, slot["realm"], other, "formation", s)))
+                                       zones.about(state, slot["realm"], other, "formation", s)))
     options.append(_option("end", "End the attack phase"))
     ask(state, seat, "choose_realm", "Phase 4: choose a realm to attack, or end the attack phase", options, "end")
 
@@ -166,7 +164,7 @@ def prompt_attack(state: dict) -> None:
 def answer_attack(state: dict, option: str, events: list) -> None:
     if option == "end":
         return enter(state, "discard", events)
-    bt.start(state, option, events)
+    battle.start(state, option, events)
 
 
 def after_battle(state: dict, events: list) -> None:
@@ -183,14 +181,14 @@ def discard_or_end(state: dict, events: list) -> None:
     extra = len(hand) - state["options"]["hand_limit"]
     if extra <= 0:
         return end_turn(state, events)
-    options = [_option(iid, f"Discard {z.name(state, iid)}", z.about(state, iid, seat, "hand")) for iid in hand]
+    options = [_option(iid, f"Discard {zones.name(state, iid)}", zones.about(state, iid, seat, "hand")) for iid in hand]
     ask(state, seat, "discard", f"Phase 5: discard a card ({extra} over the hand limit)", options, options[0]["id"])
 
 
 def answer_discard(state: dict, option: str, events: list) -> None:
     seat = state["turn"]["seat"]
     state["players"][seat]["hand"].remove(option)
-    z.discard(state, seat, [option], "hand_limit", events)
+    zones.discard(state, seat, [option], "hand_limit", events)
     discard_or_end(state, events)
 
 
@@ -203,7 +201,7 @@ def end_turn(state: dict, events: list) -> None:
         for entry in player["pool"]:
             lost += [entry["champion"]] + entry["attached"]
         player["pool"] = []
-        z.discard(state, seat, lost, "no_realms", events)
+        zones.discard(state, seat, lost, "no_realms", events)
     events.append({"kind": "turn_ended", "data": {"seat": seat, "number": t["number"]}})
     seats = state["seats"]
     i = seats.index(seat)
@@ -230,7 +228,7 @@ def leave(state: dict, seat: str, events: list) -> None:
     b = state["battle"]
     if b is not None and seat in (b["attacker"], b["defender"]):
         state["prompts"] = []
-        if bt.forfeit(state, seat, events):
+        if battle.forfeit(state, seat, events):
             after_battle(state, events)
     elif b is None and state["spoils"] is None and state["turn"] is not None and state["turn"]["seat"] == seat:
         state["prompts"] = []

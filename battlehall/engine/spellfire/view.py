@@ -8,11 +8,9 @@ a draw pile, or the random generator.
 
 from __future__ import annotations
 
-from . import activation as act
-from . import formation as fm
-from . import powers as pw
-from . import zones as z
 from ..ruleset import seat_status
+from . import activation, powers, zones
+from . import formation as fm
 
 
 def view(state: dict, viewer: str | None) -> dict:
@@ -23,19 +21,19 @@ def view(state: dict, viewer: str | None) -> dict:
         for s in fm.SLOTS:
             slot = p["formation"][s]
             formation[s] = None if slot is None else {
-                **z.ref(state, slot["realm"]), "razed": slot["razed"],
-                "holding": None if slot["holding"] is None else z.ref(state, slot["holding"])}
+                **zones.ref(state, slot["realm"]), "razed": slot["razed"],
+                "holding": None if slot["holding"] is None else zones.ref(state, slot["holding"])}
         players[seat] = {
-            "hand": z.refs(state, p["hand"]) if seat == viewer else None,
+            "hand": zones.refs(state, p["hand"]) if seat == viewer else None,
             "hand_size": len(p["hand"]),
             "draw_size": len(p["draw"]),
             "formation": formation,
             "unrazed": fm.unrazed(p["formation"]),
-            "pool": [{**z.ref(state, e["champion"]), "attached": z.refs(state, e["attached"])} for e in p["pool"]],
-            "discard": z.refs(state, p["discard"]),
-            "limbo": [{**z.ref(state, e["champion"]), "attached": z.refs(state, e["attached"])} for e in p["limbo"]],
-            "abyss": z.refs(state, p["abyss"]),
-            "void": z.refs(state, p["void"]),
+            "pool": [{**zones.ref(state, e["champion"]), "attached": zones.refs(state, e["attached"])} for e in p["pool"]],
+            "discard": zones.refs(state, p["discard"]),
+            "limbo": [{**zones.ref(state, e["champion"]), "attached": zones.refs(state, e["attached"])} for e in p["limbo"]],
+            "abyss": zones.refs(state, p["abyss"]),
+            "void": zones.refs(state, p["void"]),
         }
     # Champions that fought this turn; one taken back into a hand (Scavenger's Luck) is
     # left out for the other seats, whose view never names a card in another hand.
@@ -49,8 +47,8 @@ def view(state: dict, viewer: str | None) -> dict:
         "battle": _battle(state),
         "spoils": None if state["spoils"] is None else {"seat": state["spoils"]["seat"]},
         "rule": None if state.get("rule") is None else {"seat": state["rule"]["seat"],
-                                                        **z.ref(state, state["rule"]["card"])},
-        "dungeons": {seat: z.ref(state, iid) for seat, iid in state.get("dungeons", {}).items()},
+                                                        **zones.ref(state, state["rule"]["card"])},
+        "dungeons": {seat: zones.ref(state, iid) for seat, iid in state.get("dungeons", {}).items()},
         "options": state["options"],
         **seat_status(state),
         "result": state["result"],
@@ -65,17 +63,17 @@ def _battle(state: dict) -> dict | None:
     for side in ("attacker", "defender"):
         s = b["sides"][side]
         sides[side] = None if s is None else {
-            "seat": s["seat"], **z.ref(state, s["champion"]), "from": s["from"],
-            "attached": z.refs(state, s["attached"]), "played": z.refs(state, s["played"]),
-            "brought": z.refs(state, s.get("brought", [])),
-            "total": pw.total(state, b, side)}
+            "seat": s["seat"], **zones.ref(state, s["champion"]), "from": s["from"],
+            "attached": zones.refs(state, s["attached"]), "played": zones.refs(state, s["played"]),
+            "brought": zones.refs(state, s.get("brought", [])),
+            "total": powers.total(state, b, side)}
     both = b["sides"]["attacker"] is not None and b["sides"]["defender"] is not None
-    order = [{**z.ref(state, iid), "side": side, "step": label, "cancelled": act.cancelled(b, iid)}
-             for label, side, iid in act.sequence(state, b)] if both else []
+    order = [{**zones.ref(state, iid), "side": side, "step": label, "cancelled": activation.cancelled(b, iid)}
+             for label, side, iid in activation.sequence(state, b)] if both else []
     pending = b["pending"]
-    return {"attacker": b["attacker"], "defender": b["defender"], **z.ref(state, b["realm"]), "slot": b["slot"],
+    return {"attacker": b["attacker"], "defender": b["defender"], **zones.ref(state, b["realm"]), "slot": b["slot"],
             "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides, "order": order,
-            "pending": None if pending is None else {**z.ref(state, pending["card"]), "outcome": pending["outcome"]}}
+            "pending": None if pending is None else {**zones.ref(state, pending["card"]), "outcome": pending["outcome"]}}
 
 
 def secrets(state: dict, viewer: str | None) -> list:

@@ -15,9 +15,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Callable
 
-from . import formation as fm
+from . import formation
 from .cards import UNIQUE, shipped
-
 
 _SHIPPED = shipped().cards  # looked up on every card access: bind it once
 
@@ -68,7 +67,7 @@ def locate(state: dict, iid: str) -> tuple[str, str | None]:
     `limbo`, `abyss`, `void`, `hand` or `draw`."""
     for seat in state["seats"]:
         p = state["players"][seat]
-        for s in fm.SLOTS:
+        for s in formation.SLOTS:
             slot = p["formation"][s]
             if slot is not None and iid in (slot["realm"], slot["holding"]):
                 return "formation", s
@@ -145,7 +144,7 @@ def in_play(state: dict) -> set[str]:
     cards = state["cards"]
     for seat in state["seats"]:
         player = state["players"][seat]
-        for s in fm.SLOTS:
+        for s in formation.SLOTS:
             slot = player["formation"][s]
             if slot is not None:
                 ids.add(cards[slot["realm"]])
@@ -183,7 +182,7 @@ def has_artifact(state: dict, attached: list[str]) -> bool:
 
 def artifact_fits(state: dict, artifact: str, champion: str, attached: list[str]) -> bool:
     """One artifact per champion, from the champion's world."""
-    return not has_artifact(state, attached) and fm.worlds_match(card(state, artifact)["world"],
+    return not has_artifact(state, attached) and formation.worlds_match(card(state, artifact)["world"],
                                                                  card(state, champion)["world"])
 
 
@@ -195,7 +194,7 @@ def all_card_ids(state: dict) -> list[str]:
         out += p["draw"] + p["hand"] + p["discard"] + p["abyss"] + p["void"]
         for entry in p["pool"] + p["limbo"]:
             out += [entry["champion"]] + entry["attached"]
-        for s in fm.SLOTS:
+        for s in formation.SLOTS:
             slot = p["formation"][s]
             if slot is not None:
                 out.append(slot["realm"])

@@ -1,0 +1,213 @@
+"""Rematch: once a match has ended, its seats offer and accept a new one (docs/protocol.md "Rematch").
+
+    POST /matches/{id}/rematch   with a seat's token as Bearer: that seat offers (or accepts)
+    GET  /matches/{id}/rematch   with a seat's token as Bearer: who has offered, and the new match once made
+
+Offers live in Redis under the match's hash tag, so any node answers: `rematch` is a hash
+of seat -> 1 (the offers), `rematch_of` the new match's id (SET NX: however many last
+acceptances arrive at once, one makes the match), `rematch_made` the new match with each
+old seat's new token. All three expire with the match's retention.
+
+The new match is the old one played again: same ruleset, options, setup, clock, spectator
+and caster settings, labels, bots, profile bindings and `rated`, a fresh seed, and the seats'
+order rotated by one (the first seat moves to the end), which changes who goes first.
+Seat names stay with their players, so each player keeps their name and profile.
+
+A rematch is a creation like any other: the acceptance that makes it takes a token of the
+node's creation budget for its address (the one POST /matches and POST /bot-matches
+take), and on a server with an API key a match the operator made with it (`made_by`
+"operator") is not played again without it: its players are answered 403 `forbidden`
+(quick-play and bot matches, which need no key, may be).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from battlehall.engine.errors import SetupError
+from battlehall.server import errors
+from battlehall.server.clock import now_ms
+from battlehall.server.http import auth
+from battlehall.server.http.creation_limit import CreationLimit
+from battlehall.server.match import validate
+from battlehall.server.storage.store import key
+
+#: How long a creation may hold the `rematch_of` claim before another acceptance may try again.
+CLAIM_S = 30
+#: How long an acceptance that lost the claim waits for the winner's new match before answering.
+WAIT_S = 5.0
+MAKING = b"making"
+#: The create request's fields a rematch copies from the old match's meta.
+COPIED = ("ruleset", "options", "setup", "clock", "spectators", "label", "caster", "when_away", "bots")
+
+
+def rotated(seats: list[str]) -> list[str]:
+    """The seats' order for the rematch: the first seat moves to the end."""
+    return seats[1:] + seats[:1]
+
+
+#: How a match was made (its meta's `made_by`): the routes that need no API key on a keyed server.
+KEYLESS_ORIGINS = ("quick_play", "bot")
+
+
+def made_by(meta: dict) -> str:
+    """`player` (POST /matches without a key), `operator` (with it), `quick_play` or `bot`;
+    a match made before the field was recorded: from its label."""
+    if "made_by" in meta:
+        return meta["made_by"]
+    queue = (meta.get("label") or {}).get("queue")
+    return {"quick play": "quick_play", "bot": "bot"}.get(str(queue), "player")
+
+
+def create_body(meta: dict) -> dict:
+    """The POST /matches body of the rematch (validated as any other)."""
+    return {**{name: meta[name] for name in COPIED if name in meta}, "seats": rotated(meta["seats"])}
+
+
+class Rematches:
+    """The two routes, on the hub's Redis. `json_response` is app.py's; refusals are raised (errors.py)."""
+
+    def __init__(self, hub_of, settings, json_response, creations: CreationLimit):
+        self.hub_of = hub_of
+        self.settings = settings
+        self.json = json_response
+        self.creations = creations  # app.py's: one budget for every route that makes a match
+
+    def routes(self) -> list:
+        return [Route("/matches/{match_id}/rematch", self.offer, methods=["POST"]),
+                Route("/matches/{match_id}/rematch", self.state, methods=["GET"])]
+
+    async def offer(self, request: Request) -> Response:
+        return await self._answer(request, offering=True)
+
+    async def state(self, request: Request) -> Response:
+        return await self._answer(request, offering=False)
+
+    async def _answer(self, request: Request, offering: bool) -> Response:
+        hub = self.hub_of(request)
+        match_id = request.path_params["match_id"]
+        try:
+            meta, state = await self._finished(hub, match_id)
+            seat = self._seat(meta, request.headers.get("authorization", ""))
+            if offering:
+                if not self._allowed(meta):
+                    raise errors.Forbidden("this match was made with the server's API key: only its holder "
+                                           "makes another (POST /matches)")
+                await self._offer(hub, match_id, meta, state, seat, request.client and request.client.host)
+            return self.json(await self._state(hub, match_id, meta, state, seat))
+        except SetupError as exc:  # the ruleset refuses its own old settings (a changed server)
+            raise errors.RematchRefused(f"this match cannot be played again: {exc.message}") from None
+
+    async def _finished(self, hub, match_id: str) -> tuple[dict, dict]:
+        """The match's meta and state; 404 for no such match."""
+        found = await hub.meta_and_state(match_id)
+        if found is None:
+            raise errors.NotFound("no such match")
+        return found
+
+    @staticmethod
+    def _seat(meta: dict, header: str) -> str:
+        """The seat whose token is the Bearer token; 401 otherwise (a spectator's too)."""
+        given = auth.bearer(header) or ""
+        found = None
+        for seat, token in meta["tokens"].items():  # every token compared: the time says nothing
+            if hmac.compare_digest(given.encode(), token.encode()):
+                found = seat
+        if found is None:
+            raise errors.Unauthorized("a rematch needs one of the match's seat tokens as "
+                                      "Authorization: Bearer <token>")
+        return found
+
+    def _allowed(self, meta: dict) -> bool:
+        """Whether the server lets the match's players make it again: always without an API
+        key; with one, for the matches made without it (quick play, bot matches)."""
+        return not self.settings.api_key or made_by(meta) in KEYLESS_ORIGINS
+
+    @staticmethod
+    def _needed(meta: dict, state: dict) -> list[str]:
+        """The seats whose offers make the rematch: every seat a player plays, one that
+        resigned too, as the rematch gives each of them a seat again (a bot's seat is
+        always willing)."""
+        bots = meta.get("bots") or {}
+        return [seat for seat in meta["seats"] if seat not in bots]
+
+    async def _offer(self, hub, match_id: str, meta: dict, state: dict, seat: str, address: str | None) -> None:
+        if state["result"] is None:
+            raise errors.MatchLive("a rematch is offered once the match has ended")
+        redis = hub.store.redis
+        retention = self.settings.retention_s
+        offers_key = key(match_id, "rematch")
+        async with redis.pipeline(transaction=False) as pipe:  # Redis errors: 503 (app.py)
+            pipe.hset(offers_key, seat, 1)
+            pipe.expire(offers_key, retention)
+            pipe.hkeys(offers_key)
+            pipe.exists(key(match_id, "rematch_made"))
+            _, _, offered, made = await pipe.execute()
+        offered = {s.decode() for s in offered}
+        if made or not all(s in offered for s in self._needed(meta, state)):
+            return
+        try:  # the acceptance that makes the match spends its address's creation budget
+            self.creations.spend(address, "created too many matches")
+        except errors.RateLimited:
+            await redis.hdel(offers_key, seat)  # not accepted: the seat accepts again after Retry-After
+            raise
+        if not await redis.set(key(match_id, "rematch_of"), MAKING, nx=True, ex=CLAIM_S):
+            await self._wait_made(redis, match_id)  # another acceptance makes it
+            return
+        try:
+            await self._make(hub, match_id, meta)
+        except BaseException:  # refused (409, 503): nothing recorded, the next offer tries again
+            await redis.delete(key(match_id, "rematch_of"))
+            await redis.hdel(offers_key, seat)
+            raise
+
+    async def _make(self, hub, match_id: str, meta: dict) -> None:
+        request = validate.create_request(create_body(meta), self.settings.caster_min_delay_ms)
+        # The profiles were checked when the old match was made: bound again as they were,
+        # and the new match was made the way the old one was (its ratings' rules, its rematch).
+        bound = {"profiles": meta["profiles"], "rated": meta.get("rated", False)} if meta.get("profiles") else {}
+        bound["made_by"] = made_by(meta)
+        bound["made_from"] = meta.get("made_from")  # its bots' turns wait in the same lane (bot_turns.py)
+        delay_ms = meta["spectators"]["delay_ms"]
+        if delay_ms:  # listed once the old match's end is public: it tells that the old one ended
+            bound["listed_from"] = now_ms() + delay_ms
+        created = await hub.placement.create(create_body(meta), request, bound)  # on the least loaded node
+        redis = hub.store.redis
+        made = {"match": created["match"], "ws": created["ws"], "ws_url": created["ws_url"],
+                **{f"token:{seat}": token for seat, token in created["tokens"].items()}}
+        retention = self.settings.retention_s
+        async with redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key(match_id, "rematch_made"), mapping=made)
+            pipe.expire(key(match_id, "rematch_made"), retention)
+            pipe.set(key(match_id, "rematch_of"), created["match"], ex=retention)
+            await pipe.execute()
+
+    @staticmethod
+    async def _wait_made(redis, match_id: str) -> None:
+        deadline = asyncio.get_running_loop().time() + WAIT_S
+        while asyncio.get_running_loop().time() < deadline:
+            if await redis.exists(key(match_id, "rematch_made")):
+                return
+            await asyncio.sleep(0.05)
+
+    async def _state(self, hub, match_id: str, meta: dict, state: dict, seat: str) -> dict:
+        redis = hub.store.redis
+        async with redis.pipeline(transaction=False) as pipe:
+            pipe.hkeys(key(match_id, "rematch"))
+            pipe.hgetall(key(match_id, "rematch_made"))
+            offered, made = await pipe.execute()
+        offered = {s.decode() for s in offered}
+        made = {k.decode(): v.decode() for k, v in made.items()}
+        rematch = None
+        if made:
+            rematch = {"match": made["match"], "ws": made["ws"], "ws_url": made["ws_url"], "seat": seat,
+                       "token": made[f"token:{seat}"], "seats": rotated(meta["seats"])}
+        return {"match": match_id, "seat": seat, "ended": state["result"] is not None, "allowed": self._allowed(meta),
+                "offers": [s for s in meta["seats"] if s in offered],
+                "waiting_for": [s for s in self._needed(meta, state) if s not in offered] if not made else [],
+                "rematch": rematch}

@@ -1,0 +1,90 @@
+"""The featured match for TV pages: `GET /tv/featured?ruleset=`.
+
+The featured match is the live public match (spectators allowed, open to anyone, not
+full) with the most viewers on every node together: distinct clients, not sockets
+(audience.py keeps both counts in Redis, so any node answers the same). Sockets do not
+rank at all, not even between equals: one client opening 150 idle spectator sockets on a
+match of its own made it the featured match over a real one with 20 spectators. Ties go
+to the match created first, which keeps a screen from hopping between equals. Matches
+carry no rating yet; a rating would rank before the viewers.
+
+Any node answers from Redis: the live set, the spectator counts, the summaries. Each
+node keeps its answer per ruleset for CACHE_S, so many TV pages asking at once cost one
+look each second.
+"""
+
+from __future__ import annotations
+
+import time
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from battlehall.engine import ruleset_names
+from battlehall.server import errors
+from battlehall.server.clock import now_ms
+from battlehall.server.http.responses import ORJSONResponse
+from battlehall.server.storage import public
+from battlehall.server.storage.listing import PUBLIC
+
+CACHE_S = 1.0
+CHUNK = 50  # summaries read at a time, most viewers first, until one is eligible
+
+
+def eligible(summary: dict, ruleset: str | None) -> bool:
+    """A match a TV may show: live, public, watchable by one more spectator."""
+    settings = summary["spectator_settings"]
+    return (summary["status"] == "live" and (ruleset is None or summary["ruleset"] == ruleset)
+            and public.is_public({"spectators": {"allowed": settings.get("allowed", True),
+                                                 "public": settings.get("public", False)}})
+            and summary["spectators"] < settings.get("max", 10_000))
+
+
+async def featured(hub, ruleset: str | None) -> dict | None:
+    """The featured match's summary, or None when no live public match is eligible."""
+    ids = await hub.store.live_ids()  # oldest first
+    viewers = [viewers for _, viewers in await hub.audience.tallies(ids)]
+    ranked = [match_id for _, match_id in sorted(zip(viewers, ids), key=lambda pair: -pair[0])]  # stable: ties stay oldest first
+    for start in range(0, len(ranked), CHUNK):
+        chunk = ranked[start:start + CHUNK]
+        # Listed from later (a delayed match's rematch, listing.py): featuring it would tell
+        # that the old match ended.
+        later = {m for m, at in zip(chunk, await hub.store.redis.zmscore(PUBLIC, chunk)) if at and at > now_ms()}
+        for summary in await hub.summaries([m for m in chunk if m not in later]):
+            # As its spectators see it: a delayed match is live until its end is that old.
+            summary = await public.as_of_delay(hub.store, summary, now_ms())
+            if eligible(summary, ruleset):
+                return summary
+    return None
+
+
+def answer(summary: dict | None) -> dict:
+    if summary is None:
+        return {"match": None}
+    return {"match": summary["match"], "ruleset": summary["ruleset"], "seats": summary["seats"],
+            "spectators": summary["spectators"], "viewers": summary["viewers"], "delay_ms": summary["spectator_settings"].get("delay_ms", 0),
+            "created_at": summary["created_at"]}
+
+
+class Featured:
+    """The route, with its per-ruleset cache."""
+
+    def __init__(self):
+        self.cache: dict[str | None, tuple[float, dict]] = {}
+
+    async def get(self, request: Request) -> Response:
+        ruleset = request.query_params.get("ruleset") or None
+        if ruleset is not None and ruleset not in ruleset_names():
+            raise errors.BadRequest(f"no ruleset {ruleset!r} on this server (one of {', '.join(ruleset_names())})",
+                                    path="ruleset")
+        cached = self.cache.get(ruleset)
+        if cached is not None and time.monotonic() - cached[0] < CACHE_S:
+            return ORJSONResponse(cached[1])
+        found = answer(await featured(request.app.state.hub, ruleset))
+        self.cache[ruleset] = (time.monotonic(), found)
+        return ORJSONResponse(found)
+
+
+def routes() -> list:
+    return [Route("/tv/featured", Featured().get, methods=["GET"])]

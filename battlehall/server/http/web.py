@@ -1,0 +1,87 @@
+"""The web client's pages and static files, served by the server itself (no build step, no CDN).
+
+Each page is one HTML shell whose script reads the match id from the path and any token
+from the URL fragment, which browsers never send: tokens stay out of requests and logs.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+WEB = Path(__file__).resolve().parents[2] / "web"
+
+# Only this server's own scripts, styles and images; sockets to any ws:/wss: address
+# (a match may be served by another node, which redirects there). Inline styles are
+# allowed for drawing code that sets them; inline scripts are not.
+CSP_BASE = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+            "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; ")
+CSP = CSP_BASE + "frame-ancestors 'none'"
+
+# The pages that only show a match (nothing to click that acts) may be framed by the
+# sites BATTLEHALL_FRAME_ANCESTORS names; the lobby, a seat's page and the operator's never.
+EMBEDDABLE = ("watch.html", "tv.html", "replay.html")
+
+# By suffix, not from the machine's mime.types (which calls .ts a video or a Qt file):
+# a module script with the wrong type is refused by browsers.
+TYPES = {".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+         ".css": "text/css; charset=utf-8", ".d.ts": "text/plain; charset=utf-8", ".ts": "text/plain; charset=utf-8",
+         ".html": "text/html; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
+         ".png": "image/png", ".woff2": "font/woff2"}
+
+
+def secured(response: Response, csp: str = CSP) -> Response:
+    response.headers["Content-Security-Policy"] = csp
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Cache-Control"] = "no-cache"  # revalidated (ETag) on every load: a new version shows at once
+    return response
+
+
+def content_type(path: str) -> str | None:
+    name = path.lower()
+    for suffix in sorted(TYPES, key=len, reverse=True):
+        if name.endswith(suffix):
+            return TYPES[suffix]
+    return None
+
+
+class Static(StaticFiles):
+    def file_response(self, full_path, stat_result, scope, status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        kind = content_type(str(full_path))
+        if kind is not None:
+            response.headers["content-type"] = kind
+        # Public files: a game on another origin may import the client library from here.
+        response.headers["Access-Control-Allow-Origin"] = "*"
+        return secured(response)
+
+
+def page(name: str, frame_ancestors: str = "'none'"):
+    csp = CSP_BASE + "frame-ancestors " + (frame_ancestors if name in EMBEDDABLE else "'none'")
+
+    async def serve(request: Request) -> Response:
+        return secured(FileResponse(WEB / name, media_type=TYPES[".html"]), csp)
+    return serve
+
+
+def routes(frame_ancestors: str = "'none'") -> list:
+    """The pages and static files; `frame_ancestors` is the setting of the same name."""
+    shown = functools.partial(page, frame_ancestors=frame_ancestors)
+    return [
+        Route("/", page("lobby.html"), methods=["GET", "HEAD"]),
+        Route("/play/{match_id}", page("play.html"), methods=["GET", "HEAD"]),
+        Route("/watch/{match_id}", shown("watch.html"), methods=["GET", "HEAD"]),
+        Route("/tv", shown("tv.html"), methods=["GET", "HEAD"]),
+        Route("/tv/{ruleset}", shown("tv.html"), methods=["GET", "HEAD"]),
+        Route("/replay/{match_id}", shown("replay.html"), methods=["GET", "HEAD"]),
+        # Never framed, whatever the setting: it shows every hand (late, but to the caster only).
+        Route("/cast/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),
+        Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
+        Mount("/static", Static(directory=WEB / "static"), name="static"),
+    ]

@@ -1,0 +1,165 @@
+"""What a match's core is given (match_core.py): typed, slotted inputs, each handled in
+the order it came, with the time as a number."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from battlehall.server.errors import StoreUnavailable
+from battlehall.server.match.match_state import MatchState
+
+# -- inputs ------------------------------------------------------------------------------
+# `conn` is whoever sent the input and gets the answer (a socket's Connection: its
+# `seat`, `role` and `audience` are read); `reply` is an opaque handle the driver
+# resolves (a future). The core only hands them back in effects.
+
+@dataclass(slots=True)  # not frozen, as the effects: one per answer, and frozen costs 5 times to build
+class Act:
+    """A seat's answer to a prompt; `received` (monotonic s) is for the ack latency metric."""
+    conn: Any
+    seat: str
+    id: str | int
+    prompt: str
+    option: str
+    args: dict
+    received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SetStops:
+    """A seat sets which window prompts it is asked (stops.py); the rest are passed for it."""
+    conn: Any
+    seat: str
+    mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class AutoPass:
+    """Pass `prompt` for its seat, if it is still open and the seat's stops still say so."""
+    seat: str
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class HoldOver:
+    """The windows' minimum time that ends at `due` (epoch ms) is up: the answers held
+    for it are handled now (`MatchCore._hold_over`)."""
+    due: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """A seat gives up: a `{"resign": seat}` entry, written and acknowledged like an answer
+    (its `id` deduplicates a re-sent resign as an act's does)."""
+    conn: Any
+    seat: str
+    id: str | int
+    received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A seat claims the win over the seats marked away (a match created with
+    `"when_away": "claim"`): each is resigned, `{"resign": seat}` entries written and
+    acknowledged like an answer."""
+    conn: Any
+    seat: str
+    id: str | int
+    received: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BotMove:
+    """A bot's think time for `prompt` is over: it answers for `seat`, if the prompt is
+    still open and the seat still the bot's."""
+    seat: str
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class Expire:
+    """A prompt's deadline has come: apply its default if it is really due."""
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class AwayDue:
+    """The seat may be due to be marked away (its grace without a socket ran out, or it let
+    too many prompts time out): marked if it is. Also what an away or back entry answers to."""
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """A socket joins: a welcome at the current seq, then the live events after it."""
+    conn: Any
+    resume: int | None
+    reply: Any
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    conn: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    conn: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """An operator ends the match: a log entry like an answer, in order with them."""
+    reply: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """End the match with `reason` if nothing touched it since `idle_before` (epoch ms) and
+    no socket is on it: recorded like an abort; `reply` gets True, or False if it was
+    touched or watched meanwhile."""
+    reply: Any
+    idle_before: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    """An operator removes an ended match's keys, after its last write."""
+    reply: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A drain: nothing more is written here; the match is handed on."""
+    reply: Any
+
+
+@dataclass(frozen=True, slots=True)
+class WriteDone:
+    """The last `Write` is in Redis."""
+
+
+@dataclass(frozen=True, slots=True)
+class WriteFailed:
+    """The last `Write` is not known to have landed (`Fenced`: the lease is another node's)."""
+    error: StoreUnavailable
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuilt:
+    """The match as Redis has it, and the event records after `Rebuild.after_seq` (a write
+    that landed though its reply was lost)."""
+    match: MatchState
+    missed: list
+
+
+@dataclass(frozen=True, slots=True)
+class RebuildFailed:
+    pass
+
+
+Input = (Act | AutoPass | HoldOver | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave
+         | Abort | Abandon | Delete | Release)
+BATCHED = (Act, AutoPass, HoldOver, BotMove, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation

@@ -1,0 +1,436 @@
+"""The rules of one live match, without I/O: typed inputs in, a list of effects out.
+
+`MatchCore` decides everything about a match that does not need a socket, Redis or a
+clock: which answers are applied and in what order, who is refused and how, when an
+entry is durable enough to acknowledge, what to rebuild after a failed write, and
+which prompt deadlines to set. Time comes in as a number (`now`, epoch ms) with each
+input; nothing is read, written or awaited here. The asyncio driver (actor.py)
+performs the effects: writes through the write batcher, sends to sockets, sets
+deadlines, and feeds back what happened (`WriteDone`, `WriteFailed`, `Rebuilt`, ...).
+
+An answer is acknowledged only after its entry is in Redis. While a write is in
+flight, the inputs that come wait; when it returns, the answers, timeouts and aborts
+waiting are applied together and their entries go out in one write (one fenced call).
+What they produce (events, acks, refusals) is held until that write returns and then
+delivered in the order the inputs came, exactly as if each had been written alone. If
+the write fails, none of it is acknowledged: every input of the batch gets the write's
+refusal, and the state (ahead of Redis) is rebuilt before the next input.
+
+The core is one class in parts, one idea each: this module drives the queue and applies
+answers, timeouts and aborts; writes.py commits entries and follows their write;
+holds.py holds window answers and makes the stops' passes; presence.py marks seats away
+and back; watching.py joins and shows views. Its vocabulary is inputs.py and effects.py.
+"""
+
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from battlehall.bots import bot_answer
+from battlehall.engine.errors import BadSeat, EngineError, MatchOver
+from battlehall.engine.ruleset import default_answer
+from battlehall.server import errors
+from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
+from battlehall.server.match.effects import Ack, Arm, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
+from battlehall.server.match.holds import Holds
+from battlehall.server.match.inputs import (
+    BATCHED,
+    Abandon,
+    Abort,
+    Act,
+    AutoPass,
+    AwayDue,
+    BotMove,
+    Claim,
+    Delete,
+    Expire,
+    HoldOver,
+    Input,
+    Join,
+    Leave,
+    RebuildFailed,
+    Rebuilt,
+    Release,
+    Resign,
+    SetStops,
+    View,
+    WriteDone,
+    WriteFailed,
+)
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.match.presence import Presence
+from battlehall.server.match.stops import Stops
+from battlehall.server.match.watching import Watching
+from battlehall.server.match.writes import Status, Writes
+
+log = logging.getLogger("battlehall.actor")
+
+MAX_BATCH = 256  # entries in one write at most: a bound on the script's arguments
+
+
+class MatchCore(Writes, Holds, Presence, Watching):
+    """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
+
+    def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0,
+                 away_grace_ms: int = 0, away_timeouts: int = 0):
+        self.match_id = match_id
+        self.match = match
+        self.snapshot_every = snapshot_every
+        self.window_min_ms = match.meta["clock"].get("window_min_ms", 0)
+        self.delayed = bool(match.meta.get("spectators", {}).get("delay_ms"))  # spectators see a delayed stream
+        self.status = Status.IDLE
+        # Inputs waiting for a write or a rebuild: a few at a time, in a list (an empty
+        # deque is over 600 bytes per idle match; actor.py's inbox says the same).
+        self.queue: list = []
+        self.batch: list[tuple[dict, list]] = []  # entries applied, for the next write
+        self.outbox: list[tuple[Input, Any]] = []  # per input of the batch: _Committed, or its effects
+        self.snapshot_pending = False  # the write in flight carries a snapshot
+        self.damaged = False  # a bug interrupted an entry: rebuild once the batch is written
+        self.timers: dict[str, int] = {}  # prompt id -> when its default is due, as armed
+        self.sent_seq = match.seq  # the last seq published to sockets
+        self.touched = touched  # the last act, or socket joining or leaving (epoch ms): for Abandon
+        self.watchers: list = []  # the sockets attached, live or delayed
+        self.stops = Stops()  # kept while this node runs the match; a seat sends its own again after a welcome
+        # Answers and passes held for a window's minimum time, by when it ends (epoch ms),
+        # in the order they came; one `Later(HoldOver)` per end (`_hold`).
+        self.held: dict[int, list[Act | AutoPass]] = {}
+        # When a seat is marked away (0: never that way): its player gone this long, or
+        # this many of its prompts in a row timed out.
+        self.away_grace_ms = away_grace_ms
+        self.away_timeouts = away_timeouts
+        self.gone_since: dict[str, int] = {}  # seat -> since when no socket of its player is on
+        self.seen: set[str] = set()  # seats whose player has had a socket on since the match was loaded
+        self.told_gone: set[str] = set()  # seats whose player left, as the others were told (presence)
+        self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
+        self.bot_seats: dict[str, str] = match.meta.get("bots") or {}  # seat -> level: seats a bot always plays
+        self.thinking: dict[str, str] = {}  # prompt id -> seat: a bot's BotMove for it is on its way
+        self._out: list = []
+
+    # -- what the hub reads -------------------------------------------------------------
+
+    @property
+    def meta(self) -> dict:
+        return self.match.meta
+
+    @property
+    def state(self) -> dict:
+        return self.match.state
+
+    @property
+    def seq(self) -> int:
+        return self.match.seq
+
+    @property
+    def clock(self):
+        return self.match.clock
+
+    @property
+    def ruleset(self):
+        return self.match.ruleset
+
+    @property
+    def over(self) -> bool:
+        return self.match.over
+
+    @property
+    def stale(self) -> bool:
+        """Whether memory may be ahead of Redis."""
+        return self.status in (Status.STALE, Status.REBUILDING) or self.damaged
+
+    def wants(self, prompt: str, due: int) -> bool:
+        """Whether the deadline armed for `prompt` at `due` still stands."""
+        return self.status is not Status.STOPPED and self.timers.get(prompt) == due
+
+    # -- driving ------------------------------------------------------------------------
+
+    def start(self, now: int) -> list:
+        """The match is loaded at `now`: its deadlines, the bots' turns, and the grace of
+        every seat a player plays (nobody is on it yet)."""
+        out = self._arm() + self._bots()
+        for seat in self.match.meta["seats"]:
+            out += self._gone(seat, now)
+        return out
+
+    def bot_level(self, seat: str) -> str | None:
+        """The level of the bot that plays `seat` now, None when its player does: a bot
+        seat's always, and an away seat's while it is away in a match created with
+        `"when_away": "bot"` (the greedy bot stands in for its player)."""
+        level = self.bot_seats.get(seat)
+        if level is None and self.match.meta.get("when_away") == "bot" and seat in self.match.state.get("away", ()):
+            level = "greedy"
+        return level
+
+    def receive(self, event, now: int) -> list:
+        """Handle one input at `now`; the effects to perform, in order."""
+        out = self._out = []
+        kind = type(event)
+        if kind is WriteDone:
+            self._write_done()
+        elif kind is WriteFailed:
+            self._write_failed(event.error)
+        elif kind is Rebuilt:
+            self._rebuilt(event)
+        elif kind is RebuildFailed:
+            self._rebuild_failed()
+        elif self.status is Status.STOPPED:
+            if kind is Join:  # let go meanwhile: join again, wherever it runs now
+                out += refusal(event, NotHere(None))
+            else:
+                self.queue.append(event)  # refused by `stop` when the hub lets the match go
+            return out
+        else:
+            self.queue.append(event)
+        self._drain(now)
+        self._out = []
+        return out
+
+    def stop(self, error: BaseException | None = None) -> list:
+        """Nothing more is handled here; with `error`, whoever waits for an answer is
+        refused with it (else they wait for the hub to refuse them)."""
+        self.status = Status.STOPPED
+        self.timers.clear()
+        if error is None:
+            return []
+        waiting = [event for event, _ in self.outbox] + list(self.queue)
+        self.queue.clear()
+        self.batch, self.outbox = [], []
+        # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
+        unanswered = (Act, AutoPass, BotMove, Resign, Claim, Expire, AwayDue)
+        return [effect for event in waiting if not isinstance(event, unanswered) for effect in refusal(event, error)]
+
+    # -- the queue --------------------------------------------------------------------
+
+    def _drain(self, now: int) -> None:
+        while self.queue and self.status in (Status.IDLE, Status.STALE):
+            event = self.queue[0]
+            kind = type(event)
+            if self.batch and (kind not in BATCHED or self.damaged or len(self.batch) >= MAX_BATCH):
+                break  # written first: what comes after it sees only durable state
+            if self.status is Status.STALE and kind is not Leave and kind is not Release and kind is not SetStops:
+                self.status = Status.REBUILDING
+                self._out.append(Rebuild(self.sent_seq))
+                return
+            self.queue.pop(0)
+            try:
+                self._handle(event, now)
+            except (EngineError, WireError) as exc:
+                self._reply(event, refusal(event, exc))
+            except Exception:  # a bug must not kill the match: log it, answer `internal`
+                log.exception("match %s: error handling %s", self.match_id, kind.__name__)
+                self._reply(event, refusal(event, errors.Internal()))
+                if not self.batch and self.damaged:
+                    self.damaged = False
+                    self.status = Status.STALE
+        if self.batch and self.status is Status.IDLE:
+            self._out.append(self._write())
+
+    def _reply(self, event: Input, effects: list) -> None:
+        """Effects answering `event`: held behind the batch being prepared, if any."""
+        if self.batch:
+            self.outbox.append((event, effects))
+        else:
+            self._out += effects
+
+    def _handle(self, event: Input, now: int) -> None:
+        if type(event) is Act:
+            self._act(event, now)
+        elif type(event) is AutoPass:
+            self._auto_pass(event, now)
+        elif type(event) is HoldOver:
+            self._hold_over(event, now)
+        elif type(event) is BotMove:
+            self._bot_move(event, now)
+        elif type(event) is SetStops:
+            self._set_stops(event)
+        elif type(event) is Resign:
+            self._resign(event, now)
+        elif type(event) is Claim:
+            self._claim(event, now)
+        elif type(event) is Expire:
+            self._expire(event, now)
+        elif type(event) is AwayDue:
+            self._away_due(event, now)
+        elif type(event) is Join:
+            self._join(event, now)
+        elif type(event) is View:
+            self._view(event, now)
+        elif type(event) is Leave:
+            self.touched = now
+            if event.conn in self.watchers:
+                self.watchers.remove(event.conn)
+            self._out.append(Detach(event.conn))
+            seat = event.conn.seat
+            if event.conn.role == "player" and not self._seat_on(seat):
+                self._out += self._gone(seat, now)
+        elif type(event) is Abort:
+            self._abort(event, now)
+        elif type(event) is Abandon:
+            self._abandon(event, now)
+        elif type(event) is Delete:
+            if not self.match.over:
+                self._out += refusal(event, MatchLive("the match is live: abort it first"))
+            else:
+                self._out.append(DeleteKeys(event.reply))
+        elif type(event) is Release:
+            self.status = Status.STOPPED
+            self.timers.clear()
+            self._out.append(Resolve(event.reply, None))
+
+    # -- answers, timeouts, aborts ------------------------------------------------------
+
+    def _act(self, act: Act, now: int) -> None:
+        self.touched = now
+        match = self.match
+        acked = match.acts.get(f"{act.seat} {act.id}")
+        if acked is not None:  # a re-sent act: same ack, not applied again
+            self._reply(act, [Ack(act.conn, act.id, acked, act.received)])
+            return
+        if match.over:
+            raise MatchOver("the match is over")
+        if self._hold(act, now):
+            return
+        self._mark(act.seat, False, now)  # an answer from a seat marked away: it is back first
+        self._commit({"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option,
+                      "args": act.args, "act": act.id}, act)
+        self.timeouts_in_a_row.pop(act.seat, None)
+
+    def _bot_move(self, move: BotMove, now: int) -> None:
+        """The bot answers from what its seat is shown (the seat's view and prompt, as a
+        player's page gets them: bots.py): an answer entry marked `"bot": level`. Its own
+        generator is seeded by the match and the prompt, so a replay tells the same story."""
+        match = self.match
+        level = None if match.over else self.bot_level(move.seat)
+        prompt = None if level is None else next(
+            (p for p in match.prompts_for(move.seat) if p["id"] == move.prompt), None)
+        if level is None or prompt is None:  # answered, closed, or the seat's player is back
+            self.thinking.pop(move.prompt, None)
+            return
+        if self._hold(move, now):
+            return
+        self.thinking.pop(move.prompt, None)
+        option, args = bot_answer(match.meta["ruleset"], level, move.seat, match.ruleset.view(match.state, move.seat),
+                                  match.ruleset.definitions(match.state), prompt, f"{self.match_id} {move.prompt}")
+        entry = {"at": now, "seat": move.seat, "prompt": move.prompt, "option": option, "args": args, "bot": level}
+        try:
+            self._commit(entry, move)
+        except EngineError:  # a bot's bug: its seat still answers, with the default
+            log.exception("match %s: the %s bot's answer to %s was refused", self.match_id, level, move.prompt)
+            option, args = default_answer(prompt)
+            self._commit({**entry, "option": option, "args": args}, move)
+
+    def _bots(self) -> list:
+        """A bot's turn for each open prompt of a seat a bot plays now, once per prompt."""
+        if not self.bot_seats and self.match.meta.get("when_away") != "bot":
+            return []  # no bot may play here: nothing to look at on the answer path
+        if self.match.over or self.status is Status.STOPPED:
+            return []
+        turns = []
+        for prompt_id, opened in self.match.clock.data["open"].items():
+            seat = opened["seat"]
+            if prompt_id not in self.thinking and self.bot_level(seat) is not None:
+                self.thinking[prompt_id] = seat
+                turns.append(Think(seat, prompt_id))
+        return turns
+
+    def _resign(self, resign: Resign, now: int) -> None:
+        """The seat leaves the match for good (the engine's `Ruleset.resign`): refused with
+        `match_over` after the end, `bad_seat` when it has resigned already."""
+        self.touched = now
+        match = self.match
+        acked = match.acts.get(f"{resign.seat} {resign.id}")
+        if acked is not None:  # a re-sent resign: same ack
+            self._reply(resign, [Ack(resign.conn, resign.id, acked, resign.received)])
+            return
+        if match.over:
+            raise MatchOver("the match is over")
+        self._commit({"at": now, "resign": resign.seat, "act": resign.id}, resign)
+
+    def _claim(self, claim: Claim, now: int) -> None:
+        """Every other seat marked away resigns; the last resign entry carries the claim's
+        id (and the claiming seat), so a re-sent claim gets the same ack."""
+        self.touched = now
+        match = self.match
+        acked = match.acts.get(f"{claim.seat} {claim.id}")
+        if acked is not None:
+            self._reply(claim, [Ack(claim.conn, claim.id, acked, claim.received)])
+            return
+        if match.over:
+            raise MatchOver("the match is over")
+        if claim.seat in match.state.get("resigned", ()):
+            raise BadSeat(f"{claim.seat} has resigned")
+        if match.meta.get("when_away", "nothing") != "claim":
+            raise NoClaim("this match does not allow claiming the win (when_away is not \"claim\")")
+        away = [seat for seat in match.state.get("away", ()) if seat != claim.seat]
+        if not away:
+            raise NoClaim("no other seat is away")
+        self._mark(claim.seat, False, now)  # the claiming seat is here
+        for seat in away[:-1]:
+            self._commit({"at": now, "resign": seat}, AwayDue(seat))
+        self._commit({"at": now, "resign": away[-1], "seat": claim.seat, "act": claim.id}, claim)
+
+    def _expire(self, expire: Expire, now: int) -> None:
+        self.timers.pop(expire.prompt, None)
+        due = self.match.clock.expires_at(expire.prompt)
+        if due is None or self.match.over:
+            return
+        if due > now:  # woke early (a bank changed): sleep again
+            self._out += self._arm()
+            return
+        if self.held and min(self.held) <= now:
+            # Answers held for a window until now came before this deadline: they go first.
+            # Else a window whose own time is its minimum hold timed out on a pass sent by
+            # hand (its hold set after the deadline was armed), not on an automatic one.
+            self.queue.insert(0, expire)
+            self._hold_over(HoldOver(now), now)
+            return
+        seat = self.match.clock.data["open"][expire.prompt]["seat"]
+        try:
+            self._commit({"at": max(due, now), "timeout": True, "prompt": expire.prompt}, expire)
+        except EngineError:
+            log.exception("match %s: expiring %s failed", self.match_id, expire.prompt)
+            return
+        if seat not in self.match.meta["seats"]:  # a side the server plays itself (hourglass' Bandits)
+            return
+        missed = self.timeouts_in_a_row[seat] = self.timeouts_in_a_row.get(seat, 0) + 1
+        if self.away_timeouts and missed >= self.away_timeouts:
+            self._mark(seat, True, max(due, now))
+
+    def _abort(self, abort: Abort, now: int) -> None:
+        """End the match now. The abort is a log entry like an answer: ordered with the
+        answers, durable before it is reported, replayed by recovery and delayed spectators.
+        Any other ending the server decides follows this path: an input, an entry
+        committed like this one, and its `reply` resolved once the write has landed."""
+        if self.match.over:
+            raise MatchOver("the match has already ended")
+        self._commit({"at": now, "abort": True}, abort)
+
+    def _abandon(self, abandon: Abandon, now: int) -> None:
+        if self.match.over or self.touched > abandon.idle_before or self.watchers:
+            self._reply(abandon, [Resolve(abandon.reply, False)])
+            return
+        self._commit({"at": now, "abort": True, "reason": abandon.reason}, abandon)
+
+    # -- deadlines ----------------------------------------------------------------------
+
+    def _arm(self) -> list:
+        """A deadline for each open prompt, when its default must be applied.
+
+        Only deadlines that changed are armed again (a bank spent by one answer moves the
+        expiry of that seat's other open prompts); one no longer in `timers` is ignored
+        when it comes up (`wants`).
+        """
+        clock = self.match.clock
+        open_prompts = clock.data["open"]
+        for prompt_id in [p for p in self.timers if p not in open_prompts]:
+            del self.timers[prompt_id]
+        if self.match.over or self.status is Status.STOPPED:
+            return []
+        armed = []
+        for prompt_id in open_prompts:
+            due = clock.expires_at(prompt_id)  # None: a prompt without a deadline never expires
+            if due is not None and self.timers.get(prompt_id) != due:
+                self.timers[prompt_id] = due
+                armed.append(Arm(prompt_id, due))
+        return armed

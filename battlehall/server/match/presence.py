@@ -1,0 +1,78 @@
+"""Away and back: a part of the match's core (match_core.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from battlehall.server.match.effects import Later, Send
+from battlehall.server.match.inputs import AwayDue, Input
+from battlehall.server.match.match_state import MatchState
+
+
+class Presence:
+    """Away and back: a seat whose player is gone past its grace, or timed out too often, is marked away."""
+
+    # What it reads of the MatchCore it is part of (match_core.py).
+    away_grace_ms: int
+    away_timeouts: int
+    bot_seats: dict[str, str]
+    delayed: bool
+    gone_since: dict[str, int]
+    match: MatchState
+    seen: set[str]
+    timeouts_in_a_row: dict[str, int]
+    told_gone: set[str]
+    watchers: list
+
+    if TYPE_CHECKING:
+        def _commit(self, entry: dict, event: Input) -> None: ...
+
+    # -- away and back --------------------------------------------------------------------
+
+    def _seat_on(self, seat: str) -> bool:
+        """Whether a socket of `seat`'s player is on the match."""
+        return any(c.seat == seat and c.role == "player" for c in self.watchers)
+
+    def _gone(self, seat: str, now: int) -> list:
+        """No socket of `seat`'s player is on from `now`: say so to everyone watching live,
+        and look again when its grace ends."""
+        if not self.away_grace_ms or seat in self.gone_since or seat in self.bot_seats:
+            return []
+        self.gone_since[seat] = now
+        told = []
+        if seat in self.seen:  # it left (not: it has not come yet), so the others hear of it
+            self.told_gone.add(seat)
+            told = self._presence(seat, False)
+        return told + [Later(self.away_grace_ms, AwayDue(seat))]
+
+    def _away_at(self, seat: str) -> int:
+        return self.gone_since[seat] + self.away_grace_ms
+
+    def _presence(self, seat: str, connected: bool) -> list:
+        """A `presence` message to every live socket (a delayed stream would learn of it
+        before its events): a seat's player left, with when the seat is marked away, or is
+        back. It is not logged: it says who is connected, not what happened in the match."""
+        if self.match.over:
+            return []
+        message = {"t": "presence", "seat": seat, "connected": connected,
+                   "away_at": None if connected else self._away_at(seat)}
+        return [Send(c, message) for c in self.watchers
+                if not (c.role == "spectator" and self.delayed) and c.seat != seat]
+
+    def _away_due(self, due: AwayDue, now: int) -> None:
+        seat = due.seat
+        since = self.gone_since.get(seat)
+        # Back meanwhile, or gone again since (that grace's own AwayDue comes later): not yet.
+        gone = since is not None and now >= since + self.away_grace_ms
+        missed = bool(self.away_timeouts) and self.timeouts_in_a_row.get(seat, 0) >= self.away_timeouts
+        if gone or missed:
+            self._mark(seat, True, now)
+
+    def _mark(self, seat: str, away: bool, now: int) -> None:
+        """Write `{"away": seat}` or `{"back": seat}` when it changes something: never for a
+        match over or a seat that resigned (it is out of the match for good)."""
+        state = self.match.state
+        if (self.match.over or seat in state.get("resigned", ()) or seat in self.bot_seats
+                or (seat in state.get("away", ())) == away):
+            return
+        self._commit({"at": now, "away" if away else "back": seat}, AwayDue(seat))

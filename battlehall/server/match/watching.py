@@ -1,0 +1,74 @@
+"""Joining and viewing: a part of the match's core (match_core.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from battlehall.server.match.effects import Attach, AttachDelayed, Send, ShowView, ViewDelayed
+from battlehall.server.match.inputs import Join, View
+from battlehall.server.match.match_state import MatchState
+
+
+class Watching:
+    """Joining and viewing: the welcome at the current seq, and the view asked again."""
+
+    # What it reads of the MatchCore it is part of (match_core.py).
+    _out: list
+    delayed: bool
+    gone_since: dict[str, int]
+    match: MatchState
+    match_id: str
+    seen: set[str]
+    timeouts_in_a_row: dict[str, int]
+    told_gone: set[str]
+    touched: int
+    watchers: list
+
+    if TYPE_CHECKING:
+        def _away_at(self, seat: str) -> int: ...
+        def _mark(self, seat: str, away: bool, now: int) -> None: ...
+        def _presence(self, seat: str, connected: bool) -> list: ...
+
+    # -- joining and viewing --------------------------------------------------------------
+
+    def _join(self, join: Join, now: int) -> None:
+        """Welcome at the current seq S, and from now on the live events after S (with a
+        `resume` below S, the missed events first: history.py)."""
+        conn = join.conn
+        self.touched = now
+        self.watchers.append(conn)
+        if conn.role == "spectator" and self.delayed:
+            self._out.append(AttachDelayed(conn, join.reply, join.resume))
+            return
+        match = self.match
+        if conn.role == "player":  # the player is back: the seat is its own again
+            self.seen.add(conn.seat)
+            self.gone_since.pop(conn.seat, None)
+            if conn.seat in self.told_gone:
+                self.told_gone.discard(conn.seat)
+                self._out += self._presence(conn.seat, True)
+            self.timeouts_in_a_row.pop(conn.seat, None)
+        welcome = {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,
+                   "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
+                   "prompts": match.prompts_for(conn.audience), "now": now,
+                   "definitions": match.ruleset.definitions(match.state)}
+        if self.told_gone:  # only then: a mirror's welcome, which cannot know, is the same otherwise
+            welcome["gone"] = {seat: self._away_at(seat) for seat in sorted(self.told_gone)}
+        self._out += [
+            Send(conn, welcome),
+            Attach(conn, join.reply, join.resume if join.resume is not None and join.resume < match.seq else None,
+                   match.seq)]
+        if conn.role == "player":  # after the welcome: it gets the seat_back event like everyone
+            self._mark(conn.seat, False, now)
+
+    def _view(self, view: View, now: int) -> None:
+        """The viewer's current view: the welcome's `view`, `seq` and `prompts` again,
+        without reconnecting (a delayed spectator's is as of its delay)."""
+        conn = view.conn
+        if conn.role == "spectator" and self.delayed:
+            self._out.append(ViewDelayed(conn))
+            return
+        match = self.match
+        shown = match.ruleset.view(match.state, conn.audience)
+        self._out.append(ShowView(conn, {"t": "view", "seq": match.seq, "view": shown,
+                                         "prompts": match.prompts_for(conn.audience), "now": now}))

@@ -1,0 +1,146 @@
+"""Entries committed in memory and written in one batch, and what follows the write (acks,
+events, a rebuild after it failed): a part of the match's core (match_core.py)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from battlehall.engine.errors import EngineError
+from battlehall.server.errors import Fenced, StoreUnavailable
+from battlehall.server.match.effects import Ack, Ended, Lost, Publish, Resolve, Write, refusal
+from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Rebuilt, Resign
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.match.stops import Stops
+
+
+class Status(enum.Enum):
+    IDLE = "idle"  # inputs are handled as they come
+    WRITING = "writing"  # a write is in flight: inputs wait for it
+    STALE = "stale"  # memory may be ahead of Redis: rebuild before the next input
+    REBUILDING = "rebuilding"  # a rebuild is in flight: inputs wait for it
+    STOPPED = "stopped"  # released, fenced out or unloaded: nothing more is handled
+
+
+@dataclass(slots=True)
+class _Committed:
+    """An entry applied in memory, waiting for its write."""
+    entry: dict
+    records: list
+
+
+class Writes:
+    """Entries committed in memory, written in one batch, and what follows the write: acks, events, a rebuild."""
+
+    # What it reads of the MatchCore it is part of (match_core.py).
+    _out: list
+    batch: list[tuple[dict, list]]
+    damaged: bool
+    match: MatchState
+    outbox: list[tuple[Input, Any]]
+    queue: list
+    sent_seq: int
+    snapshot_every: int
+    snapshot_pending: bool
+    status: Status
+    stops: Stops
+    timers: dict[str, int]
+
+    if TYPE_CHECKING:
+        def _arm(self) -> list: ...
+        def _bots(self) -> list: ...
+        def _stops_on(self, records: list, event: Input) -> None: ...
+
+    def _commit(self, entry: dict, event: Input) -> None:
+        """Apply in memory and add the entry to the next write. EngineError: nothing changed."""
+        try:
+            records = self.match.commit(entry)
+        except EngineError:
+            raise
+        except Exception:  # a ruleset bug may have half-changed the state: rebuild it
+            self.damaged = True
+            raise
+        self.batch.append((entry, records))
+        self.outbox.append((event, _Committed(entry, records)))
+        if self.stops.modes:
+            self._stops_on(records, event)
+
+    def _write(self) -> Write:
+        snapshot = None if self.damaged else self.match.snapshot_due(self.snapshot_every)
+        self.snapshot_pending = snapshot is not None
+        self.status = Status.WRITING
+        return Write(tuple(self.batch), snapshot, self.match.over and not self.damaged)
+
+    def _write_done(self) -> None:
+        if self.status is not Status.WRITING:
+            return  # stopped meanwhile: nothing more is sent from here
+        batch, outbox = self.batch, self.outbox
+        self.batch, self.outbox = [], []
+        if self.snapshot_pending:
+            self.match.snapshot_written()
+            self.snapshot_pending = False
+        last = batch[-1][0]
+        ended = self.match.over and not self.damaged
+        out = self._out
+        for event, result in outbox:
+            if type(result) is not _Committed:
+                out += result
+                continue
+            entry, records = result.entry, result.records
+            out.append(Publish(records, entry))
+            if records:
+                self.sent_seq = records[-1]["seq"]
+            if ended and entry is last:
+                out.append(Ended())
+            if type(event) is Act or type(event) is Resign or type(event) is Claim:
+                out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
+            elif type(event) is Abort or type(event) is Abandon:
+                out.append(Resolve(event.reply, True))
+        if self.damaged:
+            self.damaged = False
+            self.status = Status.STALE
+        else:
+            self.status = Status.IDLE
+        out += self._arm()
+        out += self._bots()
+
+    def _write_failed(self, error: StoreUnavailable) -> None:
+        if self.status is not Status.WRITING:
+            return
+        outbox = self.outbox
+        self.batch, self.outbox = [], []
+        self.snapshot_pending = self.damaged = False
+        for event, _ in outbox:  # nothing of it was recorded: none of it is acknowledged
+            self._out += refusal(event, error)
+        if isinstance(error, Fenced):  # another node holds the match now
+            self.status = Status.STOPPED
+            self.timers.clear()
+            self._out.append(Lost())
+        else:  # the state in memory is ahead of Redis
+            self.status = Status.STALE
+
+    # -- rebuilding after a failed write -------------------------------------------------
+
+    def _rebuilt(self, rebuilt: Rebuilt) -> None:
+        if self.status is not Status.REBUILDING:
+            return
+        self.match = rebuilt.match
+        self.status = Status.IDLE
+        if rebuilt.missed:  # a write landed though its reply was lost: deliver it
+            self._out.append(Publish(rebuilt.missed, None))
+            self.sent_seq = rebuilt.missed[-1]["seq"]
+        for prompt in self.match.ruleset.prompts(self.match.state):  # a pass lost with the write is due again
+            if self.stops.passes(prompt):
+                self.queue.append(AutoPass(prompt["seat"], prompt["id"]))
+        self._out += self._arm()
+        self._out += self._bots()
+
+    def _rebuild_failed(self) -> None:
+        """Redis is away: the input that waited for the rebuild is refused; the next one
+        tries again."""
+        if self.status is not Status.REBUILDING:
+            return
+        self.status = Status.STALE
+        if self.queue:
+            self._out += refusal(self.queue.pop(0), StoreUnavailable("match storage is unreachable"))

@@ -1,0 +1,202 @@
+"""Matches brought into memory from Redis: each loaded once however many ask at the same
+time, a live one only with its lease; batches of them taken at once (a takeover, the
+recovery at start).
+
+A loaded match's open prompts are given back the time it had no owner (since its
+lease's last renewal or release; for a match of a version before leases, since this
+node last beat), and that shift is saved in a snapshot, so that a later replay of the
+log sees the same clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from battlehall.server.clock import Clock, now_ms
+from battlehall.server.match.actor import MatchActor, MatchServices
+from battlehall.server.match.match_state import MatchState
+from battlehall.server.match.spectators import DelayedFeed
+from battlehall.server.node import abandon
+from battlehall.server.node.ownership import Ownership
+from battlehall.server.records import LoadedMatch
+
+if TYPE_CHECKING:
+    from battlehall.server.config import Settings
+    from battlehall.server.metrics import Metrics
+    from battlehall.server.storage.store import Store
+
+log = logging.getLogger("battlehall.hub")
+
+BATCH = 500  # matches loaded per pair of Redis round trips (a takeover, the recovery at start)
+
+
+class Loading:
+    """Loads matches into the hub's registry `actors` (hub.py). `ended` is the hub's
+    hook for a match loaded already over (kept a while for its late viewers);
+    `finished` takes an ended match off `bh:live`."""
+
+    def __init__(self, settings: Settings, store: Store, actors: dict[str, MatchActor], metrics: Metrics,
+                 services: MatchServices, ownership: Ownership, ended: Callable[[MatchActor], None],
+                 finished: Callable[[str], None]):
+        self.settings = settings
+        self.store = store
+        self.actors = actors
+        self.metrics = metrics
+        self.services = services
+        self.ownership = ownership
+        self.ended = ended
+        self.finished = finished
+        self.pending: dict[str, asyncio.Future] = {}  # match id -> the load under way: its actor, or None
+        self.downtime_ms = 0  # during the recovery at start: how long this node was away
+
+    def busy(self, match_id: str) -> bool:
+        """Whether the match is in memory or being loaded."""
+        return match_id in self.actors or match_id in self.pending
+
+    async def settled(self, match_id: str) -> None:
+        """Until the match's load under way, if any, is over (whatever its outcome)."""
+        if match_id in self.pending:
+            try:
+                await asyncio.shield(self.pending[match_id])
+            except Exception:
+                pass
+
+    async def actor(self, match_id: str) -> MatchActor | None:
+        """The match's actor, loading it from Redis if this process does not run it yet.
+
+        A live match is loaded only with its lease: NotHere if another node holds it (or
+        this node is draining).
+        """
+        for _ in range(3):  # a takeover scan that lost the lease leaves the claim to us
+            actor = self.actors.get(match_id)
+            if actor is not None:
+                return actor
+            if match_id in self.pending:
+                actor = await asyncio.shield(self.pending[match_id])
+                if actor is not None:
+                    return actor
+                continue
+            future = asyncio.get_running_loop().create_future()
+            self.pending[match_id] = future
+            try:
+                actor = await self._claim(match_id)
+                future.set_result(actor)
+                return actor
+            except BaseException as exc:
+                future.set_exception(exc)
+                future.exception()  # mark retrieved
+                raise
+            finally:
+                del self.pending[match_id]
+        return None
+
+    async def _claim(self, match_id: str) -> MatchActor | None:
+        """Load a match not in memory: a finished one as it is, a live one with its lease."""
+        if not self.ownership.leased or not await self.store.is_live(match_id):
+            return await self.load(match_id)
+        value, held = await self.ownership.acquire(match_id)
+        return await self.load(match_id, None, value, held)
+
+    async def load(self, match_id: str, loaded: LoadedMatch | None = None, lease: str | None = None,
+                   held: int | None = None) -> MatchActor | None:
+        """The match (`loaded`, or read now) started in memory under `lease`; None if it is
+        not in Redis."""
+        loaded = loaded or await self.store.load(match_id)
+        if loaded is None:
+            return None
+        core = MatchState.from_loaded(loaded)
+        # Give open prompts back the time the match had no owner (or, for matches of a
+        # version before leases, no server ran), and record that in a snapshot, so that
+        # a later replay of the log sees the same clock.
+        shift = max(0, now_ms() - held) if held is not None else self.downtime_ms
+        if shift and not core.over:
+            core.clock.shift(shift)
+            if lease is not None:
+                await self.store.write([self.store.fenced(match_id, lease, snapshot=core.snapshot())])
+            else:
+                await self.store.write(self.store.snapshot_commands(match_id, core.snapshot()))
+            core.answers_since_snapshot = 0
+        actor = MatchActor(self.services, match_id, core)
+        if not core.over and self.settings.abandon_s:  # the abandon countdown goes on from Redis' record
+            last = await abandon.last_touched(self.store, match_id, loaded.log, loaded.meta["created_at"])
+            actor.touched = abandon.loaded_touch(self.settings.abandon_s, last, now_ms())
+        actor.lease = lease if not core.over else None
+        if core.over and lease is not None:  # ended, but its leaving `bh:live` was lost
+            self.finished(match_id)
+        delay = loaded.meta["spectators"]["delay_ms"]
+        if delay:
+            start, log_entries = await self.store.load_from_start(match_id)
+            replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
+            actor.feed = feed = DelayedFeed(replica, delay, self.metrics)
+            feed.catch_up(log_entries)
+        self.actors[match_id] = actor
+        actor.start()
+        if core.over:  # loaded for a late viewer: let it go like a match that ended here
+            self.ended(actor)
+        self.metrics.matches_recovered += 1
+        return actor
+
+    async def take(self, match_ids: list[str]) -> int:
+        """Acquire the leases of these matches and load those won, BATCH at a time (a
+        pipeline of acquisitions, two round trips of loads, one of clock snapshots)."""
+        loop = asyncio.get_running_loop()
+        futures = {}
+        for match_id in match_ids:  # a hello for one of them meanwhile waits for this load
+            if not self.busy(match_id):
+                futures[match_id] = self.pending[match_id] = loop.create_future()
+        count = 0
+        try:
+            ids = list(futures)
+            for i in range(0, len(ids), BATCH):
+                batch = ids[i:i + BATCH]
+                got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms())
+                won = [(m, value, held) for m, (ok, value, held) in zip(batch, got) if ok]
+                if not won:
+                    continue
+                loaded = await self.store.load_many([m for m, _, _ in won])
+                loads = [self.load(m, data, value, held) for (m, value, held), data in zip(won, loaded)]
+                for (match_id, _, _), result in zip(won, await asyncio.gather(*loads, return_exceptions=True)):
+                    if isinstance(result, Exception):
+                        log.error("could not take over match %s: %r", match_id, result)
+                        futures[match_id].set_result(None)
+                    else:
+                        futures[match_id].set_result(result)
+                        count += result is not None
+        finally:
+            for match_id, future in futures.items():
+                if not future.done():
+                    future.set_result(None)
+                if self.pending.get(match_id) is future:
+                    del self.pending[match_id]
+        return count
+
+    async def recover(self, scan: Callable[[], Awaitable[int]] | None) -> int:
+        """At start: bring back the live matches this node held before a restart, and its
+        share of those nobody holds (`scan`, takeover.py); every live one when matches
+        have no leases (`scan` None). How many were brought back.
+
+        Matches of a version before leases have no `held` time: their clocks are paused for
+        the time since this node last beat.
+        """
+        last_beat = await self.store.heartbeat(self.settings.node)
+        self.downtime_ms = max(0, now_ms() - last_beat) if last_beat else 0
+        try:
+            if scan is None:
+                return await self._load_all([m for m in await self.store.live_ids() if m not in self.actors])
+            return await scan()
+        finally:
+            self.downtime_ms = 0
+
+    async def _load_all(self, ids: list[str]) -> int:
+        count = 0
+        for i in range(0, len(ids), BATCH):
+            batch = ids[i:i + BATCH]
+            loads = [self.load(m, loaded) for m, loaded in zip(batch, await self.store.load_many(batch))]
+            for match_id, result in zip(batch, await asyncio.gather(*loads, return_exceptions=True)):
+                if isinstance(result, Exception):
+                    log.error("could not recover match %s: %r", match_id, result)
+                elif result is not None:
+                    count += 1
+        return count

@@ -1,0 +1,409 @@
+"""Match persistence in Redis.
+
+Every key of a match shares the hash tag `{match_id}`, so a match lives in one slot
+and its commands work unchanged on Redis Cluster:
+
+- ``bh:{id}:meta``   the create request's settings and the seat tokens (MessagePack)
+- ``bh:{id}:log``    a Stream with one entry per answer or timeout, ID ``<first seq>-0``:
+  field ``e`` is the log entry (what was answered), ``v`` its event records
+- ``bh:{id}:snap``   the latest snapshot: engine state, clock and act ids at some seq
+- ``bh:{id}:start``  the snapshot the match started from, with the events of its start
+
+- ``bh:{id}:owner`` the lease of the node that runs it, ``bh:{id}:epoch`` its last
+  fencing token, ``bh:{id}:held`` when it last had an owner (lease.py)
+- ``bh:{id}:watching`` each node's count of the match's spectators (audience.py)
+
+The pub/sub channel ``bh:{id}:tail`` rings after each log entry of a match whose
+spectators are allowed: nodes that mirror it for their spectators read the log then
+(mirror.py).
+
+``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
+
+An answer is recorded by one command, an XADD (inside the fencing script when leases
+are on, lease.py, with field ``o`` the lease that wrote it): the entry and the events it produced
+land together or not at all, so there is nothing derived to repair after a crash. The
+log is kept whole while the match lives (it is the event history for `resume` and the
+replay); the snapshot only makes recovery replay less of it.
+
+Writes from all matches are coalesced: whatever the actors submit during one turn of
+the event loop goes to Redis in one send (`WriteBatcher`, writer.py).
+
+On a Redis Cluster (`cluster=True`) the reads go through redis-py's `RedisCluster`, which
+follows the slots and their MOVED / ASK redirections, and the writes through
+`ClusterWriteBatcher` (cluster_writer.py): one send per master per loop turn.
+
+The storage wing is the one that knows redis-py: this module, client.py (its clients,
+each failure of Redis raised as `StoreUnavailable`) and the writers' connection core,
+store_link.py, which reads URLs with it. Key names are keys.py's, the commands of each
+write commands.py's. The other modules reach Redis through the store: its methods,
+`Store.redis` and the clients `Store.client` and `Store.pooled_client` make (`Client`:
+redis-py's commands, pipelines, scripts and pub/sub), so they catch `StoreUnavailable`
+and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+
+import redis  # the sync client of the command line's check (cluster_enabled)
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import AuthenticationError, RedisError, ResponseError
+
+from battlehall.server.records import LoadedMatch
+from battlehall.server.storage import lease as leases
+from battlehall.server.storage.cluster_writer import ClusterWriteBatcher
+from battlehall.server.storage.commands import WriteCommands
+from battlehall.server.storage.keys import LIVE, key, pack, unpack
+from battlehall.server.storage.reads import MatchReads
+from battlehall.server.storage.store_link import Fenced, StoreUnavailable, Writer, parse_url
+from battlehall.server.storage.writer import WriteBatcher
+
+__all__ = ["LIVE", "Client", "CredentialsRefused", "Fenced", "LoadedMatch", "Script", "Store", "StoreUnavailable", "Writer",
+           "cluster_enabled", "key", "pack", "unpack", "url_options"]
+
+PING_TIMEOUT_S = 1.0  # /readyz says "not ready" after this long without an answer
+
+ACQUIRE_SHA, RENEW_SHA, RELEASE_SHA = (leases.sha1(s) for s in (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
+
+log = logging.getLogger("battlehall.store")
+
+# Weakest first, to report a cluster's weakest master (unknown values rank below all).
+_STRENGTH = {"no": 0, "yes": 3, "everysec": 1, "always": 2}
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+
+
+# -- redis-py's failures, as StoreUnavailable ---------------------------------------------
+
+#: What redis-py raises when Redis fails: its own errors (a lost connection, a timeout, an
+#: error reply) and the sockets' OSErrors it lets through.
+FAILURES = (RedisError, OSError)
+
+
+class CredentialsRefused(StoreUnavailable):
+    """Redis refused the URL's user or password: no use waiting for it."""
+
+
+def unavailable(exc: BaseException) -> StoreUnavailable:
+    """StoreUnavailable for one of redis-py's FAILURES, saying what it said."""
+    if isinstance(exc, AuthenticationError):
+        return CredentialsRefused(str(exc))
+    return StoreUnavailable(str(exc) or repr(exc))
+
+
+async def _guarded(reply):
+    try:
+        return await reply
+    except FAILURES as exc:
+        raise unavailable(exc) from exc
+
+
+class _Guarded:
+    """A redis-py object whose methods raise StoreUnavailable for every failure of Redis:
+    an awaited call is awaited through `_guarded`."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw  # the redis-py object: for this module only
+
+    def __getattr__(self, name: str):
+        method = getattr(self.raw, name)
+        if not callable(method):
+            return method
+
+        def call(*args, **kwargs):
+            try:
+                reply = method(*args, **kwargs)
+            except FAILURES as exc:  # refused before sending (DataError: an argument it cannot send)
+                raise unavailable(exc) from exc
+            return _guarded(reply) if inspect.isawaitable(reply) else reply
+
+        return call
+
+
+class Client(_Guarded):
+    """A redis-py client (`Redis` or `RedisCluster`) whose every failure is StoreUnavailable:
+    its commands as redis-py names them (`await client.get(key)`), and the pipelines,
+    scripts and pub/sub it makes, alike."""
+
+    __slots__ = ()
+
+    def pipeline(self, *args, **kwargs) -> "Pipeline":
+        return Pipeline(self.raw.pipeline(*args, **kwargs))
+
+    def register_script(self, body: str | bytes) -> "Script":
+        return Script(self.raw.register_script(body))
+
+    def pubsub(self, **kwargs) -> "PubSub":
+        return PubSub(self.raw.pubsub(**kwargs))
+
+
+class Pipeline:
+    """A redis-py pipeline: its commands are queued (each returns the pipeline), `execute`
+    sends them and raises StoreUnavailable for every failure, an error reply included."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __getattr__(self, name: str):
+        method = getattr(self.raw, name)
+
+        def queue(*args, **kwargs) -> Pipeline:
+            try:
+                method(*args, **kwargs)
+            except FAILURES as exc:
+                raise unavailable(exc) from exc
+            return self
+
+        return queue
+
+    async def execute(self) -> list:
+        return await _guarded(self.raw.execute())
+
+    async def reset(self) -> None:
+        await _guarded(self.raw.reset())
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __bool__(self) -> bool:
+        return True  # as redis-py's, empty or not
+
+    async def __aenter__(self) -> Pipeline:
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.reset()
+
+
+class Script:
+    """A registered script (EVALSHA, loaded again on NOSCRIPT, as redis-py's)."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    async def __call__(self, keys=None, args=None):
+        return await _guarded(self.raw(keys=keys, args=args))
+
+
+class PubSub(_Guarded):
+    """A redis-py pub/sub connection: `subscribe`, `get_message`, `aclose`..."""
+
+    __slots__ = ()
+
+
+def url_options(url: str) -> dict:
+    """A Redis URL's parts as every connection of the server reads them (host, port or
+    path, db, username, password, TLS options); ValueError if it is not one."""
+    return parse_url(url)
+
+
+def cluster_enabled(url: str, timeout_s: float = 2.0) -> bool | None:
+    """Whether the Redis at `url` is a node of a Redis Cluster (INFO cluster); None if it
+    does not answer or refuses INFO; CredentialsRefused if it refuses the URL's user or
+    password. Blocking: for the command line, before the server starts."""
+    try:
+        with redis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s) as r:
+            return bool(r.info("cluster").get("cluster_enabled"))
+    except AuthenticationError as exc:
+        raise CredentialsRefused(str(exc)) from exc
+    except FAILURES:
+        return None
+
+
+class Store(WriteCommands, MatchReads):
+    def __init__(self, url: str, persist: bool = True, cluster: bool = False):
+        self.url = url
+        self.persist = persist
+        self.cluster = cluster
+        self.batcher: Writer
+        self.upkeep: ClusterUpkeep | WriteBatcher
+        self.pinger: RedisCluster | aioredis.Redis
+        raw: RedisCluster | aioredis.Redis
+        if cluster:
+            raw = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+            self.batcher = ClusterWriteBatcher(url, self._slot_map)
+            self.upkeep = ClusterUpkeep(raw, (leases.ACQUIRE, leases.RENEW, leases.RELEASE))
+            self.pinger = RedisCluster.from_url(url, socket_timeout=PING_TIMEOUT_S,
+                                                socket_connect_timeout=PING_TIMEOUT_S, retry=Retry(NoBackoff(), 0))
+        else:
+            raw = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
+                                    health_check_interval=0, retry_on_timeout=False)
+            self.batcher = WriteBatcher(url)
+            # Lease upkeep (renewals, takeover scans) and the spectator counts (audience.py) on a
+            # connection of their own: thousands of commands at a time never wait in front of
+            # the answers' writes.
+            self.upkeep = WriteBatcher(url)
+            for script in (leases.ACQUIRE, leases.RENEW, leases.RELEASE):
+                self.upkeep.register_script(script)
+            # A connection of its own for readiness: a short timeout and no retries, so that a
+            # stopped Redis is reported at once, and an abandoned PING spoils no other read.
+            self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
+                                            health_check_interval=0, retry=Retry(NoBackoff(), 0))
+        # The reads, and the other modules' commands: every failure of Redis is StoreUnavailable.
+        self.redis = Client(raw)
+        assert self.batcher.register_script(leases.FENCED_WRITE) == leases.FENCED_WRITE_SHA
+
+    def client(self, **options) -> Client:
+        """A client on connections of its own, not shared with the store's reads (redis-py's
+        options: `socket_timeout`, `socket_connect_timeout`, `health_check_interval`...).
+        A plain Redis client, also on a cluster."""
+        return Client(aioredis.from_url(self.url, **options))
+
+    def pooled_client(self, connections: int, wait_s: float, **options) -> Client:
+        """A client whose callers share at most `connections` connections, each waiting up
+        to `wait_s` for its turn (then StoreUnavailable)."""
+        pool = aioredis.BlockingConnectionPool.from_url(self.url, max_connections=connections, timeout=wait_s,
+                                                        **options)
+        return Client(aioredis.Redis(connection_pool=pool))
+
+    async def _slot_map(self) -> dict[tuple[int, int], str]:
+        """The cluster's slot ranges and the address of each one's master (CLUSTER SLOTS)."""
+        found = await self.redis.cluster_slots()
+        return {slots: f"{node['primary'][0]}:{node['primary'][1]}" for slots, node in found.items()}
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+        await self.pinger.aclose()
+        await self.batcher.close()
+        await self.upkeep.close()
+
+    async def ping(self) -> bool:
+        """Whether Redis answers within about PING_TIMEOUT_S (connecting may take as long again)."""
+        try:
+            async with asyncio.timeout(2 * PING_TIMEOUT_S):
+                if self.cluster:  # every master: each holds the writes of some matches
+                    return bool(await self.pinger.ping(target_nodes=RedisCluster.PRIMARIES))
+                return bool(await self.pinger.ping())
+        except (*FAILURES, TimeoutError):
+            return False
+
+    async def durability(self) -> dict[str, str] | None:
+        """Redis' `appendonly` and `appendfsync`; None where CONFIG is not allowed.
+
+        StoreUnavailable if Redis fails otherwise, or does not answer in time.
+        """
+        try:
+            async with asyncio.timeout(2 * PING_TIMEOUT_S):
+                # redis-py types CONFIG GET's reply as one node's decoded strings; this client's
+                # are bytes, and a cluster's come per master: plain dicts, read as they are.
+                found: dict = {}
+                for name in ("appendonly", "appendfsync"):  # one each: Redis 6 takes one pattern
+                    if self.cluster:  # the weakest master's setting is what an answer survives
+                        each: dict = await self.pinger.config_get(name, target_nodes=RedisCluster.PRIMARIES)
+                        found[name] = min((_text(v.get(name, v.get(name.encode()))) for v in each.values()),
+                                          key=lambda v: _STRENGTH.get(v, -1))
+                    else:
+                        found.update(await self.pinger.config_get(name))
+        except ResponseError:  # CONFIG renamed or denied (managed services, ACLs)
+            return None
+        except (*FAILURES, TimeoutError) as exc:
+            raise unavailable(exc) from exc
+        return {_text(k): _text(v) for k, v in found.items()}
+
+    async def report_durability(self) -> None:
+        """Log what an acknowledged answer survives with the Redis this server writes to."""
+        try:
+            found = await self.durability()
+        except StoreUnavailable as exc:
+            log.warning("could not read Redis' persistence settings (%s)", exc)
+            return
+        if found is None:
+            log.info("Redis does not allow CONFIG GET: its own configuration decides what an "
+                     "acknowledged answer survives (appendonly, appendfsync)")
+        elif found.get("appendonly") != "yes":
+            log.warning("Redis runs without its append-only file (appendonly %s): acknowledged answers "
+                        "can be lost when Redis restarts", found.get("appendonly"))
+        elif found.get("appendfsync") == "always":
+            log.info("Redis syncs every write to disk before answering (appendfsync always): "
+                     "an acknowledged answer survives a power loss")
+        elif found.get("appendfsync") == "everysec":
+            log.warning("Redis syncs its append-only file once a second (appendfsync everysec): an acknowledged "
+                        "answer survives a crash of Redis or of this server, but a power loss or kernel crash "
+                        "can lose about the last second of them")
+        else:
+            log.warning("Redis leaves syncing to the operating system (appendfsync %s): a power loss or "
+                        "kernel crash can lose acknowledged answers of the last 30 s or more", found.get("appendfsync"))
+
+    async def write(self, commands: list[tuple]) -> None:
+        """Write through the batcher; StoreUnavailable if Redis did not take it all."""
+        if not self.persist:  # benchmark mode: measure the server without persistence
+            return
+        await self.batcher.write(commands)
+
+    # -- leases (lease.py) ----------------------------------------------------------
+
+    async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int,
+                           now: int) -> list[tuple[bool, str, int | None]]:
+        """Try to take each match's lease: (won, the lease value or the holder's, when the
+        match last had an owner if won and known), in one send."""
+        replies = await self.upkeep.call([
+            ("EVALSHA", ACQUIRE_SHA, 3, key(m, "owner"), key(m, "epoch"), key(m, "held"), node, lease_ms, now)
+            for m in match_ids]) if match_ids else []
+        return [(bool(won), value.decode(), int(held) if won and held else None) for won, value, held in replies]
+
+    async def renew_many(self, held: list[tuple[str, str]], lease_ms: int, now: int) -> list[bool]:
+        """Renew each (match id, lease value), in one send; False where the lease is no longer ours."""
+        replies = await self.upkeep.call([
+            ("EVALSHA", RENEW_SHA, 2, key(m, "owner"), key(m, "held"), value, lease_ms, now)
+            for m, value in held]) if held else []
+        return [bool(r) for r in replies]
+
+    async def release(self, match_id: str, value: str, now: int) -> bool:
+        reply, = await self.upkeep.call([("EVALSHA", RELEASE_SHA, 2, key(match_id, "owner"),
+                                          key(match_id, "held"), value, now)])
+        return bool(reply)
+
+    async def owners(self, match_ids: list[str]) -> list[str | None]:
+        """The lease value of each match (None: nobody holds it), in one send."""
+        replies = await self.upkeep.call([("GET", key(m, "owner")) for m in match_ids]) if match_ids else []
+        return [v.decode() if v is not None else None for v in replies]
+
+    async def beat(self, node: str, at: int) -> None:
+        await self.redis.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
+
+    async def heartbeat(self, node: str) -> int | None:
+        raw = await self.redis.get(f"bh:alive:{node}")
+        return int(raw) if raw else None
+
+
+class ClusterUpkeep:
+    """Lease upkeep on a Redis Cluster: `WriteBatcher.call` through redis-py's cluster
+    client, whose pipelines refuse scripts. The commands go concurrently, 500 at a time,
+    each to the master of its match; a script missing on a master is loaded there."""
+
+    def __init__(self, redis: RedisCluster, scripts: tuple[str, ...]):
+        self.redis = redis
+        self.scripts = {leases.sha1(body): redis.register_script(body) for body in scripts}
+
+    async def call(self, commands: list[tuple]) -> list:
+        out: list = []
+        try:
+            for i in range(0, len(commands), 500):
+                out += await asyncio.gather(*(self._one(c) for c in commands[i:i + 500]))
+        except FAILURES as exc:
+            raise unavailable(exc) from exc
+        return out
+
+    async def _one(self, command: tuple):
+        if command[0] == "EVALSHA":
+            numkeys, rest = command[2], command[3:]
+            return await self.scripts[command[1]](keys=list(rest[:numkeys]), args=list(rest[numkeys:]))
+        return await self.redis.execute_command(*command)
+
+    async def close(self) -> None:
+        pass  # the cluster client is the store's, closed with it
