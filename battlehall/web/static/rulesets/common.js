@@ -207,13 +207,6 @@ export function cardFace({name, type = "", frame = "", badge = null, badgeTitle 
     extra);
 }
 
-/** The back of a card (a hidden hand), `n` of them fanned, with the count in words. */
-export function cardBacks(n, max = 7) {
-  return el("span.card-backs", {role: "img", "aria-label": plural(n, "card") + " in hand"},
-    Array.from({length: Math.min(n, max)}, () => el("span.card-back", {"aria-hidden": "true"})),
-    el("span.card-backs-n", {"aria-hidden": "true"}, String(n)));
-}
-
 /** Your hand along the bottom: a region named "Your hand" (or `label`), its cards in a row. */
 export function handRegion(cards, label = "Your hand", extra = null) {
   return el("section.table-hand", {role: "region", "aria-label": label},
