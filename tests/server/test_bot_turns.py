@@ -27,7 +27,7 @@ class Recorder:
         self.fed: list[tuple[float, object]] = []
         self.log = log if log is not None else []
 
-    def feed_input(self, event) -> None:
+    def submit(self, event) -> None:
         self.fed.append((time.monotonic(), event))
         self.log.append((self.match_id, event))
 

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from battlehall.server.match import messages
+from battlehall.server.match import inputs
 from battlehall.server.node import nodes
 from battlehall.server.storage.lease import NotHere
 from battlehall.server.storage.store import key
@@ -23,7 +23,7 @@ async def settled() -> None:
 
 async def join(actor, conn) -> None:
     reply = asyncio.get_running_loop().create_future()
-    actor.submit(messages.Join(conn, None, reply))
+    actor.submit(inputs.Join(conn, None, reply))
     await asyncio.wait_for(reply, 5)
 
 
@@ -66,7 +66,7 @@ async def test_a_write_fenced_out_lets_the_match_go_through_the_actor_s_services
         prompt = next(p for p in received(alice)[0]["prompts"] if p["seat"] == "alice")
         await other.ownership.publish()
         await take_lease(redis_url, created["match"], "7 n1")
-        actor.submit(messages.Act(alice, {"t": "act", "id": 1, "prompt": prompt["id"], "option": "guard"}))
+        actor.submit(inputs.Act(alice, "alice", 1, prompt["id"], "guard", {}))
         await settled()
         assert hub.actors == {} and hub.metrics.fenced_writes == 1 and hub.metrics.matches_lost == 1
         assert not any(m["t"] == "ack" for m in received(alice))  # nothing acknowledged

@@ -18,10 +18,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from battlehall.engine.ruleset import ABANDONED
 from battlehall.server.clock import now_ms
 from battlehall.server.errors import MatchLive
-from battlehall.server.match import messages
 from battlehall.server.match.effects import (
     Ack,
     Arm,
@@ -44,21 +42,10 @@ from battlehall.server.match.effects import (
 )
 from battlehall.server.match.fanout import event_message, fan_out
 from battlehall.server.match.inputs import (
-    Abandon,
-    Abort,
-    Act,
     BotMove,
-    Claim,
-    Delete,
     Expire,
-    Join,
-    Leave,
     RebuildFailed,
     Rebuilt,
-    Release,
-    Resign,
-    SetStops,
-    View,
     WriteDone,
     WriteFailed,
 )
@@ -72,7 +59,7 @@ if TYPE_CHECKING:
     from battlehall.server.match.bot_turns import BotTurns
     from battlehall.server.match.connection import Connection
     from battlehall.server.match.deadlines import Deadlines
-    from battlehall.server.match.inputs import Input
+    from battlehall.server.match.inputs import Input, Outcome
     from battlehall.server.match.spectators import DelayedFeed
     from battlehall.server.metrics import Metrics
 
@@ -187,41 +174,9 @@ class MatchActor:
 
     # -- inputs -------------------------------------------------------------------------
 
-    def submit(self, message: messages.Message) -> None:
-        """A message from a session, an operator or the node's upkeep (messages.py), as
-        the core's input: the session's socket gives the seat, and an answer the time it came."""
-        event: Input
-        if type(message) is messages.Act:
-            conn, msg = message.conn, message.message
-            # An act gets here only with a valid id: the session refuses the others (codec.act_id).
-            event = Act(conn, conn.seat, msg["id"], msg["prompt"], msg["option"], msg.get("args") or {},
-                        time.monotonic())
-        elif type(message) is messages.Stops:
-            event = SetStops(message.conn, message.conn.seat, message.mode)
-        elif type(message) is messages.Resign:
-            event = Resign(message.conn, message.conn.seat, message.id, time.monotonic())
-        elif type(message) is messages.ClaimWin:
-            event = Claim(message.conn, message.conn.seat, message.id, time.monotonic())
-        elif type(message) is messages.Join:
-            event = Join(message.conn, message.resume, message.reply)
-        elif type(message) is messages.View:
-            event = View(message.conn)
-        elif type(message) is messages.Leave:
-            event = Leave(message.conn)
-        elif type(message) is messages.Abandon:
-            event = Abandon(message.reply, message.idle_before, ABANDONED)
-        elif type(message) is messages.Abort:
-            event = Abort(message.reply)
-        elif type(message) is messages.Delete:
-            event = Delete(message.reply)
-        elif type(message) is messages.Release:
-            event = Release(message.reply)
-        else:
-            raise TypeError(f"not a message of a match: {message!r}")
-        self.feed_input(event)
-
-    def feed_input(self, event) -> None:
-        """Hand the core an input now; inputs that come while effects are performed wait
+    def submit(self, event: Input | Outcome) -> None:
+        """Hand the core an input (inputs.py) now, as a session, an operator, the node's
+        upkeep or this driver built it; inputs that come while effects are performed wait
         for them, so the core always sees them one at a time."""
         self.inbox.append(event)
         if self.feeding:
@@ -241,7 +196,7 @@ class MatchActor:
         return self.core.wants(key, due) if type(key) is str else True
 
     def deadline_due(self, key) -> None:
-        self.feed_input(Expire(key) if type(key) is str else key)
+        self.submit(Expire(key) if type(key) is str else key)
 
     # -- effects ------------------------------------------------------------------------
 
@@ -307,7 +262,7 @@ class MatchActor:
 
     def _write(self, write: Write) -> None:
         if not self.store.persist:
-            self.feed_input(WriteDone())
+            self.submit(WriteDone())
             return
         # The doorbell after the entries, in the same send: other nodes' spectators read them.
         commands = Store.write_commands(self.match_id, write.entries, write.snapshot, write.ends,
@@ -320,7 +275,7 @@ class MatchActor:
         conn.views.spend(conn.send(message))
 
     def _written(self, error: StoreUnavailable | None) -> None:
-        self.feed_input(WriteDone() if error is None else WriteFailed(error))
+        self.submit(WriteDone() if error is None else WriteFailed(error))
 
     def _publish(self, publish: Publish) -> None:
         metrics = self.metrics
@@ -375,10 +330,10 @@ class MatchActor:
         except Exception as exc:  # Redis away, or the load failed: try again on the next input
             log.warning("match %s: rebuild failed: %s", self.match_id, exc)
             self.task = None
-            self.feed_input(RebuildFailed())
+            self.submit(RebuildFailed())
             return
         self.task = None
-        self.feed_input(Rebuilt(match, missed))
+        self.submit(Rebuilt(match, missed))
 
     async def _delete_keys(self, done: asyncio.Future) -> None:
         """Remove an ended match's keys; after its last write, since the core orders it."""

@@ -48,7 +48,7 @@ class Player(Protocol):
 
     match_id: str
 
-    def feed_input(self, event: Any) -> None: ...
+    def submit(self, event: Any) -> None: ...
 
     @property
     def made_from(self) -> str | None: ...  # the address that made the match, if known
@@ -147,7 +147,7 @@ class BotTurns:
 
     def _let(self, player: Player, move: Any) -> None:
         self.answered += 1
-        player.feed_input(move)
+        player.submit(move)
 
     def _take(self) -> bool:
         return not self.per_s or self.bucket.take()

@@ -1,10 +1,18 @@
 """What a match's core is given (match_core.py): typed, slotted inputs, each handled in
-the order it came, with the time as a number."""
+the order it came, with the time as a number.
+
+This is the one vocabulary of a match: a socket's session, an operator's route and the
+node's upkeep (abandon.py, drain.py, hub.py) build these inputs, and the actor (actor.py)
+only carries them to the core; a mirror of a match another node runs (mirror.py) takes
+`Join`, `View` and `Leave`. The driver's own inputs (deadlines, writes, rebuilds, bots)
+are here too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from battlehall.server.errors import StoreUnavailable
 from battlehall.server.match.match_state import MatchState
@@ -162,4 +170,18 @@ class RebuildFailed:
 
 Input = (Act | AutoPass | HoldOver | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave
          | Abort | Abandon | Delete | Release)
+#: What the driver tells the core of its own I/O: how a write or a rebuild's reads ended.
+Outcome = WriteDone | WriteFailed | Rebuilt | RebuildFailed
 BATCHED = (Act, AutoPass, HoldOver, BotMove, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
+
+
+#: What a `Join`'s reply gives a socket that resumes from before the match's seq (None
+#: otherwise): how each missed event record becomes its message, the seq it saw, the
+#: seq it is sent up to (history.stream).
+CatchUp = tuple[Callable[[dict], dict], int, int]
+
+
+class Receiver(Protocol):
+    """A match as a session sees it: its actor, or a mirror of it."""
+
+    def submit(self, event: Input) -> None: ...

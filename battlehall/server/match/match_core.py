@@ -50,6 +50,7 @@ from battlehall.server.match.inputs import (
     Input,
     Join,
     Leave,
+    Outcome,
     RebuildFailed,
     Rebuilt,
     Release,
@@ -162,20 +163,19 @@ class MatchCore(Writes, Holds, Presence, Watching):
             level = "greedy"
         return level
 
-    def receive(self, event, now: int) -> list:
+    def receive(self, event: Input | Outcome, now: int) -> list:
         """Handle one input at `now`; the effects to perform, in order."""
         out = self._out = []
-        kind = type(event)
-        if kind is WriteDone:
+        if type(event) is WriteDone:
             self._write_done()
-        elif kind is WriteFailed:
+        elif type(event) is WriteFailed:
             self._write_failed(event.error)
-        elif kind is Rebuilt:
+        elif type(event) is Rebuilt:
             self._rebuilt(event)
-        elif kind is RebuildFailed:
+        elif type(event) is RebuildFailed:
             self._rebuild_failed()
         elif self.status is Status.STOPPED:
-            if kind is Join:  # let go meanwhile: join again, wherever it runs now
+            if type(event) is Join:  # let go meanwhile: join again, wherever it runs now
                 out += refusal(event, NotHere(None))
             else:
                 self.queue.append(event)  # refused by `stop` when the hub lets the match go
@@ -277,6 +277,8 @@ class MatchCore(Writes, Holds, Presence, Watching):
             self.status = Status.STOPPED
             self.timers.clear()
             self._out.append(Resolve(event.reply, None))
+        else:
+            raise TypeError(f"not an input of a match: {event!r}")
 
     # -- answers, timeouts, aborts ------------------------------------------------------
 

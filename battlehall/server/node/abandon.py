@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from battlehall.engine.ruleset import ABANDONED
 from battlehall.server.clock import now_ms
-from battlehall.server.match import messages
+from battlehall.server.match import inputs
 from battlehall.server.storage.store import key, unpack
 
 log = logging.getLogger("battlehall.abandon")
@@ -60,7 +61,7 @@ async def sweep(hub) -> int:
             actor.touched = now_ms()
             continue
         done = asyncio.get_running_loop().create_future()
-        actor.submit(messages.Abandon(done, idle_before))
+        actor.submit(inputs.Abandon(done, idle_before, ABANDONED))
         try:
             ended += bool(await asyncio.wait_for(done, WAIT_S))
         except Exception as exc:  # Redis away, the match moved: the next sweep tries again

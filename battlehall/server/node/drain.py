@@ -15,7 +15,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from battlehall.server.clock import now_ms
-from battlehall.server.match import messages
+from battlehall.server.match import inputs
 from battlehall.server.node import nodes
 from battlehall.server.node.ownership import Ownership, socket_url
 
@@ -59,7 +59,7 @@ async def hand_on(ownership: Ownership, actor: MatchActor, node_url: str | None)
     if actor.stopped or lease is None:  # lost meanwhile (drain only hands on leased matches)
         return False
     done = asyncio.get_running_loop().create_future()
-    actor.submit(messages.Release(done))  # in order: after the write in flight, if any
+    actor.submit(inputs.Release(done))  # in order: after the write in flight, if any
     await asyncio.wait_for(done, RELEASE_TIMEOUT_S)
     if ownership.actors.get(actor.match_id) is actor:
         del ownership.actors[actor.match_id]

@@ -23,7 +23,7 @@ from battlehall.engine import get_ruleset
 from battlehall.engine.errors import MatchOver
 from battlehall.server.clock import Clock, now_ms
 from battlehall.server.config import Settings
-from battlehall.server.match import messages, seeds
+from battlehall.server.match import inputs, seeds
 from battlehall.server.match.actor import MatchActor, MatchLive, MatchServices
 from battlehall.server.match.bot_turns import BotTurns
 from battlehall.server.match.deadlines import Deadlines
@@ -78,9 +78,9 @@ class SessionServices:
     metrics: Metrics
     audience: Audience  # the spectator count over all nodes
     meta: Callable[[str], Awaitable[dict | None]]  # the match's settings and tokens, without loading it
-    player: Callable[[str], Awaitable[messages.Receiver | None]]  # its actor; NotHere when run elsewhere
-    spectator: Callable[[str], Awaitable[messages.Receiver | None]]  # its actor, or a mirror when run elsewhere
-    caster: Callable[[str], Awaitable[messages.Receiver | None]]  # its caster mirror (caster.py)
+    player: Callable[[str], Awaitable[inputs.Receiver | None]]  # its actor; NotHere when run elsewhere
+    spectator: Callable[[str], Awaitable[inputs.Receiver | None]]  # its actor, or a mirror when run elsewhere
+    caster: Callable[[str], Awaitable[inputs.Receiver | None]]  # its caster mirror (caster.py)
 
 
 class Hub:
@@ -206,7 +206,7 @@ class Hub:
             actor = await self.actor(match_id)
             if actor is None:
                 return False
-        await self._through(actor, messages.Abort)
+        await self._through(actor, inputs.Abort)
         return True
 
     async def delete(self, match_id: str) -> bool:
@@ -215,7 +215,7 @@ class Hub:
         await self.loading.settled(match_id)  # a load in progress: delete what it brings
         actor = self.actors.get(match_id)
         if actor is not None:
-            await self._through(actor, messages.Delete)  # after the match's last write
+            await self._through(actor, inputs.Delete)  # after the match's last write
             await self.unload(match_id)  # its sockets are closed (1001)
             return True
         if await self.store.is_live(match_id):
@@ -223,7 +223,7 @@ class Hub:
         return await self.store.delete(match_id)
 
     @staticmethod
-    async def _through(actor: MatchActor, kind: type[messages.Abort | messages.Delete]) -> None:
+    async def _through(actor: MatchActor, kind: type[inputs.Abort | inputs.Delete]) -> None:
         """Submit an operator's message to the actor and wait until it has been handled."""
         done = asyncio.get_running_loop().create_future()
         actor.submit(kind(done))

@@ -25,7 +25,7 @@ import logging
 from typing import Callable
 
 from battlehall.server.clock import Clock, now_ms
-from battlehall.server.match import messages
+from battlehall.server.match import inputs
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.spectators import DelayedFeed
 from battlehall.server.storage.store import StoreUnavailable, key
@@ -152,15 +152,15 @@ class Mirror:
 
     # -- what a session does with it (as with an actor) -------------------------------
 
-    def submit(self, message: messages.Message) -> None:
-        """`Join`, `View` or `Leave` (messages.py): spectators send nothing else."""
-        if type(message) is messages.Join:
-            self._join(message.conn, message.resume, message.reply)
-        elif type(message) is messages.View:  # in order with the events: the replica is as of the last one sent
-            message.conn.send(self.view(message.conn))
-        elif type(message) is messages.Leave:
-            if message.conn in self.conns:
-                self.conns.remove(message.conn)
+    def submit(self, event: inputs.Input) -> None:
+        """`Join`, `View` or `Leave` (inputs.py): spectators send nothing else."""
+        if type(event) is inputs.Join:
+            self._join(event.conn, event.resume, event.reply)
+        elif type(event) is inputs.View:  # in order with the events: the replica is as of the last one sent
+            event.conn.send(self.view(event.conn))
+        elif type(event) is inputs.Leave:
+            if event.conn in self.conns:
+                self.conns.remove(event.conn)
             if not self.conns and not self.stopped:
                 self._arm_idle()
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-from typing import TYPE_CHECKING, Callable
+import time
+from typing import TYPE_CHECKING, Callable, TypeGuard
 
 from battlehall.server import codec, errors
 from battlehall.server.clock import now_ms
 from battlehall.server.errors import NotHere
-from battlehall.server.match import messages, stops
+from battlehall.server.match import inputs, stops
 from battlehall.server.match.connection import Connection, RateLimiter
 from battlehall.server.node import caster
 from battlehall.server.node.ownership import send_away
@@ -31,7 +32,7 @@ MAX_NAME = 64
 ROLES = ("player", "spectator", caster.ROLE)
 
 
-def _short_string(value) -> bool:
+def _short_string(value) -> TypeGuard[str]:
     return isinstance(value, str) and len(value) <= MAX_NAME
 
 
@@ -52,7 +53,7 @@ class Session:
         self.conn = conn
         self.match_id = match_id
         self.limiter = limiter
-        self.actor: messages.Receiver | None = None
+        self.actor: inputs.Receiver | None = None
         # What the socket calls with each message: hello first; nothing once it left.
         self.receive: Callable[[bytes | str, bool], None] = self.hello
         self.early: list[tuple[bytes | str, bool]] | None = []  # messages that came while hello was being checked
@@ -171,7 +172,7 @@ class Session:
         self.conn.outbox = []
         self.close_with(error)
 
-    async def authenticate(self, hello: dict) -> bool | messages.CatchUp:
+    async def authenticate(self, hello: dict) -> bool | inputs.CatchUp:
         """Check the hello; join the match if it may. True, or what `history.stream`
         needs when the socket resumes from before the match's current seq; False when
         refused (the socket has been told why and is closing).
@@ -240,8 +241,8 @@ class Session:
         self.conn.seat, self.conn.role = seat, role
         self.conn.batch = batch
         self.actor = actor
-        joined: asyncio.Future[messages.CatchUp | None] = asyncio.get_running_loop().create_future()
-        actor.submit(messages.Join(self.conn, resume, joined))
+        joined: asyncio.Future[inputs.CatchUp | None] = asyncio.get_running_loop().create_future()
+        actor.submit(inputs.Join(self.conn, resume, joined))
         try:
             catch_up = await joined
         except NotHere as exc:  # the match left this node while the socket joined
@@ -278,7 +279,8 @@ class Session:
             if args is not None and not isinstance(args, dict):
                 self.error(errors.BadArgs("args must be a map of argument names to values", id=act_id))
                 return
-            actor.submit(messages.Act(self.conn, message))
+            # The seat is the socket's; the time it came is for the ack latency metric.
+            actor.submit(inputs.Act(self.conn, self._seat(), act_id, prompt, option, args or {}, time.monotonic()))
         elif kind == "stops":
             self._stops(actor, message)
         elif kind == "resign" or kind == "claim_win":
@@ -291,13 +293,14 @@ class Session:
                 self.error(errors.Spectator(
                     f"{self.conn.role}s cannot {'resign' if kind == 'resign' else 'claim a win'}", id=act_id))
                 return
-            actor.submit((messages.Resign if kind == "resign" else messages.ClaimWin)(self.conn, act_id))
+            given = inputs.Resign if kind == "resign" else inputs.Claim
+            actor.submit(given(self.conn, self._seat(), act_id, time.monotonic()))
         elif kind == "view":  # in order with the match's events, so its seq is exact
             if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
                 self.error(errors.RateLimited("views take more bytes per second than this server sends a socket; "
                                               "ask again later"))
                 return
-            actor.submit(messages.View(self.conn))
+            actor.submit(inputs.View(self.conn))
         elif kind == "hello":
             self.error(errors.BadMessage("already said hello"))
         else:
@@ -305,7 +308,13 @@ class Session:
             self.error(errors.BadMessage(f"unknown message type{shown}: "
                                          "a client sends hello, act, stops, resign, claim_win, ping or view"))
 
-    def _stops(self, actor: messages.Receiver, message: dict) -> None:
+    def _seat(self) -> str:
+        """A player's seat: set with its role when the socket joined, before any act."""
+        seat = self.conn.seat
+        assert seat is not None, "a player's socket has its seat"
+        return seat
+
+    def _stops(self, actor: inputs.Receiver, message: dict) -> None:
         """Which window prompts the seat is asked; the server passes the others (stops.py)."""
         mode = message.get("mode")
         if self.conn.role != "player":
@@ -314,7 +323,7 @@ class Session:
         if mode not in stops.MODES:
             self.error(errors.BadMessage("stops needs a mode: " + ", ".join(stops.MODES)))
             return
-        actor.submit(messages.Stops(self.conn, mode))
+        actor.submit(inputs.SetStops(self.conn, self._seat(), mode))
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""
@@ -322,7 +331,7 @@ class Session:
         if self.joining is not None and not self.joining.done():
             self.joining.cancel()  # a join still in progress would add a closed socket
         if self.actor is not None:
-            self.actor.submit(messages.Leave(self.conn))
+            self.actor.submit(inputs.Leave(self.conn))
             if self.conn.role == "spectator":
                 self.services.audience.changed(self.match_id)
         self.conn.gone()
