@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from battlehall.server.clock import now_ms
 from battlehall.server.errors import MatchLive
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from battlehall.server.match.bot_turns import BotTurns
     from battlehall.server.match.connection import Connection
     from battlehall.server.match.deadlines import Deadlines
+    from battlehall.server.match.effects import Effect
     from battlehall.server.match.inputs import Input, Outcome
     from battlehall.server.match.spectators import DelayedFeed
     from battlehall.server.metrics import Metrics
@@ -192,11 +194,11 @@ class MatchActor:
 
     # A key is a prompt's id (its deadline), or the input of a `Later`, always wanted.
 
-    def deadline_wanted(self, key, due: int) -> bool:
+    def deadline_wanted(self, key: Hashable, due: int) -> bool:
         return self.core.wants(key, due) if type(key) is str else True
 
-    def deadline_due(self, key) -> None:
-        self.submit(Expire(key) if type(key) is str else key)
+    def deadline_due(self, key: Hashable) -> None:
+        self.submit(Expire(key) if type(key) is str else cast("Input", key))
 
     # -- effects ------------------------------------------------------------------------
 
@@ -207,56 +209,55 @@ class MatchActor:
             except Exception:  # one effect's failure must not lose the others
                 log.exception("match %s: performing %s failed", self.match_id, type(effect).__name__)
 
-    def _perform(self, effect) -> None:
-        kind = type(effect)
-        if kind is Publish:
+    def _perform(self, effect: Effect) -> None:
+        if type(effect) is Publish:
             self._publish(effect)
-        elif kind is Ack:
+        elif type(effect) is Ack:
             effect.conn.send({"t": "ack", "id": effect.id, "seq": effect.seq})
             self.metrics.ack_seconds.observe(time.monotonic() - effect.received)
-        elif kind is Send:
+        elif type(effect) is Send:
             effect.conn.send(effect.message)
-        elif kind is Write:
+        elif type(effect) is Write:
             self._write(effect)
-        elif kind is Arm:
+        elif type(effect) is Arm:
             self.services.deadlines.at(effect.due, self, effect.prompt)
-        elif kind is Resolve:
+        elif type(effect) is Resolve:
             if not effect.reply.done():
                 effect.reply.set_result(effect.value)
-        elif kind is Reject:
+        elif type(effect) is Reject:
             if not effect.reply.done():
                 effect.reply.set_exception(effect.error)
                 effect.reply.exception()  # retrieved: whoever waits may be gone
-        elif kind is Attach:
+        elif type(effect) is Attach:
             self._attach(effect)
-        elif kind is AttachDelayed:
+        elif type(effect) is AttachDelayed:
             self._attach_delayed(effect)
-        elif kind is ShowView:
+        elif type(effect) is ShowView:
             self._show_view(effect.conn, effect.message)
-        elif kind is ViewDelayed:
+        elif type(effect) is ViewDelayed:
             feed = self.feed
             assert feed is not None  # only a delayed match asks, and its actor has the feed from the start
             welcome = feed.welcome(self.match_id, effect.conn)
             self._show_view(effect.conn, {"t": "view", "seq": welcome["seq"], "view": welcome["view"], "prompts": [],
                                           "now": welcome["now"], "delay_ms": welcome["delay_ms"]})
-        elif kind is Detach:
+        elif type(effect) is Detach:
             for conns in (self.conns, self.feed.conns if self.feed else []):
                 if effect.conn in conns:
                     conns.remove(effect.conn)
-        elif kind is Later:
+        elif type(effect) is Later:
             # On the node's deadline heap, not a loop timer of its own: a new match's
             # seats are away until their players connect, and a timer each (the away
             # grace) was over 1 KiB per idle match; an entry in the heap is a fifth of it.
             self.services.deadlines.at(now_ms() + effect.delay_ms, self, effect.input)
-        elif kind is Think:
+        elif type(effect) is Think:
             self.services.bot_turns.schedule(self, BotMove(effect.seat, effect.prompt))
-        elif kind is Rebuild:
+        elif type(effect) is Rebuild:
             self.task = asyncio.get_running_loop().create_task(self._rebuild(effect.after_seq))
-        elif kind is DeleteKeys:
+        elif type(effect) is DeleteKeys:
             asyncio.get_running_loop().create_task(self._delete_keys(effect.reply))
-        elif kind is Ended:
+        elif type(effect) is Ended:
             self.services.ended(self)
-        elif kind is Lost:
+        elif type(effect) is Lost:
             self.metrics.fenced_writes += 1
             self.services.lost(self)
 
@@ -269,7 +270,7 @@ class MatchActor:
                                         self.settings.retention_s, self.lease, self.doorbell)
         self.store.batcher.submit(commands, self._written)
 
-    def _show_view(self, conn, message: dict) -> None:
+    def _show_view(self, conn: Connection, message: dict) -> None:
         """A `view` message, as of the last event the viewer was sent; its bytes count
         against the socket's budget of views (connection.py)."""
         conn.views.spend(conn.send(message))

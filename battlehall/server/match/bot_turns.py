@@ -68,7 +68,7 @@ class RoundRobin:
     """Keys taking turns, each with its items in order: `take` gives the oldest item of the
     first key in line, and that key goes back to the end of the line if it has more."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         # key -> its items, in line order. An OrderedDict: taking from the front of a plain
         # dict leaves holes that every later look for its first key walks over.
         self.line: collections.OrderedDict[Any, collections.deque] = collections.OrderedDict()
@@ -97,7 +97,7 @@ class RoundRobin:
 class Lanes:
     """The waiting turns: the lanes round robin, and in each lane its matches round robin."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.line: collections.OrderedDict[str, RoundRobin] = collections.OrderedDict()  # lane -> its matches
         self.count = 0
 

@@ -14,6 +14,8 @@ in order behind that history, counted against the same limit.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from typing import Protocol
 
 from battlehall.server import codec
 from battlehall.server.metrics import counters
@@ -29,14 +31,25 @@ def _flush_dirty() -> None:
         conn._flush()
 
 
+class Socket(Protocol):
+    """What a connection writes to: the transport's WebSocket (transport/websocket.py)."""
+
+    @property
+    def paused(self) -> bool: ...  # its buffer is full: `writable` is called when it drains
+
+    def write_frames(self, frames: list[bytes], binary: bool) -> None: ...
+
+    def close(self, code: int) -> None: ...
+
+
 class Connection:
     # Slots, not an instance dict: one of these per open socket (so for RateLimiter and
     # ByteBudget), tens of thousands of them idle on a busy node.
     __slots__ = ("socket", "codec", "binary", "seat", "role", "batch", "outbox", "queued", "queue_limit", "closed",
                  "close_code", "held", "drain", "views", "viewer")
 
-    def __init__(self, socket, wire: str, queue_limit: int, view_bytes_per_s: float = 0):
-        self.socket = socket  # websocket.WebSocket: write_frames, close, paused
+    def __init__(self, socket: Socket, wire: str, queue_limit: int, view_bytes_per_s: float = 0):
+        self.socket = socket
         self.codec = wire
         self.binary = wire == codec.MSGPACK
         self.seat: str | None = None
@@ -69,7 +82,7 @@ class Connection:
     def send_frame(self, frame: bytes) -> None:
         self.send_frames((frame,))
 
-    def send_frames(self, frames) -> None:
+    def send_frames(self, frames: Sequence[bytes]) -> None:
         if self.closed:
             return
         held = self.held

@@ -155,6 +155,11 @@ class Lost:
     """A write was refused by the lease's fence: another node runs the match now."""
 
 
+#: Every effect the core returns, for the driver to perform.
+Effect = (Write | Publish | Send | ShowView | Ack | Resolve | Reject | Attach | AttachDelayed
+          | ViewDelayed | Detach | Arm | Think | Later | Rebuild | DeleteKeys | Ended | Lost)
+
+
 def refusal(event: Input, error: BaseException) -> list:
     """How the sender of `event` is told that it was refused with `error`: the one place
     that decides it."""

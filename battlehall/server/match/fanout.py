@@ -7,19 +7,25 @@ encoding.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
+from battlehall.engine.ruleset import Event, Ruleset
 from battlehall.server import codec
 
+if TYPE_CHECKING:
+    from battlehall.server.match.connection import Connection
 
-def event_message(ruleset, record: dict, audience: str | None, shift_ms: int = 0) -> dict:
+
+def event_message(ruleset: Ruleset, record: dict, audience: str | None, shift_ms: int = 0) -> dict:
     """The `event` message of `record` as `audience` may see it; deadlines moved by `shift_ms`."""
-    event = ruleset.redact(record, audience)
+    event = ruleset.redact(cast(Event, record), audience)
     data = event["data"]
     if shift_ms and "deadline" in data:
         data = {**data, "deadline": data["deadline"] + shift_ms}
     return {"t": "event", "seq": record["seq"], "at": record["at"], "kind": event["kind"], "data": data}
 
 
-def fan_out(ruleset, records: list[dict], conns: list, shift_ms: int = 0) -> int:
+def fan_out(ruleset: Ruleset, records: list[dict], conns: list[Connection], shift_ms: int = 0) -> int:
     """Queue every record on every connection; returns the number of deliveries."""
     if not conns:
         return 0

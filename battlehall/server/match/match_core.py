@@ -30,8 +30,9 @@ from typing import Any
 
 from battlehall.bots import bot_answer
 from battlehall.engine.errors import BadSeat, EngineError, MatchOver
-from battlehall.engine.ruleset import default_answer
+from battlehall.engine.ruleset import Ruleset, default_answer
 from battlehall.server import errors
+from battlehall.server.clock import Clock
 from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
 from battlehall.server.match.effects import Ack, Arm, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
 from battlehall.server.match.holds import Holds
@@ -124,11 +125,11 @@ class MatchCore(Writes, Holds, Presence, Watching):
         return self.match.seq
 
     @property
-    def clock(self):
+    def clock(self) -> Clock:
         return self.match.clock
 
     @property
-    def ruleset(self):
+    def ruleset(self) -> Ruleset:
         return self.match.ruleset
 
     @property

@@ -12,12 +12,17 @@ from __future__ import annotations
 import asyncio
 import collections
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import msgpack
 
 from battlehall.server.clock import Clock, now_ms
 from battlehall.server.match.fanout import event_message, fan_out
 from battlehall.server.match.match_state import MatchState
+
+if TYPE_CHECKING:
+    from battlehall.server.match.connection import Connection
+    from battlehall.server.metrics import Metrics
 
 
 def copy_core(core: MatchState) -> MatchState:
@@ -28,7 +33,7 @@ def copy_core(core: MatchState) -> MatchState:
 
 
 class DelayedFeed:
-    def __init__(self, replica: MatchState, delay_ms: int, metrics):
+    def __init__(self, replica: MatchState, delay_ms: int, metrics: Metrics):
         self.replica = replica
         self.delay_ms = delay_ms
         self.metrics = metrics
@@ -76,7 +81,7 @@ class DelayedFeed:
             self.timer = None
         self._tick()
 
-    def welcome(self, match_id: str, conn) -> dict:
+    def welcome(self, match_id: str, conn: Connection) -> dict:
         r = self.replica
         return {"t": "welcome", "match": match_id, "role": conn.role, "seat": None, "seq": r.seq,
                 "view": r.ruleset.view(r.state, None), "prompts": [], "now": now_ms(),

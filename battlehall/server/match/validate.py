@@ -31,7 +31,7 @@ DEFAULT_SPECTATORS = {"allowed": True, "public": False, "delay_ms": 0, "max": 10
 WHEN_AWAY = ("nothing", "claim", "bot")
 
 
-def _int(value, path: str, low: int, high: int) -> int:
+def _int(value: object, path: str, low: int, high: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise SetupError(path, f"must be an integer from {low} to {high}")
     return value
@@ -115,7 +115,7 @@ def _caster(body: dict, min_delay_ms: int) -> dict | None:
     return caster
 
 
-def create_request(body, caster_min_delay_ms: int = Settings.caster_min_delay_ms) -> dict:
+def create_request(body: object, caster_min_delay_ms: int = Settings.caster_min_delay_ms) -> dict:
     """The normalized create request; SetupError(path, message) on the first bad field.
     `caster_min_delay_ms`: the server's smallest caster delay (a smaller one is refused)."""
     if not isinstance(body, dict):
