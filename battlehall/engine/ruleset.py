@@ -121,7 +121,10 @@ class AbortEntry(TypedDict):
 
     at: NotRequired[int]
     abort: Literal[True]
-    reason: NotRequired[Literal["abandoned"]]
+    reason: NotRequired[Literal["abandoned", "judge_rewind"]]
+    rewound_to: NotRequired[str]  # judge_rewind: the match that goes on from before a decision
+    judge: NotRequired[str]  # who ended it, and why: shown in the replay; the rules ignore them
+    note: NotRequired[str]
 
 
 class ResignEntry(TypedDict):
@@ -451,22 +454,25 @@ class Ruleset:
             events += self.apply(state, waiting[0], option, args)
         else:  # pragma: no cover - a ruleset that keeps asking a resigned seat forever
             raise RuntimeError(f"{self.name}: a resigned seat was asked {MAX_UNSEEN_ANSWERS} times in a row")
-        if state["result"] is not None and state["result"]["reason"] not in ("aborted", ABANDONED):
+        if state["result"] is not None and state["result"]["reason"] not in ABORT_REASONS:
             state["result"] = rank_resigned(state["result"], resigned)
             for event in events:
                 if event["kind"] == "match_ended":
                     event["data"] = cast(dict[str, Any], state["result"])
 
-    def abort(self, state: State, reason: str = "aborted") -> list[Event]:
+    def abort(self, state: State, reason: str = "aborted", rewound_to: str | None = None) -> list[Event]:
         """End the match now, without a winner: every open prompt is cancelled and the
-        result's reason is `reason`: ``aborted`` (an operator's abort) or ``abandoned``
-        (nobody answered or was connected for the server's abandon time)."""
+        result's reason is `reason`: ``aborted`` (an operator's abort), ``abandoned``
+        (nobody answered or was connected for the server's abandon time) or
+        ``judge_rewind`` (a judge took the match back to before a decision: it goes on as
+        the match `rewound_to`, which the result names)."""
         if state["result"] is not None:
             raise MatchOver("the match is over")
         before = list(state["prompts"])
         state["prompts"] = []
         # Nobody won and nobody drew: every seat shares one place, and `draw` is false.
-        result = make_result(reason, [list(state["seats"])], winners=[])
+        result = make_result(reason, [list(state["seats"])], winners=[],
+                             **({"rewound_to": rewound_to} if rewound_to is not None else {}))
         result["draw"] = False
         state["result"] = result
         closed, _ = self._prompt_events(state, before, None, None)
@@ -556,6 +562,8 @@ def default_answer(prompt: Prompt) -> tuple[str, dict[str, Any]]:
 
 
 ABANDONED = "abandoned"  # the result reason of a match the server ended because nobody was there
+JUDGE_REWIND = "judge_rewind"  # a judge took the match back to before a decision, as a new match
+ABORT_REASONS = ("aborted", ABANDONED, JUDGE_REWIND)
 MAX_UNSEEN_ANSWERS = 10_000  # default answers for resigned seats in one step: more is a ruleset's bug
 
 
@@ -582,7 +590,8 @@ def rank_resigned(result: Result, resigned: list[str]) -> Result:
 def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     """Apply one entry of a match's log to `state`: an answer (`seat`, `prompt`, `option`,
     `args`), a timeout (`"timeout": true`, `prompt`), an abort (`"abort": true`, with
-    `"reason": "abandoned"` when the server ended an abandoned match), a resign
+    `"reason": "abandoned"` when the server ended an abandoned match, `"judge_rewind"` with
+    `rewound_to` when a judge took it back to before a decision), a resign
     (`"resign": seat`), or a seat marked away (`"away": seat`) or back (`"back": seat`).
     The server, `battlehall verify` and the replay's steps all re-run a match through this."""
     if "resign" in entry:
@@ -594,8 +603,11 @@ def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     if "timeout" in entry:
         return ruleset.expire(state, cast(TimeoutEntry, entry)["prompt"])
     if "abort" in entry:
-        reason = ABANDONED if cast(AbortEntry, entry).get("reason") == ABANDONED else "aborted"
-        return ruleset.abort(state, reason)
+        abort = cast(AbortEntry, entry)
+        reason = abort.get("reason", "aborted")
+        if reason not in ABORT_REASONS:
+            reason = "aborted"
+        return ruleset.abort(state, reason, abort.get("rewound_to") if reason == JUDGE_REWIND else None)
     answer = entry
     return ruleset.answer(state, answer["seat"], answer["prompt"], answer["option"], answer["args"])
 

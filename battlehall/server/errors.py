@@ -276,6 +276,13 @@ class RematchRefused(WireError):
     status = 409
 
 
+class RewindRefused(WireError):
+    """A judge's rewind to a point the match cannot go on from (inside an open window)."""
+    code = "rewind_refused"
+    default = "the match cannot be taken back to there"
+    status = 409
+
+
 class NotLeased(WireError):
     code = "not_leased"
     default = "this node runs without persistence: nothing to hand on"

@@ -118,8 +118,14 @@ class Leave:
 
 @dataclass(frozen=True, slots=True)
 class Abort:
-    """An operator ends the match: a log entry like an answer, in order with them."""
+    """An operator ends the match: a log entry like an answer, in order with them. A
+    judge's rewind ends it as `judge_rewind`, naming the match that goes on (rewind.py),
+    who did it and why."""
     reply: Any
+    reason: str | None = None
+    rewound_to: str | None = None
+    judge: str | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -407,7 +407,12 @@ class MatchCore(Writes, Holds, Presence, Watching):
         committed like this one, and its `reply` resolved once the write has landed."""
         if self.match.over:
             raise MatchOver("the match has already ended")
-        self._commit({"at": now, "abort": True}, abort)
+        entry: dict = {"at": now, "abort": True}
+        for name in ("reason", "rewound_to", "judge", "note"):
+            value = getattr(abort, name)
+            if value is not None:
+                entry[name] = value
+        self._commit(entry, abort)
 
     def _abandon(self, abandon: Abandon, now: int) -> None:
         if self.match.over or self.touched > abandon.idle_before or self.watchers:

@@ -130,23 +130,32 @@ class Hub:
             meta["caster_token"] = secrets.token_hex(16)
         core = MatchState(meta, state, Clock.new(request["clock"], request["seats"]), 0)
         records = core.stamp(events, meta["created_at"])
-        lease = f"1 {self.settings.node}" if self.leased else None
-        commands = self.store.create_commands(match_id, meta, core.snapshot(), records, meta["created_at"],
-                                              lease, self.settings.lease_ms)
-        await self.store.write(commands + listing.index_commands(match_id, meta))
-        actor = MatchActor(self.services, match_id, core)
-        actor.lease = lease
-        if request["spectators"]["delay_ms"]:
-            actor.feed = DelayedFeed(copy_core(core), request["spectators"]["delay_ms"], self.metrics)
-        self.actors[match_id] = actor
-        actor.start()
-        self.metrics.matches_created += 1
+        lease = self.new_lease()
+        await self.launch(match_id, core, lease, self.store.create_commands(
+            match_id, meta, core.snapshot(), records, meta["created_at"], lease, self.settings.lease_ms))
         bots = request.get("bots") or {}
         players = {seat: token for seat, token in tokens.items() if seat not in bots}  # nobody plays a bot's seat
         return {"match": match_id, "ruleset": request["ruleset"], **seed_fields(meta), "tokens": players,
                 **({"bots": bots} if bots else {}),
                 "spectator_token": meta["spectator_token"], **created_fields(meta), "ws": f"/ws/{match_id}",
                 "ws_url": socket_url(self.settings.advertised_url, match_id)}
+
+    def new_lease(self) -> str | None:
+        """The lease a match made here starts with (token 1), when matches are written."""
+        return f"1 {self.settings.node}" if self.leased else None
+
+    async def launch(self, match_id: str, core: MatchState, lease: str | None, commands: list[tuple]) -> MatchActor:
+        """Write a new match (`commands`, and its place in the public listing) and run it here."""
+        await self.store.write(commands + listing.index_commands(match_id, core.meta))
+        actor = MatchActor(self.services, match_id, core)
+        actor.lease = lease
+        delay_ms = core.meta["spectators"]["delay_ms"]
+        if delay_ms:
+            actor.feed = DelayedFeed(copy_core(core), delay_ms, self.metrics)
+        self.actors[match_id] = actor
+        actor.start()
+        self.metrics.matches_created += 1
+        return actor
 
     async def meta(self, match_id: str) -> dict | None:
         """The match's settings and tokens (None: no such match), without loading it."""
@@ -373,8 +382,9 @@ class Hub:
             shown = {"seq": entry["seq"], "at": entry["at"]}
             if entry.get("abort"):  # an operator ended the match, or the server an abandoned one
                 shown["abort"] = True
-                if entry.get("reason"):
-                    shown["reason"] = entry["reason"]
+                for name in ("reason", "rewound_to", "judge", "note"):  # a judge's rewind names them
+                    if entry.get(name):
+                        shown[name] = entry[name]
             elif entry.get("timeout"):
                 shown.update(prompt=entry["prompt"], timeout=True)
             elif "resign" in entry or "away" in entry or "back" in entry:  # a seat left, went away or came back

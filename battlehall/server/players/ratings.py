@@ -48,7 +48,7 @@ from battlehall.server.storage.store import LIVE, key, unpack
 log = logging.getLogger("battlehall.ratings")
 
 MODEL = PlackettLuce()
-UNRATED_REASONS = ("aborted", "abandoned")
+UNRATED_REASONS = ("aborted", "abandoned", "judge_rewind")  # judge_rewind: the match went on as another
 SETTLE_ATTEMPTS = 8  # rereads when another match of the same players settled in between
 SWEEP_S = 15.0
 SWEEP_BATCH = 500

@@ -526,6 +526,7 @@ function headline(result, mine) {
 function showResult(result) {
   if (!result) return;
   resignButton.hidden = resignAsk.hidden = true;
+  if (result.reason === "judge_rewind" && result.rewound_to) return showRewound(result.rewound_to);
   const mine = model.seat && (result.winners || []).includes(model.seat);
   resultEl.hidden = false;
   resultEl.dataset.result = result.reason || "ended";
@@ -541,6 +542,19 @@ function showResult(result) {
     resultEl.append(rematch.node);
     rematch.start();
   }
+}
+
+// A judge took the match back to before a decision: it goes on as another match, which
+// the same token plays (docs/protocol.md, Rewind).
+function showRewound(next) {
+  const page = model.role === "player" ? "play" : "watch";
+  const link = `/${page}/${encodeURIComponent(next)}${token ? `#token=${encodeURIComponent(token)}` : ""}`;
+  resultEl.hidden = false;
+  resultEl.dataset.result = "judge_rewind";
+  resultEl.className = "result-banner";
+  resultEl.replaceChildren(el("strong", {}, "A judge took the match back. "),
+                           "It goes on from before that decision. ",
+                           el("a", {href: link}, model.role === "player" ? "Go on playing" : "Watch it go on"));
 }
 
 // --- the view ------------------------------------------------------------------------------

@@ -89,6 +89,8 @@ export function plural(n, word, many = word + "s") {
 export function resultText(result, model) {
   if (!result) return "";
   if (result.reason === "aborted") return "The match was stopped by the operator.";
+  if (result.reason === "abandoned") return "Nobody played the match for too long: it was ended.";
+  if (result.reason === "judge_rewind") return "A judge took the match back to before a decision; it goes on as a new match.";
   const winners = result.winners || [];
   const why = String(result.reason || "").replace(/_/g, " ");
   if (!winners.length) return `Draw (${why}).`;
