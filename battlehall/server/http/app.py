@@ -148,6 +148,7 @@ def create_app(settings: Settings) -> Starlette:
         store = Store(redis_url, not settings.bench_no_persist, settings.redis_cluster)
         hub = Hub(settings, store)
         app.state.hub = hub
+        app.state.check_key = check_key  # the judges' routes take a judge token or the key (judge_routes.py)
         await recover(hub)
         try:  # public matches of a version before the listing's index
             await listing.backfill(store)
@@ -384,7 +385,9 @@ def create_app(settings: Settings) -> Starlette:
         Route("/matches/{match_id}", get_match, methods=["GET"]),
         Route("/matches/{match_id}", keyed(delete_match, operator=True), methods=["DELETE"]),
         Route("/matches/{match_id}/abort", keyed(abort_match, operator=True), methods=["POST"]),
-        Route("/matches/{match_id}/rewind", keyed(judge_routes.rewind_match, operator=True), methods=["POST"]),
+        Route("/matches/{match_id}/rewind", judge_routes.rewind_match, methods=["POST"]),  # a judge's or the key
+        Route("/judges", keyed(judge_routes.name_judge, operator=True), methods=["POST"]),
+        Route("/matches/{match_id}/log", judge_routes.judged_log, methods=["GET"]),
         Route("/operator/matches", keyed(operator_matches, operator=True), methods=["GET"]),
         Route("/matches/{match_id}/replay", replay, methods=["GET"]),
         Route("/drain", keyed(drain, operator=True), methods=["POST"]),

@@ -1,5 +1,6 @@
-"""A judge's routes on a live match (docs/protocol.md, Judging): the rewind. They need the
-operator's API key; the owner of the match applies them, in order with its answers."""
+"""Judging (docs/protocol.md, Judging): the operator names judges (`POST /judges`), and a
+judge, with their token as Bearer (or the operator, with the API key), rewinds a live
+match it may judge. The owner of the match applies it, in order with its answers."""
 
 from __future__ import annotations
 
@@ -7,27 +8,75 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from battlehall.server import errors
+from battlehall.server.clock import now_ms
+from battlehall.server.http.auth import bearer
 from battlehall.server.http.bodies import json_body
 from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.node import nodes, rewind
 from battlehall.server.node.hub import Hub
+from battlehall.server.storage.judges import Judge
 from battlehall.server.storage.store import StoreUnavailable
 
 MAX_JUDGE = 32  # characters of a judge's name
+JUDGE_TTL_S = (3600, 30 * 24 * 3600, 7 * 24 * 3600)  # how long a judge token lasts: least, most, default
 
 
-def rewind_body(body: object) -> tuple[int, str, str | None]:
-    """`{"entry": N, "judge": name, "reason"?: text}`, checked: BadRequest naming the field."""
+def judge_body(body: object) -> tuple[str, str | None, int]:
+    """`{"name", "tournament"?, "ttl_s"?}`, checked: BadRequest naming the field."""
     if not isinstance(body, dict):
         raise errors.BadRequest("the body must be a JSON object", path="")
-    entry, judge, reason = body.get("entry"), body.get("judge"), body.get("reason")
+    name, tournament, ttl_s = body.get("name"), body.get("tournament"), body.get("ttl_s", JUDGE_TTL_S[2])
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_JUDGE:
+        raise errors.BadRequest(f"name must be a judge's name of 1 to {MAX_JUDGE} characters", path="name")
+    if tournament is not None and (not isinstance(tournament, str) or not 1 <= len(tournament) <= 64):
+        raise errors.BadRequest("tournament must be a tournament's id, or absent for any match", path="tournament")
+    if type(ttl_s) is not int or not JUDGE_TTL_S[0] <= ttl_s <= JUDGE_TTL_S[1]:
+        raise errors.BadRequest(f"ttl_s must be {JUDGE_TTL_S[0]} to {JUDGE_TTL_S[1]} seconds", path="ttl_s")
+    return name, tournament, ttl_s
+
+
+async def name_judge(request: Request) -> Response:
+    """POST /judges (the API key): a judge token, for one tournament's matches or any."""
+    name, tournament, ttl_s = judge_body(await json_body(request))
+    hub: Hub = request.app.state.hub
+    try:
+        token, judge = await hub.judges.issue(name, tournament, ttl_s, now_ms())
+    except StoreUnavailable as exc:
+        raise errors.Unavailable(f"storage is unreachable, no judge was named: {exc}") from exc
+    return ORJSONResponse({"name": judge.name, "tournament": judge.tournament, "token": token,
+                           "expires_at": judge.expires_at}, status_code=201)
+
+
+async def judge_of(request: Request, match_id: str) -> Judge | None:
+    """The judge whose token the request carries, if it may judge the match; else the
+    operator's API key must be there (None: the operator), or the request is refused."""
+    hub: Hub = request.app.state.hub
+    token = bearer(request.headers.get("authorization", ""))
+    judge = await hub.judges.find(token) if token is not None else None
+    if judge is not None:
+        meta = await hub.meta(match_id)
+        if meta is None:
+            raise errors.NotFound("no such match")
+        if not judge.may_judge(meta):
+            raise errors.Unauthorized("this judge token opens only its tournament's matches")
+        return judge
+    request.app.state.check_key(request, True)
+    return None
+
+
+def rewind_body(body: object, judge: Judge | None) -> tuple[int, str, str | None]:
+    """`{"entry": N, "judge": name, "reason"?: text}`, checked: BadRequest naming the field.
+    A judge's token names the judge: `judge` is for the operator's key."""
+    if not isinstance(body, dict):
+        raise errors.BadRequest("the body must be a JSON object", path="")
+    entry, name, reason = body.get("entry"), judge.name if judge else body.get("judge"), body.get("reason")
     if type(entry) is not int or entry < 1:
         raise errors.BadRequest("entry must be the number of a log entry, from 1", path="entry")
-    if not isinstance(judge, str) or not 1 <= len(judge) <= MAX_JUDGE:
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_JUDGE:
         raise errors.BadRequest(f"judge must be a name of 1 to {MAX_JUDGE} characters", path="judge")
     if reason is not None and (not isinstance(reason, str) or len(reason) > rewind.MAX_NOTE):
         raise errors.BadRequest(f"reason must be a text of at most {rewind.MAX_NOTE} characters", path="reason")
-    return entry, judge, reason
+    return entry, name, reason
 
 
 async def rewind_match(request: Request) -> Response:
@@ -36,9 +85,10 @@ async def rewind_match(request: Request) -> Response:
     hub: Hub = request.app.state.hub
     match_id = request.path_params["match_id"]
     raw = await request.body()
-    entry, judge, reason = rewind_body(await json_body(request))
     try:
-        summary = await rewind.rewind(hub, match_id, entry, judge, reason)
+        judge = await judge_of(request, match_id)  # who asks, before what they ask
+        entry, name, reason = rewind_body(await json_body(request), judge)
+        summary = await rewind.rewind(hub, match_id, entry, name, reason)
     except errors.NotHere as exc:  # the owner rewinds it, in order with the match's answers
         if exc.redirect is None:
             raise errors.Unavailable("the node running this match does not answer; try again") from None
@@ -49,5 +99,21 @@ async def rewind_match(request: Request) -> Response:
         return Response(answer.content, status_code=answer.status_code, media_type="application/json")
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"match storage is unreachable, the rewind is not recorded: {exc}") from exc
-    return ORJSONResponse({**summary, "rewound_from": {"match": match_id, "entry": entry, "judge": judge}},
+    return ORJSONResponse({**summary, "rewound_from": {"match": match_id, "entry": entry, "judge": name}},
                           status_code=201)
+
+
+async def judged_log(request: Request) -> Response:
+    """GET /matches/{id}/log: a live match's log as its replay will show it, for a judge of
+    it (or the operator), to pick the entry a rewind goes back before. Never its seed: a
+    judge sees every hand, not what is still to come."""
+    hub: Hub = request.app.state.hub
+    match_id = request.path_params["match_id"]
+    try:
+        judge = await judge_of(request, match_id)
+        if await hub.meta(match_id) is None:
+            raise errors.NotFound("no such match")
+        log = await hub.shown_log(match_id)
+    except StoreUnavailable as exc:
+        raise errors.Unavailable(f"match storage is unreachable: {exc}") from exc
+    return ORJSONResponse({"match": match_id, "judge": judge.name if judge else None, "log": log})

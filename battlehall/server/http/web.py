@@ -82,6 +82,7 @@ def routes(frame_ancestors: str = "'none'") -> list:
         Route("/replay/{match_id}", shown("replay.html"), methods=["GET", "HEAD"]),
         # Never framed, whatever the setting: it shows every hand (late, but to the caster only).
         Route("/cast/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),
+        Route("/judge/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),  # the cast page, live, for judges
         Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
         Mount("/static", Static(directory=WEB / "static"), name="static"),
     ]

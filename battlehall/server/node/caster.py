@@ -166,3 +166,30 @@ class Casting(Mirrors):
 
     def __init__(self, store, metrics):
         super().__init__(store, metrics, dropped=lambda match_id: None)
+
+
+# -- judges: every seat live -------------------------------------------------------------
+
+JUDGE_ROLE = "judge"
+
+
+class JudgeFeed(CasterFeed):
+    """A match as its judges see it: every seat's view, as a caster's, but live (no delay).
+    Never on a stream: a judge token opens only the judge's own socket."""
+
+    def welcome(self, match_id: str, conn) -> dict:
+        return {**super().welcome(match_id, conn), "role": JUDGE_ROLE}
+
+
+class JudgeMirror(CasterMirror):
+    def delay_of(self, meta: dict) -> int:
+        return 0  # answers reach it once they are in Redis: as soon as the players' acks
+
+    def new_feed(self, replica, delay: int, start: dict | None) -> DelayedFeed:
+        return JudgeFeed(replica, delay, self.mirrors.metrics, start)
+
+
+class Judging(Casting):
+    """The judge mirrors of one node: one per match judged here."""
+
+    mirror_class = JudgeMirror

@@ -31,7 +31,7 @@ from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.spectators import DelayedFeed, copy_core
 from battlehall.server.metrics import HubCollector, LoopLag, Metrics, exposition
 from battlehall.server.node.audience import Audience
-from battlehall.server.node.caster import Casting, created_fields, settings_of
+from battlehall.server.node.caster import Casting, Judging, created_fields, settings_of
 from battlehall.server.node.drain import drain
 from battlehall.server.node.loading import Loading
 from battlehall.server.node.mirror import Mirrors
@@ -40,6 +40,7 @@ from battlehall.server.node.placement import Placement
 from battlehall.server.node.takeover import Takeover
 from battlehall.server.players import ratings
 from battlehall.server.storage import listing
+from battlehall.server.storage.judges import Judges
 from battlehall.server.storage.lease import NotHere
 from battlehall.server.storage.store import LIVE, Store, StoreUnavailable
 
@@ -81,6 +82,8 @@ class SessionServices:
     player: Callable[[str], Awaitable[inputs.Receiver | None]]  # its actor; NotHere when run elsewhere
     spectator: Callable[[str], Awaitable[inputs.Receiver | None]]  # its actor, or a mirror when run elsewhere
     caster: Callable[[str], Awaitable[inputs.Receiver | None]]  # its caster mirror (caster.py)
+    judge: Callable[[str], Awaitable[inputs.Receiver | None]]  # its judge mirror: every seat, live (caster.py)
+    judges: Judges  # who holds a judge token, and which matches it opens
 
 
 class Hub:
@@ -105,9 +108,12 @@ class Hub:
         self.mirrors = Mirrors(store, self.metrics, lambda match_id: self.audience.changed(match_id))
         self.audience = Audience(store, settings.node, self.local_spectators, self.local_viewers)
         self.casting = Casting(store, self.metrics)  # casters of any match, on this node (caster.py)
+        self.judging = Judging(store, self.metrics)  # judges of any match, on this node
+        self.judges = Judges(store)
         self.placement = Placement(settings, store, self.ownership, self.create)  # where new matches go
         self.sessions = SessionServices(settings, store, self.history_gate, self.metrics, self.audience, self.meta,
-                                        self.actor, self.spectated, self.casting.open)
+                                        self.actor, self.spectated, self.casting.open, self.judging.open,
+                                        self.judges)
 
     @property
     def draining(self) -> bool:
@@ -299,6 +305,7 @@ class Hub:
             await self.unload(match_id)
         await self.mirrors.close()
         await self.casting.close()
+        await self.judging.close()
         await self.audience.close()
         self.deadlines.close()
         self.loop_lag.stop()
@@ -376,6 +383,12 @@ class Hub:
             if loaded is None:  # expired since its summary was read
                 return {}
             meta = loaded.meta
+        log = await self.shown_log(match_id)
+        return {"seed": meta["seed"], "options": meta["options"], "setup": meta["setup"], "log": log}
+
+    async def shown_log(self, match_id: str) -> list[dict]:
+        """Every entry of the match's log in Redis, in order, as a replay shows it: what was
+        answered, timed out, resigned, marked, or ended, by whom (no act ids)."""
         _, entries = await self.store.load_from_start(match_id)
         log = []
         for entry in entries:
@@ -396,7 +409,7 @@ class Hub:
                 if "bot" in entry:  # answered by the server's bot of this level
                     shown["bot"] = entry["bot"]
             log.append(shown)
-        return {"seed": meta["seed"], "options": meta["options"], "setup": meta["setup"], "log": log}
+        return log
 
     def prometheus(self) -> str:
         """GET /metrics: the counters above, through prometheus_client (metrics.py)."""

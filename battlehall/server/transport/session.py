@@ -29,7 +29,7 @@ MAX_EARLY = 100  # messages a client may send before its welcome
 #: An act's `prompt` and `option` (the engine's errors name them): far longer than any id.
 MAX_NAME = 64
 #: What a token makes a socket; a `hello` may name the one it expects (`role`).
-ROLES = ("player", "spectator", caster.ROLE)
+ROLES = ("player", "spectator", caster.ROLE, caster.JUDGE_ROLE)
 
 
 def _short_string(value) -> TypeGuard[str]:
@@ -209,6 +209,14 @@ class Session:
                 role = "spectator"
             if role is None and caster.is_caster_token(meta, token):
                 role = caster.ROLE
+            if role is None:  # a judge's token, for a match it may judge (storage/judges.py)
+                try:
+                    judge = await self.services.judges.find(token)
+                except StoreUnavailable:
+                    self._refuse(errors.Unavailable())
+                    return False
+                if judge is not None and judge.may_judge(meta):
+                    role = caster.JUDGE_ROLE
         if token is None and meta["spectators"]["allowed"] and meta["spectators"].get("public"):
             role = "spectator"  # a public match: anyone may watch
         if role is None:
@@ -221,6 +229,8 @@ class Session:
         try:
             if role == caster.ROLE:  # always from Redis, at the caster delay (caster.py)
                 actor = await self.services.caster(self.match_id)
+            elif role == caster.JUDGE_ROLE:  # from Redis too, live
+                actor = await self.services.judge(self.match_id)
             elif role == "spectator":  # on any node: a copy of the match if another node runs it
                 actor = await self.services.spectator(self.match_id)
             else:

@@ -2,6 +2,9 @@
 // log of every event with each seat's hidden part, all as of the caster delay (the server
 // never sends a caster anything sooner). Only the caster link opens it: the hello asks for
 // the caster role, and a seat's or the spectator's token is refused before any view.
+//
+// At /judge/{match} the same page is a judge's: live (a judge token opens it, never a
+// stream), with the match's log to take it back to before one of its decisions.
 import { BattlehallClient, request } from "./battlehall.js";
 import { BASE, banner, describeEvent, draw, duration, el, errorText, fitToBox, fragment, loadDrawing, matchIdFromPath,
          matchName, resultText, statusText, tickClocks } from "./page.js";
@@ -15,6 +18,8 @@ const note = banner(document.getElementById("banner"));
 const statusPill = document.getElementById("status");
 const matchId = matchIdFromPath();
 const token = fragment().get("token");
+const JUDGE = location.pathname.startsWith("/judge/");
+const ROLE = JUDGE ? "judge" : "caster";
 
 let drawing = null;
 let summary = null;
@@ -114,9 +119,61 @@ function refused(text) {
   statusPill.textContent = "refused";
 }
 
+// --- the judge's log: every decision, each one a point to take the match back to -----------
+const judgePanel = (() => {
+  const box = document.getElementById("judge");
+  const list = el("ol", { class: "judge-log" });
+  const reason = el("input", { id: "judge-reason", type: "text", maxlength: "500", placeholder: "why (shown in the replay)" });
+  let pending = null;
+
+  function entryText(entry) {
+    if (entry.abort) return `ended (${String(entry.reason || "aborted").replace(/_/g, " ")})`;
+    if (entry.timeout) return `time ran out on ${entry.prompt}`;
+    for (const kind of ["resign", "away", "back"]) {
+      if (entry[kind]) return `${entry[kind]} ${{ resign: "resigned", away: "was marked away", back: "came back" }[kind]}`;
+    }
+    return `${entry.seat}: ${String(entry.option).replace(/_/g, " ")}${entry.bot ? " (bot)" : ""}`;
+  }
+
+  async function rewindTo(n) {
+    try {
+      const made = await fetch(`${BASE}/matches/${encodeURIComponent(matchId)}/rewind`, {
+        method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ entry: n, ...(reason.value ? { reason: reason.value } : {}) }) });
+      const answer = await made.json();
+      if (!made.ok) return note.show("error", (answer.error && answer.error.message) || `HTTP ${made.status}`);
+      location.assign(`/judge/${encodeURIComponent(answer.match)}#token=${encodeURIComponent(token)}`);
+    } catch (err) { note.show("error", errorText(err)); }
+  }
+
+  async function load() {
+    pending = null;
+    try {
+      const found = await request(BASE, `/matches/${encodeURIComponent(matchId)}/log`, { apiKey: token });
+      const over = found.log.some(e => e.abort);
+      list.replaceChildren(...found.log.map((entry, i) => el("li", { dataset: { entry: String(i + 1) } },
+        el("span", {}, entryText(entry)), " ",
+        over ? "" : el("button", { type: "button", onclick: () => rewindTo(i + 1),
+                                   "aria-label": `Take the match back to before entry ${i + 1}: ${entryText(entry)}` },
+                       "Take back to before this"))));
+    } catch (err) { note.show("error", errorText(err)); }
+  }
+
+  return {
+    start() {
+      box.hidden = false;
+      document.querySelector(".stream-bar .pill.view-kind").textContent = "judge view: every hand, live";
+      box.append(el("h2", { id: "judge-title" }, "The log: take the match back"),
+                 el("label", { for: "judge-reason" }, "Reason "), reason, list);
+      load();
+    },
+    refresh() { if (!pending) pending = setTimeout(load, 300); },
+  };
+})();
+
 async function start() {
   if (!matchId || !token) {
-    note.show("error", matchId ? "This page needs the match's caster link (with its #token=…)." : "This address names no match.");
+    note.show("error", matchId ? `This page needs the match's ${ROLE} link (with its #token=…).` : "This address names no match.");
     main.dataset.status = "refused";
     return;
   }
@@ -128,11 +185,12 @@ async function start() {
     statusPill.textContent = "not available";
     return;
   }
-  document.title = `Cast · ${await matchName(summary.ruleset, summary.seats)} · Battlehall`; // never the match id
+  document.title = `${JUDGE ? "Judge" : "Cast"} · ${await matchName(summary.ruleset, summary.seats)} · Battlehall`; // never the match id
   document.getElementById("title").textContent = await matchName(summary.ruleset, summary.seats, summary.bots);
   drawing = await loadDrawing(summary.ruleset);
 
-  client = new BattlehallClient({ url: BASE, match: matchId, token, resume: 0, role: "caster" });
+  client = new BattlehallClient({ url: BASE, match: matchId, token, resume: 0, role: ROLE });
+  if (JUDGE) judgePanel.start();
   let liveFrom = Infinity;
   client.on("status", (status, detail) => {
     if (main.dataset.status === "refused") return;
@@ -142,19 +200,20 @@ async function start() {
     if (status === "reconnecting" || (status === "closed" && detail.code)) note.show(status === "closed" ? "error" : "warn", statusText(status, detail));
   });
   client.on("welcome", (w) => {
-    if (w.role !== "caster") return refused("This is not a caster link."); // the server refuses it first
+    if (w.role !== ROLE) return refused(`This is not a ${ROLE} link.`); // the server refuses it first
     liveFrom = w.seq;
     presence = {};
     for (const [seat, awayAt] of Object.entries(w.gone || client.gone || {})) presence[seat] = { connected: false, awayAt: awayAt ?? null };
     const delay = document.getElementById("delay");
     delay.textContent = `Caster delay ${duration(w.delay_ms)}`;
-    delay.hidden = false;
+    delay.hidden = JUDGE; // a judge's view is live
     render(w);
     if (w.view && w.view.result) showResult(w.view.result);
   });
   client.on("event", (e) => {
     decisions.apply(e);
     addLog(e);
+    if (JUDGE) judgePanel.refresh();
     if (e.seq > liveFrom || !views) client.requestView();
   });
   client.on("view", (v) => render(v));
@@ -166,7 +225,7 @@ async function start() {
   client.on("message", onPresence);
   client.on("ended", (result) => showResult(result));
   client.on("error", (err) => {
-    if (err.code === "wrong_role") refused("This is a player's or the spectator's link, not the caster link: open it as /play/… or /watch/….");
+    if (err.code === "wrong_role") refused(`This is a player's or the spectator's link, not the ${ROLE} link: open it as /play/… or /watch/….`);
     else if (err.id === undefined) note.show("error", errorText(err));
   });
   try {
