@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Match
+from starlette.routing import BaseRoute, Match
 
 from battlehall.engine.errors import EngineError
 from battlehall.server import errors
@@ -130,7 +130,7 @@ async def recover(hub: Hub, attempts: int = 600) -> None:
 
 
 #: Every route of the server, each module's own (http/__init__.py says the convention).
-ROUTES = [
+ROUTES: list[BaseRoute] = [
     *match_routes.routes,
     *replay_routes.routes,
     *operator_routes.routes,
@@ -184,10 +184,10 @@ def create_app(settings: Settings) -> Starlette:
         hub.loop_lag.start()
         sockets = WebSockets(hub, settings)
         sockets.start()
-        app.state.quick_play = QuickPlay(hub, settings)
-        app.state.quick_play.start()
+        quick_play = app.state.quick_play = QuickPlay(hub, settings)  # state.quick_play(request)
+        quick_play.start()
         yield {"websockets": sockets}
-        await app.state.quick_play.close()
+        await quick_play.close()
         sockets.close()
         beat.cancel()
         watch.cancel()

@@ -23,7 +23,7 @@ async def readyz(request: Request) -> Response:
     return ORJSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
 
-routes = [
+routes: list[Route] = [
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
 ]

@@ -132,7 +132,7 @@ async def rulesets(request: Request) -> Response:
     return ORJSONResponse({"rulesets": described})
 
 
-routes = [
+routes: list[Route] = [
     Route("/matches", keyed(create_match), methods=["POST"]),
     Route("/matches", list_matches, methods=["GET"]),
     Route("/matches/{match_id}", get_match, methods=["GET"]),

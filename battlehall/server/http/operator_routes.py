@@ -43,7 +43,7 @@ async def metrics(request: Request) -> Response:
     return PlainTextResponse(state.hub(request).prometheus())
 
 
-routes = [
+routes: list[Route] = [
     Route("/operator/matches", operator_keyed(operator_matches), methods=["GET"]),
     Route("/drain", operator_keyed(drain), methods=["POST"]),
     Route("/metrics", keyed(metrics), methods=["GET"]),

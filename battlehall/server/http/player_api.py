@@ -237,7 +237,7 @@ def _page(query) -> tuple[int, int]:
     return limit, offset
 
 
-routes = [
+routes: list[Route] = [
     Route("/profiles", create_profile, methods=["POST"]),
     Route("/profiles/{profile_id}", get_profile, methods=["GET"]),
     Route("/profiles/{profile_id}", rename, methods=["PATCH"]),

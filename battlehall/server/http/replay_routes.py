@@ -85,7 +85,7 @@ async def replay_pages(request: Request, answer: Answer) -> Response:
     return answered if isinstance(answered, Response) else ORJSONResponse(answered)
 
 
-routes = [
+routes: list[Route] = [
     Route("/matches/{match_id}/replay", replay, methods=["GET"]),
     Route("/matches/{match_id}/replay/steps", replay_steps, methods=["GET"]),
     Route("/matches/{match_id}/replay/definitions", replay_definitions, methods=["GET"]),

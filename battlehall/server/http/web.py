@@ -10,7 +10,7 @@ from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from battlehall.server.http import state
@@ -72,7 +72,7 @@ def page(name: str):
     return serve
 
 
-routes = [
+routes: list[BaseRoute] = [
     Route("/", page("lobby.html"), methods=["GET", "HEAD"]),
     Route("/play/{match_id}", page("play.html"), methods=["GET", "HEAD"]),
     Route("/watch/{match_id}", page("watch.html"), methods=["GET", "HEAD"]),
