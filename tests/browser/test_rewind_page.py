@@ -38,3 +38,34 @@ async def test_a_rewound_match_sends_its_players_on_to_the_new_one(keyed_server,
     # The same seat, at the start again: its first prompt is open to it.
     await expect(alice.get_by_role("region", name="Your decisions")).to_contain_text("Guard")
     await sock.ws.close()
+
+
+async def test_the_judge_page_shows_every_seat_live_and_takes_a_match_back(keyed_server, page, shoot):
+    created = httpx.post(f"{keyed_server.url}/matches", headers=AUTH, timeout=10,
+                         json={"ruleset": "hourglass", "seats": ["alice", "bob"], "clock": {"prompt_ms": None}}).json()
+    match = created["match"]
+    judge = httpx.post(f"{keyed_server.url}/judges", headers=AUTH, json={"name": "jo"}).json()["token"]
+    sock = await Raw.open(keyed_server.url, match)
+    await sock.send({"t": "hello", "token": created["tokens"]["alice"]})
+    prompt = next(p for p in (await sock.recv())["prompts"] if p["seat"] == "alice")
+    option = prompt["options"][0]
+    args = {name: values[0] for name, values in (option.get("args") or {}).items()}
+    await sock.send({"t": "act", "id": "x1", "prompt": prompt["id"], "option": option["id"], "args": args})
+    await sock.recv_until(lambda m: m["t"] == "ack")
+
+    judged = await page(f"{keyed_server.url}/judge/{match}#token={judge}", wait_for="main[data-status=casting]")
+    await expect(judged.locator(".view-kind")).to_have_text("judge view: every hand, live")
+    await expect(judged.locator("[data-view-of]")).to_have_count(2)  # every seat's hand
+    entries = judged.locator("#judge .judge-log li")
+    await expect(entries).to_have_count(1)
+    await expect(entries.first).to_contain_text("alice:")
+    await judged.fill("#judge-reason", "a misplay the judge allowed back")
+    await shoot(judged, "judge-page", full_page=False)
+    await entries.first.get_by_role("button").click()
+    await judged.wait_for_url(lambda url: "/judge/m_" in url and match not in url and url.endswith(f"#token={judge}"))
+    await judged.wait_for_selector("main[data-status=casting]")
+    await expect(judged.locator("#judge .judge-log li")).to_have_count(0)  # back at the start
+    replay = httpx.get(f"{keyed_server.url}/matches/{match}/replay", headers=AUTH).json()
+    assert replay["log"][-1]["reason"] == "judge_rewind" and replay["log"][-1]["judge"] == "jo"
+    assert replay["log"][-1]["note"] == "a misplay the judge allowed back"
+    await sock.ws.close()

@@ -14,7 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from battlehall.engine.ruleset import make_result
-from battlehall.server.http.player_api import RENAME_BURST
+from battlehall.server.http.state import RENAME_BURST
 from battlehall.server.players import profiles as keys
 from battlehall.server.players.names import skeleton
 from battlehall.server.players.profiles import NameTaken, Profiles

@@ -20,13 +20,13 @@ from starlette.routing import Route
 
 from battlehall.bots import LEVELS
 from battlehall.server import errors
+from battlehall.server.http import state
 from battlehall.server.http.bodies import json_body
-from battlehall.server.http.creation_limit import CreationLimit
 from battlehall.server.http.player_api import bearer, prove_profile
 from battlehall.server.http.queue_routes import join_request
+from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.match import validate
 from battlehall.server.players.matcher import QUICK_CLOCK
-from battlehall.server.players.player_settings import PlayerSettings
 from battlehall.server.players.profiles import Profiles
 
 #: The label every bot match carries (in its summary).
@@ -59,24 +59,22 @@ def create_body(body) -> tuple[dict, str, str | None]:
              "when_away": "bot", "bots": {bot: level for bot in bots}}, name, profile)
 
 
-def routes(settings, hub_of, json_response, creations: CreationLimit) -> list[Route]:
-    """The route; `json_response(content, status_code)` is app.py's (refusals are raised:
-    errors.py), `creations` its creation budget."""
-    jwt_key = PlayerSettings.of(settings).jwt_key
+async def create(request: Request) -> Response:
+    settings = state.settings(request)
+    jwt_key = state.player_settings(request).jwt_key
+    state.budgets(request).matches.spend(request.client and request.client.host, "created too many matches")
+    body, seat, profile = create_body(await json_body(request))
+    hub = state.hub(request)
+    # made_from: the node shares its bots' answers fairly between the addresses that made matches (bot_turns.py).
+    bound: dict = {"made_by": "bot", "made_from": request.client and request.client.host}
+    if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
+        profile = await prove_profile(Profiles(hub.store.redis), jwt_key, profile, bearer(request))
+        bound.update(profiles={seat: profile}, rated=False)
+    # A SetupError is answered 400 bad_setup, a StoreUnavailable 503 (app.py's handlers).
+    created = await hub.placement.create(body, validate.create_request(body, settings.caster_min_delay_ms), bound)
+    # The player's own token only: the spectator token would show them nothing more.
+    shown = {k: v for k, v in created.items() if k not in ("tokens", "spectator_token")}
+    return ORJSONResponse({**shown, "seat": seat, "token": created["tokens"][seat]}, 201)
 
-    async def create(request: Request) -> Response:
-        creations.spend(request.client and request.client.host, "created too many matches")
-        body, seat, profile = create_body(await json_body(request))
-        hub = hub_of(request)
-        # made_from: the node shares its bots' answers fairly between the addresses that made matches (bot_turns.py).
-        bound: dict = {"made_by": "bot", "made_from": request.client and request.client.host}
-        if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
-            profile = await prove_profile(Profiles(hub.store.redis), jwt_key, profile, bearer(request))
-            bound.update(profiles={seat: profile}, rated=False)
-        # A SetupError is answered 400 bad_setup, a StoreUnavailable 503 (app.py's handlers).
-        created = await hub.placement.create(body, validate.create_request(body, settings.caster_min_delay_ms), bound)
-        # The player's own token only: the spectator token would show them nothing more.
-        shown = {k: v for k, v in created.items() if k not in ("tokens", "spectator_token")}
-        return json_response({**shown, "seat": seat, "token": created["tokens"][seat]}, 201)
 
-    return [Route("/bot-matches", create, methods=["POST"])]
+routes: list[Route] = [Route("/bot-matches", create, methods=["POST"])]

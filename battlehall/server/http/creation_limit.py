@@ -6,7 +6,7 @@ answered 429 `rate_limited` with `Retry-After`, and nothing is created. Requests
 carry the API key are not counted (operators and their tools create as they need).
 
 The buckets are in the node's memory: each node counts the creates it receives. A create
-that placement forwards from another node (app.py) was counted there. Buckets that have
+that placement forwards from another node (match_routes.py) was counted there. Buckets that have
 filled up again are forgotten, so memory stays bounded by the addresses of the last
 `burst / rate` minutes.
 """

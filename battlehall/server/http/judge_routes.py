@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
+from battlehall.server.http import state
 from battlehall.server.http.auth import bearer
 from battlehall.server.http.bodies import json_body
+from battlehall.server.http.keyed import check_key, operator_keyed
 from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.node import nodes, rewind
-from battlehall.server.node.hub import Hub
 from battlehall.server.storage.judges import Judge
 from battlehall.server.storage.store import StoreUnavailable
 
@@ -38,7 +40,7 @@ def judge_body(body: object) -> tuple[str, str | None, int]:
 async def name_judge(request: Request) -> Response:
     """POST /judges (the API key): a judge token, for one tournament's matches or any."""
     name, tournament, ttl_s = judge_body(await json_body(request))
-    hub: Hub = request.app.state.hub
+    hub = state.hub(request)
     try:
         token, judge = await hub.judges.issue(name, tournament, ttl_s, now_ms())
     except StoreUnavailable as exc:
@@ -50,7 +52,7 @@ async def name_judge(request: Request) -> Response:
 async def judge_of(request: Request, match_id: str) -> Judge | None:
     """The judge whose token the request carries, if it may judge the match; else the
     operator's API key must be there (None: the operator), or the request is refused."""
-    hub: Hub = request.app.state.hub
+    hub = state.hub(request)
     token = bearer(request.headers.get("authorization", ""))
     judge = await hub.judges.find(token) if token is not None else None
     if judge is not None:
@@ -60,7 +62,7 @@ async def judge_of(request: Request, match_id: str) -> Judge | None:
         if not judge.may_judge(meta):
             raise errors.Unauthorized("this judge token opens only its tournament's matches")
         return judge
-    request.app.state.check_key(request, True)
+    check_key(request, operator=True)
     return None
 
 
@@ -82,7 +84,7 @@ def rewind_body(body: object, judge: Judge | None) -> tuple[int, str, str | None
 async def rewind_match(request: Request) -> Response:
     """POST /matches/{id}/rewind: the match taken back to before log entry `entry`, as a new
     match (201, its summary, with `rewound_from`); the old one ends as `judge_rewind`."""
-    hub: Hub = request.app.state.hub
+    hub = state.hub(request)
     match_id = request.path_params["match_id"]
     raw = await request.body()
     try:
@@ -107,7 +109,7 @@ async def judged_log(request: Request) -> Response:
     """GET /matches/{id}/log: a live match's log as its replay will show it, for a judge of
     it (or the operator), to pick the entry a rewind goes back before. Never its seed: a
     judge sees every hand, not what is still to come."""
-    hub: Hub = request.app.state.hub
+    hub = state.hub(request)
     match_id = request.path_params["match_id"]
     try:
         judge = await judge_of(request, match_id)
@@ -117,3 +119,11 @@ async def judged_log(request: Request) -> Response:
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"match storage is unreachable: {exc}") from exc
     return ORJSONResponse({"match": match_id, "judge": judge.name if judge else None, "log": log})
+
+
+routes = [
+    Route("/judges", operator_keyed(name_judge), methods=["POST"]),
+    # A judge's token or the API key (judge_of): who may judge the match, checked first.
+    Route("/matches/{match_id}/rewind", rewind_match, methods=["POST"]),
+    Route("/matches/{match_id}/log", judged_log, methods=["GET"]),
+]

@@ -21,22 +21,17 @@ from starlette.routing import Route
 from battlehall.engine import ruleset_names
 from battlehall.engine.errors import SetupError
 from battlehall.server import errors
-from battlehall.server.http import web
+from battlehall.server.http import state, web
 from battlehall.server.http.bodies import json_body
-from battlehall.server.http.creation_limit import CreationLimit, retry_after
+from battlehall.server.http.creation_limit import retry_after
+from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.players import names, vouch
-from battlehall.server.players.player_settings import PlayerSettings
 from battlehall.server.players.profiles import TAKEN, NameTaken, Profiles, tag
 
 BINDING_FIELDS = ("profiles", "rated")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 MAX_OFFSET = 1_000_000
-#: Renames one profile may make at once, then a minute (PATCH /profiles/{id}), counted by
-#: each node: a player renames now and then, and every name a profile takes is kept with
-#: its tag (profiles.py), which a script renaming hundreds of times a second would fill.
-RENAME_BURST = 5
-RENAME_PER_MIN = 2.0
 
 
 def bearer(request: Request) -> str | None:
@@ -44,120 +39,109 @@ def bearer(request: Request) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
-class PlayerApi:
-    """The routes, on the hub's Redis. `json_response` is app.py's; refusals are raised (errors.py)."""
+def profiles_of(request: Request) -> Profiles:
+    """The profiles, on the hub's Redis."""
+    hub = state.hub(request)
+    return Profiles(hub.store.redis)
 
-    def __init__(self, settings: PlayerSettings, hub_of, json_response, api_key: str | None):
-        self.settings = settings
-        self.hub_of = hub_of
-        self.json = json_response
-        self.api_key = api_key
-        self.creations = CreationLimit(settings.profile_per_min, settings.profile_burst)
-        self.renames = CreationLimit(RENAME_PER_MIN, RENAME_BURST)  # by profile id, not address
 
-    def profiles(self, request: Request) -> Profiles:
-        return Profiles(self.hub_of(request).store.redis)
+# -- binding seats, for POST /matches -------------------------------------------------
 
-    # -- binding seats, for POST /matches -------------------------------------------------
+def take_binding(body) -> dict:
+    """Take this module's fields out of a create body (validate.py checks the rest)."""
+    if not isinstance(body, dict):
+        return {}
+    return {name: body.pop(name) for name in BINDING_FIELDS if name in body}
 
-    @staticmethod
-    def take_binding(body) -> dict:
-        """Take this module's fields out of a create body (validate.py checks the rest)."""
-        if not isinstance(body, dict):
-            return {}
-        return {name: body.pop(name) for name in BINDING_FIELDS if name in body}
 
-    async def bind(self, request: Request, given: dict, seats: list[str], operator: bool) -> dict:
-        """`bind_seats` on this request's Redis; `operator`: the request carries the API key."""
-        return await bind_seats(self.profiles(request), self.settings.jwt_key, given, seats, operator)
+async def bind(request: Request, given: dict, seats: list[str], operator: bool) -> dict:
+    """`bind_seats` on this request's Redis; `operator`: the request carries the API key."""
+    return await bind_seats(profiles_of(request), state.player_settings(request).jwt_key, given, seats, operator)
 
-    # -- the routes ------------------------------------------------------------------------
 
-    async def create_profile(self, request: Request) -> Response:
-        token = bearer(request)
-        profiles = self.profiles(request)
-        if token is not None:  # an operator's player: no secret, the token stands for it
-            player = vouch.verify(token, self.settings.jwt_key)
-            profile_id = await profiles.vouched(player)
-            return self.json({"profile": profile_id, "name": player.name, "tag": tag(profile_id), "kind": "vouched"})
-        self.creations.spend(request.client and request.client.host, "created too many profiles")
-        name = await self._name(request)
-        try:
-            profile_id, secret = await profiles.create_guest(name)
-        except NameTaken:
-            raise errors.BadName(f"a display name {TAKEN}", path="name") from None
-        return self.json({"profile": profile_id, "name": name, "tag": tag(profile_id), "kind": "guest",
-                          "secret": secret}, status_code=201)
+# -- the routes ------------------------------------------------------------------------
 
-    async def _name(self, request: Request) -> str:
-        """The validated `name` of a JSON body; the 400 that refuses it is raised."""
-        body = await json_body(request)
-        if not isinstance(body, dict):
-            raise errors.BadRequest("the body must be a JSON object", path="")
-        for field in sorted(body):
-            if field != "name":
-                raise errors.BadRequest(f"unknown field {field!r}"[:200], path=field[:100])
-        try:
-            return names.display_name(body.get("name"))
-        except names.BadName as exc:
-            raise errors.BadName(f"a display name {exc.message}", path="name") from None
+async def create_profile(request: Request) -> Response:
+    token = bearer(request)
+    profiles = profiles_of(request)
+    if token is not None:  # an operator's player: no secret, the token stands for it
+        player = vouch.verify(token, state.player_settings(request).jwt_key)
+        profile_id = await profiles.vouched(player)
+        return ORJSONResponse({"profile": profile_id, "name": player.name, "tag": tag(profile_id), "kind": "vouched"})
+    state.budgets(request).profiles.spend(request.client and request.client.host, "created too many profiles")
+    name = await name_of(request)
+    try:
+        profile_id, secret = await profiles.create_guest(name)
+    except NameTaken:
+        raise errors.BadName(f"a display name {TAKEN}", path="name") from None
+    return ORJSONResponse({"profile": profile_id, "name": name, "tag": tag(profile_id), "kind": "guest",
+                           "secret": secret}, status_code=201)
 
-    async def get_profile(self, request: Request) -> Response:
-        found = await self.profiles(request).public(request.path_params["profile_id"])
-        if found is None:
+
+async def name_of(request: Request) -> str:
+    """The validated `name` of a JSON body; the 400 that refuses it is raised."""
+    body = await json_body(request)
+    if not isinstance(body, dict):
+        raise errors.BadRequest("the body must be a JSON object", path="")
+    for field in sorted(body):
+        if field != "name":
+            raise errors.BadRequest(f"unknown field {field!r}"[:200], path=field[:100])
+    try:
+        return names.display_name(body.get("name"))
+    except names.BadName as exc:
+        raise errors.BadName(f"a display name {exc.message}", path="name") from None
+
+
+async def get_profile(request: Request) -> Response:
+    found = await profiles_of(request).public(request.path_params["profile_id"])
+    if found is None:
+        raise errors.NotFound("no such profile")
+    return ORJSONResponse(found)
+
+
+async def rename(request: Request) -> Response:
+    profile_id = request.path_params["profile_id"]
+    profiles = profiles_of(request)
+    secret = bearer(request)
+    if secret is None or not await profiles.check_secret(profile_id, secret):
+        if not await profiles.exists(profile_id):
             raise errors.NotFound("no such profile")
-        return self.json(found)
+        raise errors.Unauthorized("renaming needs the profile's secret as Authorization: Bearer <secret>")
+    name = await name_of(request)
+    wait_s = state.budgets(request).renames.take(profile_id)  # after the secret: nobody else spends a profile's renames
+    if wait_s:
+        raise errors.RateLimited("this profile has been renamed too often: "
+                                 f"try again in {retry_after(wait_s)} s", retry_after=retry_after(wait_s))
+    try:
+        await profiles.rename(profile_id, name)
+    except NameTaken:
+        raise errors.BadName(f"a display name {TAKEN}", path="name") from None
+    return ORJSONResponse(await profiles.public(profile_id))
 
-    async def rename(self, request: Request) -> Response:
-        profile_id = request.path_params["profile_id"]
-        profiles = self.profiles(request)
-        secret = bearer(request)
-        if secret is None or not await profiles.check_secret(profile_id, secret):
-            if not await profiles.exists(profile_id):
-                raise errors.NotFound("no such profile")
-            raise errors.Unauthorized("renaming needs the profile's secret as Authorization: Bearer <secret>")
-        name = await self._name(request)
-        wait_s = self.renames.take(profile_id)  # after the secret: nobody else spends a profile's renames
-        if wait_s:
-            raise errors.RateLimited("this profile has been renamed too often: "
-                                     f"try again in {retry_after(wait_s)} s", retry_after=retry_after(wait_s))
+
+async def leaderboard(request: Request) -> Response:
+    ruleset = request.path_params["ruleset"]
+    if ruleset not in ruleset_names():
+        raise errors.NotFound("no such ruleset")
+    limit, offset = _page(request.query_params)
+    rows, total = await profiles_of(request).leaderboard(ruleset, offset, limit)
+    after = offset + len(rows)
+    return ORJSONResponse({"ruleset": ruleset, "players": rows, "total": total,
+                           "next": str(after) if after < total and rows else None})
+
+
+async def leaderboard_or_page(request: Request) -> Response:
+    """`/leaderboard/{ruleset}`: the page for a browser (Accept: text/html), JSON otherwise."""
+    if "text/html" in request.headers.get("accept", ""):
+        response = await web.page("leaderboard.html")(request)
+    else:
         try:
-            await profiles.rename(profile_id, name)
-        except NameTaken:
-            raise errors.BadName(f"a display name {TAKEN}", path="name") from None
-        return self.json(await profiles.public(profile_id))
-
-    async def leaderboard(self, request: Request) -> Response:
-        ruleset = request.path_params["ruleset"]
-        if ruleset not in ruleset_names():
-            raise errors.NotFound("no such ruleset")
-        limit, offset = _page(request.query_params)
-        rows, total = await self.profiles(request).leaderboard(ruleset, offset, limit)
-        after = offset + len(rows)
-        return self.json({"ruleset": ruleset, "players": rows, "total": total,
-                          "next": str(after) if after < total and rows else None})
-
-    def routes(self) -> list:
-        return [
-            Route("/profiles", self.create_profile, methods=["POST"]),
-            Route("/profiles/{profile_id}", self.get_profile, methods=["GET"]),
-            Route("/profiles/{profile_id}", self.rename, methods=["PATCH"]),
-            Route("/leaderboard/{ruleset}", self.leaderboard_or_page, methods=["GET", "HEAD"]),
-            Route("/player/{profile_id}", web.page("player.html"), methods=["GET", "HEAD"]),
-        ]
-
-    async def leaderboard_or_page(self, request: Request) -> Response:
-        """`/leaderboard/{ruleset}`: the page for a browser (Accept: text/html), JSON otherwise."""
-        if "text/html" in request.headers.get("accept", ""):
-            response = await web.page("leaderboard.html")(request)
-        else:
-            try:
-                response = await self.leaderboard(request)
-            except errors.WireError as exc:  # a refusal too is the JSON one
-                exc.headers["Vary"] = "Accept"
-                raise
-        response.headers["Vary"] = "Accept"
-        return response
+            response = await leaderboard(request)
+        except errors.WireError as exc:  # a refusal too is the JSON one
+            exc.headers["Vary"] = "Accept"
+            raise
+    response.headers["Vary"] = "Accept"
+    return response
 
 
 async def bind_seats(profiles: Profiles, jwt_key: bytes | None, given: dict, seats: list[str],
@@ -252,3 +236,11 @@ def _page(query) -> tuple[int, int]:
         offset = int(text)
     return limit, offset
 
+
+routes: list[Route] = [
+    Route("/profiles", create_profile, methods=["POST"]),
+    Route("/profiles/{profile_id}", get_profile, methods=["GET"]),
+    Route("/profiles/{profile_id}", rename, methods=["PATCH"]),
+    Route("/leaderboard/{ruleset}", leaderboard_or_page, methods=["GET", "HEAD"]),
+    Route("/player/{profile_id}", web.page("player.html"), methods=["GET", "HEAD"]),
+]

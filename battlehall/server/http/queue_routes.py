@@ -25,13 +25,13 @@ from starlette.routing import Route
 from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
+from battlehall.server.http import state
 from battlehall.server.http.bodies import json_body
-from battlehall.server.http.creation_limit import CreationLimit
 from battlehall.server.http.player_api import bearer, prove_profile
+from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.match.validate import MAX_SEATS, SEAT_NAME
 from battlehall.server.players import queue
 from battlehall.server.players.player_rating import rating
-from battlehall.server.players.player_settings import PlayerSettings
 from battlehall.server.players.profiles import Profiles
 
 #: How long `GET /queue` waits at most (`wait_ms`), and by default.
@@ -103,68 +103,64 @@ def ticket_of(request: Request) -> str:
     return ticket
 
 
-def routes(settings, json_response) -> list[Route]:
-    """The queue's routes; `json_response(content, status_code)` is app.py's, so the
-    answers are alike (refusals are raised: errors.py)."""
-    joins = CreationLimit(settings.queue_join_per_min, settings.queue_join_burst)
-    jwt_key = PlayerSettings.of(settings).jwt_key
+def unknown() -> errors.NotFound:
+    return errors.NotFound("no such ticket (never issued, or its answer is no longer kept)")
 
-    def quick(request: Request):
-        return request.app.state.quick_play
 
-    def unknown() -> errors.NotFound:
-        return errors.NotFound("no such ticket (never issued, or its answer is no longer kept)")
+async def join(request: Request) -> Response:
+    state.budgets(request).queue_joins.spend(request.client and request.client.host, "joined the queue too often")
+    ruleset, seats, profile, name = join_request(await json_body(request))
+    qp = state.quick_play(request)
+    if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
+        jwt_key = state.player_settings(request).jwt_key
+        profile = await prove_profile(Profiles(qp.redis), jwt_key, profile, bearer(request))
+    now = now_ms()
+    pool = queue.pool_name(ruleset, seats)
+    ticket = await qp.queue.join(pool, await rating(qp.redis, profile, ruleset), name, now, profile)
+    qp.matcher.wake.set()  # if this node holds the matcher, it looks at the pools now
+    return ORJSONResponse({"ticket": ticket, "state": queue.WAITING, "ruleset": ruleset, "seats": seats,
+                           "joined": now, "waited_ms": 0, "expires_ms": queue.TICKET_EXPIRY_MS}, 201)
 
-    async def join(request: Request) -> Response:
-        joins.spend(request.client and request.client.host, "joined the queue too often")
-        ruleset, seats, profile, name = join_request(await json_body(request))
-        qp = quick(request)
-        if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
-            profile = await prove_profile(Profiles(qp.redis), jwt_key, profile, bearer(request))
-        now = now_ms()
-        pool = queue.pool_name(ruleset, seats)
-        ticket = await qp.queue.join(pool, await rating(qp.redis, profile, ruleset), name, now, profile)
-        qp.matcher.wake.set()  # if this node holds the matcher, it looks at the pools now
-        return json_response({"ticket": ticket, "state": queue.WAITING, "ruleset": ruleset, "seats": seats,
-                              "joined": now, "waited_ms": 0, "expires_ms": queue.TICKET_EXPIRY_MS}, 201)
 
-    async def wait(request: Request) -> Response:
-        ticket = ticket_of(request)
-        if not TICKET.match(ticket):
-            raise unknown()
-        wait_ms = wait_param(request)
-        qp = quick(request)
-        deadline = time.monotonic() + wait_ms / 1000
-        beaten = 0.0
-        while True:
-            status = await qp.queue.status(ticket)
-            if status is None:
-                raise unknown()
-            if status["state"] in FINAL or time.monotonic() >= deadline or await request.is_disconnected():
-                return json_response(shown(ticket, status, now_ms()), 200)
-            if status["state"] == queue.WAITING and time.monotonic() - beaten >= HEARTBEAT_S:  # still there
-                beaten = time.monotonic()
-                await qp.queue.heartbeat(status["pool"], ticket, now_ms())
-            await qp.wait(ticket, deadline - time.monotonic())
-
-    async def leave(request: Request) -> Response:
-        ticket = ticket_of(request)
-        if not TICKET.match(ticket):
-            raise unknown()
-        qp = quick(request)
+async def wait(request: Request) -> Response:
+    ticket = ticket_of(request)
+    if not TICKET.match(ticket):
+        raise unknown()
+    wait_ms = wait_param(request)
+    qp = state.quick_play(request)
+    deadline = time.monotonic() + wait_ms / 1000
+    beaten = 0.0
+    while True:
         status = await qp.queue.status(ticket)
         if status is None:
             raise unknown()
-        if status["state"] == queue.WAITING and await qp.queue.leave(status["pool"], ticket):
-            status["state"] = queue.LEFT
-        else:  # matched or being matched meanwhile: say so
-            status = await qp.queue.status(ticket) or status
-        return json_response(shown(ticket, status, now_ms()), 200)
+        if status["state"] in FINAL or time.monotonic() >= deadline or await request.is_disconnected():
+            return ORJSONResponse(shown(ticket, status, now_ms()), 200)
+        if status["state"] == queue.WAITING and time.monotonic() - beaten >= HEARTBEAT_S:  # still there
+            beaten = time.monotonic()
+            await qp.queue.heartbeat(status["pool"], ticket, now_ms())
+        await qp.wait(ticket, deadline - time.monotonic())
 
-    return [
-        Route("/queue", join, methods=["POST"]),
-        Route("/queue", wait, methods=["GET"]),
-        Route("/queue", leave, methods=["DELETE"]),
-        Route("/queue/{ticket}", wait, methods=["GET"]),
-        Route("/queue/{ticket}", leave, methods=["DELETE"]),
-    ]
+
+async def leave(request: Request) -> Response:
+    ticket = ticket_of(request)
+    if not TICKET.match(ticket):
+        raise unknown()
+    qp = state.quick_play(request)
+    status = await qp.queue.status(ticket)
+    if status is None:
+        raise unknown()
+    if status["state"] == queue.WAITING and await qp.queue.leave(status["pool"], ticket):
+        status["state"] = queue.LEFT
+    else:  # matched or being matched meanwhile: say so
+        status = await qp.queue.status(ticket) or status
+    return ORJSONResponse(shown(ticket, status, now_ms()), 200)
+
+
+routes: list[Route] = [
+    Route("/queue", join, methods=["POST"]),
+    Route("/queue", wait, methods=["GET"]),
+    Route("/queue", leave, methods=["DELETE"]),
+    Route("/queue/{ticket}", wait, methods=["GET"]),
+    Route("/queue/{ticket}", leave, methods=["DELETE"]),
+]

@@ -32,9 +32,13 @@ from starlette.routing import Route
 from battlehall.engine.errors import SetupError
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
+from battlehall.server.config import Settings
 from battlehall.server.http import auth
+from battlehall.server.http import state as http_state  # `state` in this module is a match's
 from battlehall.server.http.creation_limit import CreationLimit
+from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.match import validate
+from battlehall.server.node.hub import Hub
 from battlehall.server.storage.store import key
 
 #: How long a creation may hold the `rematch_of` claim before another acceptance may try again.
@@ -69,145 +73,148 @@ def create_body(meta: dict) -> dict:
     return {**{name: meta[name] for name in COPIED if name in meta}, "seats": rotated(meta["seats"])}
 
 
-class Rematches:
-    """The two routes, on the hub's Redis. `json_response` is app.py's; refusals are raised (errors.py)."""
+async def offer(request: Request) -> Response:
+    return await answer(request, offering=True)
 
-    def __init__(self, hub_of, settings, json_response, creations: CreationLimit):
-        self.hub_of = hub_of
-        self.settings = settings
-        self.json = json_response
-        self.creations = creations  # app.py's: one budget for every route that makes a match
 
-    def routes(self) -> list:
-        return [Route("/matches/{match_id}/rematch", self.offer, methods=["POST"]),
-                Route("/matches/{match_id}/rematch", self.state, methods=["GET"])]
+async def show(request: Request) -> Response:
+    return await answer(request, offering=False)
 
-    async def offer(self, request: Request) -> Response:
-        return await self._answer(request, offering=True)
 
-    async def state(self, request: Request) -> Response:
-        return await self._answer(request, offering=False)
+async def answer(request: Request, offering: bool) -> Response:
+    hub = http_state.hub(request)
+    settings = http_state.settings(request)
+    match_id = request.path_params["match_id"]
+    try:
+        meta, state = await finished(hub, match_id)
+        seat = seat_of(meta, request.headers.get("authorization", ""))
+        if offering:
+            if not allowed(settings, meta):
+                raise errors.Forbidden("this match was made with the server's API key: only its holder "
+                                       "makes another (POST /matches)")
+            await offer_seat(hub, settings, http_state.budgets(request).matches, match_id, meta, state, seat,
+                             request.client and request.client.host)
+        return ORJSONResponse(await rematch_state(settings, hub, match_id, meta, state, seat))
+    except SetupError as exc:  # the ruleset refuses its own old settings (a changed server)
+        raise errors.RematchRefused(f"this match cannot be played again: {exc.message}") from None
 
-    async def _answer(self, request: Request, offering: bool) -> Response:
-        hub = self.hub_of(request)
-        match_id = request.path_params["match_id"]
-        try:
-            meta, state = await self._finished(hub, match_id)
-            seat = self._seat(meta, request.headers.get("authorization", ""))
-            if offering:
-                if not self._allowed(meta):
-                    raise errors.Forbidden("this match was made with the server's API key: only its holder "
-                                           "makes another (POST /matches)")
-                await self._offer(hub, match_id, meta, state, seat, request.client and request.client.host)
-            return self.json(await self._state(hub, match_id, meta, state, seat))
-        except SetupError as exc:  # the ruleset refuses its own old settings (a changed server)
-            raise errors.RematchRefused(f"this match cannot be played again: {exc.message}") from None
 
-    async def _finished(self, hub, match_id: str) -> tuple[dict, dict]:
-        """The match's meta and state; 404 for no such match."""
-        found = await hub.meta_and_state(match_id)
-        if found is None:
-            raise errors.NotFound("no such match")
-        return found
+async def finished(hub: Hub, match_id: str) -> tuple[dict, dict]:
+    """The match's meta and state; 404 for no such match."""
+    found = await hub.meta_and_state(match_id)
+    if found is None:
+        raise errors.NotFound("no such match")
+    return found
 
-    @staticmethod
-    def _seat(meta: dict, header: str) -> str:
-        """The seat whose token is the Bearer token; 401 otherwise (a spectator's too)."""
-        given = auth.bearer(header) or ""
-        found = None
-        for seat, token in meta["tokens"].items():  # every token compared: the time says nothing
-            if hmac.compare_digest(given.encode(), token.encode()):
-                found = seat
-        if found is None:
-            raise errors.Unauthorized("a rematch needs one of the match's seat tokens as "
-                                      "Authorization: Bearer <token>")
-        return found
 
-    def _allowed(self, meta: dict) -> bool:
-        """Whether the server lets the match's players make it again: always without an API
-        key; with one, for the matches made without it (quick play, bot matches)."""
-        return not self.settings.api_key or made_by(meta) in KEYLESS_ORIGINS
+def seat_of(meta: dict, header: str) -> str:
+    """The seat whose token is the Bearer token; 401 otherwise (a spectator's too)."""
+    given = auth.bearer(header) or ""
+    found = None
+    for seat, token in meta["tokens"].items():  # every token compared: the time says nothing
+        if hmac.compare_digest(given.encode(), token.encode()):
+            found = seat
+    if found is None:
+        raise errors.Unauthorized("a rematch needs one of the match's seat tokens as "
+                                  "Authorization: Bearer <token>")
+    return found
 
-    @staticmethod
-    def _needed(meta: dict, state: dict) -> list[str]:
-        """The seats whose offers make the rematch: every seat a player plays, one that
-        resigned too, as the rematch gives each of them a seat again (a bot's seat is
-        always willing)."""
-        bots = meta.get("bots") or {}
-        return [seat for seat in meta["seats"] if seat not in bots]
 
-    async def _offer(self, hub, match_id: str, meta: dict, state: dict, seat: str, address: str | None) -> None:
-        if state["result"] is None:
-            raise errors.MatchLive("a rematch is offered once the match has ended")
-        redis = hub.store.redis
-        retention = self.settings.retention_s
-        offers_key = key(match_id, "rematch")
-        async with redis.pipeline(transaction=False) as pipe:  # Redis errors: 503 (app.py)
-            pipe.hset(offers_key, seat, 1)
-            pipe.expire(offers_key, retention)
-            pipe.hkeys(offers_key)
-            pipe.exists(key(match_id, "rematch_made"))
-            _, _, offered, made = await pipe.execute()
-        offered = {s.decode() for s in offered}
-        if made or not all(s in offered for s in self._needed(meta, state)):
+def allowed(settings: Settings, meta: dict) -> bool:
+    """Whether the server lets the match's players make it again: always without an API
+    key; with one, for the matches made without it (quick play, bot matches)."""
+    return not settings.api_key or made_by(meta) in KEYLESS_ORIGINS
+
+
+def needed(meta: dict, state: dict) -> list[str]:
+    """The seats whose offers make the rematch: every seat a player plays, one that
+    resigned too, as the rematch gives each of them a seat again (a bot's seat is
+    always willing)."""
+    bots = meta.get("bots") or {}
+    return [seat for seat in meta["seats"] if seat not in bots]
+
+
+async def offer_seat(hub: Hub, settings: Settings, creations: CreationLimit, match_id: str, meta: dict,
+                     state: dict, seat: str, address: str | None) -> None:
+    if state["result"] is None:
+        raise errors.MatchLive("a rematch is offered once the match has ended")
+    redis = hub.store.redis
+    retention = settings.retention_s
+    offers_key = key(match_id, "rematch")
+    async with redis.pipeline(transaction=False) as pipe:  # Redis errors: 503 (app.py)
+        pipe.hset(offers_key, seat, 1)
+        pipe.expire(offers_key, retention)
+        pipe.hkeys(offers_key)
+        pipe.exists(key(match_id, "rematch_made"))
+        _, _, offered, made = await pipe.execute()
+    offered = {s.decode() for s in offered}
+    if made or not all(s in offered for s in needed(meta, state)):
+        return
+    try:  # the acceptance that makes the match spends its address's creation budget
+        creations.spend(address, "created too many matches")
+    except errors.RateLimited:
+        await redis.hdel(offers_key, seat)  # not accepted: the seat accepts again after Retry-After
+        raise
+    if not await redis.set(key(match_id, "rematch_of"), MAKING, nx=True, ex=CLAIM_S):
+        await wait_made(redis, match_id)  # another acceptance makes it
+        return
+    try:
+        await make(hub, settings, match_id, meta)
+    except BaseException:  # refused (409, 503): nothing recorded, the next offer tries again
+        await redis.delete(key(match_id, "rematch_of"))
+        await redis.hdel(offers_key, seat)
+        raise
+
+
+async def make(hub: Hub, settings: Settings, match_id: str, meta: dict) -> None:
+    request = validate.create_request(create_body(meta), settings.caster_min_delay_ms)
+    # The profiles were checked when the old match was made: bound again as they were,
+    # and the new match was made the way the old one was (its ratings' rules, its rematch).
+    bound = {"profiles": meta["profiles"], "rated": meta.get("rated", False)} if meta.get("profiles") else {}
+    bound["made_by"] = made_by(meta)
+    bound["made_from"] = meta.get("made_from")  # its bots' turns wait in the same lane (bot_turns.py)
+    delay_ms = meta["spectators"]["delay_ms"]
+    if delay_ms:  # listed once the old match's end is public: it tells that the old one ended
+        bound["listed_from"] = now_ms() + delay_ms
+    created = await hub.placement.create(create_body(meta), request, bound)  # on the least loaded node
+    redis = hub.store.redis
+    made = {"match": created["match"], "ws": created["ws"], "ws_url": created["ws_url"],
+            **{f"token:{seat}": token for seat, token in created["tokens"].items()}}
+    retention = settings.retention_s
+    async with redis.pipeline(transaction=False) as pipe:
+        pipe.hset(key(match_id, "rematch_made"), mapping=made)
+        pipe.expire(key(match_id, "rematch_made"), retention)
+        pipe.set(key(match_id, "rematch_of"), created["match"], ex=retention)
+        await pipe.execute()
+
+
+async def wait_made(redis, match_id: str) -> None:
+    deadline = asyncio.get_running_loop().time() + WAIT_S
+    while asyncio.get_running_loop().time() < deadline:
+        if await redis.exists(key(match_id, "rematch_made")):
             return
-        try:  # the acceptance that makes the match spends its address's creation budget
-            self.creations.spend(address, "created too many matches")
-        except errors.RateLimited:
-            await redis.hdel(offers_key, seat)  # not accepted: the seat accepts again after Retry-After
-            raise
-        if not await redis.set(key(match_id, "rematch_of"), MAKING, nx=True, ex=CLAIM_S):
-            await self._wait_made(redis, match_id)  # another acceptance makes it
-            return
-        try:
-            await self._make(hub, match_id, meta)
-        except BaseException:  # refused (409, 503): nothing recorded, the next offer tries again
-            await redis.delete(key(match_id, "rematch_of"))
-            await redis.hdel(offers_key, seat)
-            raise
+        await asyncio.sleep(0.05)
 
-    async def _make(self, hub, match_id: str, meta: dict) -> None:
-        request = validate.create_request(create_body(meta), self.settings.caster_min_delay_ms)
-        # The profiles were checked when the old match was made: bound again as they were,
-        # and the new match was made the way the old one was (its ratings' rules, its rematch).
-        bound = {"profiles": meta["profiles"], "rated": meta.get("rated", False)} if meta.get("profiles") else {}
-        bound["made_by"] = made_by(meta)
-        bound["made_from"] = meta.get("made_from")  # its bots' turns wait in the same lane (bot_turns.py)
-        delay_ms = meta["spectators"]["delay_ms"]
-        if delay_ms:  # listed once the old match's end is public: it tells that the old one ended
-            bound["listed_from"] = now_ms() + delay_ms
-        created = await hub.placement.create(create_body(meta), request, bound)  # on the least loaded node
-        redis = hub.store.redis
-        made = {"match": created["match"], "ws": created["ws"], "ws_url": created["ws_url"],
-                **{f"token:{seat}": token for seat, token in created["tokens"].items()}}
-        retention = self.settings.retention_s
-        async with redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key(match_id, "rematch_made"), mapping=made)
-            pipe.expire(key(match_id, "rematch_made"), retention)
-            pipe.set(key(match_id, "rematch_of"), created["match"], ex=retention)
-            await pipe.execute()
 
-    @staticmethod
-    async def _wait_made(redis, match_id: str) -> None:
-        deadline = asyncio.get_running_loop().time() + WAIT_S
-        while asyncio.get_running_loop().time() < deadline:
-            if await redis.exists(key(match_id, "rematch_made")):
-                return
-            await asyncio.sleep(0.05)
+async def rematch_state(settings: Settings, hub: Hub, match_id: str, meta: dict, state: dict, seat: str) -> dict:
+    redis = hub.store.redis
+    async with redis.pipeline(transaction=False) as pipe:
+        pipe.hkeys(key(match_id, "rematch"))
+        pipe.hgetall(key(match_id, "rematch_made"))
+        offered, made = await pipe.execute()
+    offered = {s.decode() for s in offered}
+    made = {k.decode(): v.decode() for k, v in made.items()}
+    rematch = None
+    if made:
+        rematch = {"match": made["match"], "ws": made["ws"], "ws_url": made["ws_url"], "seat": seat,
+                   "token": made[f"token:{seat}"], "seats": rotated(meta["seats"])}
+    return {"match": match_id, "seat": seat, "ended": state["result"] is not None, "allowed": allowed(settings, meta),
+            "offers": [s for s in meta["seats"] if s in offered],
+            "waiting_for": [s for s in needed(meta, state) if s not in offered] if not made else [],
+            "rematch": rematch}
 
-    async def _state(self, hub, match_id: str, meta: dict, state: dict, seat: str) -> dict:
-        redis = hub.store.redis
-        async with redis.pipeline(transaction=False) as pipe:
-            pipe.hkeys(key(match_id, "rematch"))
-            pipe.hgetall(key(match_id, "rematch_made"))
-            offered, made = await pipe.execute()
-        offered = {s.decode() for s in offered}
-        made = {k.decode(): v.decode() for k, v in made.items()}
-        rematch = None
-        if made:
-            rematch = {"match": made["match"], "ws": made["ws"], "ws_url": made["ws_url"], "seat": seat,
-                       "token": made[f"token:{seat}"], "seats": rotated(meta["seats"])}
-        return {"match": match_id, "seat": seat, "ended": state["result"] is not None, "allowed": self._allowed(meta),
-                "offers": [s for s in meta["seats"] if s in offered],
-                "waiting_for": [s for s in self._needed(meta, state) if s not in offered] if not made else [],
-                "rematch": rematch}
+
+routes: list[Route] = [
+    Route("/matches/{match_id}/rematch", offer, methods=["POST"]),
+    Route("/matches/{match_id}/rematch", show, methods=["GET"]),
+]

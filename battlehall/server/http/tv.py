@@ -24,7 +24,9 @@ from starlette.routing import Route
 from battlehall.engine import ruleset_names
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
+from battlehall.server.http import state
 from battlehall.server.http.responses import ORJSONResponse
+from battlehall.server.node.hub import Hub
 from battlehall.server.storage import public
 from battlehall.server.storage.listing import PUBLIC
 
@@ -41,7 +43,7 @@ def eligible(summary: dict, ruleset: str | None) -> bool:
             and summary["spectators"] < settings.get("max", 10_000))
 
 
-async def featured(hub, ruleset: str | None) -> dict | None:
+async def featured(hub: Hub, ruleset: str | None) -> dict | None:
     """The featured match's summary, or None when no live public match is eligible."""
     ids = await hub.store.live_ids()  # oldest first
     viewers = [viewers for _, viewers in await hub.audience.tallies(ids)]
@@ -67,24 +69,18 @@ def answer(summary: dict | None) -> dict:
             "created_at": summary["created_at"]}
 
 
-class Featured:
-    """The route, with its per-ruleset cache."""
-
-    def __init__(self):
-        self.cache: dict[str | None, tuple[float, dict]] = {}
-
-    async def get(self, request: Request) -> Response:
-        ruleset = request.query_params.get("ruleset") or None
-        if ruleset is not None and ruleset not in ruleset_names():
-            raise errors.BadRequest(f"no ruleset {ruleset!r} on this server (one of {', '.join(ruleset_names())})",
-                                    path="ruleset")
-        cached = self.cache.get(ruleset)
-        if cached is not None and time.monotonic() - cached[0] < CACHE_S:
-            return ORJSONResponse(cached[1])
-        found = answer(await featured(request.app.state.hub, ruleset))
-        self.cache[ruleset] = (time.monotonic(), found)
-        return ORJSONResponse(found)
+async def get_featured(request: Request) -> Response:
+    ruleset = request.query_params.get("ruleset") or None
+    if ruleset is not None and ruleset not in ruleset_names():
+        raise errors.BadRequest(f"no ruleset {ruleset!r} on this server (one of {', '.join(ruleset_names())})",
+                                path="ruleset")
+    cache = state.featured(request)
+    cached = cache.get(ruleset)
+    if cached is not None and time.monotonic() - cached[0] < CACHE_S:
+        return ORJSONResponse(cached[1])
+    found = answer(await featured(state.hub(request), ruleset))
+    cache[ruleset] = (time.monotonic(), found)
+    return ORJSONResponse(found)
 
 
-def routes() -> list:
-    return [Route("/tv/featured", Featured().get, methods=["GET"])]
+routes: list[Route] = [Route("/tv/featured", get_featured, methods=["GET"])]

@@ -6,13 +6,14 @@ from the URL fragment, which browsers never send: tokens stay out of requests an
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+
+from battlehall.server.http import state
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 
@@ -21,7 +22,7 @@ WEB = Path(__file__).resolve().parents[2] / "web"
 # allowed for drawing code that sets them; inline scripts are not.
 CSP_BASE = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
             "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; ")
-CSP = CSP_BASE + "frame-ancestors 'none'"
+CSP = CSP_BASE + "frame-ancestors 'none'"  # every page not EMBEDDABLE, and the static files
 
 # The pages that only show a match (nothing to click that acts) may be framed by the
 # sites BATTLEHALL_FRAME_ANCESTORS names; the lobby, a seat's page and the operator's never.
@@ -62,27 +63,25 @@ class Static(StaticFiles):
         return secured(response)
 
 
-def page(name: str, frame_ancestors: str = "'none'"):
-    csp = CSP_BASE + "frame-ancestors " + (frame_ancestors if name in EMBEDDABLE else "'none'")
-
+def page(name: str):
+    """The endpoint serving page `name`; an embeddable one may be framed by the sites the
+    server's `frame_ancestors` setting names, read when the page is asked for."""
     async def serve(request: Request) -> Response:
+        csp = (CSP_BASE + "frame-ancestors " + state.settings(request).frame_ancestors) if name in EMBEDDABLE else CSP
         return secured(FileResponse(WEB / name, media_type=TYPES[".html"]), csp)
     return serve
 
 
-def routes(frame_ancestors: str = "'none'") -> list:
-    """The pages and static files; `frame_ancestors` is the setting of the same name."""
-    shown = functools.partial(page, frame_ancestors=frame_ancestors)
-    return [
-        Route("/", page("lobby.html"), methods=["GET", "HEAD"]),
-        Route("/play/{match_id}", page("play.html"), methods=["GET", "HEAD"]),
-        Route("/watch/{match_id}", shown("watch.html"), methods=["GET", "HEAD"]),
-        Route("/tv", shown("tv.html"), methods=["GET", "HEAD"]),
-        Route("/tv/{ruleset}", shown("tv.html"), methods=["GET", "HEAD"]),
-        Route("/replay/{match_id}", shown("replay.html"), methods=["GET", "HEAD"]),
-        # Never framed, whatever the setting: it shows every hand (late, but to the caster only).
-        Route("/cast/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),
-        Route("/judge/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),  # the cast page, live, for judges
-        Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
-        Mount("/static", Static(directory=WEB / "static"), name="static"),
-    ]
+routes: list[BaseRoute] = [
+    Route("/", page("lobby.html"), methods=["GET", "HEAD"]),
+    Route("/play/{match_id}", page("play.html"), methods=["GET", "HEAD"]),
+    Route("/watch/{match_id}", page("watch.html"), methods=["GET", "HEAD"]),
+    Route("/tv", page("tv.html"), methods=["GET", "HEAD"]),
+    Route("/tv/{ruleset}", page("tv.html"), methods=["GET", "HEAD"]),
+    Route("/replay/{match_id}", page("replay.html"), methods=["GET", "HEAD"]),
+    # Never framed, whatever the setting: it shows every hand (late, but to the caster only).
+    Route("/cast/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),
+    Route("/judge/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),  # the cast page, live, for judges
+    Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
+    Mount("/static", Static(directory=WEB / "static"), name="static"),
+]
