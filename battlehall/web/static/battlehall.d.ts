@@ -53,7 +53,7 @@ export interface Result {
 export interface Welcome {
   t: "welcome";
   match: string;
-  role: "player" | "spectator" | "caster";
+  role: "player" | "spectator" | "caster" | "judge";
   seat: string | null;
   seq: number;
   view: any;
@@ -133,7 +133,7 @@ export interface ClientOptions {
   /** true (default): resume from the last seq after a reconnect; a number: also on the first hello (0: whole history); false: never. */
   resume?: boolean | number;
   /** The role the token must give, sent in `hello`; another is refused with `wrong_role`. */
-  role?: "player" | "spectator" | "caster";
+  role?: "player" | "spectator" | "caster" | "judge";
   /** Ask for `batch` messages (handled either way). */
   batch?: boolean;
   /** Reconnect after a drop (default true). */
@@ -201,7 +201,7 @@ export class BattlehallClient {
   /** Last event seq handled; null before the first welcome. */
   seq: number | null;
   seat: string | null;
-  role: "player" | "spectator" | "caster" | null;
+  role: "player" | "spectator" | "caster" | "judge" | null;
   match: string | null;
   /** This seat's open prompts, by id. */
   prompts: Map<string, Prompt>;

@@ -126,7 +126,7 @@ export class BattlehallClient {
   /**
    * @param {{url: string, match?: string, token?: string|null, codec?: "json"|Codec,
    *          resume?: boolean|number, batch?: boolean, reconnect?: boolean,
-   *          role?: "player"|"spectator"|"caster",
+   *          role?: "player"|"spectator"|"caster"|"judge",
    *          minBackoffMs?: number, maxBackoffMs?: number, ackTimeoutMs?: number,
    *          helloTimeoutMs?: number, keepAliveMs?: number, giveUpMs?: number,
    *          WebSocket?: any}} options
@@ -159,7 +159,7 @@ export class BattlehallClient {
     /** The last event seq handled (null before the first welcome). @type {number|null} */
     this.seq = typeof o.resume === "number" ? o.resume : null;
     /** @type {string|null} */ this.seat = null;
-    /** @type {"player"|"spectator"|"caster"|null} */ this.role = null;
+    /** @type {"player"|"spectator"|"caster"|"judge"|null} */ this.role = null;
     /** @type {string|null} */ this.match = null;
     /** Open prompts of this seat, by id. @type {Map<string, Prompt>} */ this.prompts = new Map();
     /** The latest view (welcome's or a `view` answer's). */ this.view = null;
