@@ -1,5 +1,5 @@
 """Opening a prompt. Spellfire has one prompt open at a time, except a battle's any-time
-window (one prompt per seat but the card's player, battle.py): `apply` clears the
+window (one prompt per seat but the card's player, window.py): `apply` clears the
 answered prompt and the rules open the next (or end the match)."""
 
 from __future__ import annotations
