@@ -9,6 +9,8 @@ tells the other seat what is in a hand.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ruleset import make_result, rank_by
 from . import battle, battle_state, champions, formation, plays, rulecards, zones
 from .prompts import ask
@@ -17,7 +19,7 @@ from .prompts import option as _option
 PHASES = ("rule", "draw", "realm", "pool", "attack", "discard")
 
 
-def begin(state: dict, seat: str, number: int, events: list, phase: str = "rule", **flags) -> None:
+def begin(state: dict, seat: str, number: int, events: list, phase: str = "rule", **flags: Any) -> None:
     """Start turn `number` of `seat` at `phase` (a setup may start mid-turn)."""
     state["turn"] = {"seat": seat, "number": number, "phase": phase,
                      "realm_played": flags.get("realm_played", False),
