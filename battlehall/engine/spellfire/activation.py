@@ -164,15 +164,15 @@ def where(state: dict, battle: Battle, side: str | None, iid: str) -> dict:
 def effects(battle: Battle) -> Effects:
     """The round's negations: {"round", "negated": [[side, kind], ...], "cancelled": [card, ...]},
     started afresh for each round."""
-    e = battle.get("effects")
-    if e is None or e["round"] != battle["round"]:
-        e = battle["effects"] = {"round": battle["round"], "negated": [], "cancelled": [], "activated": []}
-    return e
+    negations = battle.get("effects")
+    if negations is None or negations["round"] != battle["round"]:
+        negations = battle["effects"] = {"round": battle["round"], "negated": [], "cancelled": [], "activated": []}
+    return negations
 
 
 def cancelled(battle: Battle, iid: str) -> bool:
-    e = battle.get("effects")
-    return e is not None and e["round"] == battle["round"] and iid in e["cancelled"]
+    negations = battle.get("effects")
+    return negations is not None and negations["round"] == battle["round"] and iid in negations["cancelled"]
 
 
 def negation_targets(side: str | None, c: dict) -> tuple[str, ...]:

@@ -108,14 +108,14 @@ def activate(state: dict, battle: Battle, label: str, side: str | None, iid: str
     """Step D for one card: what it adds to each side, what it negates, whether it slays
     the opposing champion. A card whose power was cancelled before its turn does nothing."""
     c = zones.card(state, iid)
-    e = activation.effects(battle)
+    negations = activation.effects(battle)
     entry = {**activation.where(state, battle, side, iid), "seat": activation.owner(state, battle, side, iid), "side": side,
              "step": label, "effects": []}
     is_champion = side is not None and activation.kind_of(battle, side, iid, c) == "champion"
-    if iid in e["cancelled"]:  # a champion's level is no power: it still counts
+    if iid in negations["cancelled"]:  # a champion's level is no power: it still counts
         entry.update(bonus=level_of(c) if is_champion else 0, adds={"attacker": 0, "defender": 0}, cancelled=True)
         return entry
-    e["activated"].append(iid)
+    negations["activated"].append(iid)
     adds = {t: (card_bonus(state, battle, t, c) if side in (None, t) else 0) for t in SIDES}
     entry["adds"] = adds
     entry["bonus"] = (adds[side] + (level_of(c) if is_champion else 0)) if side is not None else 0
@@ -133,21 +133,21 @@ def _negate(state: dict, battle: Battle, side: str | None, c: dict, entry: dict)
     """Record what `c` negates, and cancel the cards it reaches that have not activated yet."""
     if not c["negates"]:
         return
-    e = activation.effects(battle)
+    negations = activation.effects(battle)
     reached = [[t, kind] for t in activation.negation_targets(side, c) for kind in c["negates"]]
-    e["negated"] += [r for r in reached if r not in e["negated"]]
+    negations["negated"] += [r for r in reached if r not in negations["negated"]]
     hit = []
     for card_side, iid in activation.participants(state, battle):
-        if card_side is None or iid in e["activated"] or iid in e["cancelled"]:
+        if card_side is None or iid in negations["activated"] or iid in negations["cancelled"]:
             continue
-        if [card_side, activation.kind_of(battle, card_side, iid, zones.card(state, iid))] in e["negated"]:
-            e["cancelled"].append(iid)
+        if [card_side, activation.kind_of(battle, card_side, iid, zones.card(state, iid))] in negations["negated"]:
+            negations["cancelled"].append(iid)
             hit.append(iid)
     for s in SIDES:  # allies called in by a champion's power
         fighting = battle["sides"][s]
         for iid in fighting.get("brought", ()) if fighting is not None else ():
-            if [s, "ally"] in e["negated"] and iid not in e["activated"] and iid not in e["cancelled"]:
-                e["cancelled"].append(iid)
+            if [s, "ally"] in negations["negated"] and iid not in negations["activated"] and iid not in negations["cancelled"]:
+                negations["cancelled"].append(iid)
                 hit.append(iid)
     entry["effects"].append("negates")
     entry["negates"] = reached
@@ -204,13 +204,13 @@ def play(state: dict, battle: Battle, side: str | None, iid: str, events: list, 
         s["attached"].append(iid)  # stays with the champion if it wins
     elif s is not None and (c["type"] != "event" or c["bonus"]):
         s["played"].append(iid)    # allies, spells, ... and events that add a bonus: until the round ends
-    e = activation.effects(battle)
-    if s is not None and side is not None and c["type"] != "event" and [side, c["type"]] in e["negated"]:
-        e["cancelled"].append(iid)  # negated before it was played: it is in the round, powerless
+    negations = activation.effects(battle)
+    if s is not None and side is not None and c["type"] != "event" and [side, c["type"]] in negations["negated"]:
+        negations["cancelled"].append(iid)  # negated before it was played: it is in the round, powerless
         played.update(effects=["cancelled"], outcome=None, totals=totals(state, battle))
         events.append(_activated(state, battle, side, iid, seat, cancelled=True))
         return None
-    e["activated"].append(iid)
+    negations["activated"].append(iid)
     if s is not None and side is not None and c["type"] != "event":
         events.append(_activated(state, battle, side, iid, seat))
     powers = c["powers"]
@@ -293,9 +293,9 @@ def bring(state: dict, battle: Battle, side: str, iid: str, events: list) -> Non
     s.setdefault("brought", []).append(iid)
     state["turn"]["used"].append(iid)
     activation.enter(battle, [iid])
-    e = activation.effects(battle)
-    cancelled = [side, "ally"] in e["negated"]
-    (e["cancelled"] if cancelled else e["activated"]).append(iid)
+    negations = activation.effects(battle)
+    cancelled = [side, "ally"] in negations["negated"]
+    (negations["cancelled"] if cancelled else negations["activated"]).append(iid)
     events.append({"kind": "ally_called", "data": {"seat": s["seat"], "side": side,
                                                    **zones.about(state, iid, s["seat"], "pool"),
                                                    "by": zones.ref(state, s["champion"]),
