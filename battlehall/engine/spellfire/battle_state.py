@@ -5,8 +5,8 @@ JSON-able dict, described here by TypedDicts (types for a reader and for mypy, n
 at run time) and read through the named lookups below instead of deep paths.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: the TypedDicts' annotations are evaluated, so
+# that NotRequired shows in __optional_keys__ (the tests hold real battles to the shape).
 from typing import NotRequired, TypedDict
 
 from . import zones
