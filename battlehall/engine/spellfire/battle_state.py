@@ -94,6 +94,11 @@ def fights(battle: Battle, seat: str) -> bool:
     return seat in (battle["attacker"], battle["defender"])
 
 
+def in_battle(state: dict, seat: str) -> bool:
+    """Is a battle running with `seat` on one of its sides?"""
+    return state["battle"] is not None and fights(current(state), seat)
+
+
 def held(battle: Battle) -> list[str]:
     """The cards a battle holds for its sides (played and attached)."""
     return [i for s in battle["sides"].values() if s is not None for i in s["played"] + s["attached"]]

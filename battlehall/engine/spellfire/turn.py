@@ -226,8 +226,7 @@ def leave(state: dict, seat: str, events: list) -> None:
     and discard pile as they were. A seat choosing a realm to attack is asked again,
     without its realms. A spoils or window prompt it had open is answered
     with its default unseen (Ruleset._after_resigns)."""
-    fighting = state["battle"] is not None and battle_state.fights(battle_state.current(state), seat)
-    if fighting:
+    if battle_state.in_battle(state, seat):
         state["prompts"] = []
         if battle.forfeit(state, seat, events):
             after_battle(state, events)
