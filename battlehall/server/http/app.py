@@ -179,7 +179,7 @@ def create_app(settings: Settings) -> Starlette:
         settling.cancel()
         if hub.leased:
             with contextlib.suppress(Exception):  # no longer a place for matches or redirects
-                await nodes.withdraw(store.redis, settings.node)
+                await store.nodes.withdraw(settings.node)
         await hub.close()
         await store.close()
 
@@ -227,7 +227,7 @@ def create_app(settings: Settings) -> Starlette:
 
     async def from_a_node(hub: Hub, address: str) -> bool:
         try:
-            records = await nodes.live(hub.store.redis)
+            records = await hub.store.nodes.live()
         except StoreUnavailable:
             return False
         return any(urlsplit(nodes.http_url(r.get("url", ""))).hostname == address for r in records.values())

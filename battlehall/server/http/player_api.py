@@ -56,7 +56,7 @@ class PlayerApi:
         self.renames = CreationLimit(RENAME_PER_MIN, RENAME_BURST)  # by profile id, not address
 
     def profiles(self, request: Request) -> Profiles:
-        return Profiles(self.hub_of(request).store.redis)
+        return Profiles(self.hub_of(request).store.profiles)
 
     # -- binding seats, for POST /matches -------------------------------------------------
 

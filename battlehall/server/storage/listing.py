@@ -24,7 +24,7 @@ from battlehall.engine import ruleset_names
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.storage.public import as_of_delay, is_public
-from battlehall.server.storage.store import StoreUnavailable, key, unpack
+from battlehall.server.storage.store import Store, StoreUnavailable, key, unpack
 
 PUBLIC = "bh:public"
 DEFAULT_LIMIT = 20
@@ -81,7 +81,7 @@ def index_commands(match_id: str, meta: dict) -> list[tuple]:
 async def page(hub, query: Query) -> dict:
     """`{"matches": [summary, ...], "next": cursor or None}`: public matches not yet seen
     to end, newest first, after `query.after`, as of their stream delay."""
-    redis = hub.store.redis
+    redis = hub.store.client
     top = min(query.after[0], now_ms()) if query.after else now_ms()  # nothing filed for later
     offset, read = 0, 0
     out: list[dict] = []
@@ -129,6 +129,12 @@ async def page(hub, query: Query) -> dict:
     return {"matches": out, "next": encode_cursor(*last) if more and last is not None else None}
 
 
+async def listed_later(store: Store, match_ids: list[str], now: int) -> set[str]:
+    """Those of the matches listed from later than `now` (a delayed match's rematch)."""
+    found = await store.client.zmscore(PUBLIC, match_ids)
+    return {m for m, at in zip(match_ids, found) if at and at > now}
+
+
 async def backfill(store) -> int:
     """Put the public live matches of a version before `bh:public` into it (at startup):
     the live ones only, and nothing twice (ZADD NX). Returns how many were added."""
@@ -136,7 +142,7 @@ async def backfill(store) -> int:
     added = 0
     for i in range(0, len(ids), BATCH):
         chunk = ids[i:i + BATCH]
-        pipe = store.redis.pipeline(transaction=False)
+        pipe = store.client.pipeline(transaction=False)
         for match_id in chunk:
             pipe.get(key(match_id, "meta"))
         public = {}
@@ -145,5 +151,5 @@ async def backfill(store) -> int:
             if meta is not None and is_public(meta):
                 public[match_id] = meta["created_at"]
         if public:
-            added += await store.redis.zadd(PUBLIC, public, nx=True)
+            added += await store.client.zadd(PUBLIC, public, nx=True)
     return added
