@@ -164,13 +164,13 @@ async def test_redis_away_is_tried_again_once_a_read_interval_not_in_a_loop():
     store = Store(f"redis://127.0.0.1:{port}/0")
     audience = Audience(store, "node-1", lambda m: 1)
     calls = []
-    call = audience.upkeep.call
+    call = audience.records.upkeep.call
 
     async def counted(commands):
         calls.append(time.monotonic())
         return await call(commands)
 
-    audience.upkeep.call = counted
+    audience.records.upkeep.call = counted
     try:
         audience.changed("m_away")
         await asyncio.sleep(2.5 * READ_S)

@@ -19,6 +19,7 @@ number of reads whatever the filters, and a page may be short while `next` is no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping, Protocol
 
 from battlehall.engine import ruleset_names
 from battlehall.server import errors
@@ -46,7 +47,7 @@ def encode_cursor(created_at: int, match_id: str) -> str:
     return f"{created_at}.{match_id}"
 
 
-def parse_query(params) -> Query:
+def parse_query(params: Mapping[str, str]) -> Query:
     """The listing's query parameters; errors.BadRequest naming the first malformed one."""
     query = Query()
     raw = params.get("limit")
@@ -78,7 +79,16 @@ def index_commands(match_id: str, meta: dict) -> list[tuple]:
     return [("ZADD", PUBLIC, meta.get("listed_from", meta["created_at"]), match_id)] if is_public(meta) else []
 
 
-async def page(hub, query: Query) -> dict:
+class Listed(Protocol):
+    """What a page of the listing reads of the node (hub.py): its store, and the summaries of matches."""
+
+    @property
+    def store(self) -> Store: ...
+
+    async def summaries(self, match_ids: list[str]) -> list[dict]: ...
+
+
+async def page(hub: Listed, query: Query) -> dict:
     """`{"matches": [summary, ...], "next": cursor or None}`: public matches not yet seen
     to end, newest first, after `query.after`, as of their stream delay."""
     redis = hub.store.client
@@ -135,7 +145,7 @@ async def listed_later(store: Store, match_ids: list[str], now: int) -> set[str]
     return {m for m, at in zip(match_ids, found) if at and at > now}
 
 
-async def backfill(store) -> int:
+async def backfill(store: Store) -> int:
     """Put the public live matches of a version before `bh:public` into it (at startup):
     the live ones only, and nothing twice (ZADD NX). Returns how many were added."""
     ids = await store.live_ids()

@@ -19,7 +19,7 @@ class MatchReads:
         """Remove every key of a match; False if it had none."""
         removed = await self.client.delete(*(key(match_id, part) for part in PARTS))
         await self.client.zrem(LIVE, match_id)
-        return removed > 0
+        return int(removed) > 0
 
     async def is_live(self, match_id: str) -> bool:
         return await self.client.zscore(LIVE, match_id) is not None

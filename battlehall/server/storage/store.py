@@ -95,7 +95,8 @@ def _text(value: bytes | str) -> str:
 def url_options(url: str) -> dict:
     """A Redis URL's parts as every connection of the server reads them (host, port or
     path, db, username, password, TLS options); ValueError if it is not one."""
-    return parse_url(url)
+    options: dict = parse_url(url)
+    return options
 
 
 def cluster_enabled(url: str, timeout_s: float = 2.0) -> bool | None:
@@ -168,7 +169,7 @@ class Store(WriteCommands, MatchReads):
         A plain Redis client, also on a cluster."""
         return Client(aioredis.from_url(self.url, **options))
 
-    def pooled_client(self, connections: int, wait_s: float, **options) -> Client:
+    def pooled_client(self, connections: int, wait_s: float, **options: Any) -> Client:
         """A client whose callers share at most `connections` connections, each waiting up
         to `wait_s` for its turn (then StoreUnavailable)."""
         pool = aioredis.BlockingConnectionPool.from_url(self.url, max_connections=connections, timeout=wait_s,
@@ -307,7 +308,7 @@ class ClusterUpkeep:
             raise unavailable(exc) from exc
         return out
 
-    async def _one(self, command: tuple):
+    async def _one(self, command: tuple) -> Any:
         if command[0] == "EVALSHA":
             numkeys, rest = command[2], command[3:]
             return await self.scripts[command[1]](keys=list(rest[:numkeys]), args=list(rest[numkeys:]))
