@@ -140,10 +140,10 @@ async def test_a_new_profile_draws_another_id_when_its_tag_holds_a_look_alike(re
         profiles = Profiles(ProfileRecords(r))
         held = await forged_guest(redis_url, "p_abcd000000000001", "Carol Drawn")
         drawn = iter(["p_abcd000000000002", "p_abcd000000000003", "p_9999000000000004"])
-        monkeypatch.setattr(keys, "_new_id", lambda: next(drawn))
+        monkeypatch.setattr("battlehall.server.players.profiles._new_id", lambda: next(drawn))
         profile_id, _ = await profiles.create_guest("\u0421arol Drawn")  # a Cyrillic C
         assert profile_id == "p_9999000000000004" and profile_id != held["profile"]
-        monkeypatch.setattr(keys, "_new_id", lambda: "p_abcd000000000005")
+        monkeypatch.setattr("battlehall.server.players.profiles._new_id", lambda: "p_abcd000000000005")
         with pytest.raises(NameTaken):
             await profiles.create_guest("Carol Drawn")
         assert not await r.exists(keys.profile_key("p_abcd000000000005"))
