@@ -41,6 +41,7 @@ BINDING_HEADER = "x-battlehall-binding"  # with it: the name of its seats' bindi
 # tenth of a create's CPU. A node started meanwhile gets its first matches this much later.
 ALONE_S = 1.0
 
+
 class BindingGone(Exception):
     """A create names a binding that is not in Redis (taken already, or expired)."""
 

@@ -45,6 +45,7 @@ RECOVER_EVERY_S = 1.0  # how often it looks for groups a dead node left forming
 CREATES_AT_ONCE = 32  # matches being created at once
 CREATE_TIMEOUT_S = queue.FORMING_TIMEOUT_MS / 2000  # well before the group would be requeued
 
+
 def pools() -> list[tuple[str, str, int]]:
     """(pool, ruleset, seats) for every ruleset this server runs and each seat count it allows."""
     out = []

@@ -60,6 +60,8 @@ MIN_OWN_ANSWERS = 2
 PAIR_LIMIT = 5
 PAIR_WINDOW_S = 86_400
 LOG_PAGE = 64  # log entries read at a time while counting own answers
+
+
 @dataclass(frozen=True)
 class Rating:
     mu: float
