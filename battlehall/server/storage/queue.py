@@ -16,8 +16,9 @@ matched `result` (JSON: the match and this ticket's seat and token).
 A group being made into a match is in `bh:{queue}:forming` (group id -> JSON {pool, at,
 entries}) from the moment it leaves the wait set until the match is made: its tickets
 are in no pool then, so no other group can take them. If the node forming it dies, the
-group goes back to the queue after a timeout (players/queue.py: REQUEUE); COMPLETE and REQUEUE
-both begin by deleting the forming record, so exactly one of them happens.
+group goes back to the queue after players/queue.py's FORMING_TIMEOUT_MS (REQUEUE);
+COMPLETE and REQUEUE both begin by deleting the forming record, so exactly one of them
+happens.
 
 Every key carries the hash tag `{queue}`: each script runs on one slot of a Redis Cluster.
 
