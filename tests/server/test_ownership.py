@@ -10,7 +10,6 @@ import pytest
 import redis.asyncio as aioredis
 
 from battlehall.server.match import inputs
-from battlehall.server.node import nodes
 from battlehall.server.storage.lease import NotHere
 from battlehall.server.storage.store import key
 from hub_parts import connection, duel, hub_on, received, redis_server, redis_url  # noqa: F401 (fixtures)
@@ -40,7 +39,7 @@ async def test_the_record_counts_the_live_matches_held_here(redis_url):
         record = hub.record()
         assert record["matches"] == 2 and record["url"] == "ws://n0.test" and not record["draining"]
         await hub.ownership.publish()
-        assert (await nodes.live(hub.store.redis))["n0"]["matches"] == 2
+        assert (await hub.store.nodes.live())["n0"]["matches"] == 2
 
 
 async def test_a_renewal_that_finds_the_lease_taken_lets_the_match_go_to_its_holder(redis_url):
@@ -149,7 +148,7 @@ async def test_a_drain_hands_every_live_match_on_after_its_last_write(redis_url)
         await join(n0.actors[ids[0]], alice)
         await n1.ownership.publish()
         assert await n0.drain() == 2
-        assert n0.draining and (await nodes.live(n0.store.redis))["n0"]["draining"]
+        assert n0.draining and (await n0.store.nodes.live())["n0"]["draining"]
         assert list(n0.actors) == [ids[2]]
         assert await n0.store.owners(ids[:2]) == [None, None]  # released: the next owner needs no wait
         await settled()

@@ -37,7 +37,7 @@ from battlehall.server.http import (
     web,
 )
 from battlehall.server.http.responses import error_response
-from battlehall.server.node import abandon, nodes
+from battlehall.server.node import abandon
 from battlehall.server.node.hub import Hub
 from battlehall.server.players import ratings
 from battlehall.server.players.quick_play import QuickPlay
@@ -197,7 +197,7 @@ def create_app(settings: Settings) -> Starlette:
         settling.cancel()
         if hub.leased:
             with contextlib.suppress(Exception):  # no longer a place for matches or redirects
-                await nodes.withdraw(store.redis, settings.node)
+                await store.nodes.withdraw(settings.node)
         await hub.close()
         await store.close()
 

@@ -48,7 +48,7 @@ async def check_creation_limit(request: Request) -> None:
 
 async def from_a_node(hub: Hub, address: str) -> bool:
     try:
-        records = await nodes.live(hub.store.redis)
+        records = await hub.store.nodes.live()
     except StoreUnavailable:
         return False
     return any(urlsplit(nodes.http_url(r.get("url", ""))).hostname == address for r in records.values())

@@ -28,7 +28,7 @@ from battlehall.server.http import state
 from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.node.hub import Hub
 from battlehall.server.storage import public
-from battlehall.server.storage.listing import PUBLIC
+from battlehall.server.storage.listing import listed_later
 
 CACHE_S = 1.0
 CHUNK = 50  # summaries read at a time, most viewers first, until one is eligible
@@ -52,7 +52,7 @@ async def featured(hub: Hub, ruleset: str | None) -> dict | None:
         chunk = ranked[start:start + CHUNK]
         # Listed from later (a delayed match's rematch, listing.py): featuring it would tell
         # that the old match ended.
-        later = {m for m, at in zip(chunk, await hub.store.redis.zmscore(PUBLIC, chunk)) if at and at > now_ms()}
+        later = await listed_later(hub.store, chunk, now_ms())
         for summary in await hub.summaries([m for m in chunk if m not in later]):
             # As its spectators see it: a delayed match is live until its end is that old.
             summary = await public.as_of_delay(hub.store, summary, now_ms())

@@ -42,7 +42,7 @@ from battlehall.server.players import ratings
 from battlehall.server.storage import listing
 from battlehall.server.storage.judges import Judges
 from battlehall.server.storage.lease import NotHere
-from battlehall.server.storage.store import LIVE, Store, StoreUnavailable
+from battlehall.server.storage.store import Store, StoreUnavailable
 
 OPERATOR_TIMEOUT_S = 30  # an abort or delete waits this long for the actor and Redis
 LINGER_S = 60  # a finished match stays in memory this long for its sockets (plus the spectator delay)
@@ -274,9 +274,9 @@ class Hub:
     # -- a match's end, and letting it go -------------------------------------------------
 
     def finished(self, match_id: str) -> None:
-        """A match's end has landed: it leaves `bh:live` (a key of no match's slot, so
+        """A match's end has landed: it leaves the live matches (a key of no match's slot, so
         not in the fenced write; if this is lost, the next scan finds the match ended)."""
-        self.store.batcher.submit([("ZREM", LIVE, match_id)], _logged, match_id)
+        self.store.unlist(match_id, _logged, match_id)
 
     def _ended(self, actor: MatchActor) -> None:
         """An actor's match ended here: its end is in Redis."""

@@ -73,7 +73,7 @@ class Ownership:
         and this node is draining, the least loaded other node's; None if unknown."""
         if lease is None:
             lease = (await self.store.owners([match_id]))[0]
-        live = await nodes.live(self.store.redis)
+        live = await self.store.nodes.live()
         owner = holder(lease)
         if owner is not None and owner != self.settings.node:
             record = live.get(owner)
@@ -100,7 +100,7 @@ class Ownership:
                 "draining": self.draining, "at": now_ms()}
 
     async def publish(self) -> None:
-        await nodes.publish(self.store.redis, self.settings.node, self.record(), self.settings.lease_ms, now_ms())
+        await self.store.nodes.publish(self.settings.node, self.record(), self.settings.lease_ms, now_ms())
 
     async def beat(self, every_s: float = 1.0) -> None:
         """Renew this node's leases and its node record, every third of a lease; and

@@ -15,7 +15,6 @@ import time
 from typing import TYPE_CHECKING
 
 from battlehall.server.clock import now_ms
-from battlehall.server.node import nodes
 from battlehall.server.node.loading import Loading
 from battlehall.server.node.ownership import Ownership
 from battlehall.server.storage.lease import holder
@@ -60,7 +59,7 @@ class Takeover:
         if orphans:
             # Nodes that renewed lately: a dead node's record outlives its last renewal.
             fresh = now_ms() - self.settings.lease_ms // 2
-            live = await nodes.live(self.store.redis)
+            live = await self.store.nodes.live()
             others = sum(1 for n, r in live.items()
                          if n != node and not r.get("draining") and r.get("at", 0) >= fresh)
             waited = [m for m in orphans if m in seen]
