@@ -25,7 +25,7 @@ CSP = CSP_BASE + "frame-ancestors 'none'"
 
 # The pages that only show a match (nothing to click that acts) may be framed by the
 # sites BATTLEHALL_FRAME_ANCESTORS names; the lobby, a seat's page and the operator's never.
-EMBEDDABLE = ("watch.html", "tv.html", "replay.html")
+EMBEDDABLE = ("watch.html", "tv.html", "replay.html", "tournament_overlay.html")
 
 # By suffix, not from the machine's mime.types (which calls .ts a video or a Qt file):
 # a module script with the wrong type is refused by browsers.
@@ -70,6 +70,19 @@ def page(name: str, frame_ancestors: str = "'none'"):
     return serve
 
 
+def html_or(endpoint, name: str):
+    """An endpoint for a path that is both an API GET and a page (`/tournaments/{id}`): the
+    page `name` for a browser's navigation (Accept: text/html), `endpoint`'s JSON otherwise."""
+    shown = page(name)
+
+    async def serve(request: Request) -> Response:
+        wants_page = "text/html" in request.headers.get("accept", "")
+        response = await (shown(request) if wants_page else endpoint(request))
+        response.headers["Vary"] = "Accept"
+        return response
+    return serve
+
+
 def routes(frame_ancestors: str = "'none'") -> list:
     """The pages and static files; `frame_ancestors` is the setting of the same name."""
     shown = functools.partial(page, frame_ancestors=frame_ancestors)
@@ -83,5 +96,8 @@ def routes(frame_ancestors: str = "'none'") -> list:
         # Never framed, whatever the setting: it shows every hand (late, but to the caster only).
         Route("/cast/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),
         Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
+        # /tournaments and /tournaments/{id} are pages too: the tournament routes serve them
+        # through html_or (their paths are the API's). The overlay shows, never acts.
+        Route("/overlay/tournament/{tournament_id}", shown("tournament_overlay.html"), methods=["GET", "HEAD"]),
         Mount("/static", Static(directory=WEB / "static"), name="static"),
     ]

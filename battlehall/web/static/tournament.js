@@ -1,0 +1,154 @@
+// One tournament's page (/tournaments/{id}): what it is and when, your entry and your
+// match, the standings, the bracket of an elimination stage, every round's pairings and
+// results, the players; all of it kept current by long-polling GET /tournaments/{id}
+// (?wait_since=<version>), so nothing needs a reload. Names are text only (el()).
+import { request } from "./battlehall.js";
+import { BASE, banner, copyRow, el, errorText, playerName, rulesetTitle, watchLink } from "./page.js";
+import { ensureProfile } from "./profile.js";
+import { drawBracket } from "./tournament_bracket.js";
+import { Entry, organiserProof } from "./tournament_entry.js";
+import { drawRounds, drawStandings } from "./tournament_tables.js";
+import { PHASES, formatText, nameOf, phaseOf, playersById, startText } from "./tournament_words.js";
+
+const WAIT_MS = 20000;
+const main = document.getElementById("main");
+const note = banner(document.getElementById("banner"));
+const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
+let entry = null;
+let profile = null;
+let shown = null;
+
+function drawHead(t, title) {
+  const spec = t.spec || {};
+  const phase = phaseOf(t);
+  document.getElementById("name").textContent = t.name || id;
+  document.title = `${t.name || id} · Tournaments · Battlehall`;
+  const pill = document.getElementById("phase");
+  pill.textContent = phase === "running" && t.round ? `${PHASES.running}: round ${t.round}` : PHASES[phase] || phase;
+  pill.className = `pill ${phase === "running" ? "live" : phase === "finished" ? "finished" : ""}`;
+  const count = (t.players || []).filter((p) => !p.dropped).length;
+  document.getElementById("summary").replaceChildren(formatText(spec, title),
+    ` · ${count}${spec.max_players ? ` of ${spec.max_players}` : ""} players`,
+    t.organiser ? [" · organised by ", playerName(t.organiser.name, t.organiser.tag)] : "");
+  document.getElementById("when").textContent = startText(spec, phase);
+}
+
+function drawChampion(t, players) {
+  const champion = t.status === "finished" && (t.standings || [])[0];
+  const box = document.getElementById("standings-panel");
+  box.querySelector(".champion")?.remove();
+  if (champion) {
+    box.querySelector("h2").parentElement.after(
+      el("p", { class: "champion", id: "champion" }, "Champion: ", el("strong", {}, nameOf(players, champion.player))));
+  }
+}
+
+function drawOrganiser(t) {
+  const box = document.getElementById("organiser");
+  const proof = organiserProof(id);
+  const phase = phaseOf(t);
+  if (!proof || (phase !== "registering" && phase !== "running")) { box.hidden = true; return; }
+  const buttons = [];
+  if (phase === "registering") {
+    buttons.push(el("button", { type: "button", class: "primary", id: "start", onclick: () => organise("start", proof) }, "Start the tournament"));
+  }
+  buttons.push(el("button", { type: "button", class: "danger", id: "cancel", onclick: () => {
+    if (confirm("Cancel the tournament? No more rounds are paired.")) organise("cancel", proof);
+  } }, "Cancel it"));
+  box.replaceChildren(el("span", { class: "muted small" }, "You organise this tournament."), ...buttons);
+  box.hidden = false;
+}
+
+async function organise(action, proof) {
+  note.clear();
+  try {
+    await request(BASE, `/tournaments/${encodeURIComponent(id)}/${action}`, { method: "POST", apiKey: proof });
+  } catch (err) {
+    note.show("error", err.code === "not_enough_players" ? "At least two players must be registered (and checked in) to start."
+      : err.code === "already_started" ? "It has started already." : errorText(err));
+  }
+}
+
+function drawPlayers(t) {
+  const items = (t.players || []).map((p) => el("li", {
+    class: [p.checked_in ? "checked-in" : "", p.dropped ? "dropped" : ""].filter(Boolean).join(" ") || null,
+    dataset: { player: p.player },
+    title: [p.checked_in ? "checked in" : "", p.dropped ? "dropped" : ""].filter(Boolean).join(", ") || null,
+  }, playerName(p.name, p.tag), p.checked_in ? el("span", { class: "visually-hidden" }, " (checked in)") : null));
+  document.getElementById("players").replaceChildren(items.length
+    ? el("ul", { class: "player-list", "aria-label": "Registered players" }, items)
+    : el("p", { class: "muted" }, "Nobody has registered yet."));
+}
+
+function drawOverlayLink() {
+  const url = `${BASE}/overlay/tournament/${encodeURIComponent(id)}?bg=transparent&size=1920x1080`;
+  document.getElementById("overlay-link").replaceChildren(copyRow("Overlay link", url));
+}
+
+async function draw(t) {
+  shown = t;
+  const players = playersById(t);
+  const mine = profile ? profile.profile : null;
+  drawHead(t, await rulesetTitle((t.spec || {}).ruleset));
+  drawOrganiser(t);
+  drawStandings(document.getElementById("standings"), t, players, mine);
+  drawChampion(t, players);
+  const bracket = t.bracket || [];
+  document.getElementById("bracket-panel").hidden = !bracket.length;
+  if (bracket.length) drawBracket(document.getElementById("bracket"), bracket, players, mine);
+  drawRounds(document.getElementById("rounds"), t, players, mine, watchLink);
+  drawPlayers(t);
+  if (entry) entry.update(t);
+  main.dataset.version = String(t.version);
+  main.dataset.status = phaseOf(t);
+}
+
+// The event, then every change of it as soon as it is entered.
+async function follow() {
+  let failures = 0;
+  for (;;) {
+    const query = shown ? `?wait_since=${shown.version}&wait_ms=${WAIT_MS}` : "";
+    try {
+      const t = await request(BASE, `/tournaments/${encodeURIComponent(id)}${query}`);
+      failures = 0;
+      note.clear();
+      if (!shown || t.version !== shown.version) {
+        const newRound = shown && t.round !== shown.round;
+        await draw(t);
+        document.getElementById("live").textContent = newRound ? `Round ${t.round} is paired.` : "Updated just now.";
+        if (entry && (newRound || !entry.polling)) entry.poll();
+      }
+      if (["finished", "cancelled"].includes(t.status)) return;
+    } catch (err) {
+      if (err.status === 404) {
+        note.show("error", "There is no such tournament: it never existed, or ended too long ago.");
+        main.dataset.status = "missing";
+        return;
+      }
+      failures += 1;
+      note.show("warn", `The tournament cannot be read just now (${errorText(err)}); trying again.`);
+      await new Promise((r) => setTimeout(r, Math.min(10000, 1000 * 2 ** failures)));
+    }
+  }
+}
+
+async function start() {
+  drawOverlayLink();
+  const following = follow();
+  try {
+    profile = await ensureProfile();
+    entry = new Entry(id, profile, { box: document.getElementById("entry"), message: document.getElementById("entry-message"),
+                                     ready: document.getElementById("ready") });
+    document.getElementById("profile-box").replaceChildren(el("p", {}, "You are ",
+      el("a", { href: `/player/${encodeURIComponent(profile.profile)}`, id: "me-shown" }, playerName(profile.name, profile.tag)),
+      el("span", { class: "muted small" }, " (this browser's player profile; rename it in the lobby)")));
+    document.getElementById("profile-box").dataset.profile = profile.profile;
+    if (shown) { entry.update(shown); await draw(shown); }
+    entry.poll();
+  } catch (err) {
+    document.getElementById("profile-box").textContent = `No player profile: ${errorText(err)}`;
+  }
+  await following;
+}
+
+start();

@@ -1,0 +1,82 @@
+// The standings and the rounds of a tournament, as tables: shared by its page and its
+// overlay. The reader's own row is marked (`mine`, a profile id).
+import { el } from "./page.js";
+import { STAGES, TIEBREAKS, nameOf, record, tiebreakText } from "./tournament_words.js";
+
+/** The standings table; `top` rows at most (all by default). */
+export function drawStandings(root, t, players, mine = null, top = Infinity) {
+  const rows = (t.standings || []).slice(0, top);
+  if (!rows.length) {
+    root.replaceChildren(el("p", { class: "muted", id: "standings-empty" },
+      t.status === "registering" ? "The standings start with the first round." : "No result yet."));
+    return;
+  }
+  const tiebreaks = (t.spec && t.spec.tiebreaks) || Object.keys(rows[0].tiebreaks || {});
+  const head = el("tr", {}, el("th", { scope: "col", class: "num" }, "#"), el("th", { scope: "col" }, "Player"),
+    el("th", { scope: "col", class: "num" }, "Points"), el("th", { scope: "col", class: "num" }, "Matches W–L–D"),
+    el("th", { scope: "col", class: "num tiebreak" }, "Games W–L–D"),
+    tiebreaks.map((name) => el("th", { scope: "col", class: "num tiebreak" }, TIEBREAKS[name] || name)));
+  const body = rows.map((s) => el("tr", {
+    class: [s.player === mine ? "mine" : "", s.dropped ? "dropped" : ""].filter(Boolean).join(" ") || null,
+    dataset: { player: s.player, rank: s.rank, points: s.points },
+  },
+    el("td", { class: "num" }, String(s.rank)), el("td", {}, nameOf(players, s.player)),
+    el("td", { class: "num" }, String(s.points)), el("td", { class: "num" }, record(s.match)),
+    el("td", { class: "num tiebreak" }, record(s.game)),
+    tiebreaks.map((name) => el("td", { class: "num tiebreak" }, tiebreakText(name, (s.tiebreaks || {})[name])))));
+  root.replaceChildren(el("table", { class: "standings" }, el("caption", { class: "visually-hidden" }, "Standings"),
+                          el("thead", {}, head), el("tbody", {}, body)));
+}
+
+/** A table's result in words, from its games: "2–1", "won by bob", "playing". */
+function tableResult(table, players) {
+  const games = table.games || [];
+  const ended = games.filter((g) => g.draw || (g.places && g.places.length));
+  if (!games.length) return table.done ? "decided" : "being made";
+  if (!table.done) {
+    const live = games.find((g) => !g.draw && !(g.places && g.places.length));
+    return live ? `game ${live.game} playing` : `${ended.length} of ${games.length} played`;
+  }
+  if (table.winner) return [nameOf(players, table.winner), " won"];
+  const firsts = ended.map((g) => (g.draw ? null : g.places[0]));
+  if (firsts.length === 1) return firsts[0] ? [nameOf(players, firsts[0][0]), firsts[0].length > 1 ? " and others tied" : " won"] : "draw";
+  const wins = new Map();
+  for (const first of firsts) if (first && first.length === 1) wins.set(first[0], (wins.get(first[0]) || 0) + 1);
+  const best = [...wins.entries()].sort((a, b) => b[1] - a[1])[0];
+  return best ? [nameOf(players, best[0]), ` won ${best[1]}–${ended.length - best[1]}`] : "draw";
+}
+
+function pairingRow(table, players, mine, watch) {
+  const ids = table.players || [];
+  const live = (table.games || []).find((g) => !g.draw && !(g.places && g.places.length));
+  const vs = [];
+  ids.forEach((p, i) => { if (i) vs.push(" vs "); vs.push(...nameOf(players, p)); });
+  return el("tr", { class: ids.includes(mine) ? "mine" : null, dataset: { table: table.table, done: table.done ? "yes" : "no" } },
+    el("td", { class: "num" }, String(table.table)), el("td", {}, vs),
+    el("td", { class: "result" }, tableResult(table, players)),
+    el("td", {}, live && live.match ? el("a", { href: watch(live.match) }, "Watch", el("span", { class: "visually-hidden" }, ` table ${table.table}`)) : ""));
+}
+
+/** Every round, newest first: its pairings and results; the current round open. */
+export function drawRounds(root, t, players, mine, watch) {
+  const rounds = [...(t.rounds || [])].reverse();
+  if (!rounds.length) {
+    root.replaceChildren(el("p", { class: "muted" }, "No round has been paired yet."));
+    return;
+  }
+  const open = new Set([...root.querySelectorAll("details[open]")].map((d) => d.dataset.round));
+  root.replaceChildren(...rounds.map((round, i) => {
+    const byes = round.byes || [];
+    const details = el("details", { class: "round", dataset: { round: round.round },
+                                    open: i === 0 || open.has(String(round.round)) },
+      el("summary", {}, `Round ${round.round}`, round.stage && round.stage !== "swiss" ? ` · ${STAGES[round.stage] || round.stage}` : "",
+         el("span", { class: `pill ${round.over ? "finished" : "live"}` }, round.over ? "over" : "playing")),
+      el("div", { class: "table-wrap" }, el("table", { class: "pairings" },
+        el("caption", { class: "visually-hidden" }, `Round ${round.round} pairings`),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, "Table"), el("th", { scope: "col" }, "Players"),
+                           el("th", { scope: "col" }, "Result"), el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Watch")))),
+        el("tbody", {}, (round.tables || []).map((table) => pairingRow(table, players, mine, watch))))),
+      byes.length ? el("p", { class: "byes small" }, "Bye (a win): ", byes.map((p, j) => [j ? ", " : "", ...nameOf(players, p)])) : null);
+    return details;
+  }));
+}
