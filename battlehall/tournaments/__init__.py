@@ -1,0 +1,7 @@
+"""Tournaments: the pure core (formats, pairings, standings, brackets; no I/O)."""
+
+from battlehall.tournaments.errors import SpecError, TournamentError
+from battlehall.tournaments.spec import Spec
+from battlehall.tournaments.tournament import GameCall, Tournament
+
+__all__ = ["GameCall", "Spec", "SpecError", "Tournament", "TournamentError"]
