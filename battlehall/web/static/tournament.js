@@ -29,7 +29,7 @@ function drawHead(t, title) {
   const count = (t.players || []).filter((p) => !p.dropped).length;
   document.getElementById("summary").replaceChildren(formatText(spec, title),
     ` · ${count}${spec.max_players ? ` of ${spec.max_players}` : ""} players`,
-    t.organiser ? [" · organised by ", playerName(t.organiser.name, t.organiser.tag)] : "");
+    ...(t.organiser ? [" · organised by ", ...playerName(t.organiser.name, t.organiser.tag)] : []));
   document.getElementById("when").textContent = startText(spec, phase);
 }
 

@@ -17,6 +17,11 @@ export function stagesOf(bracket) {
   return stages;
 }
 
+/** A bracket round's matches (`matches`, or `tables` as the rounds of the event name them). */
+function matchesOf(round) {
+  return round.matches || round.tables || [];
+}
+
 function roundTitle(round, index, count) {
   if (round.title) return round.title;
   const left = count - index;
@@ -57,20 +62,20 @@ export function drawBracket(root, bracket, players, mine = null) {
 }
 
 function halves(rounds) {
-  return rounds.every((r, i) => i === 0 || (r.matches || []).length * 2 === (rounds[i - 1].matches || []).length);
+  return rounds.every((r, i) => i === 0 || matchesOf(r).length * 2 === matchesOf(rounds[i - 1]).length);
 }
 
 function drawStage(stage, players, mine, titled) {
   const rounds = stage.rounds;
   const lined = halves(rounds);
-  const first = Math.max(1, ...rounds.map((r) => (r.matches || []).length));
+  const first = Math.max(1, ...rounds.map((r) => matchesOf(r).length));
   const heading = titled ? "h4" : "h3";
   const grid = el("div", { class: `bracket${lined ? " lined" : ""}`,
                            style: `--bracket-rounds: ${rounds.length}; --bracket-rows: ${first * 2}` });
   rounds.forEach((round, r) => {
     grid.append(el(heading, { class: "bracket-round-title", style: `grid-column: ${r + 1}; grid-row: 1` },
                    roundTitle(round, r, rounds.length)));
-    (round.matches || []).forEach((match, i) => {
+    matchesOf(round).forEach((match, i) => {
       // Round r's match i spans the rows of the two matches it follows: 2^(r+1) rows each.
       const span = lined ? 2 ** (r + 1) : 2;
       grid.append(el("div", {
@@ -82,7 +87,7 @@ function drawStage(stage, players, mine, titled) {
   });
   // A wide bracket scrolls sideways in its own box (the page does not), reachable by keyboard.
   const box = el("div", { class: "bracket-scroll", tabindex: "0", role: "region",
-                          "aria-label": titled ? stageTitle(stage.stage) : "Bracket" }, grid);
+                          "aria-label": `${titled ? stageTitle(stage.stage) : "The bracket"}, round by round` }, grid);
   return titled ? el("div", { class: "bracket-stage" }, el("h3", {}, stageTitle(stage.stage)), box) : box;
 }
 

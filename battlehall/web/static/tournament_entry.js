@@ -98,7 +98,8 @@ export class Entry {
     } else if (mine.dropped) {
       state = "You have dropped: you are not paired again.";
     } else {
-      state = mine.checked_in ? "You are registered and checked in." : "You are registered.";
+      state = !checkIn ? "You are registered." : mine.checked_in ? "You are registered and checked in."
+        : "You are registered: check in before the start, or you will not be paired.";
       if (checkIn && !mine.checked_in && status === "registering") buttons.push(button("check-in", "Check in", "check_in", true));
       if (status === "registering" || status === "running") buttons.push(button("drop", "Drop out", "drop", false));
     }

@@ -112,6 +112,7 @@ function shape(form, rulesets) {
   if (sizes.some(([v]) => String(v) === old)) size.value = old;
   const at = form["t-start-mode"].value === "at";
   form["t-start-at"].disabled = !at;
+  form["t-start-at"].closest("label").hidden = !at;
   if (at && !form["t-start-at"].value) form["t-start-at"].value = localInput(Date.now() + 3600_000);
 }
 

@@ -13,8 +13,8 @@ export function drawStandings(root, t, players, mine = null, top = Infinity) {
   }
   const tiebreaks = (t.spec && t.spec.tiebreaks) || Object.keys(rows[0].tiebreaks || {});
   const head = el("tr", {}, el("th", { scope: "col", class: "num" }, "#"), el("th", { scope: "col" }, "Player"),
-    el("th", { scope: "col", class: "num" }, "Points"), el("th", { scope: "col", class: "num" }, "Matches W–L–D"),
-    el("th", { scope: "col", class: "num tiebreak" }, "Games W–L–D"),
+    el("th", { scope: "col", class: "num" }, "Points"), el("th", { scope: "col", class: "num" }, "Won–lost–drawn"),
+    el("th", { scope: "col", class: "num tiebreak" }, "Games"),
     tiebreaks.map((name) => el("th", { scope: "col", class: "num tiebreak" }, TIEBREAKS[name] || name)));
   const body = rows.map((s) => el("tr", {
     class: [s.player === mine ? "mine" : "", s.dropped ? "dropped" : ""].filter(Boolean).join(" ") || null,
@@ -37,13 +37,13 @@ function tableResult(table, players) {
     const live = games.find((g) => !g.draw && !(g.places && g.places.length));
     return live ? `game ${live.game} playing` : `${ended.length} of ${games.length} played`;
   }
-  if (table.winner) return [nameOf(players, table.winner), " won"];
+  if (table.winner) return [...nameOf(players, table.winner), " won"];
   const firsts = ended.map((g) => (g.draw ? null : g.places[0]));
-  if (firsts.length === 1) return firsts[0] ? [nameOf(players, firsts[0][0]), firsts[0].length > 1 ? " and others tied" : " won"] : "draw";
+  if (firsts.length === 1) return firsts[0] ? [...nameOf(players, firsts[0][0]), firsts[0].length > 1 ? " and others tied" : " won"] : "draw";
   const wins = new Map();
   for (const first of firsts) if (first && first.length === 1) wins.set(first[0], (wins.get(first[0]) || 0) + 1);
   const best = [...wins.entries()].sort((a, b) => b[1] - a[1])[0];
-  return best ? [nameOf(players, best[0]), ` won ${best[1]}–${ended.length - best[1]}`] : "draw";
+  return best ? [...nameOf(players, best[0]), ` won ${best[1]}–${ended.length - best[1]}`] : "draw";
 }
 
 function pairingRow(table, players, mine, watch) {
@@ -76,7 +76,7 @@ export function drawRounds(root, t, players, mine, watch) {
         el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, "Table"), el("th", { scope: "col" }, "Players"),
                            el("th", { scope: "col" }, "Result"), el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Watch")))),
         el("tbody", {}, (round.tables || []).map((table) => pairingRow(table, players, mine, watch))))),
-      byes.length ? el("p", { class: "byes small" }, "Bye (a win): ", byes.map((p, j) => [j ? ", " : "", ...nameOf(players, p)])) : null);
+      byes.length ? el("p", { class: "byes small" }, "Bye (a win): ", byes.flatMap((p, j) => [j ? ", " : "", ...nameOf(players, p)])) : null);
     return details;
   }));
 }

@@ -40,7 +40,7 @@ export function formatText(spec, rulesetTitle = spec.ruleset) {
 /** When it starts, in the reader's own time zone. */
 export function startText(spec, phase) {
   if (phase === "finished" || phase === "cancelled") return "";
-  if (!spec.start_at) return "Starts when the organiser starts it.";
+  if (!spec.start_at) return phase === "running" ? "" : "Starts when the organiser starts it.";
   const at = new Date(spec.start_at);
   const text = at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
   const checkIn = spec.check_in_ms ? ` Check in during the ${Math.round(spec.check_in_ms / 60000)} minutes before.` : "";

@@ -1,0 +1,231 @@
+"""The tournament pages in Chromium against a real server (docs/tournaments.md): an
+organiser creates an 8-player single elimination of duel from /tournaments (a bad field
+named on the form first), a player registers from the event's page with the lobby's
+profile, seven more register over HTTP, the organiser starts it from the page, the
+player is called to their table with their seat's link, and every match is played by
+bots on the seats' tokens to a champion, while the standings and the bracket update on
+the open pages without a reload; the overlay shows the same bracket on a see-through
+canvas. axe-core finds nothing serious on each page at 1280x800 and 390x844."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import httpx
+import pytest
+from playwright.async_api import expect
+
+from battlehall.client import Client
+from conftest import PHONE
+from test_accessibility import violations
+
+WIDE = {"width": 1280, "height": 800}
+ENV = {"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0", "BATTLEHALL_TOURNAMENT_CREATE_BURST": "1000",
+       "BATTLEHALL_TOURNAMENT_REGISTER_BURST": "1000", "BATTLEHALL_BOT_THINK_MS": "20"}
+NAMES = ["Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo", "Kit", "Lu", "Mo"]
+# Marks a page's window: still there at the end, so nothing reloaded it.
+MARK = "() => { window.__stayed = true; }"
+STAYED = "() => window.__stayed === true"
+
+
+def quiet(_line: str) -> None:
+    pass
+
+
+@pytest.fixture(scope="module")
+def srv(start_server):
+    return start_server("tournament-pages", env=ENV)
+
+
+def profile(base: str, name: str) -> dict:
+    r = httpx.post(f"{base}/profiles", json={"name": name}, timeout=10)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def register(base: str, tid: str, who: dict) -> None:
+    r = httpx.post(f"{base}/tournaments/{tid}/register", json={"profile": who["profile"]},
+                   headers={"authorization": f"Bearer {who['secret']}"}, timeout=10)
+    assert r.status_code == 200, r.text
+
+
+def my(base: str, tid: str, who: dict) -> dict:
+    r = httpx.get(f"{base}/tournaments/{tid}/my", params={"profile": who["profile"]},
+                  headers={"authorization": f"Bearer {who['secret']}"}, timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def event(base: str, tid: str) -> dict:
+    r = httpx.get(f"{base}/tournaments/{tid}", timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+async def play_every_table(base: str, tid: str, everyone: list[dict], timeout_s: float = 240) -> dict:
+    """Bots play each player's seat of every game as soon as their entry holds it (each
+    seat's own token: what "your match is ready" links to), until the event ends."""
+    started: set[str] = set()
+    bots: list[asyncio.Task] = []
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    try:
+        while asyncio.get_running_loop().time() < deadline:
+            t = await asyncio.to_thread(event, base, tid)
+            if t["status"] in ("finished", "cancelled"):
+                return t
+            for who in everyone:
+                entry = await asyncio.to_thread(my, base, tid, who)
+                table = entry.get("table")
+                if table and not table["done"] and f"{table['match']}/{who['profile']}" not in started:
+                    started.add(f"{table['match']}/{who['profile']}")
+                    bot = Client(base, table["match"], table["token"], seed=len(started), on_status=quiet)
+                    bots.append(asyncio.create_task(bot.run()))
+            await asyncio.sleep(0.3)
+        raise AssertionError(f"the event did not end in {timeout_s} s: {event(base, tid)['status']}")
+    finally:
+        for bot in bots:
+            bot.cancel()
+        await asyncio.gather(*bots, return_exceptions=True)
+
+
+async def create_from_the_form(lobby, name: str, format_: str, ruleset: str = "duel", table_size: int | None = None) -> str:
+    await lobby.fill("#t-name", name)
+    await lobby.select_option("#t-ruleset", ruleset)
+    await lobby.select_option("#t-format", format_)
+    if table_size:
+        await lobby.select_option("#t-table-size", str(table_size))
+    await lobby.click("#create-button")
+    await lobby.wait_for_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
+    return lobby.url.rsplit("/", 1)[1]
+
+
+async def test_the_list_links_from_the_lobby_and_the_form_names_a_bad_field(srv, page, shoot):
+    lobby = await page(srv.url + "/", wait_for="#create-button")
+    await lobby.click("nav >> text=Tournaments")
+    await lobby.wait_for_selector("#create-button")
+    assert lobby.url == srv.url + "/tournaments"
+    await lobby.fill("#t-name", "Too small")
+    await lobby.fill("#t-max-players", "1")  # 2 at least: the server names the field, the form points at it
+    await lobby.click("#create-button")
+    alert = lobby.locator("#banner[role=alert]")
+    await alert.wait_for()
+    assert "max_players" in await alert.inner_text()
+    assert await lobby.get_attribute("#t-max-players", "aria-invalid") == "true"
+    # The format's words change with it; the Swiss fields go with another format.
+    await lobby.select_option("#t-format", "single_elimination")
+    assert "out" in await lobby.inner_text("#t-format-help")
+    assert await lobby.locator("#t-swiss").is_hidden()
+    await lobby.select_option("#t-format", "swiss")
+    await lobby.select_option("#t-ruleset", "spellfire")  # pods of 3 to 6 for Spellfire
+    assert await lobby.locator("#t-table-size option").all_inner_texts() == [
+        "2: head to head", "3: pods of 3", "4: pods of 4", "5: pods of 5", "6: pods of 6"]
+    await lobby.select_option("#t-ruleset", "duel")
+    await lobby.fill("#t-max-players", "")
+    tid = await create_from_the_form(lobby, "Listed Swiss", "swiss")
+    await lobby.wait_for_selector("#start")  # this browser organises it: its token was kept
+    for size, viewport in (("wide", WIDE), ("phone", PHONE)):
+        shown = await page(srv.url + "/tournaments", viewport=viewport, wait_for=f"#upcoming [data-tournament='{tid}']")
+        card = shown.locator(f"#upcoming [data-tournament='{tid}']")
+        assert "Listed Swiss" in await card.inner_text() and "Swiss" in await card.inner_text()
+        await shoot(shown, f"tournaments-list-{size}")
+        assert await violations(shown) == []
+    other = await page(f"{srv.url}/tournaments/{tid}", wait_for="#register")
+    assert await other.locator("#start").count() == 0  # not the organiser's browser: no Start
+
+
+async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot):
+    organiser = await page(srv.url + "/tournaments", wait_for="#create-button")
+    tid = await create_from_the_form(organiser, "Friday Knockout", "single_elimination")
+    await organiser.wait_for_selector("#start")
+    await organiser.evaluate(MARK)
+
+    # A player opens the event and registers with this browser's profile.
+    player = await page(f"{srv.url}/tournaments/{tid}", wait_for="#register")
+    await player.click("#register")
+    await expect(player.locator("#entry-state")).to_have_text("You are registered.")
+    stored = await player.evaluate("() => JSON.parse(localStorage.getItem('battlehall.profile'))")
+    assert (await player.get_attribute("#profile-box", "data-profile")) == stored["profile"]
+    await player.evaluate(MARK)
+    phone = await page(f"{srv.url}/tournaments/{tid}", viewport=PHONE, wait_for="#register")
+    overlay = await page(f"{srv.url}/overlay/tournament/{tid}?size=1280x720", viewport={"width": 1280, "height": 720})
+    await overlay.evaluate(MARK)
+
+    others = [profile(srv.url, name) for name in NAMES[:7]]
+    for who in others:
+        register(srv.url, tid, who)
+    # The organiser's page lists them without a reload.
+    await expect(organiser.locator("#players li")).to_have_count(8)
+    for size, shown in (("wide", organiser), ("phone", phone)):
+        await shoot(shown, f"tournament-registering-{size}")
+        assert await violations(shown) == []
+
+    await organiser.click("#start")
+    # The player is called to their table, with the seat's link prominently.
+    link = player.locator("#ready #play-link")
+    await link.wait_for()
+    assert "Your match is ready" in await player.inner_text("#ready")
+    me = {"profile": stored["profile"], "secret": stored["secret"]}
+    table = my(srv.url, tid, me)["table"]
+    assert await link.get_attribute("href") == f"/play/{table['match']}#token={table['token']}"
+    await expect(organiser.locator("#rounds details[data-round='1'] tr[data-table]")).to_have_count(4)
+    await expect(organiser.locator("#bracket .bracket-match")).to_have_count(7)  # 4 + 2 + 1, drawn before it is played
+    for size, shown in (("wide", player), ("phone", phone)):
+        await shoot(shown, f"tournament-match-ready-{size}")
+        assert await violations(shown) == []
+
+    version_before = int(await organiser.get_attribute("#main", "data-version"))
+    final = await play_every_table(srv.url, tid, [me, *others])
+    assert final["status"] == "finished"
+    champion = final["standings"][0]["player"]
+    champion_name = next(p["name"] for p in final["players"] if p["player"] == champion)
+
+    for shown in (organiser, player, phone):
+        await expect(shown.locator("#champion")).to_contain_text(champion_name, timeout=20_000)
+        await expect(shown.locator("#phase")).to_have_text("Finished")
+    assert int(await organiser.get_attribute("#main", "data-version")) > version_before
+    for shown in (organiser, player, overlay):
+        assert await shown.evaluate(STAYED), "the page reloaded"
+    # The standings: the champion first, every player ranked.
+    await expect(organiser.locator("#standings tbody tr")).to_have_count(8)
+    assert await organiser.get_attribute("#standings tbody tr:first-child", "data-player") == champion
+    # The bracket: three rounds of 4, 2 and 1 matches, each decided, the final's winner the champion.
+    titles = await organiser.locator("#bracket .bracket-round-title").all_inner_texts()
+    assert titles == ["Quarter-finals", "Semi-finals", "Final"]
+    columns = [await organiser.locator(f"#bracket .bracket-cell[data-round='{r}']").count() for r in (1, 2, 3)]
+    assert columns == [4, 2, 1]
+    assert await organiser.locator("#bracket .bracket-match .slot.won").count() == 7
+    assert await organiser.get_attribute("#bracket .bracket-cell.last .bracket-match", "data-winner") == champion
+    # Drawn as a bracket: each later match sits between the two it follows.
+    boxes = await organiser.eval_on_selector_all("#bracket .bracket-cell", """cells => cells.map(c => {
+      const r = c.querySelector('.bracket-match').getBoundingClientRect();
+      return {round: +c.dataset.round, middle: (r.top + r.bottom) / 2, left: r.left}; })""")
+    by_round = {r: [b for b in boxes if b["round"] == r] for r in (1, 2, 3)}
+    for r in (2, 3):
+        for i, box in enumerate(by_round[r]):
+            fed = by_round[r - 1][2 * i: 2 * i + 2]
+            assert fed[0]["middle"] < box["middle"] < fed[1]["middle"]
+            assert box["left"] > fed[0]["left"]
+    await expect(player.locator("#ready")).to_be_hidden()
+    for size, shown in (("wide", organiser), ("phone", phone)):
+        await shoot(shown, f"tournament-finished-{size}")
+        assert await violations(shown) == []
+
+    # The overlay: the same bracket and champion, see-through, nothing to click, nothing scrolls.
+    await expect(overlay.locator("#champion")).to_contain_text(champion_name)
+    classes = await overlay.get_attribute("html", "class")
+    assert "overlay" in classes and "transparent" in classes
+    assert await overlay.locator("#bracket .bracket-match").count() == 7
+    assert await overlay.locator("a, button").count() == 0
+    assert await overlay.evaluate("() => getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+    fits = await overlay.evaluate("""() => { const e = document.scrollingElement;
+      return e.scrollHeight <= innerHeight + 1 && e.scrollWidth <= innerWidth + 1; }""")
+    assert fits
+    await shoot(overlay, "tournament-overlay", full_page=False)
+    assert await violations(overlay) == []
+    small = await page(f"{srv.url}/overlay/tournament/{tid}?panels=standings&top=4&bg=00ff00&type=large", viewport=PHONE)
+    await expect(small.locator("#standings tbody tr")).to_have_count(4)
+    assert await small.locator("#bracket").is_hidden()
+    assert "keyed" in await small.get_attribute("html", "class")
+    await shoot(small, "tournament-overlay-standings-phone", full_page=False)
+    assert await violations(small) == []
