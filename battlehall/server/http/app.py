@@ -24,7 +24,7 @@ from battlehall.engine.ruleset import Event
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.config import Settings
-from battlehall.server.http import auth, bot_matches, queue_routes, tv, web
+from battlehall.server.http import auth, bot_matches, queue_routes, tournament_routes, tv, web
 from battlehall.server.http.bodies import json_body
 from battlehall.server.http.creation_limit import CreationLimit
 from battlehall.server.http.key_guard import KeyGuard
@@ -41,6 +41,8 @@ from battlehall.server.players.player_settings import PlayerSettings
 from battlehall.server.players.quick_play import QuickPlay
 from battlehall.server.storage import listing, public
 from battlehall.server.storage.store import Store, StoreUnavailable
+from battlehall.server.tournaments.events import Events
+from battlehall.server.tournaments.settings import TournamentSettings
 from battlehall.server.transport.hosts import HostCheck
 from battlehall.server.transport.http_protocol import HttpProtocol
 from battlehall.server.transport.limits import Limits
@@ -170,7 +172,11 @@ def create_app(settings: Settings) -> Starlette:
         sockets.start()
         app.state.quick_play = QuickPlay(hub, settings)
         app.state.quick_play.start()
+        # Tournaments: the events this node runs, and the sweep taking on those whose lease lapsed
+        app.state.tournaments = Events(hub, TournamentSettings.of(settings))
+        app.state.tournaments.start()
         yield {"websockets": sockets}
+        await app.state.tournaments.close()  # tournaments
         await app.state.quick_play.close()
         sockets.close()
         beat.cancel()
@@ -398,6 +404,7 @@ def create_app(settings: Settings) -> Starlette:
         *queue_routes.routes(settings, ORJSONResponse),
         *bot_matches.routes(settings, hub_of, ORJSONResponse, creations),
         *tv.routes(),  # before web's /tv/{ruleset} page
+        *tournament_routes.routes,  # tournaments (docs/tournaments.md)
         *web.routes(settings.frame_ancestors),
     ]
     return Starlette(routes=routes, lifespan=lifespan,

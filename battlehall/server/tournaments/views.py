@@ -1,0 +1,67 @@
+"""What the routes answer of an event (docs/tournaments.md): the event as anyone sees it,
+its summary in the listing, a player's own entry, and its log."""
+
+from __future__ import annotations
+
+from battlehall.server.players.profiles import tag
+from battlehall.server.tournaments.folding import Folded
+
+ENDED = ("finished", "cancelled")
+#: What the listing leaves out of the event.
+HEAVY = ("rounds", "standings", "bracket")
+
+
+def event(folded: Folded, now: int) -> dict:
+    """The event as its page shows it: the core's public view, and the server's fields."""
+    meta = folded.meta
+    shown = dict(folded.t.public())
+    players = shown.get("players")
+    if isinstance(players, list):
+        shown["players"] = [{**p, "tag": tag(p["player"])} if isinstance(p, dict) and "player" in p else p
+                            for p in players]
+    shown.update({
+        "tournament": folded.tournament_id, "name": folded.spec.name, "status": folded.t.phase,
+        "version": folded.version, "created_at": meta["created_at"], "organiser": meta.get("organiser"),
+        "seed_commitment": meta["seed_commitment"], "spec": meta["spec"], "round": folded.round, "now": now,
+    })
+    return shown
+
+
+def summary(folded: Folded, now: int) -> dict:
+    shown = {k: v for k, v in event(folded, now).items() if k not in HEAVY}
+    players = shown.pop("players", None)
+    shown["players_count"] = len(players) if isinstance(players, list) else 0
+    return shown
+
+
+def entry(folded: Folded, profile: str, table: dict | None, made: int, now: int) -> dict:
+    """A player's own entry: registered, checked in, dropped, and the current table with the seat's token."""
+    player = None
+    for p in folded.t.public().get("players") or []:
+        if isinstance(p, dict) and p.get("player") == profile:
+            player = p
+            break
+    current = folded.round
+    bye = False
+    for e in reversed(folded.entries):
+        if e.get("k") == "paired" and e.get("round") == current:
+            bye = profile in (e.get("byes") or [])
+            break
+    if table is not None:
+        if table.get("round") != current:
+            table = None
+        else:
+            table = {**table, "done": bool(folded.t.table_done(table["round"], table["table"]))}
+    return {"tournament": folded.tournament_id, "profile": profile, "registered": player is not None,
+            "checked_in": bool(player and player.get("checked_in")), "dropped": bool(player and player.get("dropped")),
+            "status": folded.t.phase, "version": folded.version + made, "round": current,
+            "table": table, "bye": bye, "now": now}
+
+
+def log(folded: Folded) -> dict:
+    """The log for `battlehall verify`: the spec, every entry, the seed once the event has ended."""
+    meta = folded.meta
+    ended = folded.t.phase in ENDED
+    return {"tournament": folded.tournament_id, "spec": meta["spec"], "seed_commitment": meta["seed_commitment"],
+            "seed": meta["seed"] if ended else None, "status": folded.t.phase, "version": folded.version,
+            "entries": folded.entries}
