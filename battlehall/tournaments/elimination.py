@@ -64,13 +64,14 @@ def pairs(slots: Slots, active: set[str]) -> tuple[list[tuple[str, str]], list[s
 @dataclass(frozen=True, slots=True)
 class BracketMatch:
     slot: int  # 1-based, top to bottom
+    depth: int
     players: tuple[str | None, str | None]
     winner: str | None
     table: int | None  # the table number in its round, when it was played
 
     def public(self) -> dict:
         return {"slot": self.slot, "players": list(self.players), "winner": self.winner, "table": self.table,
-                "feeds_from": [2 * self.slot - 1, 2 * self.slot]}
+                "feeds_from": [2 * self.slot - 1, 2 * self.slot] if self.depth > 1 else None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +105,7 @@ def bracket(spec: Spec, seeds: list[str], rounds: list[Round], stage: str = "eli
                 won = winner(spec, rnd, a, b, rank) if done else None
             elif depth == 1 and (a is None) != (b is None):
                 won = a if b is None else b  # a missing seed: a bye, known before the round
-            matches.append(BracketMatch(i // 2 + 1, (a, b), won, table))
+            matches.append(BracketMatch(i // 2 + 1, depth, (a, b), won, table))
             nxt.append(won)
         out.append(BracketRound(stage, depth, rnd.round if rnd else None, tuple(matches)))
         slots = nxt

@@ -26,7 +26,7 @@ class Record:
     games: int = 0
     match_scores: list[float] = field(default_factory=list)  # one per round played, byes included
     opponents: list[str] = field(default_factory=list)  # once per round met (a pod: every other player)
-    scored: list[tuple[str, float]] = field(default_factory=list)  # (opponent, this player's share that round)
+    scored: list[tuple[str, float]] = field(default_factory=list)  # (opponent, win 1, draw 1/2, loss 0)
     byes: int = 0
 
 
@@ -66,10 +66,12 @@ def records(spec: Spec, players: list[str], rounds: list[Round]) -> dict[str, Re
                 r.game_score += g.score
                 r.games += g.played
                 r.match_scores.append(res.score[p])
+                # Sonneborn-Berger's share: a won match 1, a drawn one 1/2 (a pod: the place's share)
+                share = res.score[p] if spec.pods else 1.0 if place == 1 and not shared else 0.5 if shared else 0.0
                 for q in table.players:
                     if q != p:
                         r.opponents.append(q)
-                        r.scored.append((q, res.score[p]))
+                        r.scored.append((q, share))
     return out
 
 

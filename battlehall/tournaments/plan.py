@@ -39,7 +39,7 @@ def stage_seeds(t: Tournament, stage: str) -> list[str]:
     return list(first.extra.get("seeds", [])) if first else []
 
 
-def _entry(t: Tournament, stage: str, tables: list[tuple[str, ...]], byes: list[str], extra: dict | None = None) -> dict:
+def entry(t: Tournament, stage: str, tables: list[tuple[str, ...]], byes: list[str], extra: dict | None = None) -> dict:
     number = len(t.rounds) + 1
     seated = [draws.shuffled(t.seed, list(players), "seats", number, i) for i, players in enumerate(tables, start=1)]
     entry = {"k": "paired", "round": number, "stage": stage,
@@ -54,11 +54,11 @@ def _swiss(t: Tournament) -> dict:
     byes = ledger.had_bye(t.rounds)
     if t.spec.pods:
         pods = pair_pods(ranked, byes, t.spec.table_size, t.spec.min_table, t.spec.max_table)
-        return _entry(t, "swiss", list(pods.tables), list(pods.byes))
+        return entry(t, "swiss", list(pods.tables), list(pods.byes))
     recs = ledger.records(t.spec, list(t.players), t.rounds)
     met = ledger.met(t.rounds)
     pairing = pair_swiss([Entrant(p, recs[p].points, frozenset(met.get(p, ())), p in byes) for p in ranked])
-    return _entry(t, "swiss", list(pairing.pairs), [pairing.bye] if pairing.bye else [])
+    return entry(t, "swiss", list(pairing.pairs), [pairing.bye] if pairing.bye else [])
 
 
 def _bracket(t: Tournament, stage: str, seeds: list[str]) -> dict | None:
@@ -73,7 +73,7 @@ def _bracket(t: Tournament, stage: str, seeds: list[str]) -> dict | None:
     tables, byes = elimination.pairs(slots, t.active())
     if not tables and len(byes) <= 1 and not played:
         return None
-    return _entry(t, stage, list(tables), byes, None if played else {"seeds": seeds})
+    return entry(t, stage, list(tables), byes, None if played else {"seeds": seeds})
 
 
 def _cut_seeds(t: Tournament) -> list[str]:
@@ -101,7 +101,7 @@ def next_round(t: Tournament) -> dict | None:
         if number > round_robin.rounds_for(len(seeds)):
             return None
         tables, byes = round_robin.tables_and_byes(seeds, number, t.active())
-        return _entry(t, "round_robin", list(tables), byes, {"seeds": seeds} if number == 1 else None)
+        return entry(t, "round_robin", list(tables), byes, {"seeds": seeds} if number == 1 else None)
     if spec.format == "single_elimination":
         return _bracket(t, "elimination", stage_seeds(t, "elimination") or by_rating(t, t.starters()))
     from battlehall.tournaments.double_elimination import next_double

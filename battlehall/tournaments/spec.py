@@ -156,7 +156,7 @@ def _place_points(body: dict, largest: int) -> tuple[float, ...]:
         return tuple([3, 1] + [0] * (largest - 2))
     if not isinstance(value, list) or len(value) < largest:
         raise SpecError("place_points", f"must list the points of each of {largest} places")
-    numbers = tuple(_number(v, f"place_points.{i}") for i, v in enumerate(value))
+    numbers = tuple(_number(v, f"place_points[{i}]") for i, v in enumerate(value))
     if any(a < b for a, b in zip(numbers, numbers[1:])) or numbers[0] <= numbers[largest - 1]:
         raise SpecError("place_points", "must not grow from a place to the next, and first must beat last")
     return numbers[:largest]
@@ -168,7 +168,7 @@ def _tiebreaks(body: dict) -> tuple[str, ...]:
         raise SpecError("tiebreaks", "must be a list without repeats")
     for i, name in enumerate(value):
         if name not in TIEBREAKS:
-            raise SpecError(f"tiebreaks.{i}", f"must be one of {', '.join(TIEBREAKS)}")
+            raise SpecError(f"tiebreaks[{i}]", f"must be one of {', '.join(TIEBREAKS)}")
     return tuple(value)
 
 

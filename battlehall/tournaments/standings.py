@@ -27,7 +27,7 @@ class Standing:
 
     def public(self) -> dict:
         return {"rank": self.rank, "player": self.player, "name": self.name, "points": _num(self.points),
-                "match": list(self.match), "games": list(self.games),
+                "match": list(self.match), "game": list(self.games),
                 "tiebreaks": {k: round(v, 4) for k, v in self.tiebreaks.items()}, "dropped": self.dropped}
 
 

@@ -6,8 +6,9 @@
 - gw: the player's own game-win % (game points / the most it could have), floored at 1/3.
 - ogw: opponents' game-win %: the average of the opponents' game-win %, each floored at 1/3.
 - buchholz: the sum of the opponents' points.
-- sonneborn_berger: the sum, over the rounds played, of each opponent's points times the
-  player's share of that round's best result (a win 1, a 3-1-0 draw 1/3, a loss 0).
+- sonneborn_berger: the sum of the points of the opponents beaten, plus half the points of
+  those drawn with (a pod: each other player's points times the share of the best place's
+  points the player earned at that table).
 - random: a number drawn from the event's seed for each player (the same all event long).
 A pod counts every other player at the table as an opponent.
 """

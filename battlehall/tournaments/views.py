@@ -34,7 +34,8 @@ def _table(spec: Spec, rnd: Round, table: Table) -> dict:
     done = rnd.ended or best_of.decided(spec, table)
     out: dict = {"table": table.table, "players": list(table.players), "done": done,
                  "games": [{"game": g.game, "match": g.match, "seats": list(g.seats),
-                            "places": [list(p) for p in g.places]} for g in table.games]}
+                            "places": [list(p) for p in g.places],
+                            "draw": len(g.places) == 1 and len(g.seats) > 1} for g in table.games]}
     if done:
         res = best_of.result(spec, table)
         out["result"] = {"places": res.places, "points": {p: _num(v) for p, v in res.points.items()},
