@@ -28,7 +28,7 @@ function drawHead(t, title) {
   pill.className = `pill ${phase === "running" ? "live" : phase === "finished" ? "finished" : ""}`;
   const count = (t.players || []).filter((p) => !p.dropped).length;
   document.getElementById("summary").replaceChildren(formatText(spec, title),
-    ` · ${count}${spec.max_players ? ` of ${spec.max_players}` : ""} players`,
+    ` · ${count} players${phase === "registering" && spec.max_players ? ` (at most ${spec.max_players})` : ""}`,
     ...(t.organiser ? [" · organised by ", ...playerName(t.organiser.name, t.organiser.tag)] : []));
   document.getElementById("when").textContent = startText(spec, phase);
 }
@@ -95,7 +95,7 @@ async function draw(t) {
   drawChampion(t, players);
   const bracket = t.bracket || [];
   document.getElementById("bracket-panel").hidden = !bracket.length;
-  if (bracket.length) drawBracket(document.getElementById("bracket"), bracket, players, mine);
+  if (bracket.length) drawBracket(document.getElementById("bracket"), t, players, mine);
   drawRounds(document.getElementById("rounds"), t, players, mine, watchLink);
   drawPlayers(t);
   if (entry) entry.update(t);

@@ -28,36 +28,51 @@ function roundTitle(round, index, count) {
   if (left === 1) return "Final";
   if (left === 2) return "Semi-finals";
   if (left === 3) return "Quarter-finals";
-  return `Round ${round.round ?? index + 1}`;
+  return `Round ${index + 1}`;
 }
 
-function slot(players, match, id, i, mine) {
+// A slot's player: an id, or null (a bye in the first round; later, not decided yet).
+function slot(players, match, id, score, first, mine) {
   const winner = match.winner ?? null;
-  const decided = winner !== null && winner !== undefined;
-  const score = (match.score || match.wins || [])[i];
-  const classes = ["slot", decided && id === winner ? "won" : "", decided && id !== winner && id !== null ? "lost" : "",
-                   id !== null && id !== undefined && id === mine ? "mine" : ""].filter(Boolean).join(" ");
+  const decided = winner !== null;
+  const known = id !== null && id !== undefined;
+  const classes = ["slot", decided && known && id === winner ? "won" : "", decided && known && id !== winner ? "lost" : "",
+                   known && id === mine ? "mine" : ""].filter(Boolean).join(" ");
   return el("li", { class: classes, dataset: { player: id ?? "" } },
-    el("span", { class: "slot-name" }, id === undefined ? el("span", { class: "muted" }, "to be decided") : nameOf(players, id)),
-    score !== undefined && score !== null ? el("span", { class: "slot-score" }, String(score)) : null,
-    decided && id === winner ? el("span", { class: "visually-hidden" }, " (won)") : null);
+    el("span", { class: "slot-name" }, known ? nameOf(players, id) : el("span", { class: "muted" }, first ? "bye" : "to be decided")),
+    score !== undefined ? el("span", { class: "slot-score", title: "games won" }, String(score)) : null,
+    decided && known && id === winner ? el("span", { class: "visually-hidden" }, " (won)") : null);
 }
 
-function matchBox(players, match, mine) {
-  const ids = match.players || [];
-  const slots = [ids[0], ids[1]].map((id, i) => slot(players, match, i < ids.length ? id : undefined, i, mine));
-  const label = ids.length
-    ? `${plainName(players, ids[0])} against ${ids.length > 1 ? plainName(players, ids[1]) : "to be decided"}` +
-      (match.winner ? `, ${plainName(players, match.winner)} won` : "")
-    : "to be decided";
+// The games each player of a bracket match has won, from its table in the event's rounds
+// (shown for best-of tables only: a single game's winner is marked already).
+function scores(t, round, match) {
+  if (!t || !(t.spec && t.spec.best_of > 1) || round.round === null || match.table === null) return {};
+  const rnd = (t.rounds || []).find((r) => r.round === round.round);
+  const table = rnd && (rnd.tables || []).find((x) => x.table === match.table);
+  const games = table && table.result && table.result.games;
+  if (games) return Object.fromEntries(Object.entries(games).map(([p, g]) => [p, g[0]]));
+  const won = {};
+  for (const g of (table && table.games) || []) if (g.places && g.places.length > 1) won[g.places[0][0]] = (won[g.places[0][0]] || 0) + 1;
+  return won;
+}
+
+function matchBox(t, players, round, match, mine) {
+  const ids = match.players || [null, null];
+  const first = (round.depth ?? 1) === 1;
+  const won = scores(t, round, match);
+  const score = (id) => (id !== null && Object.keys(won).length ? won[id] || 0 : undefined);
+  const name = (id) => (id !== null && id !== undefined ? plainName(players, id) : first ? "a bye" : "to be decided");
+  const label = `${name(ids[0])} against ${name(ids[1])}${match.winner ? `, ${plainName(players, match.winner)} won` : ""}`;
   return el("ol", { class: "bracket-match", "aria-label": label,
-                    dataset: { table: match.table ?? "", winner: match.winner ?? "" } }, slots);
+                    dataset: { table: match.table ?? "", winner: match.winner ?? "" } },
+            [ids[0], ids[1]].map((id) => slot(players, match, id ?? null, score(id ?? null), first, mine)));
 }
 
-/** Draw `stages` (stagesOf) into `root`; `mine` is the reader's profile id (highlighted). */
-export function drawBracket(root, bracket, players, mine = null) {
-  const stages = stagesOf(bracket);
-  root.replaceChildren(...stages.map((stage) => drawStage(stage, players, mine, stages.length > 1)));
+/** Draw the event `t`'s bracket into `root`; `mine` is the reader's profile id (highlighted). */
+export function drawBracket(root, t, players, mine = null) {
+  const stages = stagesOf(t.bracket);
+  root.replaceChildren(...stages.map((stage) => drawStage(t, stage, players, mine, stages.length > 1)));
   root.dataset.rounds = String(stages.reduce((n, s) => n + s.rounds.length, 0));
 }
 
@@ -65,7 +80,7 @@ function halves(rounds) {
   return rounds.every((r, i) => i === 0 || matchesOf(r).length * 2 === matchesOf(rounds[i - 1]).length);
 }
 
-function drawStage(stage, players, mine, titled) {
+function drawStage(t, stage, players, mine, titled) {
   const rounds = stage.rounds;
   const lined = halves(rounds);
   const first = Math.max(1, ...rounds.map((r) => matchesOf(r).length));
@@ -81,8 +96,8 @@ function drawStage(stage, players, mine, titled) {
       grid.append(el("div", {
         class: `bracket-cell ${i % 2 ? "lower" : "upper"}${r ? " fed" : ""}${r === rounds.length - 1 ? " last" : ""}`,
         style: `grid-column: ${r + 1}; grid-row: ${i * span + 2} / span ${span}`,
-        dataset: { round: round.round ?? r + 1 },
-      }, matchBox(players, match, mine)));
+        dataset: { round: round.depth ?? r + 1 },
+      }, matchBox(t, players, round, match, mine)));
     });
   });
   // A wide bracket scrolls sideways in its own box (the page does not), reachable by keyboard.

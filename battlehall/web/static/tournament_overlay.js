@@ -50,7 +50,7 @@ async function draw(t) {
   const champion = phase === "finished" && (t.standings || [])[0];
   document.getElementById("champion").replaceChildren(...(champion ? ["Champion: ", ...nameOf(players, champion.player)] : []));
   const bracket = document.getElementById("bracket");
-  if ((t.bracket || []).length) drawBracket(bracket, t.bracket, players);
+  if ((t.bracket || []).length) drawBracket(bracket, t, players);
   else bracket.replaceChildren();
   drawStandings(document.getElementById("standings"), t, players, null, params.top);
   // The whole bracket fits the canvas: drawn smaller when it must (never scrolled).

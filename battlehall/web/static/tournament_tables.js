@@ -28,29 +28,47 @@ export function drawStandings(root, t, players, mine = null, top = Infinity) {
                           el("thead", {}, head), el("tbody", {}, body)));
 }
 
-/** A table's result in words, from its games: "2–1", "won by bob", "playing". */
+/** A table's result in words: "Bo won", "Bo won 2–1", "draw", "Bo first, Cy second…" for a
+ * pod; while it plays, which game is being played. */
 function tableResult(table, players) {
   const games = table.games || [];
-  const ended = games.filter((g) => g.draw || (g.places && g.places.length));
-  if (!games.length) return table.done ? "decided" : "being made";
+  const played = (g) => g.places && g.places.length > 0;
   if (!table.done) {
-    const live = games.find((g) => !g.draw && !(g.places && g.places.length));
-    return live ? `game ${live.game} playing` : `${ended.length} of ${games.length} played`;
+    if (!games.length) return "being made";
+    const live = games.find((g) => !played(g));
+    return live ? `game ${live.game} playing` : `${games.filter(played).length} played`;
   }
-  if (table.winner) return [...nameOf(players, table.winner), " won"];
-  const firsts = ended.map((g) => (g.draw ? null : g.places[0]));
-  if (firsts.length === 1) return firsts[0] ? [...nameOf(players, firsts[0][0]), firsts[0].length > 1 ? " and others tied" : " won"] : "draw";
-  const wins = new Map();
-  for (const first of firsts) if (first && first.length === 1) wins.set(first[0], (wins.get(first[0]) || 0) + 1);
-  const best = [...wins.entries()].sort((a, b) => b[1] - a[1])[0];
-  return best ? [...nameOf(players, best[0]), ` won ${best[1]}–${ended.length - best[1]}`] : "draw";
+  const result = table.result;
+  const places = result ? placesOf(result.places) : [];
+  if (!places.length) return "decided";
+  if (places.length === 1) return "draw";
+  const first = places[0];
+  const tied = first.length > 1;
+  if ((table.players || []).length > 2) {
+    return places.flatMap((ids, i) => [i ? ", " : "", ...ids.flatMap((p, j) => [j ? " and " : "", ...nameOf(players, p)]), ` ${ORDINALS[i] || `#${i + 1}`}`]);
+  }
+  if (tied) return "draw";
+  const games_ = result.games && result.games[first[0]];
+  const score = games.length > 1 && games_ ? ` ${games_[0]}–${games_[1]}${games_[2] ? `–${games_[2]}` : ""}` : "";
+  return [...nameOf(players, first[0]), ` won${score}`];
 }
+
+/** A table's places best first, ties together: from {player: place} or [[p], [q, r]]. */
+export function placesOf(places) {
+  if (Array.isArray(places)) return places;
+  const by = new Map();
+  for (const [p, place] of Object.entries(places || {})) by.set(place, [...(by.get(place) || []), p]);
+  return [...by.keys()].sort((a, b) => a - b).map((place) => by.get(place).sort());
+}
+
+const ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth"];
 
 function pairingRow(table, players, mine, watch) {
   const ids = table.players || [];
   const live = (table.games || []).find((g) => !g.draw && !(g.places && g.places.length));
   const vs = [];
-  ids.forEach((p, i) => { if (i) vs.push(" vs "); vs.push(...nameOf(players, p)); });
+  const between = ids.length > 2 ? ", " : " vs "; // a pod is a list, a pair a match
+  ids.forEach((p, i) => { if (i) vs.push(between); vs.push(...nameOf(players, p)); });
   return el("tr", { class: ids.includes(mine) ? "mine" : null, dataset: { table: table.table, done: table.done ? "yes" : "no" } },
     el("td", { class: "num" }, String(table.table)), el("td", {}, vs),
     el("td", { class: "result" }, tableResult(table, players)),

@@ -17,12 +17,12 @@ async function card(t) {
   const spec = t.spec || {};
   const phase = phaseOf(t);
   const count = t.players_count ?? (t.players || []).length;
-  const cap = spec.max_players ? ` of ${spec.max_players}` : "";
+  const cap = phase === "registering" && spec.max_players ? ` (at most ${spec.max_players})` : "";
   return el("article", { class: "event", dataset: { tournament: t.tournament } },
     el("h3", {}, el("a", { href: `/tournaments/${encodeURIComponent(t.tournament)}` }, t.name || t.tournament)),
     el("p", { class: "small" }, formatText(spec, await rulesetTitle(spec.ruleset))),
     el("p", { class: "row small" }, el("span", { class: `pill ${phase === "running" ? "live" : phase === "finished" ? "finished" : ""}` }, PHASES[phase] || phase),
-       el("span", {}, `${count}${cap} players`), phase === "running" && t.round ? el("span", {}, `round ${t.round}`) : null),
+       el("span", {}, `${count} players${cap}`), phase === "running" && t.round ? el("span", {}, `round ${t.round}`) : null),
     startText(spec, phase) ? el("p", { class: "muted small" }, startText(spec, phase)) : null,
     t.organiser ? el("p", { class: "muted small" }, "Organised by ", playerName(t.organiser.name, t.organiser.tag)) : null);
 }
