@@ -4,6 +4,9 @@ played to the end by players who are told their tables and play them, each game 
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 from collections import Counter
 
 import httpx
@@ -32,7 +35,7 @@ def create_event(base: str, **fields) -> dict:
     return r.json()
 
 
-def test_an_eight_player_swiss_is_played_to_the_end(server):
+def test_an_eight_player_swiss_is_played_to_the_end(server, tmp_path):
     base = server.url
     created = create_event(base)
     tid = created["tournament"]
@@ -71,6 +74,31 @@ def test_an_eight_player_swiss_is_played_to_the_end(server):
     assert final["status"] == "finished"
     assert len(final["standings"]) == 8
     assert sorted(s["rank"] for s in final["standings"])[0] == 1
+    check_with_verify(base, tid, log, tmp_path)
+
+
+def verify(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "battlehall", "verify", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def check_with_verify(base: str, tid: str, log: dict, tmp_path) -> None:
+    """`battlehall verify` finds the event sound, and a tampered log not."""
+    done = verify(f"{base}/tournaments/{tid}", "--matches")
+    assert done.returncode == 0, done.stderr
+    assert "3 rounds paired" in done.stdout and "12 games" in done.stdout
+    tampered = json.loads(json.dumps(log))
+    second = [e for e in tampered["entries"] if e["k"] == "paired"][1]
+    first, other = second["tables"][0]["players"][0], second["tables"][1]["players"][0]
+    second["tables"][0]["players"][0], second["tables"][1]["players"][0] = other, first
+    saved = tmp_path / "tampered.json"
+    saved.write_text(json.dumps(tampered))
+    refused = verify(str(saved))
+    assert refused.returncode == 1 and "pairing is not the one" in refused.stderr
+    doubled = json.loads(json.dumps(log))
+    doubled["entries"].insert(-1, next(e for e in doubled["entries"] if e["k"] == "game"))
+    saved.write_text(json.dumps(doubled))
+    assert verify(str(saved)).returncode == 1
 
 
 @pytest.mark.parametrize("body, path", [
