@@ -73,7 +73,7 @@ class Tournament:
         if player in self.players:
             raise TournamentError("already_registered")
         swiss = len(plan.stage_rounds(self, "swiss"))
-        late = self.phase == "running" and swiss <= self.spec.late_entry_rounds and len(self.rounds) == swiss \
+        late = self.phase == "running" and 0 < self.spec.late_entry_rounds and swiss <= self.spec.late_entry_rounds and len(self.rounds) == swiss \
             and swiss < self.planned_rounds
         if self.phase != "registering" and not late:
             raise TournamentError("registration_closed")
