@@ -8,6 +8,7 @@ over its games; players who share a place share the points of the places they sp
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from battlehall.tournaments.records import Game, Table
@@ -81,8 +82,8 @@ def decided(spec: Spec, table: Table) -> bool:
     """A player has the game wins it takes, or every game is played."""
     if len(table.games) >= spec.best_of:
         return True
-    need = wins_needed(spec.best_of)
-    return any(t.wins >= need for t in tallies(spec, table).values())
+    wins = Counter(g.winner for g in table.games if g.winner is not None)
+    return any(n >= wins_needed(spec.best_of) for n in wins.values())
 
 
 def result(spec: Spec, table: Table) -> TableResult:

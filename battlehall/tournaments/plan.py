@@ -50,12 +50,12 @@ def entry(t: Tournament, stage: str, tables: list[tuple[str, ...]], byes: list[s
 
 
 def _swiss(t: Tournament) -> dict:
-    ranked = [s.player for s in t.standings() if not s.dropped]
+    recs = ledger.records(t.spec, list(t.players), t.rounds)
+    ranked = [s.player for s in t.standings(recs) if not s.dropped]
     byes = ledger.had_bye(t.rounds)
     if t.spec.pods:
         pods = pair_pods(ranked, byes, t.spec.table_size, t.spec.min_table, t.spec.max_table)
         return entry(t, "swiss", list(pods.tables), list(pods.byes))
-    recs = ledger.records(t.spec, list(t.players), t.rounds)
     met = ledger.met(t.rounds)
     pairing = pair_swiss([Entrant(p, recs[p].points, frozenset(met.get(p, ())), p in byes) for p in ranked])
     return entry(t, "swiss", list(pairing.pairs), [pairing.bye] if pairing.bye else [])
@@ -107,3 +107,10 @@ def next_round(t: Tournament) -> dict | None:
     from battlehall.tournaments.double_elimination import next_double
 
     return next_double(t)
+
+
+def has_next(t: Tournament) -> bool:
+    """Whether a round is left to pair, without pairing it (a swiss round's matching is the dear part)."""
+    if t.spec.format == "swiss" and len(stage_rounds(t, "swiss")) < t.planned_rounds and len(t.active()) >= 2:
+        return True
+    return next_round(t) is not None

@@ -36,9 +36,10 @@ def _num(x: float) -> float:
 
 
 def standings(spec: Spec, players: dict[str, Player], rounds: list[Round], seed: str,
-              finish: dict[str, int] | None = None) -> list[Standing]:
-    """`finish`: how far each player got in an elimination stage (higher is further)."""
-    recs = ledger.records(spec, list(players), rounds)
+              finish: dict[str, int] | None = None, recs: dict[str, ledger.Record] | None = None) -> list[Standing]:
+    """`finish`: how far each player got in an elimination stage (higher is further); `recs`: the
+    players' records, when the caller has them already."""
+    recs = recs if recs is not None else ledger.records(spec, list(players), rounds)
     tbs = tiebreaks.compute(spec.tiebreaks, recs, seed)
     finish = finish or {}
 

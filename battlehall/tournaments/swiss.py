@@ -95,9 +95,10 @@ def _search(nodes: list[int], costs: _Costs) -> list[tuple[int, int]]:
     best: list = [None, None]  # cost, pairs
     chosen: list[tuple[int, int]] = []
 
-    def dfs(cost: int) -> None:
-        u = next((k for k in range(m) if not matched[k]), None)
-        if u is None:
+    def dfs(cost: int, u: int) -> None:
+        while u < m and matched[u]:
+            u += 1  # the first player not yet paired (all before it are)
+        if u == m:
             if best[0] is None or cost < best[0]:
                 best[0], best[1] = cost, list(chosen)
             return
@@ -111,12 +112,12 @@ def _search(nodes: list[int], costs: _Costs) -> list[tuple[int, int]]:
                 break  # candidates are in increasing cost: none after it can do better
             matched[v] = True
             chosen.append((u, v))
-            dfs(total)
+            dfs(total, u + 1)
             chosen.pop()
             matched[v] = False
         matched[u] = False
 
-    dfs(0)
+    dfs(0, 0)
     return [(nodes[a], nodes[b]) for a, b in best[1]]
 
 

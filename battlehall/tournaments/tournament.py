@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from battlehall.tournaments import best_of, elimination, plan, views
+from battlehall.tournaments import best_of, elimination, ledger, plan, views
 from battlehall.tournaments.errors import TournamentError
 from battlehall.tournaments.records import Game, Player, Round, Table
 from battlehall.tournaments.spec import Spec
@@ -73,8 +73,9 @@ class Tournament:
         if player in self.players:
             raise TournamentError("already_registered")
         swiss = len(plan.stage_rounds(self, "swiss"))
-        late = self.phase == "running" and 0 < self.spec.late_entry_rounds and swiss <= self.spec.late_entry_rounds and len(self.rounds) == swiss \
-            and swiss < self.planned_rounds
+        late_until = self.spec.late_entry_rounds  # swiss rounds a late entrant may miss
+        late = self.phase == "running" and 0 < late_until and swiss <= late_until \
+            and len(self.rounds) == swiss < self.planned_rounds
         if self.phase != "registering" and not late:
             raise TournamentError("registration_closed")
         if sum(not p.dropped for p in self.players.values()) >= self.spec.max_players:
@@ -230,7 +231,7 @@ class Tournament:
     @property
     def complete(self) -> bool:
         """Running, the last round over, and nothing left to pair: time for "finished"."""
-        return self.phase == "running" and self.round_over() and plan.next_round(self) is None
+        return self.phase == "running" and self.round_over() and not plan.has_next(self)
 
     def table_done(self, round_number: int, table: int) -> bool:
         rnd = self.rounds[round_number - 1]
@@ -272,8 +273,8 @@ class Tournament:
             return views.double_finish(self) if self.spec.format == "double_elimination" else {}
         return elimination.finish(self.spec, seeds, plan.stage_rounds(self, stage))
 
-    def standings(self) -> list[Standing]:
-        return standings(self.spec, self.players, self.rounds, self.seed, self.finish_order())
+    def standings(self, recs: dict[str, ledger.Record] | None = None) -> list[Standing]:
+        return standings(self.spec, self.players, self.rounds, self.seed, self.finish_order(), recs)
 
     def bracket(self) -> list[elimination.BracketRound]:
         return views.bracket(self)
