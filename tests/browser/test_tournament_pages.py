@@ -10,20 +10,23 @@ canvas. axe-core finds nothing serious on each page at 1280x800 and 390x844."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+from pathlib import Path
 
 import httpx
 import pytest
 from playwright.async_api import expect
+from test_accessibility import violations
 
 from battlehall.client import Client
 from conftest import PHONE
-from test_accessibility import violations
 
 WIDE = {"width": 1280, "height": 800}
 ENV = {"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0", "BATTLEHALL_TOURNAMENT_CREATE_BURST": "1000",
        "BATTLEHALL_TOURNAMENT_REGISTER_BURST": "1000", "BATTLEHALL_BOT_THINK_MS": "20"}
 NAMES = ["Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo", "Kit", "Lu", "Mo"]
+DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # Marks a page's window: still there at the end, so nothing reloaded it.
 MARK = "() => { window.__stayed = true; }"
 STAYED = "() => window.__stayed === true"
@@ -31,6 +34,13 @@ STAYED = "() => window.__stayed === true"
 
 def quiet(_line: str) -> None:
     pass
+
+
+async def docs_shot(shoot, page, name: str, full_page: bool = True) -> None:
+    """A screenshot for people; with BATTLEHALL_DOCS_SCREENSHOTS=1 also the one the docs show."""
+    path = Path(await shoot(page, name, full_page=full_page))
+    if os.environ.get("BATTLEHALL_DOCS_SCREENSHOTS") == "1":
+        (DOCS_SHOTS / f"{name}.png").write_bytes(path.read_bytes())
 
 
 @pytest.fixture(scope="module")
@@ -207,6 +217,7 @@ async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot
             assert fed[0]["middle"] < box["middle"] < fed[1]["middle"]
             assert box["left"] > fed[0]["left"]
     await expect(player.locator("#ready")).to_be_hidden()
+    await docs_shot(shoot, organiser, "tournament")
     for size, shown in (("wide", organiser), ("phone", phone)):
         await shoot(shown, f"tournament-finished-{size}")
         assert await violations(shown) == []
@@ -221,11 +232,56 @@ async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot
     fits = await overlay.evaluate("""() => { const e = document.scrollingElement;
       return e.scrollHeight <= innerHeight + 1 && e.scrollWidth <= innerWidth + 1; }""")
     assert fits
-    await shoot(overlay, "tournament-overlay", full_page=False)
+    await docs_shot(shoot, overlay, "overlay-tournament", full_page=False)
     assert await violations(overlay) == []
     small = await page(f"{srv.url}/overlay/tournament/{tid}?panels=standings&top=4&bg=00ff00&type=large", viewport=PHONE)
     await expect(small.locator("#standings tbody tr")).to_have_count(4)
+    await expect(small.locator("#standings table")).to_be_visible()
+    table = await small.locator("#standings table").bounding_box()
+    assert table and table["width"] > PHONE["width"] * 0.8  # the standings fill the canvas, nothing beside them
     assert await small.locator("#bracket").is_hidden()
     assert "keyed" in await small.get_attribute("html", "class")
     await shoot(small, "tournament-overlay-standings-phone", full_page=False)
     assert await violations(small) == []
+
+
+async def test_a_twelve_player_spellfire_pod_event_to_a_champion(srv, page, shoot):
+    """Pods of four: a Swiss of two rounds, three tables a round, placed by standing, to a
+    champion; the bracket stays away (no elimination stage)."""
+    organiser = await page(srv.url + "/tournaments", wait_for="#create-button")
+    await organiser.fill("#t-name", "Spellfire pods")
+    await organiser.select_option("#t-ruleset", "spellfire")
+    await organiser.select_option("#t-format", "swiss")
+    await organiser.select_option("#t-table-size", "4")
+    await organiser.fill("#t-rounds", "2")
+    await organiser.click("#create-button")
+    await organiser.wait_for_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
+    tid = organiser.url.rsplit("/", 1)[1]
+    assert "tables of 4" in await organiser.inner_text("#summary")
+    player = await page(f"{srv.url}/tournaments/{tid}", viewport=PHONE, wait_for="#register")
+    await player.click("#register")
+    await expect(player.locator("#entry-state")).to_have_text("You are registered.")
+    stored = await player.evaluate("() => JSON.parse(localStorage.getItem('battlehall.profile'))")
+    me = {"profile": stored["profile"], "secret": stored["secret"]}
+    others = [profile(srv.url, name) for name in NAMES[:11]]
+    for who in others:
+        register(srv.url, tid, who)
+    await expect(organiser.locator("#players li")).to_have_count(12)
+    await organiser.click("#start")
+    await player.locator("#ready #play-link").wait_for()
+    await expect(organiser.locator("#rounds details[data-round='1'] tr[data-table]")).to_have_count(3)
+    pods = await organiser.locator("#rounds details[data-round='1'] tr[data-table] td:nth-child(2)").all_inner_texts()
+    assert all(text.count(",") == 3 for text in pods), pods  # four players a table, listed
+    final = await play_every_table(srv.url, tid, [me, *others], timeout_s=420)
+    assert final["status"] == "finished" and len(final["rounds"]) == 2
+    champion = final["standings"][0]["player"]
+    champion_name = next(p["name"] for p in final["players"] if p["player"] == champion)
+    for shown in (organiser, player):
+        await expect(shown.locator("#champion")).to_contain_text(champion_name, timeout=20_000)
+    await expect(organiser.locator("#standings tbody tr")).to_have_count(12)
+    assert await organiser.locator("#bracket-panel").is_hidden()
+    # A pod's result is its places in words.
+    assert "first" in await organiser.inner_text("#rounds details[data-round='2'] tr[data-table='1'] .result")
+    for size, shown in (("wide", organiser), ("phone", player)):
+        await shoot(shown, f"tournament-pods-finished-{size}")
+        assert await violations(shown) == []

@@ -45,7 +45,6 @@ export class Entry {
     try {
       this.mine = await request(BASE, `/tournaments/${encodeURIComponent(this.id)}/${action}`,
                                 { method: "POST", body: { profile: this.profile.profile }, apiKey: this.profile.secret });
-      this.message.textContent = { register: "You are registered.", check_in: "You are checked in.", drop: "You have dropped." }[action];
       this.draw();
       this.poll();
     } catch (err) {

@@ -4,7 +4,7 @@
 // (size, scale, type) as overlay.js reads them. Its own: panels= of title, bracket,
 // standings; top= the standings' rows (8). Kept current by long-polling the event.
 import { request } from "./battlehall.js";
-import { BASE, banner, errorText, fitToBox, rulesetTitle } from "./page.js";
+import { BASE, banner, errorText, rulesetTitle } from "./page.js";
 import { applyParams, readParams } from "./overlay.js";
 import { drawBracket } from "./tournament_bracket.js";
 import { drawStandings } from "./tournament_tables.js";
@@ -41,6 +41,20 @@ export function overlayParams(search) {
 const params = overlayParams(location.search);
 applyParams(params);
 
+/** Zoom the bracket to fill its box: smaller when it must (never scrolled), larger (up to
+ * twice) when a small bracket would leave the canvas empty. */
+export function fill(root) {
+  const parts = [...root.children];
+  if (root.hidden || !parts.length || !root.clientHeight) return;
+  for (const part of parts) part.style.removeProperty("zoom");
+  const grids = [...root.querySelectorAll(".bracket")];
+  const width = Math.max(1, ...grids.map((g) => g.getBoundingClientRect().width));
+  const height = Math.max(1, parts.reduce((sum, part) => sum + part.getBoundingClientRect().height, 0));
+  const zoom = Math.floor(Math.max(0.3, Math.min(2, root.clientWidth / width, root.clientHeight / height) * 0.98) * 100) / 100;
+  for (const part of parts) part.style.zoom = String(zoom);
+  root.dataset.fit = String(zoom);
+}
+
 async function draw(t) {
   const players = playersById(t);
   const phase = phaseOf(t);
@@ -53,8 +67,7 @@ async function draw(t) {
   if ((t.bracket || []).length) drawBracket(bracket, t, players);
   else bracket.replaceChildren();
   drawStandings(document.getElementById("standings"), t, players, null, params.top);
-  // The whole bracket fits the canvas: drawn smaller when it must (never scrolled).
-  if (!bracket.hidden && bracket.children.length) fitToBox(bracket, 0.3);
+  fill(bracket);
   main.dataset.version = String(t.version);
   main.dataset.status = phase;
 }
@@ -77,8 +90,5 @@ async function follow() {
   }
 }
 
-window.addEventListener("resize", () => {
-  const bracket = document.getElementById("bracket");
-  if (bracket.children.length) fitToBox(bracket, 0.3);
-});
+window.addEventListener("resize", () => fill(document.getElementById("bracket")));
 follow();

@@ -6,14 +6,14 @@ import { STAGES, TIEBREAKS, nameOf, record, tiebreakText } from "./tournament_wo
 /** The standings table; `top` rows at most (all by default). */
 export function drawStandings(root, t, players, mine = null, top = Infinity) {
   const rows = (t.standings || []).slice(0, top);
-  if (!rows.length) {
-    root.replaceChildren(el("p", { class: "muted", id: "standings-empty" },
-      t.status === "registering" ? "The standings start with the first round." : "No result yet."));
+  const played = (s) => [...(s.match || []), ...(s.game || [])].some((n) => n > 0);
+  if (!rows.length || !(t.standings || []).some(played)) {
+    root.replaceChildren(el("p", { class: "muted", id: "standings-empty" }, "The standings start with the first result."));
     return;
   }
   const tiebreaks = (t.spec && t.spec.tiebreaks) || Object.keys(rows[0].tiebreaks || {});
   const head = el("tr", {}, el("th", { scope: "col", class: "num" }, "#"), el("th", { scope: "col" }, "Player"),
-    el("th", { scope: "col", class: "num" }, "Points"), el("th", { scope: "col", class: "num" }, "Won–lost–drawn"),
+    el("th", { scope: "col", class: "num" }, "Points"), el("th", { scope: "col", class: "num record" }, el("abbr", { title: "matches won–lost–drawn" }, "W–L–D")),
     el("th", { scope: "col", class: "num tiebreak" }, "Games"),
     tiebreaks.map((name) => el("th", { scope: "col", class: "num tiebreak" }, TIEBREAKS[name] || name)));
   const body = rows.map((s) => el("tr", {
@@ -21,7 +21,7 @@ export function drawStandings(root, t, players, mine = null, top = Infinity) {
     dataset: { player: s.player, rank: s.rank, points: s.points },
   },
     el("td", { class: "num" }, String(s.rank)), el("td", {}, nameOf(players, s.player)),
-    el("td", { class: "num" }, String(s.points)), el("td", { class: "num" }, record(s.match)),
+    el("td", { class: "num" }, String(s.points)), el("td", { class: "num record" }, record(s.match)),
     el("td", { class: "num tiebreak" }, record(s.game)),
     tiebreaks.map((name) => el("td", { class: "num tiebreak" }, tiebreakText(name, (s.tiebreaks || {})[name])))));
   root.replaceChildren(el("table", { class: "standings" }, el("caption", { class: "visually-hidden" }, "Standings"),
@@ -89,7 +89,9 @@ export function drawRounds(root, t, players, mine, watch) {
                                     open: i === 0 || open.has(String(round.round)) },
       el("summary", {}, `Round ${round.round}`, round.stage && round.stage !== "swiss" ? ` · ${STAGES[round.stage] || round.stage}` : "",
          el("span", { class: `pill ${round.over ? "finished" : "live"}` }, round.over ? "over" : "playing")),
-      el("div", { class: "table-wrap" }, el("table", { class: "pairings" },
+      // Focusable: a phone scrolls a wide table sideways, by keyboard too.
+      el("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": `Round ${round.round} pairings table` },
+         el("table", { class: "pairings" },
         el("caption", { class: "visually-hidden" }, `Round ${round.round} pairings`),
         el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, "Table"), el("th", { scope: "col" }, "Players"),
                            el("th", { scope: "col" }, "Result"), el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Watch")))),
