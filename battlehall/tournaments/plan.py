@@ -54,7 +54,8 @@ def _swiss(t: Tournament) -> dict:
     ranked = [s.player for s in t.standings(recs) if not s.dropped]
     byes = ledger.had_bye(t.rounds)
     if t.spec.pods:
-        pods = pair_pods(ranked, byes, t.spec.table_size, t.spec.min_table, t.spec.max_table)
+        pods = pair_pods(ranked, byes, t.spec.table_size, t.spec.min_table, t.spec.max_table,
+                         {p: recs[p].points for p in ranked}, ledger.met(t.rounds))
         return entry(t, "swiss", list(pods.tables), list(pods.byes))
     met = ledger.met(t.rounds)
     pairing = pair_swiss([Entrant(p, recs[p].points, frozenset(met.get(p, ())), p in byes) for p in ranked])
