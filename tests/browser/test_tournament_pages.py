@@ -285,3 +285,32 @@ async def test_a_twelve_player_spellfire_pod_event_to_a_champion(srv, page, shoo
     for size, shown in (("wide", organiser), ("phone", player)):
         await shoot(shown, f"tournament-pods-finished-{size}")
         assert await violations(shown) == []
+
+
+async def test_check_in_and_drop_from_the_page_and_the_refusals_in_words(srv, page):
+    organiser = await page(srv.url + "/tournaments", wait_for="#create-button")
+    await organiser.fill("#t-check-in", "10")
+    tid = await create_from_the_form(organiser, "Checked Swiss", "swiss")
+    player = await page(f"{srv.url}/tournaments/{tid}", wait_for="#register")
+    await player.click("#register")
+    await expect(player.locator("#entry-state")).to_contain_text("check in before the start")
+    await expect(player.locator("#entry-state")).to_be_focused()
+    await player.click("#check-in")
+    await expect(player.locator("#entry-state")).to_have_text("You are registered and checked in.")
+    stored = await player.evaluate("() => JSON.parse(localStorage.getItem('battlehall.profile'))")
+    # The organiser's page marks them checked in, without a reload.
+    await expect(organiser.locator(f"#players li[data-player='{stored['profile']}']")).to_have_class("checked-in")
+    # A second registration of the same profile is refused with its code, and changes nothing.
+    r = httpx.post(f"{srv.url}/tournaments/{tid}/register", json={"profile": stored["profile"]},
+                   headers={"authorization": f"Bearer {stored['secret']}"}, timeout=10)
+    assert r.status_code == 409 and r.json()["error"]["code"] == "already_registered"
+    player.once("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
+    await player.click("#drop")  # dismissed: still in
+    await expect(player.locator("#entry-state")).to_have_text("You are registered and checked in.")
+    player.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+    await player.click("#drop")
+    await expect(player.locator("#entry-state")).to_contain_text("You have dropped")
+    await expect(organiser.locator(f"#players li[data-player='{stored['profile']}']")).to_have_class("checked-in dropped")
+    # Starting with nobody left to pair is refused in words on the organiser's page.
+    await organiser.click("#start")
+    await expect(organiser.locator("#banner[role=alert]")).to_contain_text("At least two players")

@@ -22,13 +22,12 @@ function matchesOf(round) {
   return round.matches || round.tables || [];
 }
 
-function roundTitle(round, index, count) {
-  if (round.title) return round.title;
-  const left = count - index;
-  if (left === 1) return "Final";
-  if (left === 2) return "Semi-finals";
-  if (left === 3) return "Quarter-finals";
-  return `Round ${index + 1}`;
+function roundTitle(stage, double, index, count, matches) {
+  const last = index === count - 1 && matches === 1; // a bracket shown so far ends at its final only once it has one
+  if (stage === "final") return "Grand final";
+  if (stage === "losers") return last ? "Losers' final" : `Losers' round ${index + 1}`;
+  if (double) return last ? "Winners' final" : `Winners' round ${index + 1}`;
+  return ["Final", "Semi-finals", "Quarter-finals"][count - 1 - index] || `Round ${index + 1}`;
 }
 
 // A slot's player: an id, or null (a bye in the first round; later, not decided yet).
@@ -72,7 +71,8 @@ function matchBox(t, players, round, match, mine) {
 /** Draw the event `t`'s bracket into `root`; `mine` is the reader's profile id (highlighted). */
 export function drawBracket(root, t, players, mine = null) {
   const stages = stagesOf(t.bracket);
-  root.replaceChildren(...stages.map((stage) => drawStage(t, stage, players, mine, stages.length > 1)));
+  const double = stages.some((s) => s.stage === "losers" || s.stage === "final");
+  root.replaceChildren(...stages.map((stage) => drawStage(t, stage, players, mine, double)));
   root.dataset.rounds = String(stages.reduce((n, s) => n + s.rounds.length, 0));
 }
 
@@ -80,7 +80,8 @@ function halves(rounds) {
   return rounds.every((r, i) => i === 0 || matchesOf(r).length * 2 === matchesOf(rounds[i - 1]).length);
 }
 
-function drawStage(t, stage, players, mine, titled) {
+function drawStage(t, stage, players, mine, double) {
+  const titled = double;
   const rounds = stage.rounds;
   const lined = halves(rounds);
   const first = Math.max(1, ...rounds.map((r) => matchesOf(r).length));
@@ -89,7 +90,7 @@ function drawStage(t, stage, players, mine, titled) {
                            style: `--bracket-rounds: ${rounds.length}; --bracket-rows: ${first * 2}` });
   rounds.forEach((round, r) => {
     grid.append(el(heading, { class: "bracket-round-title", style: `grid-column: ${r + 1}; grid-row: 1` },
-                   roundTitle(round, r, rounds.length)));
+                   roundTitle(stage.stage, double, r, rounds.length, matchesOf(round).length)));
     matchesOf(round).forEach((match, i) => {
       // Round r's match i spans the rows of the two matches it follows: 2^(r+1) rows each.
       const span = lined ? 2 ** (r + 1) : 2;
@@ -107,5 +108,5 @@ function drawStage(t, stage, players, mine, titled) {
 }
 
 function stageTitle(stage) {
-  return { elimination: "Elimination", winners: "Winners' bracket", losers: "Losers' bracket", final: "Grand final" }[stage] || stage;
+  return { elimination: "Winners' bracket", losers: "Losers' bracket", final: "Grand final" }[stage] || stage;
 }

@@ -41,11 +41,13 @@ export class Entry {
   }
 
   async act(action) {
+    if (action === "drop" && !confirm("Drop out of the tournament? You will not be paired again.")) return;
     this.message.textContent = "";
     try {
       this.mine = await request(BASE, `/tournaments/${encodeURIComponent(this.id)}/${action}`,
                                 { method: "POST", body: { profile: this.profile.profile }, apiKey: this.profile.secret });
       this.draw();
+      this.box.querySelector("#entry-state").focus(); // the button pressed is gone: say what changed
       this.poll();
     } catch (err) {
       this.message.textContent = STATUS_WORDS[err.code] || errorText(err);
@@ -103,7 +105,7 @@ export class Entry {
       if (status === "registering" || status === "running") buttons.push(button("drop", "Drop out", "drop", false));
     }
     this.box.dataset.registered = mine.registered ? "yes" : "no";
-    this.box.replaceChildren(el("p", { id: "entry-state" }, state), ...buttons);
+    this.box.replaceChildren(el("p", { id: "entry-state", tabindex: "-1" }, state), ...buttons);
     this.drawReady(mine, status);
   }
 

@@ -60,7 +60,7 @@ export function createForm(form, rulesets, apiKey) {
         field("Check-in, minutes before the start", number("t-check-in", { min: 0, max: 1440, value: 0 }),
               "0: no check-in. With one, a player who has not checked in by the start is not paired."),
         field("Late entry until round", number("t-late-entry", { min: 0, max: 20, value: 0 }),
-              "0: registration closes at the start; 1: players may still join until round 1 is paired, and so on.")),
+              "0: registration closes at the start; 1: players may still join during round 1, to play from round 2; and so on.")),
       check("t-public", "Public: listed here, and its games watchable and on TV", true),
       check("t-rated", "Rated: the games move the players' ratings (needs the server's API key)", false),
       check("t-bots", "A bot plays for a player who is away, until they are back", false,

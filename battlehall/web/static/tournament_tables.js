@@ -75,6 +75,14 @@ function pairingRow(table, players, mine, watch) {
     el("td", {}, live && live.match ? el("a", { href: watch(live.match) }, "Watch", el("span", { class: "visually-hidden" }, ` table ${table.table}`)) : ""));
 }
 
+// The stage of a round, when it is not the event's only one: " · Top-8 cut", " · Losers' bracket".
+function stageLabel(spec, stage) {
+  if (!stage || stage === "swiss" || stage === "round_robin") return "";
+  if (stage === "elimination" && spec.cut) return ` · Top-${spec.cut} cut`;
+  if (stage === "elimination" && spec.format === "double_elimination") return " · Winners' bracket";
+  return ` · ${STAGES[stage] || stage}`;
+}
+
 /** Every round, newest first: its pairings and results; the current round open. */
 export function drawRounds(root, t, players, mine, watch) {
   const rounds = [...(t.rounds || [])].reverse();
@@ -87,7 +95,7 @@ export function drawRounds(root, t, players, mine, watch) {
     const byes = round.byes || [];
     const details = el("details", { class: "round", dataset: { round: round.round },
                                     open: i === 0 || open.has(String(round.round)) },
-      el("summary", {}, `Round ${round.round}`, round.stage && round.stage !== "swiss" ? ` · ${STAGES[round.stage] || round.stage}` : "",
+      el("summary", {}, `Round ${round.round}`, stageLabel(t.spec || {}, round.stage),
          el("span", { class: `pill ${round.over ? "finished" : "live"}` }, round.over ? "over" : "playing")),
       // Focusable: a phone scrolls a wide table sideways, by keyboard too.
       el("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": `Round ${round.round} pairings table` },
