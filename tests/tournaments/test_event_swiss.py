@@ -84,6 +84,9 @@ def test_large_fields_pair_everyone_once_and_avoid_easy_rematches(ranked):
     sparse = all(len(e.opponents) <= len(ranked) // 4 for e in ranked)
     if sparse:  # few meetings so far: a rematch-free pairing is easy, and must be found
         assert not any(b in by_id[a].opponents for a, b in got if a and b)
+        bye = next((a for a, b in got if b is None), None)
+        if bye is not None and not all(e.had_bye for e in ranked):
+            assert not by_id[bye].had_bye  # a second bye only when everyone has had one
 
 
 def test_round_one_pairs_the_top_half_with_the_bottom_half_by_rating():
