@@ -57,8 +57,10 @@ def _slots(state: _State, step: str) -> Slots:
     return state.losers
 
 
-def _play(t: Tournament, state: _State, index: int, step: str, rnd: Round | None, rank: dict[str, int]) -> list:
-    """Advance the state through one step; the step's (a, b, winner, table) rows."""
+def _play(t: Tournament, state: _State, index: int, step: str, rnd: Round | None, rank: dict[str, int],
+          active: set[str]) -> list:
+    """Advance the state through one step; the step's (a, b, winner, table) rows. A step without
+    a round (byes only) lets through whoever of `active` (the players in when it came) it holds."""
     slots, rows, winners, losers = _slots(state, step), [], [], []
     for i in range(0, len(slots) - 1, 2):
         a, b = slots[i], slots[i + 1]
@@ -66,7 +68,7 @@ def _play(t: Tournament, state: _State, index: int, step: str, rnd: Round | None
             won = elimination.winner(t.spec, rnd, a, b, rank)
             table = next((x.table for x in rnd.tables if set(x.players) == {a, b}), None)
         else:  # a step without tables: everyone present goes through
-            a, b = (p if p in t.active() else None for p in (a, b))
+            a, b = (p if p in active else None for p in (a, b))
             won, table = a if b is None else b, None
         lost = (b if won == a else a) if table is not None else None
         for p in (a, b):
@@ -92,12 +94,15 @@ def _replay(t: Tournament) -> tuple[list[str], _State, list[tuple[str, Round | N
     played = {r.extra.get("bracket"): r for r in t.rounds}
     steps = schedule(len(state.winners))
     done = []
+    paired = 0  # rounds of the log before this step: who was still in then decides a skipped step
     for index, step in enumerate(steps):
         rnd = played.get(step)
-        if rnd is None and any(a is not None and b is not None and a in t.active() and b in t.active()
-                               for a, b in zip(_slots(state, step)[::2], _slots(state, step)[1::2])):
+        active = t.active_at(paired)
+        slots = _slots(state, step)
+        if rnd is None and any(a in active and b in active for a, b in zip(slots[::2], slots[1::2])):
             break  # the next step to pair
-        done.append((step, rnd, _play(t, state, index, step, rnd, rank)))
+        done.append((step, rnd, _play(t, state, index, step, rnd, rank, active)))
+        paired += rnd is not None
     return seeds, state, done
 
 

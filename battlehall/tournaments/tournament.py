@@ -211,6 +211,11 @@ class Tournament:
     def active(self) -> set[str]:
         return {p.id for p in self.players.values() if not p.dropped}
 
+    def active_at(self, rounds_paired: int) -> set[str]:
+        """The players still in when the event had paired `rounds_paired` rounds (and not the next)."""
+        return {p.id for p in self.players.values()
+                if not p.dropped or (p.dropped_after is not None and p.dropped_after > rounds_paired)}
+
     def round_over(self) -> bool:
         if not self.rounds:
             return False

@@ -107,3 +107,23 @@ def test_a_dropped_player_in_a_bracket_gives_a_walkover():
     second = event.play_round(rng)
     assert winners[1] in second["byes"] and winners[0] not in seated(second)
     assert len(first["tables"]) == 4 and set(ids) == set(first["seeds"])
+
+
+@pytest.mark.parametrize("salt", range(12))
+def test_double_elimination_with_drops_never_pairs_a_player_out_twice_beaten(salt):
+    rng = random.Random(salt)
+    event = Event({"name": "x", "ruleset": "duel", "format": "double_elimination"})
+    event.register(rng.randint(5, 16))
+    event.apply({"k": "started", "at": 1})
+    lost: Counter = Counter()
+    while (paired := event.play_round(rng)) is not None:
+        for p in seated(paired):
+            assert lost[p] < 2
+        for table in event.t.rounds[-1].tables:
+            lost[table.games[0].places[1][0]] += 1
+        for p in sorted(event.t.active()):
+            if rng.random() < 0.1 and len(event.t.active()) > 2:
+                event.apply({"k": "dropped", "player": p, "at": 3})
+    event.apply({"k": "finished", "at": 4})
+    champion = event.t.standings()[0].player
+    assert lost[champion] <= 1 and event.t.bracket()[-1].stage == "final"
