@@ -146,7 +146,7 @@ class Events:
         `lease` is given and lost."""
         for _ in range(RETRIES):
             async with self.folds.lock(tournament_id):
-                folded = await self.folds.get(tournament_id)
+                folded = await self.folds.get_locked(tournament_id)
                 if folded is None:
                     return None
                 version = folded.version

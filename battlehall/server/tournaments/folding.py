@@ -95,6 +95,11 @@ class Folds:
 
     async def get(self, tournament_id: str) -> Folded | None:
         """The event as Redis has it now; None for no such event."""
+        async with self.lock(tournament_id):  # never beside a change's entries not yet written
+            return await self.get_locked(tournament_id)
+
+    async def get_locked(self, tournament_id: str) -> Folded | None:
+        """`get`, for a caller holding the event's lock."""
         folded = self.cached.get(tournament_id)
         if folded is None:
             loaded = await self.storage.load(tournament_id)

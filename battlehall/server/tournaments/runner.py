@@ -164,6 +164,8 @@ class EventRunner:
                 not in self.open]
         if not todo:
             return
+        if (await self.events.storage.owners([self.tournament_id]))[0] != self.lease:
+            raise Fenced("another node holds the event: its games are its to make")  # no game made by two
         gate = asyncio.Semaphore(CREATES_AT_ONCE)
 
         async def one(call) -> None:
