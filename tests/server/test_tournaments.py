@@ -110,6 +110,11 @@ def check_with_verify(base: str, tid: str, log: dict, tmp_path) -> None:
     ({"name": "x", "ruleset": "duel", "table_size": 4}, "table_size"),
     ({"name": "x", "ruleset": "duel", "rated": True}, "rated"),
     ({"name": "x", "ruleset": "duel", "colour": "red"}, "colour"),
+    ({"name": "x", "ruleset": "duel", "tiebreaks": ["omw", "luck"]}, "tiebreaks[1]"),
+    ({"name": "x", "ruleset": "duel", "clock": {"prompt_ms": None}}, "clock.prompt_ms"),
+    ({"name": "x", "ruleset": "duel", "clock": {"bank_ms": -1}}, "clock.bank_ms"),
+    ({"name": "x", "ruleset": "duel", "options": {"nope": 1}}, "options.nope"),
+    ({"name": "x", "ruleset": "duel", "organiser": 5}, "organiser"),
 ])
 def test_bad_bodies_are_refused_naming_the_field(server, body, path):
     r = httpx.post(f"{server.url}/tournaments", json=body, timeout=10)

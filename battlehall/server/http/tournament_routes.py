@@ -15,6 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from battlehall.engine import get_ruleset, ruleset_names
+from battlehall.engine.errors import SetupError
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.http import web
@@ -22,6 +23,8 @@ from battlehall.server.http.bodies import json_body
 from battlehall.server.http.creation_limit import CreationLimit
 from battlehall.server.http.player_api import bearer, prove_profile
 from battlehall.server.http.responses import ORJSONResponse
+from battlehall.server.match import validate
+from battlehall.server.players.matcher import QUICK_CLOCK
 from battlehall.server.players.player_rating import rating
 from battlehall.server.players.player_settings import PlayerSettings
 from battlehall.server.players.profiles import Profiles, tag
@@ -147,6 +150,7 @@ async def create(request: Request) -> Response:
         spec = Spec.parse(body, range(rules.min_seats, rules.max_seats + 1), settings.max_players, now_ms())
     except SpecError as exc:
         raise errors.BadRequest(exc.message, path=exc.path) from None
+    check_games(spec)
     if spec.rated and not operator:
         raise errors.BadRequest("a rated tournament is made with the API key", path="rated")
     organiser = None
@@ -159,6 +163,20 @@ async def create(request: Request) -> Response:
         organiser = {"profile": profile, "name": name, "tag": tag(profile)}
     created = await events.create(spec, organiser, "operator" if operator else "player")
     return ORJSONResponse(created, status_code=201)
+
+
+def check_games(spec: Spec) -> None:
+    """The event's games as the matches will have them: options the ruleset takes, a timed clock."""
+    rules = get_ruleset(spec.ruleset)
+    seats = [f"seat{i}" for i in range(1, max(rules.min_seats, spec.min_table) + 1)]
+    try:
+        request = validate.create_request({"ruleset": spec.ruleset, "seats": seats, "options": spec.options,
+                                           "clock": spec.clock or QUICK_CLOCK})
+        rules.resolve_options(request["options"])
+    except SetupError as exc:
+        raise errors.BadRequest(exc.message, path=exc.path) from None
+    if request["clock"]["prompt_ms"] is None:
+        raise errors.BadRequest("an event's games are timed: a number of ms", path="clock.prompt_ms")
 
 
 async def listing(request: Request) -> Response:
