@@ -217,7 +217,7 @@ async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot
             assert fed[0]["middle"] < box["middle"] < fed[1]["middle"]
             assert box["left"] > fed[0]["left"]
     await expect(player.locator("#ready")).to_be_hidden()
-    await docs_shot(shoot, organiser, "tournament")
+    await docs_shot(shoot, organiser, "tournament", full_page=False)
     for size, shown in (("wide", organiser), ("phone", phone)):
         await shoot(shown, f"tournament-finished-{size}")
         assert await violations(shown) == []
@@ -257,7 +257,7 @@ async def test_a_twelve_player_spellfire_pod_event_to_a_champion(srv, page, shoo
     await organiser.click("#create-button")
     await organiser.wait_for_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
     tid = organiser.url.rsplit("/", 1)[1]
-    assert "tables of 4" in await organiser.inner_text("#summary")
+    await expect(organiser.locator("#summary")).to_contain_text("tables of 4")
     player = await page(f"{srv.url}/tournaments/{tid}", viewport=PHONE, wait_for="#register")
     await player.click("#register")
     await expect(player.locator("#entry-state")).to_have_text("You are registered.")
@@ -314,3 +314,37 @@ async def test_check_in_and_drop_from_the_page_and_the_refusals_in_words(srv, pa
     # Starting with nobody left to pair is refused in words on the organiser's page.
     await organiser.click("#start")
     await expect(organiser.locator("#banner[role=alert]")).to_contain_text("At least two players")
+
+
+async def test_a_swiss_with_a_top_four_cut_draws_the_cut_as_a_bracket(srv, page):
+    """The issue's organiser: a Swiss then a cut, from the pages alone; the cut's rounds are
+    named as such and drawn as a bracket of the Swiss's top four."""
+    organiser = await page(srv.url + "/tournaments", wait_for="#create-button")
+    await organiser.fill("#t-rounds", "2")
+    await organiser.select_option("#t-cut", "4")
+    tid = await create_from_the_form(organiser, "Swiss and cut", "swiss")
+    await expect(organiser.locator("#summary")).to_contain_text("then a top-4 cut")
+    everyone = [profile(srv.url, name) for name in NAMES[:8]]
+    for who in everyone:
+        register(srv.url, tid, who)
+    await expect(organiser.locator("#players li")).to_have_count(8)
+    await organiser.click("#start")
+    await expect(organiser.locator("#bracket-panel")).to_be_hidden()  # no bracket while the Swiss is played
+    final = await play_every_table(srv.url, tid, everyone)
+    assert final["status"] == "finished"
+    await expect(organiser.locator("#phase")).to_have_text("Finished", timeout=20_000)
+    assert await organiser.locator("#bracket .bracket-round-title").all_inner_texts() == ["Semi-finals", "Final"]
+    assert await organiser.locator("#bracket .bracket-match").count() == 3
+    assert "Top-4 cut" in await organiser.inner_text("#rounds details[data-round='3'] summary")
+    cut = {p for m in final["bracket"][0]["matches"] for p in m["players"]}
+    assert cut == {s["player"] for s in final["standings"][:4]}
+
+
+def test_the_overlay_may_be_framed_where_the_operator_says_and_the_event_page_never(start_server):
+    framed = start_server("tournament-frames", env={"BATTLEHALL_FRAME_ANCESTORS": "https://casters.example.org"})
+    overlay = httpx.get(f"{framed.url}/overlay/tournament/t_0123456789abcdef", timeout=10)
+    assert overlay.status_code == 200
+    assert "frame-ancestors https://casters.example.org" in overlay.headers["content-security-policy"]
+    event_page = httpx.get(f"{framed.url}/tournaments/t_0123456789abcdef", headers={"accept": "text/html"}, timeout=10)
+    assert event_page.status_code == 200 and "<!doctype html>" in event_page.text
+    assert "frame-ancestors 'none'" in event_page.headers["content-security-policy"]

@@ -35,12 +35,9 @@ function drawHead(t, title) {
 
 function drawChampion(t, players) {
   const champion = t.status === "finished" && (t.standings || [])[0];
-  const box = document.getElementById("standings-panel");
-  box.querySelector(".champion")?.remove();
-  if (champion) {
-    box.querySelector("h2").parentElement.after(
-      el("p", { class: "champion", id: "champion" }, "Champion: ", el("strong", {}, nameOf(players, champion.player))));
-  }
+  const box = document.getElementById("champion");
+  box.replaceChildren(...(champion ? ["Champion: ", el("strong", {}, nameOf(players, champion.player))] : []));
+  box.hidden = !champion;
 }
 
 function drawOrganiser(t) {
@@ -94,7 +91,12 @@ async function draw(t) {
   drawStandings(document.getElementById("standings"), t, players, mine);
   drawChampion(t, players);
   const bracket = t.bracket || [];
-  document.getElementById("bracket-panel").hidden = !bracket.length;
+  const panel = document.getElementById("bracket-panel");
+  panel.hidden = !bracket.length;
+  // Once there is a bracket, it is what people look for first: above the standings.
+  if (bracket.length && panel.nextElementSibling !== document.getElementById("standings-panel")) {
+    document.getElementById("standings-panel").before(panel);
+  }
   if (bracket.length) drawBracket(document.getElementById("bracket"), t, players, mine);
   drawRounds(document.getElementById("rounds"), t, players, mine, watchLink);
   drawPlayers(t);

@@ -105,7 +105,15 @@ export class Entry {
       if (status === "registering" || status === "running") buttons.push(button("drop", "Drop out", "drop", false));
     }
     this.box.dataset.registered = mine.registered ? "yes" : "no";
-    this.box.replaceChildren(el("p", { id: "entry-state", tabindex: "-1" }, state), ...buttons);
+    // Nothing to do nor to say in an event that has ended without you.
+    this.box.closest("section").hidden = !mine.registered && (status === "finished" || status === "cancelled");
+    // The sentence stays one element (it keeps the focus act() gave it); the buttons change.
+    let said = this.box.querySelector("#entry-state");
+    if (!said) said = el("p", { id: "entry-state", tabindex: "-1" });
+    if (said.textContent !== state) said.textContent = state;
+    for (const node of [...this.box.children]) if (node !== said) node.remove(); // moving it would blur it
+    if (!said.isConnected) this.box.prepend(said);
+    this.box.append(...buttons);
     this.drawReady(mine, status);
   }
 
