@@ -12,9 +12,9 @@ import httpx
 import orjson
 import pytest
 from test_nodes import KEY, Cluster
-from tournament_players import make_players, play_event, register_all
 
 from battlehall.tournaments.verify import verify_log
+from tournament_players import make_players, play_event, register_all
 
 PLAYERS = 16
 CLOCK = {"prompt_ms": 5000, "bank_ms": 5000, "window_min_ms": 0}
