@@ -67,15 +67,22 @@ def _game_shares(spec: Spec, game: Game) -> dict[str, float]:
 
 
 def tallies(spec: Spec, table: Table) -> dict[str, GameTally]:
-    out = {p: GameTally() for p in table.players}
+    players = table.players
+    wins, losses, draws = dict.fromkeys(players, 0), dict.fromkeys(players, 0), dict.fromkeys(players, 0)
+    score = dict.fromkeys(players, 0.0)
     for game in table.games:
         shares = _game_shares(spec, game)
-        for p in table.players:
-            t = out[p]
-            win, draw = game.winner == p, game.winner is None and p in game.places[0]
-            out[p] = GameTally(t.wins + win, t.losses + (not win and not draw), t.draws + draw,
-                               t.score + shares.get(p, 0.0), t.played + 1)
-    return out
+        winner, first = game.winner, game.places[0]
+        for p in players:
+            if p == winner:
+                wins[p] += 1
+            elif winner is None and p in first:
+                draws[p] += 1
+            else:
+                losses[p] += 1
+            score[p] += shares.get(p, 0.0)
+    played = len(table.games)
+    return {p: GameTally(wins[p], losses[p], draws[p], score[p], played) for p in players}
 
 
 def decided(spec: Spec, table: Table) -> bool:

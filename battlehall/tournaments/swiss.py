@@ -7,8 +7,8 @@ The rules, most important first (each is given up only to keep every rule above 
    gaps (in score groups);
 4. within a score group the top half meets the bottom half (1st against the middle).
 The rules are weights of one additive cost, so a pairing is a minimum-cost perfect matching.
-Fields of up to EXACT players are searched exhaustively (branch and bound). Larger fields
-are paired window by window in standings order (WINDOW players each, exhaustively); the
+Fields of up to EXACT players are solved exactly (a dynamic programme). Larger fields
+are paired window by window in standings order (WINDOW players each, exactly); the
 players a window can only pair as rematches float down into the next window, and a last
 pass swaps pairs anywhere in the field to undo any rematch left. So the cost stays linear
 in the field, with no backtracking over all of it.
@@ -87,38 +87,38 @@ BYE = -1
 
 
 def _search(nodes: list[int], costs: _Costs) -> list[tuple[int, int]]:
-    """The minimum-cost perfect matching of `nodes` (BYE among them for an odd field), exhaustively."""
+    """The minimum-cost perfect matching of `nodes` (BYE among them for an odd field), exactly: a
+    dynamic programme over the sets of nodes left, the lowest of which is always paired next."""
     m = len(nodes)
     c = [[costs.of(a, b) if a != b else 0 for b in nodes] for a in nodes]
-    candidates = [sorted((v for v in range(m) if v != u), key=lambda v, u=u: c[u][v]) for u in range(m)]  # type: ignore[misc]
-    matched = [False] * m
-    best: list = [None, None]  # cost, pairs
-    chosen: list[tuple[int, int]] = []
+    memo: dict[int, tuple[int, int]] = {0: (0, -1)}  # nodes left -> (least cost, partner of the lowest)
 
-    def dfs(cost: int, u: int) -> None:
-        while u < m and matched[u]:
-            u += 1  # the first player not yet paired (all before it are)
-        if u == m:
-            if best[0] is None or cost < best[0]:
-                best[0], best[1] = cost, list(chosen)
-            return
-        matched[u] = True
-        row = c[u]
-        for v in candidates[u]:
-            if matched[v]:
-                continue
-            total = cost + row[v]
-            if best[0] is not None and total >= best[0]:
-                break  # candidates are in increasing cost: none after it can do better
-            matched[v] = True
-            chosen.append((u, v))
-            dfs(total, u + 1)
-            chosen.pop()
-            matched[v] = False
-        matched[u] = False
+    def solve(left: int) -> int:
+        known = memo.get(left)
+        if known is not None:
+            return known[0]
+        u = (left & -left).bit_length() - 1
+        rest = left ^ (1 << u)
+        row, best, partner, r = c[u], -1, -1, rest
+        while r:
+            low = r & -r
+            r ^= low
+            v = low.bit_length() - 1
+            total = row[v] + solve(rest ^ low)
+            if partner < 0 or total < best:
+                best, partner = total, v
+        memo[left] = (best, partner)
+        return best
 
-    dfs(0, 0)
-    return [(nodes[a], nodes[b]) for a, b in best[1]]
+    left = (1 << m) - 1
+    solve(left)
+    pairs = []
+    while left:
+        u = (left & -left).bit_length() - 1
+        v = memo[left][1]
+        pairs.append((nodes[u], nodes[v]))
+        left ^= (1 << u) | (1 << v)
+    return pairs
 
 
 def _windows(n: int, costs: _Costs) -> list[tuple[int, int]]:

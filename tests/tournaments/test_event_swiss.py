@@ -40,7 +40,7 @@ def grade(ranked: list[Entrant], pairs: list[tuple]) -> tuple[int, int, int]:
 
 
 @st.composite
-def fields(draw, low: int = 2, high: int = 10):
+def fields(draw, low: int = 2, high: int = EXACT):
     n = draw(st.integers(low, high))
     ids = [f"p{i}" for i in range(n)]
     points = sorted((draw(st.sampled_from([0, 1, 3, 4, 6, 9])) for _ in ids), reverse=True)
