@@ -19,21 +19,17 @@ import pytest
 from playwright.async_api import expect
 from test_accessibility import violations
 
-from battlehall.client import Client
+from battlehall.tournament_client import TournamentClient, TournamentRefused
 from conftest import PHONE
 
 WIDE = {"width": 1280, "height": 800}
 ENV = {"BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0", "BATTLEHALL_TOURNAMENT_CREATE_BURST": "1000",
-       "BATTLEHALL_TOURNAMENT_REGISTER_BURST": "1000", "BATTLEHALL_BOT_THINK_MS": "20"}
+       "BATTLEHALL_TOURNAMENT_REGISTER_BURST": "1000"}
 NAMES = ["Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo", "Kit", "Lu", "Mo"]
 DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # Marks a page's window: still there at the end, so nothing reloaded it.
 MARK = "() => { window.__stayed = true; }"
 STAYED = "() => window.__stayed === true"
-
-
-def quiet(_line: str) -> None:
-    pass
 
 
 async def docs_shot(shoot, page, name: str, full_page: bool = True) -> None:
@@ -54,57 +50,25 @@ def profile(base: str, name: str) -> dict:
     return r.json()
 
 
-def register(base: str, tid: str, who: dict) -> None:
-    r = httpx.post(f"{base}/tournaments/{tid}/register", json={"profile": who["profile"]},
-                   headers={"authorization": f"Bearer {who['secret']}"}, timeout=10)
-    assert r.status_code == 200, r.text
-
-
-def my(base: str, tid: str, who: dict) -> dict:
-    r = httpx.get(f"{base}/tournaments/{tid}/my", params={"profile": who["profile"]},
-                  headers={"authorization": f"Bearer {who['secret']}"}, timeout=10)
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
-def event(base: str, tid: str) -> dict:
-    r = httpx.get(f"{base}/tournaments/{tid}", timeout=10)
-    assert r.status_code == 200, r.text
-    return r.json()
+async def register_all(base: str, tid: str, everyone: list[dict]) -> None:
+    async with TournamentClient(base) as api:
+        for who in everyone:
+            await api.register(tid, who["profile"], who["secret"])
 
 
 async def play_every_table(base: str, tid: str, everyone: list[dict], timeout_s: float = 240) -> dict:
-    """Bots play each player's seat of every game as soon as their entry holds it (each
-    seat's own token: what "your match is ready" links to), until the event ends."""
-    started: set[str] = set()
-    bots: list[asyncio.Task] = []
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    try:
-        while asyncio.get_running_loop().time() < deadline:
-            t = await asyncio.to_thread(event, base, tid)
-            if t["status"] in ("finished", "cancelled"):
-                return t
-            for who in everyone:
-                entry = await asyncio.to_thread(my, base, tid, who)
-                table = entry.get("table")
-                if table and not table["done"] and f"{table['match']}/{who['profile']}" not in started:
-                    started.add(f"{table['match']}/{who['profile']}")
-                    bot = Client(base, table["match"], table["token"], seed=len(started), on_status=quiet)
-                    bots.append(asyncio.create_task(bot.run()))
-            await asyncio.sleep(0.3)
-        raise AssertionError(f"the event did not end in {timeout_s} s: {event(base, tid)['status']}")
-    finally:
-        for bot in bots:
-            bot.cancel()
-        await asyncio.gather(*bots, return_exceptions=True)
+    """Each player's every table is played by a bot on the seat's own token (what "your
+    match is ready" links to), until the event ends; the event as it ended."""
+    async with TournamentClient(base) as api:
+        await asyncio.wait_for(asyncio.gather(*(api.play(tid, who["profile"], who["secret"]) for who in everyone)), timeout_s)
+        return await api.get(tid)
 
 
-async def create_from_the_form(lobby, name: str, format_: str, ruleset: str = "duel", table_size: int | None = None) -> str:
+async def create_from_the_form(lobby, name: str, format_: str) -> str:
+    """Create a duel event of `format_` from the form of /tournaments (open on `lobby`); its id."""
     await lobby.fill("#t-name", name)
-    await lobby.select_option("#t-ruleset", ruleset)
+    await lobby.select_option("#t-ruleset", "duel")
     await lobby.select_option("#t-format", format_)
-    if table_size:
-        await lobby.select_option("#t-table-size", str(table_size))
     await lobby.click("#create-button")
     await lobby.wait_for_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
     return lobby.url.rsplit("/", 1)[1]
@@ -162,8 +126,7 @@ async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot
     await overlay.evaluate(MARK)
 
     others = [profile(srv.url, name) for name in NAMES[:7]]
-    for who in others:
-        register(srv.url, tid, who)
+    await register_all(srv.url, tid, others)
     # The organiser's page lists them without a reload.
     await expect(organiser.locator("#players li")).to_have_count(8)
     for size, shown in (("wide", organiser), ("phone", phone)):
@@ -176,7 +139,8 @@ async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot
     await link.wait_for()
     assert "Your match is ready" in await player.inner_text("#ready")
     me = {"profile": stored["profile"], "secret": stored["secret"]}
-    table = my(srv.url, tid, me)["table"]
+    async with TournamentClient(srv.url) as api:
+        table = (await api.my(tid, me["profile"], me["secret"]))["table"]
     assert await link.get_attribute("href") == f"/play/{table['match']}#token={table['token']}"
     await expect(organiser.locator("#rounds details[data-round='1'] tr[data-table]")).to_have_count(4)
     await expect(organiser.locator("#bracket .bracket-match")).to_have_count(7)  # 4 + 2 + 1, drawn before it is played
@@ -264,8 +228,7 @@ async def test_a_twelve_player_spellfire_pod_event_to_a_champion(srv, page, shoo
     stored = await player.evaluate("() => JSON.parse(localStorage.getItem('battlehall.profile'))")
     me = {"profile": stored["profile"], "secret": stored["secret"]}
     others = [profile(srv.url, name) for name in NAMES[:11]]
-    for who in others:
-        register(srv.url, tid, who)
+    await register_all(srv.url, tid, others)
     await expect(organiser.locator("#players li")).to_have_count(12)
     await organiser.click("#start")
     await player.locator("#ready #play-link").wait_for()
@@ -301,9 +264,10 @@ async def test_check_in_and_drop_from_the_page_and_the_refusals_in_words(srv, pa
     # The organiser's page marks them checked in, without a reload.
     await expect(organiser.locator(f"#players li[data-player='{stored['profile']}']")).to_have_class("checked-in")
     # A second registration of the same profile is refused with its code, and changes nothing.
-    r = httpx.post(f"{srv.url}/tournaments/{tid}/register", json={"profile": stored["profile"]},
-                   headers={"authorization": f"Bearer {stored['secret']}"}, timeout=10)
-    assert r.status_code == 409 and r.json()["error"]["code"] == "already_registered"
+    async with TournamentClient(srv.url) as api:
+        with pytest.raises(TournamentRefused) as refused:
+            await api.register(tid, stored["profile"], stored["secret"])
+    assert (refused.value.status, refused.value.code) == (409, "already_registered")
     player.once("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
     await player.click("#drop")  # dismissed: still in
     await expect(player.locator("#entry-state")).to_have_text("You are registered and checked in.")
@@ -325,8 +289,7 @@ async def test_a_swiss_with_a_top_four_cut_draws_the_cut_as_a_bracket(srv, page)
     tid = await create_from_the_form(organiser, "Swiss and cut", "swiss")
     await expect(organiser.locator("#summary")).to_contain_text("then a top-4 cut")
     everyone = [profile(srv.url, name) for name in NAMES[:8]]
-    for who in everyone:
-        register(srv.url, tid, who)
+    await register_all(srv.url, tid, everyone)
     await expect(organiser.locator("#players li")).to_have_count(8)
     await organiser.click("#start")
     await expect(organiser.locator("#bracket-panel")).to_be_hidden()  # no bracket while the Swiss is played

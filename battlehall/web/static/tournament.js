@@ -2,7 +2,7 @@
 // match, the standings, the bracket of an elimination stage, every round's pairings and
 // results, the players; all of it kept current by long-polling GET /tournaments/{id}
 // (?wait_since=<version>), so nothing needs a reload. Names are text only (el()).
-import { request } from "./battlehall.js";
+import { TournamentApi } from "./battlehall.js";
 import { BASE, banner, copyRow, el, errorText, playerName, rulesetTitle, watchLink } from "./page.js";
 import { ensureProfile } from "./profile.js";
 import { drawBracket } from "./tournament_bracket.js";
@@ -11,6 +11,7 @@ import { drawRounds, drawStandings } from "./tournament_tables.js";
 import { PHASES, formatText, nameOf, phaseOf, playersById, startText } from "./tournament_words.js";
 
 const WAIT_MS = 20000;
+const api = new TournamentApi(BASE);
 const main = document.getElementById("main");
 const note = banner(document.getElementById("banner"));
 const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
@@ -28,7 +29,7 @@ function drawHead(t, title) {
   pill.className = `pill ${phase === "running" ? "live" : phase === "finished" ? "finished" : ""}`;
   const count = (t.players || []).filter((p) => !p.dropped).length;
   document.getElementById("summary").replaceChildren(formatText(spec, title),
-    ` · ${count} players${phase === "registering" && spec.max_players ? ` (at most ${spec.max_players})` : ""}`,
+    ` · ${count} players${phase === "registering" && spec.max_players < 1024 ? ` (at most ${spec.max_players})` : ""}`,
     ...(t.organiser ? [" · organised by ", ...playerName(t.organiser.name, t.organiser.tag)] : []));
   document.getElementById("when").textContent = startText(spec, phase);
 }
@@ -59,7 +60,7 @@ function drawOrganiser(t) {
 async function organise(action, proof) {
   note.clear();
   try {
-    await request(BASE, `/tournaments/${encodeURIComponent(id)}/${action}`, { method: "POST", apiKey: proof });
+    await (action === "start" ? api.start(id, proof) : api.cancel(id, proof));
   } catch (err) {
     note.show("error", err.code === "not_enough_players" ? "At least two players must be registered (and checked in) to start."
       : err.code === "already_started" ? "It has started already." : errorText(err));
@@ -109,9 +110,8 @@ async function draw(t) {
 async function follow() {
   let failures = 0;
   for (;;) {
-    const query = shown ? `?wait_since=${shown.version}&wait_ms=${WAIT_MS}` : "";
     try {
-      const t = await request(BASE, `/tournaments/${encodeURIComponent(id)}${query}`);
+      const t = await api.get(id, shown ? { waitSince: shown.version, waitMs: WAIT_MS } : {});
       failures = 0;
       note.clear();
       if (!shown || t.version !== shown.version) {

@@ -1,11 +1,13 @@
 // The reader's own part of an event page: their entry (register, check in, drop) with the
 // profile the lobby keeps in this browser, and "Your match is ready" with their seat's link,
 // from GET /tournaments/{id}/my, long-polled. The organiser's token is kept here too.
-import { request } from "./battlehall.js";
+import { TournamentApi } from "./battlehall.js";
 import { BASE, el, errorText } from "./page.js";
 
 const ORGANISER = "battlehall.organiser."; // + tournament id: the token its creation answered
 const WAIT_MS = 20000;
+const api = new TournamentApi(BASE);
+const ACTIONS = { register: "register", check_in: "checkIn", drop: "drop" };
 
 /** Keep the organiser token of a tournament this browser created. */
 export function rememberOrganiser(id, token) {
@@ -44,8 +46,7 @@ export class Entry {
     if (action === "drop" && !confirm("Drop out of the tournament? You will not be paired again.")) return;
     this.message.textContent = "";
     try {
-      this.mine = await request(BASE, `/tournaments/${encodeURIComponent(this.id)}/${action}`,
-                                { method: "POST", body: { profile: this.profile.profile }, apiKey: this.profile.secret });
+      this.mine = await api[ACTIONS[action]](this.id, this.profile.profile, this.profile.secret);
       this.draw();
       this.box.querySelector("#entry-state").focus(); // the button pressed is gone: say what changed
       this.poll();
@@ -67,10 +68,9 @@ export class Entry {
     try {
       let version = null;
       for (;;) {
-        const query = new URLSearchParams({ profile: this.profile.profile });
-        if (version !== null) query.set("wait_since", String(version)), query.set("wait_ms", String(WAIT_MS));
         try {
-          this.mine = await request(BASE, `/tournaments/${encodeURIComponent(this.id)}/my?${query}`, { apiKey: this.profile.secret });
+          this.mine = await api.my(this.id, this.profile.profile, this.profile.secret,
+                                   version === null ? {} : { waitSince: version, waitMs: WAIT_MS });
         } catch (err) {
           if (err.status === 401 || err.status === 404) { this.mine = null; this.draw(); return; }
           await new Promise((r) => setTimeout(r, 3000));

@@ -3,7 +3,7 @@
 // unless ?bg= says otherwise, and every other overlay parameter of the spectator page
 // (size, scale, type) as overlay.js reads them. Its own: panels= of title, bracket,
 // standings; top= the standings' rows (8). Kept current by long-polling the event.
-import { request } from "./battlehall.js";
+import { TournamentApi } from "./battlehall.js";
 import { BASE, banner, errorText, rulesetTitle } from "./page.js";
 import { applyParams, readParams } from "./overlay.js";
 import { drawBracket } from "./tournament_bracket.js";
@@ -76,8 +76,7 @@ async function follow() {
   let version = null;
   for (;;) {
     try {
-      const query = version === null ? "" : `?wait_since=${version}&wait_ms=${WAIT_MS}`;
-      const t = await request(BASE, `/tournaments/${encodeURIComponent(id)}${query}`);
+      const t = await new TournamentApi(BASE).get(id, version === null ? {} : { waitSince: version, waitMs: WAIT_MS });
       note.clear();
       if (t.version !== version) await draw(t);
       version = t.version;

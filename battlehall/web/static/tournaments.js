@@ -1,12 +1,13 @@
 // The tournaments page (/tournaments): the public events being played, coming up and
 // finished, a page at a time; and the organiser's form to create one, in words.
-import { request } from "./battlehall.js";
+import { TournamentApi, request } from "./battlehall.js";
 import { BASE, banner, el, errorText, playerName, rulesetTitle } from "./page.js";
 import { PHASES, formatText, phaseOf, startText } from "./tournament_words.js";
 import { createForm, fieldFor, readForm } from "./tournament_form.js";
 import { rememberOrganiser } from "./tournament_entry.js";
 
 const PAGE = 12;
+const api = new TournamentApi(BASE);
 const KEY = "battlehall.apiKey";
 const main = document.getElementById("main");
 const note = banner(document.getElementById("banner"));
@@ -17,7 +18,7 @@ async function card(t) {
   const spec = t.spec || {};
   const phase = phaseOf(t);
   const count = t.players_count ?? (t.players || []).length;
-  const cap = phase === "registering" && spec.max_players ? ` (at most ${spec.max_players})` : "";
+  const cap = phase === "registering" && spec.max_players < 1024 ? ` (at most ${spec.max_players})` : "";
   return el("article", { class: "event", dataset: { tournament: t.tournament } },
     el("h3", {}, el("a", { href: `/tournaments/${encodeURIComponent(t.tournament)}` }, t.name || t.tournament)),
     el("p", { class: "small" }, formatText(spec, await rulesetTitle(spec.ruleset))),
@@ -33,10 +34,8 @@ const EMPTY = { running: "No public tournament is being played right now.",
 
 async function loadList(status, more = false) {
   const box = document.getElementById(status);
-  const query = new URLSearchParams({ status, limit: String(PAGE) });
-  if (more && lists[status]) query.set("cursor", lists[status]);
   try {
-    const page = await request(BASE, `/tournaments?${query}`);
+    const page = await api.list({ status, limit: PAGE, cursor: more ? lists[status] : undefined });
     const cards = await Promise.all((page.tournaments || []).map(card));
     if (more) box.append(...cards);
     else box.replaceChildren(...(cards.length ? cards : [el("p", { class: "muted" }, EMPTY[status])]));
@@ -62,7 +61,7 @@ async function create(event) {
   button.disabled = true;
   main.dataset.status = "creating";
   try {
-    const created = await request(BASE, "/tournaments", { method: "POST", body, apiKey: apiKey || undefined });
+    const created = await api.create(body, apiKey || undefined);
     if (apiKey) sessionStorage.setItem(KEY, apiKey);
     rememberOrganiser(created.tournament, created.organiser_token);
     main.dataset.status = "created";
