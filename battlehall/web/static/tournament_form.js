@@ -4,7 +4,7 @@
 // tie-breaks. readForm() makes the body of POST /tournaments (docs/tournaments.md);
 // fieldFor() finds the control a 400's `path` names.
 import { el } from "./page.js";
-import { TIEBREAKS } from "./tournament_words.js";
+import { FORMATS, TIEBREAKS } from "./tournament_words.js";
 
 const FORMAT_HELP = {
   swiss: "Every round pairs players with equal points who have not met; nobody is knocked out. Add a cut for a final bracket.",
@@ -12,7 +12,6 @@ const FORMAT_HELP = {
   double_elimination: "A winners' and a losers' bracket: you are out after losing two tables; the two brackets' winners meet in the final.",
   round_robin: "Everyone plays everyone once.",
 };
-const FORMAT_NAMES = { swiss: "Swiss", single_elimination: "Single elimination", double_elimination: "Double elimination", round_robin: "Round robin" };
 
 function field(label, input, hint) {
   return el("label", {}, el("span", {}, label), input, hint ? el("small", { class: "muted" }, hint) : null);
@@ -42,7 +41,7 @@ export function createForm(form, rulesets, apiKey) {
                               rulesets[0] && rulesets[0].name))),
     el("fieldset", {}, el("legend", {}, "Format"),
       el("div", { class: "grid" },
-        field("Format", select("t-format", Object.entries(FORMAT_NAMES), "swiss")),
+        field("Format", select("t-format", Object.entries(FORMATS), "swiss")),
         field("Best of", select("t-best-of", [[1, "1 game a table"], [3, "best of 3 games"], [5, "best of 5 games"]], 1),
               "The seats' order rotates between games.")),
       el("p", { id: "t-format-help", class: "muted small" }),

@@ -14,11 +14,6 @@ export const STAGES = { swiss: "Swiss", round_robin: "Round robin", elimination:
 
 export const PHASES = { registering: "Registration open", running: "Being played", finished: "Finished", cancelled: "Cancelled" };
 
-/** The event's spec, whatever the answer nests it under. */
-export function specOf(t) {
-  return t.spec || {};
-}
-
 export function phaseOf(t) {
   return t.phase || t.status || "registering";
 }
@@ -84,17 +79,6 @@ export const TIEBREAKS = { omw: "Opp. match-win %", gw: "Game-win %", ogw: "Opp.
 /** A tie-break's value as shown: percentages for the win rates, two decimals otherwise. */
 export function tiebreakText(name, value) {
   if (value === null || value === undefined) return "";
-  if (["omw", "gw", "ogw"].includes(name)) return `${(Number(value) * (Number(value) <= 1 ? 100 : 1)).toFixed(1)}%`;
+  if (["omw", "gw", "ogw"].includes(name)) return `${(Number(value) * 100).toFixed(1)}%`; // a fraction of 1
   return Number.isInteger(value) ? String(value) : Number(value).toFixed(2);
-}
-
-/** A table's games: [{game, match, places, draw}] from the round's entry. */
-export function gamesOf(table) {
-  return table.games || [];
-}
-
-/** The winner of a decided table (a player id), null while playing or for a drawn match. */
-export function tableWinner(table) {
-  if (table.winner !== undefined) return table.winner;
-  return null;
 }
