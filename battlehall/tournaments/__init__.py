@@ -25,8 +25,9 @@ even but ``random``, so the field goes by rating, or by the draw). Each round's
 pairing follows these rules, the first most important, each given up only to keep the
 ones above it: (1) nobody meets an opponent again and nobody gets a second bye; (2) the
 bye of an odd field goes to the lowest-ranked player; (3) players meet players of their
-own points: the fewest pair-downs, then the smallest score gaps; (4) within a score group
-the top half meets the bottom half. The rules are one additive cost and the pairing a
+own points: the score gaps as small as can be (the sum of their squares, in score groups:
+one player floated two groups down costs more than two floated one group each), then the
+fewest pair-downs; (4) within a score group the top half meets the bottom half. The rules are one additive cost and the pairing a
 minimum-cost perfect matching: fields of up to 12 are searched exhaustively; larger
 fields window by window in standings order (players a window can only pair again float
 down to the next), then pairs are swapped anywhere to undo a rematch left. The number of

@@ -3,8 +3,9 @@
 The rules, most important first (each is given up only to keep every rule above it):
 1. nobody meets an opponent twice, and nobody gets a second bye;
 2. the bye (an odd field) goes to the lowest-ranked player;
-3. players meet players of their own score: the fewest pair-downs, then the smallest score
-   gaps (in score groups);
+3. players meet players of their own score: score gaps as small as can be (the sum of their
+   squares, counted in score groups: one player floated two groups down costs more than
+   two floated one group each), then the fewest pair-downs;
 4. within a score group the top half meets the bottom half (1st against the middle).
 The rules are weights of one additive cost, so a pairing is a minimum-cost perfect matching.
 Fields of up to EXACT players are solved exactly (a dynamic programme). Larger fields
@@ -53,18 +54,19 @@ class _Costs:
                 for j in range(start, i):
                     self.pos[j], self.size[j] = j - start, i - start
                 start = i
-        self.w_gap = n * n + 1
-        self.w_down = self.w_gap * (n * n + 1)
-        self.w_bye = self.w_down * (n + 1)
+        # each weight outweighs the most that everything below it can add up to
+        self.w_down = n * n + 1
+        self.w_gap = self.w_down * (n + 1)
+        self.w_bye = self.w_gap * (n ** 3 + 1)
         self.w_meet = self.w_bye * (n + 1)
 
     def pair(self, i: int, j: int) -> int:
         if i > j:
             i, j = j, i
         cost = self.w_meet if self.ranked[j].id in self.ranked[i].opponents else 0
-        gap = self.level[j] - self.level[i]
+        gap = abs(self.level[j] - self.level[i])
         if gap:
-            return cost + self.w_down + gap * self.w_gap
+            return cost + self.w_down + gap * gap * self.w_gap
         return cost + abs(self.pos[j] - self.pos[i] - self.size[i] // 2)
 
     def bye(self, i: int) -> int:
