@@ -144,7 +144,7 @@ class Tournament:
             seen.add(p)
         if len(seen) != sum(len(t.players) for t in tables) + len(byes):
             raise _bad("a player is paired twice")
-        for p in seen:
+        for p in sorted(seen):
             if p not in self.players or self.players[p].dropped:
                 raise _bad(f"{p!r} is not an active player")
         extra = {k: v for k, v in e.items() if k not in ("k", "round", "stage", "tables", "byes", "at")}

@@ -159,6 +159,17 @@ def test_byes_rotate_in_an_odd_field():
     assert len(byes) == 7 and len(set(byes)) == 7
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 15), st.integers(0, 2**32))
+def test_byes_rotate_nobody_gets_a_second_while_someone_has_had_none(half, salt):
+    n = 2 * half + 1
+    event = Event({"name": "x", "ruleset": "duel", "rounds": min(n, 8)}, seed=str(salt))
+    event.register(n)
+    event.apply({"k": "started", "at": 1})
+    byes = [p for paired in event.play_out(random.Random(salt), draws=0.1) for p in paired["byes"]]
+    assert len(byes) == min(n, 8) and len(set(byes)) == len(byes)
+
+
 def test_the_same_log_and_seed_give_the_same_pairings_and_another_seed_others():
     def play(seed: str) -> list[dict]:
         event = Event({"name": "x", "ruleset": "duel", "rounds": 5, "tiebreaks": ["random"]}, seed=seed)
