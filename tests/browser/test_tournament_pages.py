@@ -205,6 +205,11 @@ async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot
     assert table and table["width"] > PHONE["width"] * 0.8  # the standings fill the canvas, nothing beside them
     assert await small.locator("#bracket").is_hidden()
     assert "keyed" in await small.get_attribute("html", "class")
+    assert await small.get_attribute("html", "data-overlay-ignored") is None  # every parameter understood
+    typo = await page(f"{srv.url}/overlay/tournament/{tid}?panels=board,standings&top=999&scale=9")
+    await expect(typo.locator("#bracket .bracket-match")).to_have_count(7)  # board: the bracket
+    assert await typo.get_attribute("html", "data-overlay-ignored") == "scale,top"
+    await expect(typo.locator("#standings tbody tr")).to_have_count(8)  # top's default
     await shoot(small, "tournament-overlay-standings-phone", full_page=False)
     assert await violations(small) == []
 

@@ -27,7 +27,8 @@ export function overlayParams(search) {
   params.overlay = true;
   if (params.bg === null && !params.ignored.includes("bg")) params.bg = "transparent";
   if (panels !== null) {
-    const names = panels.split(",").map((p) => p.trim()).filter(Boolean);
+    // `board` (the spectator page's name for the drawing) is the bracket here.
+    const names = panels.split(",").map((p) => p.trim()).filter(Boolean).map((p) => (p === "board" ? "bracket" : p));
     if (names.length && names.every((p) => PANELS.includes(p))) params.panels = new Set(names); else params.ignored.push("panels");
   }
   params.top = 8;
