@@ -99,6 +99,7 @@ class Tournaments:
         self._append = self.redis.register_script(APPEND)
         self._acquire = self.redis.register_script(leases.ACQUIRE)
         self._renew = self.redis.register_script(leases.RENEW)
+        self._release = self.redis.register_script(leases.RELEASE)
 
     # -- creation and the log -----------------------------------------------------------
 
@@ -225,6 +226,11 @@ class Tournaments:
             out.append(bool(await self._renew(keys=[tkey(tournament_id, "owner"), tkey(tournament_id, "held")],
                                               args=[value, lease_ms, now])))
         return out
+
+    async def release(self, tournament_id: str, value: str, now: int) -> bool:
+        """Give the event up (this node stops): another node takes it at its next sweep."""
+        return bool(await self._release(keys=[tkey(tournament_id, "owner"), tkey(tournament_id, "held")],
+                                        args=[value, now]))
 
     async def owners(self, tournament_ids: list[str]) -> list[str | None]:
         if not tournament_ids:

@@ -55,10 +55,13 @@ class Events:
         self.tasks = [loop.create_task(self._sweep()), loop.create_task(self._renew())]
 
     async def close(self) -> None:
+        """Stop this node's runners and give their events up, so another node goes on at once."""
         for task in self.tasks:
             task.cancel()
         for runner in list(self.runners.values()):
             await runner.stop()
+            with contextlib.suppress(Exception):  # Redis away: the lease lapses by itself
+                await self.storage.release(runner.tournament_id, runner.lease, now_ms())
         with contextlib.suppress(ValueError):
             self.hub.ended_hooks.remove(self.match_ended)
 

@@ -36,6 +36,13 @@ class Folded:
     ended_rounds: set[int] = field(default_factory=set)
     results: set[GamePlace] = field(default_factory=set)  # the games entered
     names: dict[str, str] = field(default_factory=dict)  # profile -> its name at registration
+    shown: tuple[int, dict] | None = None  # the core's public view, and the version it is of
+
+    def public(self) -> dict:
+        """The core's public view (standings and all), computed once per version."""
+        if self.shown is None or self.shown[0] != self.version:
+            self.shown = (self.version, self.t.public())
+        return self.shown[1]
 
     @property
     def version(self) -> int:

@@ -14,11 +14,12 @@ HEAVY = ("rounds", "standings", "bracket")
 def event(folded: Folded, now: int) -> dict:
     """The event as its page shows it: the core's public view, and the server's fields."""
     meta = folded.meta
-    shown = dict(folded.t.public())
-    players = shown.get("players")
-    if isinstance(players, list):
-        shown["players"] = [{**p, "tag": tag(p["player"])} if isinstance(p, dict) and "player" in p else p
-                            for p in players]
+    shown = dict(folded.public())
+    for part in ("players", "standings"):  # names beside a profile carry its tag (docs/protocol.md)
+        rows = shown.get(part)
+        if isinstance(rows, list):
+            shown[part] = [{**r, "tag": tag(r["player"])} if isinstance(r, dict) and "player" in r else r
+                           for r in rows]
     shown.update({
         "tournament": folded.tournament_id, "name": folded.spec.name, "status": folded.t.phase,
         "version": folded.version, "created_at": meta["created_at"], "organiser": meta.get("organiser"),
@@ -36,11 +37,7 @@ def summary(folded: Folded, now: int) -> dict:
 
 def entry(folded: Folded, profile: str, table: dict | None, made: int, now: int) -> dict:
     """A player's own entry: registered, checked in, dropped, and the current table with the seat's token."""
-    player = None
-    for p in folded.t.public().get("players") or []:
-        if isinstance(p, dict) and p.get("player") == profile:
-            player = p
-            break
+    player = folded.t.players.get(profile)
     current = folded.round
     bye = False
     for e in reversed(folded.entries):
@@ -53,7 +50,7 @@ def entry(folded: Folded, profile: str, table: dict | None, made: int, now: int)
         else:
             table = {**table, "done": bool(folded.t.table_done(table["round"], table["table"]))}
     return {"tournament": folded.tournament_id, "profile": profile, "registered": player is not None,
-            "checked_in": bool(player and player.get("checked_in")), "dropped": bool(player and player.get("dropped")),
+            "checked_in": bool(player and player.checked_in), "dropped": bool(player and player.dropped),
             "status": folded.t.phase, "version": folded.version + made, "round": current,
             "table": table, "bye": bye, "now": now}
 
