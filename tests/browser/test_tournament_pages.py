@@ -50,6 +50,12 @@ def profile(base: str, name: str) -> dict:
     return r.json()
 
 
+def event_status(base: str, tid: str) -> str:
+    r = httpx.get(f"{base}/tournaments/{tid}", timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()["status"]
+
+
 async def register_all(base: str, tid: str, everyone: list[dict]) -> None:
     async with TournamentClient(base) as api:
         for who in everyone:
@@ -106,6 +112,18 @@ async def test_the_list_links_from_the_lobby_and_the_form_names_a_bad_field(srv,
         assert await violations(shown) == []
     other = await page(f"{srv.url}/tournaments/{tid}", wait_for="#register")
     assert await other.locator("#start").count() == 0  # not the organiser's browser: no Start
+    # Until it is given the organiser key: a wrong one is refused (and forgotten), the right one works.
+    key = await lobby.input_value("#organiser-key")
+    await other.click("text=You organise this tournament?")
+    await other.fill("#give-key", "not-the-key")
+    await other.click("text=Organise from here")
+    await other.click("#start")
+    await expect(other.locator("#banner[role=alert]")).to_contain_text("not this tournament's organiser key")
+    await other.click("text=You organise this tournament?")
+    await other.fill("#give-key", key)
+    await other.click("text=Organise from here")
+    await other.wait_for_selector("#start")
+    assert event_status(srv.url, tid) == "registering"  # nothing was started by the wrong key
 
 
 async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot):

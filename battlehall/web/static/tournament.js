@@ -6,7 +6,8 @@ import { TournamentApi } from "./battlehall.js";
 import { BASE, banner, copyRow, el, errorText, playerName, rulesetTitle, watchLink } from "./page.js";
 import { ensureProfile } from "./profile.js";
 import { drawBracket } from "./tournament_bracket.js";
-import { Entry, organiserProof } from "./tournament_entry.js";
+import { Entry } from "./tournament_entry.js";
+import { drawOrganiser } from "./tournament_organiser.js";
 import { drawRounds, drawStandings } from "./tournament_tables.js";
 import { PHASES, formatText, nameOf, phaseOf, playersById, startText } from "./tournament_words.js";
 
@@ -41,32 +42,6 @@ function drawChampion(t, players) {
   box.hidden = !champion;
 }
 
-function drawOrganiser(t) {
-  const box = document.getElementById("organiser");
-  const proof = organiserProof(id);
-  const phase = phaseOf(t);
-  if (!proof || (phase !== "registering" && phase !== "running")) { box.hidden = true; return; }
-  const buttons = [];
-  if (phase === "registering") {
-    buttons.push(el("button", { type: "button", class: "primary", id: "start", onclick: () => organise("start", proof) }, "Start the tournament"));
-  }
-  buttons.push(el("button", { type: "button", class: "danger", id: "cancel", onclick: () => {
-    if (confirm("Cancel the tournament? No more rounds are paired.")) organise("cancel", proof);
-  } }, "Cancel it"));
-  box.replaceChildren(el("span", { class: "muted small" }, "You organise this tournament."), ...buttons);
-  box.hidden = false;
-}
-
-async function organise(action, proof) {
-  note.clear();
-  try {
-    await (action === "start" ? api.start(id, proof) : api.cancel(id, proof));
-  } catch (err) {
-    note.show("error", err.code === "not_enough_players" ? "At least two players must be registered (and checked in) to start."
-      : err.code === "already_started" ? "It has started already." : errorText(err));
-  }
-}
-
 function drawPlayers(t) {
   const items = (t.players || []).map((p) => el("li", {
     class: [p.checked_in ? "checked-in" : "", p.dropped ? "dropped" : ""].filter(Boolean).join(" ") || null,
@@ -88,7 +63,7 @@ async function draw(t) {
   const players = playersById(t);
   const mine = profile ? profile.profile : null;
   drawHead(t, await rulesetTitle((t.spec || {}).ruleset));
-  drawOrganiser(t);
+  drawOrganiser(document.getElementById("organiser"), api, t, note);
   drawStandings(document.getElementById("standings"), t, players, mine);
   drawChampion(t, players);
   const bracket = t.bracket || [];

@@ -14,6 +14,16 @@ export function rememberOrganiser(id, token) {
   if (token) localStorage.setItem(ORGANISER + id, token);
 }
 
+/** The organiser token this browser keeps for the tournament, or null. */
+export function organiserKey(id) {
+  return localStorage.getItem(ORGANISER + id);
+}
+
+/** Forget a kept token the server refused. */
+export function forgetOrganiser(id) {
+  localStorage.removeItem(ORGANISER + id);
+}
+
 /** The organiser's proof here: the kept token, else the API key the lobby kept this session. */
 export function organiserProof(id) {
   return localStorage.getItem(ORGANISER + id) || sessionStorage.getItem("battlehall.apiKey") || null;
