@@ -55,7 +55,8 @@ class Tournament:
         self.players: dict[str, Player] = {}
         self.rounds: list[Round] = []
         self.planned_rounds = 0  # swiss rounds, fixed when the event starts
-        self.entries = 0
+        self.entries = 0  # entries folded: the state's version (only apply changes the state)
+        self._standings: tuple[int, list[Standing]] = (-1, [])
 
     # -- the fold -------------------------------------------------------------------------
 
@@ -279,7 +280,11 @@ class Tournament:
         return elimination.finish(self.spec, seeds, plan.stage_rounds(self, stage))
 
     def standings(self, recs: dict[str, ledger.Record] | None = None) -> list[Standing]:
-        return standings(self.spec, self.players, self.rounds, self.seed, self.finish_order(), recs)
+        """The ranking now (kept until the next entry: a page asks for it often, and it is the dear part)."""
+        if self._standings[0] != self.entries:
+            self._standings = (self.entries, standings(self.spec, self.players, self.rounds, self.seed,
+                                                       self.finish_order(), recs))
+        return list(self._standings[1])
 
     def bracket(self) -> list[elimination.BracketRound]:
         return views.bracket(self)

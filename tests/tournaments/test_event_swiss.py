@@ -159,15 +159,17 @@ def test_byes_rotate_in_an_odd_field():
     assert len(byes) == 7 and len(set(byes)) == 7
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 15), st.integers(0, 2**32))
 def test_byes_rotate_nobody_gets_a_second_while_someone_has_had_none(half, salt):
-    n = 2 * half + 1
-    event = Event({"name": "x", "ruleset": "duel", "rounds": min(n, 8)}, seed=str(salt))
+    # Up to (n+1)/2 rounds, whoever takes the bye, the others can always be paired without a
+    # rematch (each has met too few for Dirac's theorem to fail), so a second bye is never forced.
+    n, rounds = 2 * half + 1, min(half + 1, 8)
+    event = Event({"name": "x", "ruleset": "duel", "rounds": rounds}, seed=str(salt))
     event.register(n)
     event.apply({"k": "started", "at": 1})
     byes = [p for paired in event.play_out(random.Random(salt), draws=0.1) for p in paired["byes"]]
-    assert len(byes) == min(n, 8) and len(set(byes)) == len(byes)
+    assert len(byes) == rounds and len(set(byes)) == len(byes)
 
 
 def test_the_same_log_and_seed_give_the_same_pairings_and_another_seed_others():
