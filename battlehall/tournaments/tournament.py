@@ -280,8 +280,9 @@ class Tournament:
         return elimination.finish(self.spec, seeds, plan.stage_rounds(self, stage))
 
     def standings(self, recs: dict[str, ledger.Record] | None = None) -> list[Standing]:
-        """The ranking now (kept until the next entry: a page asks for it often, and it is the dear part)."""
-        if self._standings[0] != self.entries:
+        """The ranking now (kept until the next entry: a page asks for it often, and it is the dear
+        part); given the records (the pairing has them), it is computed from those."""
+        if recs is not None or self._standings[0] != self.entries:
             self._standings = (self.entries, standings(self.spec, self.players, self.rounds, self.seed,
                                                        self.finish_order(), recs))
         return list(self._standings[1])
