@@ -26,7 +26,10 @@ class Unreadable(Exception):
 def is_event(source: str) -> bool:
     """Whether `source` names an event (its URL, or a saved log), not a match's replay."""
     if source.startswith(("http://", "https://")):
-        return EVENT_PATH.match(urlsplit(source).path) is not None
+        try:
+            return EVENT_PATH.match(urlsplit(source).path) is not None
+        except ValueError:  # a malformed address: the replay's loader says so
+            return False
     try:
         with open(source, "rb") as f:
             found = json.load(f)
