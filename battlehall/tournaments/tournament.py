@@ -117,11 +117,11 @@ class Tournament:
     def _on_started(self, e: dict) -> None:
         if self.phase != "registering":
             raise TournamentError("already_started")
-        able = [p for p in self.players.values() if not p.dropped and (p.checked_in or not self.spec.check_in_ms)]
+        able = {p.id for p in self.players.values() if not p.dropped and (p.checked_in or not self.spec.check_in_ms)}
         if len(able) < 2:
             raise TournamentError("not_enough_players")
         for p in self.players.values():
-            if not p.dropped and p not in able:
+            if not p.dropped and p.id not in able:
                 p.dropped, p.dropped_after = True, 0  # did not check in
             p.checked_in = p.checked_in or not p.dropped
         self.phase = "running"
