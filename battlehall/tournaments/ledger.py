@@ -6,7 +6,7 @@ its round is paired, as a won match with the games a won match takes (2-0 in a b
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from battlehall.tournaments import best_of
 from battlehall.tournaments.records import Round
@@ -29,9 +29,15 @@ class Record:
     scored: list[tuple[str, float]] = field(default_factory=list)  # (opponent, win 1, draw 1/2, loss 0)
     byes: int = 0
 
+    def copy(self) -> Record:
+        return replace(self, match_scores=list(self.match_scores), opponents=list(self.opponents),
+                       scored=list(self.scored))
 
-def records(spec: Spec, players: list[str], rounds: list[Round]) -> dict[str, Record]:
-    out = {p: Record() for p in players}
+
+def records(spec: Spec, players: list[str], rounds: list[Round], base: dict[str, Record] | None = None) -> dict[str, Record]:
+    """Each player's record over `rounds`, added to `base` (the records of the rounds before them)."""
+    base = base or {}
+    out = {p: base[p].copy() if p in base else Record() for p in players}
     bye_points = spec.points.win if not spec.pods else spec.place_points[0]
     bye_games = best_of.wins_needed(spec.best_of)
     for rnd in rounds:

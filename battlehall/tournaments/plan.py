@@ -50,7 +50,7 @@ def entry(t: Tournament, stage: str, tables: list[tuple[str, ...]], byes: list[s
 
 
 def _swiss(t: Tournament) -> dict:
-    recs = ledger.records(t.spec, list(t.players), t.rounds)
+    recs = t.records()
     ranked = [s.player for s in t.standings(recs) if not s.dropped]
     byes = ledger.had_bye(t.rounds)
     if t.spec.pods:

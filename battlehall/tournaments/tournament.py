@@ -57,6 +57,9 @@ class Tournament:
         self.planned_rounds = 0  # swiss rounds, fixed when the event starts
         self.entries = 0  # entries folded: the state's version (only apply changes the state)
         self._standings: tuple[int, list[Standing]] = (-1, [])
+        self._public: tuple[int, dict] = (-1, {})
+        self.round_views: dict[int, dict] = {}  # the public views of the rounds before the current one
+        self._past: tuple[int, dict[str, ledger.Record]] = (0, {})  # the records of the rounds before it
 
     # -- the fold -------------------------------------------------------------------------
 
@@ -279,16 +282,30 @@ class Tournament:
             return views.double_finish(self) if self.spec.format == "double_elimination" else {}
         return elimination.finish(self.spec, seeds, plan.stage_rounds(self, stage))
 
+    def records(self) -> dict[str, ledger.Record]:
+        """Every player's record so far. Only the current round can still change, so the records of
+        the rounds before it are kept and the current one is added to them."""
+        settled = max(0, len(self.rounds) - 1)
+        done, past = self._past
+        if done != settled:
+            past = ledger.records(self.spec, list(self.players), self.rounds[done:settled], past)
+            self._past = (settled, past)
+        return ledger.records(self.spec, list(self.players), self.rounds[settled:], past)
+
     def standings(self, recs: dict[str, ledger.Record] | None = None) -> list[Standing]:
         """The ranking now (kept until the next entry: a page asks for it often, and it is the dear
         part); given the records (the pairing has them), it is computed from those."""
         if recs is not None or self._standings[0] != self.entries:
             self._standings = (self.entries, standings(self.spec, self.players, self.rounds, self.seed,
-                                                       self.finish_order(), recs))
+                                                       self.finish_order(), recs or self.records()))
         return list(self._standings[1])
 
     def bracket(self) -> list[elimination.BracketRound]:
         return views.bracket(self)
 
     def public(self) -> dict:
-        return views.public(self)
+        """Everything the tournament page shows (JSON-able). Kept until the next entry, so its parts
+        are shared between calls: read them, copy before changing any (the top level is a copy)."""
+        if self._public[0] != self.entries:
+            self._public = (self.entries, views.public(self))
+        return dict(self._public[1])

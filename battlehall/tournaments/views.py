@@ -43,6 +43,20 @@ def _table(spec: Spec, rnd: Round, table: Table) -> dict:
     return out
 
 
+def _round(t: Tournament, r: Round) -> dict:
+    """A round's view; a round before the current one can no longer change, so its view is kept."""
+    kept = t.round_views.get(r.round)
+    if kept is not None:
+        return kept
+    spec = t.spec
+    view = {"round": r.round, "stage": r.stage, "ended": r.ended, "byes": list(r.byes),
+            "over": r.ended or all(best_of.decided(spec, x) for x in r.tables),
+            "tables": [_table(spec, r, x) for x in r.tables]}
+    if r.round < len(t.rounds):
+        t.round_views[r.round] = view
+    return view
+
+
 def public(t: Tournament) -> dict:
     """Everything the tournament page shows (JSON-able)."""
     spec = t.spec
@@ -54,9 +68,7 @@ def public(t: Tournament) -> dict:
         "complete": t.phase == "running" and bool(t.rounds) and t.complete,
         "players": [{"player": p.id, "name": p.name, "rating": p.rating, "checked_in": p.checked_in,
                      "dropped": p.dropped} for p in t.players.values()],
-        "rounds": [{"round": r.round, "stage": r.stage, "ended": r.ended, "byes": list(r.byes),
-                    "over": r.ended or all(best_of.decided(spec, x) for x in r.tables),
-                    "tables": [_table(spec, r, x) for x in r.tables]} for r in t.rounds],
+        "rounds": [_round(t, r) for r in t.rounds],
         "standings": [s.public() for s in t.standings()],
         "bracket": [b.public() for b in t.bracket()],
     }

@@ -9,7 +9,7 @@ from event_kit import DUEL, SPELLFIRE, Event, seated
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battlehall.tournaments import verify_log
+from battlehall.tournaments import ledger, verify_log
 
 FORMATS = [
     ({"format": "swiss", "best_of": 3}, DUEL),
@@ -42,6 +42,8 @@ def test_each_round_places_every_active_player_once(fmt, n, salt, drop_rate):
         if entry["stage"] in ("swiss", "round_robin"):  # every active player is placed
             assert set(players) == set(event.t.players) - dropped
     assert event.t.finished
+    # the records kept round by round are the ones a fold from scratch gives
+    assert event.t.records() == ledger.records(event.t.spec, list(event.t.players), event.t.rounds)
     assert verify_log(body, str(salt), event.log, seats=seats, shown_standings=event.t.public()["standings"]) == []
 
 
