@@ -9,7 +9,7 @@ import { drawBracket } from "./tournament_bracket.js";
 import { Entry } from "./tournament_entry.js";
 import { drawOrganiser } from "./tournament_organiser.js";
 import { drawRounds, drawStandings } from "./tournament_tables.js";
-import { PHASES, formatText, nameOf, phaseOf, playersById, startText } from "./tournament_words.js";
+import { PHASES, formatText, nameOf, phaseOf, plainName, playersById, startText } from "./tournament_words.js";
 
 const WAIT_MS = 20000;
 const api = new TournamentApi(BASE);
@@ -58,6 +58,19 @@ function drawOverlayLink() {
   document.getElementById("overlay-link").replaceChildren(copyRow("Overlay link", url));
 }
 
+// The current round's top table, being played: what a stream follows.
+function drawTopTable(t, players) {
+  const box = document.getElementById("top-table");
+  const round = (t.rounds || [])[(t.rounds || []).length - 1];
+  const table = round && (round.tables || []).find((x) => !x.done);
+  const game = table && table.playing;
+  box.hidden = !(game && game.match && phaseOf(t) === "running");
+  if (box.hidden) return;
+  const names = (table.players || []).map((p) => plainName(players, p)).join(table.players.length > 2 ? ", " : " vs ");
+  box.replaceChildren(el("a", { href: watchLink(game.match), id: "watch-top" }, `Watch the top table live: ${names}`),
+                      ` (round ${round.round}, table ${table.table}).`);
+}
+
 async function draw(t) {
   shown = t;
   const players = playersById(t);
@@ -76,6 +89,7 @@ async function draw(t) {
   if (bracket.length) drawBracket(document.getElementById("bracket"), t, players, mine);
   drawRounds(document.getElementById("rounds"), t, players, mine, watchLink);
   drawPlayers(t);
+  drawTopTable(t, players);
   if (entry) entry.update(t);
   main.dataset.version = String(t.version);
   main.dataset.status = phaseOf(t);

@@ -34,9 +34,8 @@ function tableResult(table, players) {
   const games = table.games || [];
   const played = (g) => g.places && g.places.length > 0;
   if (!table.done) {
-    if (!games.length) return "being made";
-    const live = games.find((g) => !played(g));
-    return live ? `game ${live.game} playing` : `${games.filter(played).length} played`;
+    if (table.playing) return `game ${table.playing.game} playing`;
+    return games.length ? `${games.filter(played).length} played, the next in play` : "in play";
   }
   const result = table.result;
   const places = result ? placesOf(result.places) : [];
@@ -65,7 +64,7 @@ const ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth"];
 
 function pairingRow(table, players, mine, watch) {
   const ids = table.players || [];
-  const live = (table.games || []).find((g) => !g.draw && !(g.places && g.places.length));
+  const live = table.done ? null : table.playing; // the game in play, with its match (public events)
   const vs = [];
   const between = ids.length > 2 ? ", " : " vs "; // a pod is a list, a pair a match
   ids.forEach((p, i) => { if (i) vs.push(between); vs.push(...nameOf(players, p)); });
