@@ -204,3 +204,28 @@ def test_creations_and_registrations_count_against_the_address(tmp_path):
         assert len(httpx.get(f"{srv.url}/tournaments/{tid}", timeout=10).json()["players"]) == 1
     finally:
         srv.stop()
+
+
+def test_on_a_keyed_server_the_key_or_a_proven_organiser_creates(tmp_path):
+    srv = ServerProcess(tmp_path, args=("--api-key", "k" * 32),
+                        env={**UNLIMITED, "BATTLEHALL_PLAYER_TOURNAMENTS": "1"}).start()
+    try:
+        body = {"name": "Keyed", "ruleset": "duel"}
+        (ann,) = make_players(srv.url, 1, prefix="Organiser")
+        r = httpx.post(f"{srv.url}/tournaments", json=body, timeout=10)
+        assert r.status_code == 400 and r.json()["error"]["path"] == "organiser"  # a player's names its organiser
+        r = httpx.post(f"{srv.url}/tournaments", json={**body, "organiser": ann.profile}, timeout=10)
+        assert r.status_code == 401 and r.json()["error"]["path"] == "organiser"  # not proven
+        r = httpx.post(f"{srv.url}/tournaments", json={**body, "organiser": ann.profile, "rated": True},
+                       headers=ann.auth, timeout=10)
+        assert r.status_code == 400 and r.json()["error"]["path"] == "rated"  # rated: the operator's alone
+        r = httpx.post(f"{srv.url}/tournaments", json={**body, "organiser": ann.profile}, headers=ann.auth, timeout=10)
+        assert r.status_code == 201, r.text
+        shown = httpx.get(f"{srv.url}/tournaments/{r.json()['tournament']}", timeout=10).json()
+        assert shown["organiser"]["profile"] == ann.profile and shown["organiser"]["name"] == ann.name
+        r = httpx.post(f"{srv.url}/tournaments", json={**body, "rated": True},
+                       headers={"Authorization": "Bearer " + "k" * 32}, timeout=10)
+        assert r.status_code == 201 and httpx.get(f"{srv.url}/tournaments/{r.json()['tournament']}",
+                                                  timeout=10).json()["spec"]["rated"] is True
+    finally:
+        srv.stop()

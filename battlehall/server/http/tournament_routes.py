@@ -197,11 +197,14 @@ async def listing(request: Request) -> Response:
     events = events_of(request)
     ids, more = await events.storage.listing(status, offset, limit)
     now = now_ms()
-    shown = []
+    shown, gone = [], []
     for tid in ids:
         folded = await events.folds.get(tid)
         if folded is not None:
             shown.append(views.summary(folded, now))
+        else:
+            gone.append(tid)
+    await events.storage.unlist(gone)
     return ORJSONResponse({"tournaments": shown, "next": str(offset + limit) if more else None})
 
 

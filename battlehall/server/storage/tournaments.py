@@ -198,6 +198,14 @@ class Tournaments:
             page = [i.decode() for i in await self.redis.zrevrange(LISTS[status], offset, offset + limit)]
         return page[:limit], len(page) > limit
 
+    async def unlist(self, tournament_ids: list[str]) -> None:
+        """Events past their retention: out of the listing."""
+        if tournament_ids:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for key in LISTS.values():
+                    pipe.zrem(key, *tournament_ids)
+                await pipe.execute()
+
     async def live_flags(self, match_ids: list[str]) -> list[bool]:
         """Whether each match is still live (in `bh:live`), in one round trip."""
         if not match_ids:
