@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from collections import Counter
 
 import httpx
@@ -51,6 +52,15 @@ def test_an_eight_player_swiss_is_played_to_the_end(server, tmp_path):
 
     async def everyone() -> list[dict]:
         return await asyncio.gather(*(play_event([base], tid, p) for p in players))
+    shown = httpx.get(f"{base}/tournaments/{tid}", params={"wait_since": 9, "wait_ms": 10000}, timeout=20).json()
+    deadline = time.monotonic() + 10
+    while not all(t["playing"] for t in shown["rounds"][0]["tables"]):  # every game of round 1 made
+        assert time.monotonic() < deadline, shown["rounds"]
+        time.sleep(0.1)
+        shown = httpx.get(f"{base}/tournaments/{tid}", timeout=10).json()
+    for table in shown["rounds"][0]["tables"]:
+        assert table["playing"]["game"] == 1
+        assert httpx.get(f"{base}/matches/{table['playing']['match']}", timeout=10).json()["status"] == "live"
     ends = asyncio.run(everyone())
     assert {e["status"] for e in ends} == {"finished"}
 

@@ -215,7 +215,17 @@ async def get_event(request: Request) -> Response:
     if since is not None and folded.version <= since:
         await events_of(request).wait_change(tournament_id(request), since, wait / 1000)
         folded = await folded_or_404(request)
-    return ORJSONResponse(views.event(folded, now_ms()))
+    return ORJSONResponse(views.event(folded, now_ms(), await in_play(request, folded)))
+
+
+async def in_play(request: Request, folded: Folded) -> dict[tuple[int, int], dict] | None:
+    """A public event's game in play at each table of the current round (made, no result yet)."""
+    if not folded.spec.public:
+        return None
+    calls = folded.t.games_to_create()
+    tables = await events_of(request).storage.seats_of(folded.tournament_id, [c.seats[0] for c in calls])
+    return {(c.round, c.table): {"game": c.game, "match": t["match"]} for c, t in zip(calls, tables)
+            if t is not None and (t["round"], t["table"], t["game"]) == (c.round, c.table, c.game)}
 
 
 async def get_log(request: Request) -> Response:

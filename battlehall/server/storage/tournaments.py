@@ -168,6 +168,13 @@ class Tournaments:
         raw, made = await self.redis.hmget(tkey(tournament_id, "seats"), [profile, MADE])
         return (orjson.loads(raw) if raw is not None else None), int(made or 0)
 
+    async def seats_of(self, tournament_id: str, profiles: list[str]) -> list[dict | None]:
+        """Each player's current table, in one read."""
+        if not profiles:
+            return []
+        raws = await self.redis.hmget(tkey(tournament_id, "seats"), profiles)
+        return [orjson.loads(raw) if raw is not None else None for raw in raws]
+
     # -- status: the listing and the takeover's list --------------------------------------
 
     async def moved(self, tournament_id: str, status: str, at: int, listed: bool) -> None:

@@ -11,10 +11,17 @@ ENDED = ("finished", "cancelled")
 HEAVY = ("rounds", "standings", "bracket")
 
 
-def event(folded: Folded, now: int) -> dict:
-    """The event as its page shows it: the core's public view, and the server's fields."""
+def event(folded: Folded, now: int, playing: dict[tuple[int, int], dict] | None = None) -> dict:
+    """The event as its page shows it: the core's public view, and the server's fields;
+    `playing`: the game in play at each table of the current round, (round, table) ->
+    {"game", "match"} (a public event's: its games are public matches)."""
     meta = folded.meta
     shown = dict(folded.public())
+    if playing is not None and shown.get("rounds"):
+        rounds = list(shown["rounds"])  # the core's nested parts are shared between calls: copies
+        last = dict(rounds[-1])
+        last["tables"] = [{**t, "playing": playing.get((last["round"], t["table"]))} for t in last["tables"]]
+        shown["rounds"] = rounds[:-1] + [last]
     for part in ("players", "standings"):  # names beside a profile carry its tag (docs/protocol.md)
         rows = shown.get(part)
         if isinstance(rows, list):
