@@ -87,3 +87,22 @@ async def test_the_events_node_killed_mid_round_the_event_finishes_elsewhere(clu
     log = httpx.get(f"{live}/tournaments/{tid}/log", timeout=10).json()
     shown = httpx.get(f"{live}/tournaments/{tid}", timeout=10).json()
     assert verify_log(log["spec"], log["seed"], log["entries"], shown_standings=shown["standings"]) == []
+
+
+async def test_a_node_stopped_gives_its_events_up_and_another_runs_them(cluster):
+    r = httpx.post(f"{cluster.urls[0]}/tournaments", headers={"Authorization": f"Bearer {KEY}"}, timeout=10,
+                   json={"name": "Handed on", "ruleset": "duel", "clock": CLOCK, "rounds": 1})
+    tid = r.json()["tournament"]
+    assert runner_of(cluster, tid) == "1 n0"
+    await asyncio.get_running_loop().run_in_executor(None, cluster.nodes[0].stop)  # SIGTERM: a drain
+    deadline = asyncio.get_running_loop().time() + 5
+    while (owner := runner_of(cluster, tid)) is None or owner.endswith(" n0"):
+        assert asyncio.get_running_loop().time() < deadline, owner
+        await asyncio.sleep(0.05)
+    players = make_players(cluster.urls[1], 2, prefix="Handed")
+    register_all(cluster.urls[2], tid, players)
+    r = httpx.post(f"{cluster.urls[1]}/tournaments/{tid}/start", headers={"Authorization": f"Bearer {KEY}"},
+                   timeout=10)
+    assert r.status_code == 200, r.text
+    ends = await asyncio.gather(*(play_event(cluster.urls[1:], tid, p, give_up_s=60) for p in players))
+    assert {e["status"] for e in ends} == {"finished"}

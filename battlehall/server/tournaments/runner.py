@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("battlehall.tournaments")
 
 TICK_S = 0.5  # the runner looks at its event at least this often (clocks, no-shows, start time)
+IDLE_TICK_S = 2.0  # before the start: a change through this node wakes it at once, another node's within this
 SWEEP_S = 1.0  # and at its open games' matches this often (those another node runs)
 CREATES_AT_ONCE = 32  # a round's games are made this many at a time
 
@@ -61,6 +62,7 @@ class EventRunner:
         self.ended: dict[str, dict] = {}  # match id -> result, heard from the hook
         self.no_show_checked: set[str] = set()
         self.swept_at = 0.0
+        self.next_look_s = TICK_S  # until the next look: longer before the start (IDLE_TICK_S)
 
     def start(self) -> None:
         self.task = asyncio.get_running_loop().create_task(self._run())
@@ -92,7 +94,7 @@ class EventRunner:
             except Exception:
                 log.exception("tournament %s: the runner's step failed", self.tournament_id)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), TICK_S)
+                await asyncio.wait_for(self.wake.wait(), self.next_look_s)
             self.wake.clear()
 
     async def append(self, decide, applies: bool = False) -> Folded | None:
@@ -118,8 +120,12 @@ class EventRunner:
             await self.stop()
             return
         if phase == "registering":
+            start_at = folded.spec.start_at
+            soon = (start_at - now) / 1000 if start_at is not None else IDLE_TICK_S
+            self.next_look_s = min(IDLE_TICK_S, max(0.05, soon))
             await self.maybe_start(folded, now)
             return
+        self.next_look_s = TICK_S
         await self.make_games(folded)
         await self.collect(now)
         folded = await self.events.folds.get(self.tournament_id) or folded
