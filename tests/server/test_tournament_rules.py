@@ -134,3 +134,19 @@ def test_a_dropped_player_is_not_paired_again_and_late_entry_joins_the_next_roun
     assert d.profile not in second and late.profile in second
     r = httpx.post(f"{base}/tournaments/{tid}/register", json={"profile": "p_0000"}, headers=late.auth, timeout=10)
     assert r.status_code == 401  # the profile is not the Bearer's, whatever the event's state
+
+
+def test_an_event_starts_at_its_start_at_or_is_cancelled_without_players(server):
+    base = server.url
+    soon = int(time.time() * 1000) + 2500
+    full = create(base, start_at=soon, rounds=1)
+    empty = create(base, start_at=soon)
+    register_all(base, full["tournament"], make_players(base, 2, prefix="OnTime"))
+    register_all(base, empty["tournament"], make_players(base, 1, prefix="Alone"))
+    entries = log_until(base, full["tournament"], lambda es: any(e["k"] == "paired" for e in es), within_s=15)
+    started = next(e for e in entries if e["k"] == "started")
+    assert soon <= started["at"] < soon + 3000
+    entries = log_until(base, empty["tournament"], lambda es: es[-1]["k"] == "cancelled", within_s=15)
+    assert not any(e["k"] == "started" for e in entries)
+    listed = httpx.get(f"{base}/tournaments", params={"status": "finished", "limit": 100}, timeout=10).json()
+    assert empty["tournament"] in [t["tournament"] for t in listed["tournaments"]]
