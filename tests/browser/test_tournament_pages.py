@@ -162,6 +162,11 @@ async def test_an_eight_player_single_elimination_to_a_champion(srv, page, shoot
     assert await link.get_attribute("href") == f"/play/{table['match']}#token={table['token']}"
     await expect(organiser.locator("#rounds details[data-round='1'] tr[data-table]")).to_have_count(4)
     await expect(organiser.locator("#bracket .bracket-match")).to_have_count(7)  # 4 + 2 + 1, drawn before it is played
+    # A streamer finds the top table being played, to watch it; each table in play has its Watch link.
+    await expect(organiser.locator("#watch-top")).to_have_attribute("href", re.compile(rf"^{re.escape(srv.url)}/watch/m_"))
+    await expect(organiser.locator("#rounds details[data-round='1'] tr[data-table] a")).to_have_count(4)
+    watch = await organiser.get_attribute(f"#rounds tr[data-table='{table['table']}'] a", "href")
+    assert watch == f"{srv.url}/watch/{table['match']}"  # the player's own table: the match their link seats them in
     for size, shown in (("wide", player), ("phone", phone)):
         await shoot(shown, f"tournament-match-ready-{size}")
         assert await violations(shown) == []

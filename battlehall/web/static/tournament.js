@@ -96,15 +96,36 @@ async function draw(t) {
 }
 
 // The event, then every change of it as soon as it is entered.
+// The games in play at the current round's tables: they are made after the round's entry,
+// without one of their own, so the version does not say when they appear.
+function inPlay(t) {
+  const round = (t.rounds || [])[(t.rounds || []).length - 1];
+  return round ? (round.tables || []).map((x) => (x.playing ? x.playing.match : "")).join() : "";
+}
+
+// A public event's round whose tables are not all in play yet: their games are being made.
+function awaitingGames(t) {
+  const round = (t.rounds || [])[(t.rounds || []).length - 1];
+  return phaseOf(t) === "running" && !!round && (round.tables || []).some((x) => "playing" in x && !x.done && !x.playing);
+}
+
+// The event, then every change of it as soon as it is entered; while a round's games are
+// being made, asked again every 1.5 s until every table is in play.
 async function follow() {
   let failures = 0;
+  let quick = 0; // quick asks in a row: at most 20 (30 s), then the long poll again
   for (;;) {
     try {
-      const t = await api.get(id, shown ? { waitSince: shown.version, waitMs: WAIT_MS } : {});
+      const waiting = shown && awaitingGames(shown);
+      const soon = waiting && quick < 20;
+      quick = waiting ? quick + 1 : 0;
+      if (soon) await new Promise((r) => setTimeout(r, 1500));
+      const t = await api.get(id, shown && !soon ? { waitSince: shown.version, waitMs: WAIT_MS } : {});
       failures = 0;
       note.clear();
-      if (!shown || t.version !== shown.version) {
+      if (!shown || t.version !== shown.version || inPlay(t) !== inPlay(shown)) {
         const newRound = shown && t.round !== shown.round;
+        if (newRound) quick = 0;
         await draw(t);
         document.getElementById("live").textContent = newRound ? `Round ${t.round} is paired.` : "Updated just now.";
         if (entry && (newRound || !entry.polling)) entry.poll();
