@@ -95,7 +95,6 @@ async function draw(t) {
   main.dataset.status = phaseOf(t);
 }
 
-// The event, then every change of it as soon as it is entered.
 // The games in play at the current round's tables: they are made after the round's entry,
 // without one of their own, so the version does not say when they appear.
 function inPlay(t) {

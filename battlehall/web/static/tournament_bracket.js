@@ -72,7 +72,10 @@ function matchBox(t, players, round, match, mine) {
 export function drawBracket(root, t, players, mine = null) {
   const stages = stagesOf(t.bracket);
   const double = stages.some((s) => s.stage === "losers" || s.stage === "final");
+  // Redrawn at every change: a reader scrolled sideways (a phone) stays where they were.
+  const scrolled = [...root.querySelectorAll(".bracket-scroll")].map((box) => box.scrollLeft);
   root.replaceChildren(...stages.map((stage) => drawStage(t, stage, players, mine, double)));
+  root.querySelectorAll(".bracket-scroll").forEach((box, i) => { box.scrollLeft = scrolled[i] || 0; });
   root.dataset.rounds = String(stages.reduce((n, s) => n + s.rounds.length, 0));
 }
 
