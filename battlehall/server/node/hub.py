@@ -111,6 +111,8 @@ class Hub:
         self.judging = Judging(store, self.metrics)  # judges of any match, on this node
         self.judges = Judges(store)
         self.placement = Placement(settings, store, self.ownership, self.create)  # where new matches go
+        # Told of every match that ends here (its id, meta, result): the events' runner (tournaments/)
+        self.ended_hooks: list[Callable[[str, dict, dict], None]] = []
         self.sessions = SessionServices(settings, store, self.history_gate, self.metrics, self.audience, self.meta,
                                         self.actor, self.spectated, self.casting.open, self.judging.open,
                                         self.judges)
@@ -126,7 +128,8 @@ class Hub:
         ruleset = get_ruleset(request["ruleset"])
         seed = seeds.engine_seed(request["seed"], request["seed_public"])
         state, events = ruleset.start(request["seats"], seed, request["options"], request["setup"])
-        match_id = new_match_id()
+        # An event's game comes with its id (tournaments/games.py: one per game, so a takeover finds it made)
+        match_id = request.get("match_id") or new_match_id()
         tokens = {seat: secrets.token_hex(16) for seat in request["seats"]}
         # meta never reaches a client; the seed leaves it only through the replay.
         meta = {**request, "seed": seeds.as_data(seed), "seed_commitment": seeds.commitment(seed),
@@ -287,6 +290,8 @@ class Hub:
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
         ratings.match_ended(self, actor.match_id, actor.core.meta, actor.core.state["result"])  # once: idempotent
+        for hook in self.ended_hooks:  # each idempotent too: a result is entered once (tournaments/)
+            hook(actor.match_id, actor.core.meta, actor.core.state["result"])
         loop = asyncio.get_running_loop()
         linger = LINGER_S + actor.core.meta["spectators"]["delay_ms"] / 1000  # delayed spectators see the end too
         loop.call_later(linger, lambda: loop.create_task(self.unload(actor.match_id, actor)))
