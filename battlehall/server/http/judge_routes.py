@@ -10,7 +10,7 @@ from starlette.routing import Route
 
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
-from battlehall.server.http import state
+from battlehall.server.http import state, tournament_routes
 from battlehall.server.http.auth import bearer
 from battlehall.server.http.bodies import json_body
 from battlehall.server.http.keyed import check_key, operator_keyed
@@ -121,8 +121,27 @@ async def judged_log(request: Request) -> Response:
     return ORJSONResponse({"match": match_id, "judge": judge.name if judge else None, "log": log})
 
 
+async def name_event_judge(request: Request) -> Response:
+    """POST /tournaments/{id}/judges (the event's organiser token, or the API key): a judge
+    token for that event's matches only."""
+    folded = await tournament_routes.folded_or_404(request)
+    tournament_routes.check_organiser(request, folded)
+    body = await json_body(request)
+    if isinstance(body, dict) and "tournament" in body:
+        raise errors.BadRequest("the tournament is the path's", path="tournament")
+    name, _, ttl_s = judge_body(body)
+    try:
+        token, judge = await state.hub(request).judges.issue(name, tournament_routes.tournament_id(request), ttl_s,
+                                                              now_ms())
+    except StoreUnavailable as exc:
+        raise errors.Unavailable(f"storage is unreachable, no judge was named: {exc}") from exc
+    return ORJSONResponse({"name": judge.name, "tournament": judge.tournament, "token": token,
+                           "expires_at": judge.expires_at}, status_code=201)
+
+
 routes = [
     Route("/judges", operator_keyed(name_judge), methods=["POST"]),
+    Route("/tournaments/{tournament_id}/judges", name_event_judge, methods=["POST"]),  # its organiser's
     # A judge's token or the API key (judge_of): who may judge the match, checked first.
     Route("/matches/{match_id}/rewind", rewind_match, methods=["POST"]),
     Route("/matches/{match_id}/log", judged_log, methods=["GET"]),
