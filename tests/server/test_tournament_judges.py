@@ -25,12 +25,12 @@ def server(tmp_path_factory):
     srv.stop()
 
 
-def started_event(base: str) -> tuple[dict, list[dict]]:
+def started_event(base: str, players: list | None = None) -> tuple[dict, list[dict]]:
     """A running 2-player event: its create answer and its first round's tables."""
     created = httpx.post(f"{base}/tournaments", json={"name": "Judged", "ruleset": "duel", "clock": CLOCK},
                          timeout=10).json()
     tid = created["tournament"]
-    register_all(base, tid, make_players(base, 2, prefix=tid[-4:]))
+    register_all(base, tid, players or make_players(base, 2, prefix=tid[-4:]))
     r = httpx.post(f"{base}/tournaments/{tid}/start", headers={"Authorization": f"Bearer {created['organiser_token']}"})
     assert r.status_code == 200, r.text
     deadline = time.monotonic() + 15
@@ -73,3 +73,54 @@ async def test_an_event_s_judge_judges_its_games_and_no_other_s(server):
     await sock.send({"t": "hello", "token": token})
     assert (await sock.recv())["code"] == "unauthorized"
     await sock.ws.close()
+
+
+async def test_a_rewound_game_s_result_is_the_match_that_goes_on(server):
+    base = server.url
+    players = make_players(base, 2, prefix="Rw")
+    created, tables = started_event(base, players)
+    tid = created["tournament"]
+    token = httpx.post(f"{base}/tournaments/{tid}/judges", json={"name": "jo"},
+                       headers={"Authorization": f"Bearer {created['organiser_token']}"}).json()["token"]
+    seats = {}
+    for p in players:
+        mine = httpx.get(f"{base}/tournaments/{tid}/my", params={"profile": p.profile}, headers=p.auth).json()
+        seats[p.profile] = mine["table"]
+    old = tables[0]["playing"]["match"]
+    for table in seats.values():  # the seat whose prompt is open moves
+        sock = await Raw.open(base, old)
+        await sock.send({"t": "hello", "token": table["token"]})
+        welcome = await sock.recv()
+        if welcome["prompts"]:
+            mover, prompt = table, welcome["prompts"][0]
+            break
+        await sock.ws.close()
+    await sock.send({"t": "act", "id": 1, "prompt": prompt["id"], "option": "guard"})
+    await sock.recv_until(lambda m: m["t"] == "ack")
+    r = httpx.post(f"{base}/matches/{old}/rewind", json={"entry": 1, "reason": "wrong button"},
+                   headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 201, r.text
+    new = r.json()["match"]
+    assert r.json()["rewound_from"]["judge"] == "jo"
+    await sock.recv_until(lambda m: m["t"] == "event" and m["kind"] == "match_ended")
+    await sock.ws.close()
+
+    # The game goes on in the new match, with the same token; its result is the game's.
+    sock = await Raw.open(base, new)
+    await sock.send({"t": "hello", "token": mover["token"]})
+    assert (await sock.recv())["t"] == "welcome"
+    await sock.send({"t": "resign", "id": "r"})
+    await sock.recv_until(lambda m: m["t"] == "ack")
+    await sock.ws.close()
+    deadline = time.monotonic() + 15
+    while True:
+        shown = httpx.get(f"{base}/tournaments/{tid}", timeout=10).json()
+        if shown["status"] == "finished":
+            break
+        assert time.monotonic() < deadline, shown
+        time.sleep(0.2)
+    log = httpx.get(f"{base}/tournaments/{tid}/log", timeout=10).json()
+    games = [e for e in log["entries"] if e["k"] == "game"]
+    assert [g["match"] for g in games] == [new]
+    winner = next(p for p in seats if p != next(q for q, t in seats.items() if t is mover))
+    assert games[0]["places"][0] == [winner]

@@ -19,6 +19,7 @@ import asyncio
 import copy
 from typing import TYPE_CHECKING
 
+from battlehall.engine.ruleset import JUDGE_REWIND
 from battlehall.server import errors
 from battlehall.server.clock import Clock, now_ms
 from battlehall.server.match import inputs
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from battlehall.server.match.actor import MatchActor
     from battlehall.server.node.hub import Hub
 
-JUDGE_REWIND = "judge_rewind"
 REWIND_TIMEOUT_S = 10
 MAX_NOTE = 500  # characters of a judge's reason
 

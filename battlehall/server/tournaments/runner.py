@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from battlehall.engine.errors import EngineError
+from battlehall.engine.ruleset import JUDGE_REWIND
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.errors import Fenced
@@ -224,6 +225,13 @@ class EventRunner:
                 seen = await self.hub.meta_and_state(match_id)
                 if seen is not None and seen[1].get("result") is not None:
                     found[match_id] = seen[1]["result"]
+        for match_id, result in list(found.items()):
+            if result.get("reason") == JUDGE_REWIND and result.get("rewound_to"):
+                # A judge took the game back: it goes on as another match, whose result is the game's.
+                del found[match_id]
+                game = self.open.pop(match_id)
+                self.open[result["rewound_to"]] = OpenGame(game.place, result["rewound_to"], game.players,
+                                                           game.profiles)
         if not found:
             return
 
