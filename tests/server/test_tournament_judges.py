@@ -124,3 +124,15 @@ async def test_a_rewound_game_s_result_is_the_match_that_goes_on(server):
     assert [g["match"] for g in games] == [new]
     winner = next(p for p in seats if p != next(q for q, t in seats.items() if t is mover))
     assert games[0]["places"][0] == [winner]
+
+
+def test_an_event_s_tv_channel_follows_its_top_table(server):
+    base = server.url
+    created, tables = started_event(base, make_players(base, 4, prefix="Tv"))
+    tid = created["tournament"]
+    found = httpx.get(f"{base}/tv/featured", params={"tournament": tid}).json()
+    top = min(tables, key=lambda t: t["table"])
+    assert found["tournament"] == tid and found["match"] == top["playing"]["match"]
+    assert sorted(found["seats"]) == sorted(httpx.get(f"{base}/matches/{found['match']}").json()["seats"])
+    r = httpx.get(f"{base}/tv/featured", params={"tournament": "t_nothing"})
+    assert r.status_code == 404 and r.json()["error"]["path"] == "tournament"

@@ -1,4 +1,6 @@
-"""The featured match for TV pages: `GET /tv/featured?ruleset=`.
+"""The featured match for TV pages: `GET /tv/featured?ruleset=`, or `?tournament=` for an
+event's top table (the lowest-numbered table of its current round still playing: table 1,
+the leaders', while it plays).
 
 The featured match is the live public match (spectators allowed, open to anyone, not
 full) with the most viewers on every node together: distinct clients, not sockets
@@ -24,7 +26,7 @@ from starlette.routing import Route
 from battlehall.engine import ruleset_names
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
-from battlehall.server.http import state
+from battlehall.server.http import state, tournament_routes
 from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.node.hub import Hub
 from battlehall.server.storage import public
@@ -69,7 +71,34 @@ def answer(summary: dict | None) -> dict:
             "created_at": summary["created_at"]}
 
 
+async def top_table(request: Request, tournament_id: str) -> dict:
+    """The event's top table in play, as `answer` gives a match, with the event's id."""
+    folded = await state.tournaments(request).folds.get(tournament_id)
+    if folded is None:
+        raise errors.NotFound("no such tournament").at("tournament")
+    playing = await tournament_routes.in_play(request, folded) or {}
+    found = None
+    for place in sorted(playing):
+        summaries = await state.hub(request).summaries([playing[place]["match"]])
+        if summaries and summaries[0]["status"] == "live":
+            found = summaries[0]
+            break
+    return {**answer(found), "tournament": tournament_id}
+
+
 async def get_featured(request: Request) -> Response:
+    tournament = request.query_params.get("tournament") or None
+    if tournament is not None:
+        if len(tournament) > 64:
+            raise errors.BadRequest("tournament must be a tournament's id", path="tournament")
+        key = "tournament " + tournament
+        cache = state.featured(request)
+        cached = cache.get(key)
+        if cached is not None and time.monotonic() - cached[0] < CACHE_S:
+            return ORJSONResponse(cached[1])
+        found = await top_table(request, tournament)
+        cache[key] = (time.monotonic(), found)
+        return ORJSONResponse(found)
     ruleset = request.query_params.get("ruleset") or None
     if ruleset is not None and ruleset not in ruleset_names():
         raise errors.BadRequest(f"no ruleset {ruleset!r} on this server (one of {', '.join(ruleset_names())})",
