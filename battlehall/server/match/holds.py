@@ -27,6 +27,8 @@ class Holds:
     if TYPE_CHECKING:
         def _commit(self, entry: dict, event: Input) -> None: ...
         def _reply(self, event: Input, effects: list) -> None: ...
+        def _clocked(self, entry: dict, prompt_id: str, lag_ms: int = 0) -> dict: ...
+        def _decided(self, seat: str | None, at: int) -> None: ...
 
     def _hold(self, event: Act | AutoPass | BotMove, now: int) -> bool:
         """Whether `event` answers a window prompt too soon: it is handled when the window's
@@ -79,7 +81,10 @@ class Holds:
         if self._hold(auto, now):
             return
         option, args = default_answer(prompt)
-        self._commit({"at": now, "seat": auto.seat, "prompt": auto.prompt, "option": option, "args": args}, auto)
+        entry = self._clocked({"at": now, "seat": auto.seat, "prompt": auto.prompt, "option": option, "args": args},
+                              auto.prompt)
+        self._decided(auto.seat, now)
+        self._commit(entry, auto)
 
     def _set_stops(self, event: SetStops) -> None:
         self.stops.set(event.seat, event.mode)

@@ -43,6 +43,14 @@ class SetStops:
 
 
 @dataclass(frozen=True, slots=True)
+class Lag:
+    """A player's socket measured its round trip again (transport/lag.py): `ms`, 0 when
+    it has no measure; its seat's late answers may be credited it (lag_credit.py)."""
+    conn: Any
+    ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class AutoPass:
     """Pass `prompt` for its seat, if it is still open and the seat's stops still say so."""
     seat: str
@@ -168,7 +176,7 @@ class RebuildFailed:
     pass
 
 
-Input = (Act | AutoPass | HoldOver | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave
+Input = (Act | Lag | AutoPass | HoldOver | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave
          | Abort | Abandon | Delete | Release)
 #: What the driver tells the core of its own I/O: how a write or a rebuild's reads ended.
 Outcome = WriteDone | WriteFailed | Rebuilt | RebuildFailed

@@ -26,6 +26,7 @@ class Watching:
 
     if TYPE_CHECKING:
         def _away_at(self, seat: str) -> int: ...
+        def _came_on(self, seat: str, now: int) -> None: ...
         def _mark(self, seat: str, away: bool, now: int) -> None: ...
         def _presence(self, seat: str, connected: bool) -> list: ...
 
@@ -44,6 +45,7 @@ class Watching:
         if conn.role == "player":  # the player is back: the seat is its own again
             self.seen.add(conn.seat)
             self.gone_since.pop(conn.seat, None)
+            self._came_on(conn.seat, now)
             if conn.seat in self.told_gone:
                 self.told_gone.discard(conn.seat)
                 self._out += self._presence(conn.seat, True)
