@@ -385,6 +385,8 @@ class Hub:
                 shown.update(seat=entry["seat"], option=entry["option"], args=entry["args"])
                 if "bot" in entry:  # answered by the server's bot of this level
                     shown["bot"] = entry["bot"]
+            if "clock" in entry:  # what the answer or timeout spent: time used, lag credited, bank
+                shown["clock"] = entry["clock"]
             log.append(shown)
         return {"seed": meta["seed"], "options": meta["options"], "setup": meta["setup"], "log": log}
 
