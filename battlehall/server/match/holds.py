@@ -83,8 +83,8 @@ class Holds:
         option, args = default_answer(prompt)
         entry = self._clocked({"at": now, "seat": auto.seat, "prompt": auto.prompt, "option": option, "args": args},
                               auto.prompt)
-        self._decided(auto.seat, now)
         self._commit(entry, auto)
+        self._decided(auto.seat, now)
 
     def _set_stops(self, event: SetStops) -> None:
         self.stops.set(event.seat, event.mode)

@@ -317,8 +317,8 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
                  "act": act.id}
         if act.prompt in match.clock.data["open"] and match.clock.data["open"][act.prompt]["seat"] == act.seat:
             self._clocked(entry, act.prompt, self._credit_of(act.conn))
-        self._decided(act.seat, now)
         self._commit(entry, act)
+        self._decided(act.seat, now)
         self.timeouts_in_a_row.pop(act.seat, None)
 
     def _bot_move(self, move: BotMove, now: int) -> None:
@@ -339,13 +339,13 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
                                   match.ruleset.definitions(match.state), prompt, f"{self.match_id} {move.prompt}")
         entry = self._clocked({"at": now, "seat": move.seat, "prompt": move.prompt, "option": option, "args": args,
                                "bot": level}, move.prompt)
-        self._decided(move.seat, now)
         try:
             self._commit(entry, move)
         except EngineError:  # a bot's bug: its seat still answers, with the default
             log.exception("match %s: the %s bot's answer to %s was refused", self.match_id, level, move.prompt)
             option, args = default_answer(prompt)
             self._commit({**entry, "option": option, "args": args}, move)
+        self._decided(move.seat, now)
 
     def _bots(self) -> list:
         """A bot's turn for each open prompt of a seat a bot plays now, once per prompt."""
@@ -372,8 +372,8 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
             return
         if match.over:
             raise MatchOver("the match is over")
-        self._decided(resign.seat, now)
         self._commit({"at": now, "resign": resign.seat, "act": resign.id}, resign)
+        self._decided(resign.seat, now)
 
     def _claim(self, claim: Claim, now: int) -> None:
         """Every other seat marked away resigns; the last resign entry carries the claim's
@@ -415,14 +415,15 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
             return
         seat = self.match.clock.data["open"][expire.prompt]["seat"]
         entry = self._clocked({"at": max(due, now), "timeout": True, "prompt": expire.prompt}, expire.prompt)
-        # Decided at its expiry, not when its timer ran: a prompt of another seat that
-        # expires at the same moment keeps its grace.
-        self._decided(seat, self.match.clock.expires_at(expire.prompt) or due)
+        expired = self.match.clock.expires_at(expire.prompt) or due
         try:
             self._commit(entry, expire)
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, expire.prompt)
             return
+        # Decided at its expiry, not when its timer ran: a prompt of another seat that
+        # expires at the same moment keeps its grace.
+        self._decided(seat, expired)
         if seat not in self.match.meta["seats"]:  # a side the server plays itself (hourglass' Bandits)
             return
         missed = self.timeouts_in_a_row[seat] = self.timeouts_in_a_row.get(seat, 0) + 1
