@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from battlehall.server import errors
@@ -68,6 +68,9 @@ class Ack:
     id: str | int
     seq: int
     received: float
+    # An answer's clock record (expiry.py), shown to its player with the ack; not part of
+    # what the ack is (two acks of one act are the same ack).
+    clock: dict | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)

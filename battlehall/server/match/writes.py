@@ -93,7 +93,9 @@ class Writes:
                 self.sent_seq = records[-1]["seq"]
             if ended and entry is last:
                 out.append(Ended())
-            if type(event) is Act or type(event) is Resign or type(event) is Claim:
+            if type(event) is Act:
+                out.append(Ack(event.conn, event.id, entry["last_seq"], event.received, entry.get("clock")))
+            elif type(event) is Resign or type(event) is Claim:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
             elif type(event) is Abort or type(event) is Abandon:
                 out.append(Resolve(event.reply, True))

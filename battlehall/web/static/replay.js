@@ -7,6 +7,7 @@
 // The address names the step shown (#step=N, beside a private match's #token=): a link to a
 // moment of the match.
 import { request } from "./battlehall.js";
+import { clockText } from "./clock_record.js";
 import { BASE, banner, describeEvent, draw, el, errorText, fitToBox, fragment, loadDrawing, matchIdFromPath, matchName, resultText,
          watchLink } from "./page.js";
 
@@ -161,6 +162,9 @@ function drawStep(k, step, before) {
   }
   document.getElementById("step-link").href = `#${address}`;
   document.getElementById("step-text").textContent = entryText(k, step, before);
+  // What the answer spent of its clock: time used, lag credited, bank spent.
+  const record = step.entry && step.entry.clock;
+  document.getElementById("step-clock").textContent = record ? `Clock: ${clockText(record)}.` : "";
   for (const li of logItems.values()) li.classList.remove("current");
   let first = null;
   for (let seq = step.first_seq; seq <= step.seq; seq++) {
