@@ -156,8 +156,8 @@ class Clock:
         deadline if that comes later.
         """
         entry = self.data["open"].get(prompt_id)
-        if entry is None or entry.get("deadline") is None:
-            return None
+        if entry is None or entry.get("deadline") is None or self.paused is not None:
+            return None  # untimed, or every clock stopped by a judge
         if not entry.get("bank", True):
             return entry["deadline"]
         seat = entry["seat"]
@@ -165,6 +165,29 @@ class Clock:
                             if e["seat"] == seat and e.get("bank", True) and e.get("deadline") is not None)
         empty_at = max(draining_from, self.data["charged"].get(seat, 0)) + self.data["banks"][seat]
         return max(entry["deadline"], empty_at)
+
+    # -- an operator's (or judge's) hand on the clocks ---------------------------------
+
+    @property
+    def paused(self) -> int | None:
+        """Since when every clock of the match is stopped (epoch ms); None while running."""
+        return self.data.get("paused")
+
+    def judge(self, action: dict, at: int) -> None:
+        """Apply a judge entry's action at `at`: pause every open deadline, resume them
+        later by the time paused, or add time to a seat's bank."""
+        kind = action["action"]
+        if kind == "pause" and self.paused is None:
+            self.data["paused"] = at
+        elif kind == "resume" and self.paused is not None:
+            stopped = max(0, at - self.data.pop("paused"))
+            for entry in self.data["open"].values():
+                if entry.get("deadline") is not None:
+                    entry["deadline"] += stopped
+            for seat, charged in self.data["charged"].items():  # what the bank paid moves with them
+                self.data["charged"][seat] = charged + stopped
+        elif kind == "add_time":
+            self.data["banks"][action["seat"]] = self.data["banks"].get(action["seat"], 0) + action["ms"]
 
     def lag_left(self, seat: str) -> int:
         """What is left of the seat's lag quota."""
@@ -185,6 +208,8 @@ class Clock:
 
     def shift(self, ms: int) -> None:
         """Move every open deadline `ms` later: the time a match spent with no server running."""
+        if self.paused is not None:  # paused then: the pause's own time does not count it again
+            self.data["paused"] += ms
         for entry in self.data["open"].values():
             if entry.get("deadline") is not None:
                 entry["deadline"] += ms

@@ -24,7 +24,7 @@ from battlehall.engine.ruleset import Event
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.config import Settings
-from battlehall.server.http import auth, bot_matches, queue_routes, tv, web
+from battlehall.server.http import auth, bot_matches, judge_routes, queue_routes, tv, web
 from battlehall.server.http.bodies import json_body
 from battlehall.server.http.creation_limit import CreationLimit
 from battlehall.server.http.key_guard import KeyGuard
@@ -385,6 +385,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/matches/{match_id}", keyed(delete_match, operator=True), methods=["DELETE"]),
         Route("/matches/{match_id}/abort", keyed(abort_match, operator=True), methods=["POST"]),
         Route("/operator/matches", keyed(operator_matches, operator=True), methods=["GET"]),
+        *judge_routes.routes(hub_of, ORJSONResponse, keyed),
         Route("/matches/{match_id}/replay", replay, methods=["GET"]),
         Route("/drain", keyed(drain, operator=True), methods=["POST"]),
         Route("/matches/{match_id}/replay/steps", replay_steps, methods=["GET"]),

@@ -21,6 +21,7 @@ from battlehall.server.match.inputs import (
     HoldOver,
     Input,
     Join,
+    Judge,
     Release,
     Resign,
     View,
@@ -175,7 +176,7 @@ def refusal(event: Input, error: BaseException) -> list:
         else:  # an engine error as its code, a bug as `internal`
             answer = errors.of(error)
         return [Send(event.conn, errors.ws_message(answer.answering(event.id)))]
-    if isinstance(event, (Join, Abort, Abandon, Delete, Release)):
+    if isinstance(event, (Join, Abort, Judge, Abandon, Delete, Release)):
         return [Reject(event.reply, error)]
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, errors.ws_message(

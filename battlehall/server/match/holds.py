@@ -73,8 +73,8 @@ class Holds:
     def _auto_pass(self, auto: AutoPass, now: int) -> None:
         """The seat's stops pass this prompt: the same entry, at the same moment, as the
         seat's own pass sent as soon as the prompt opened (an act without the client's id)."""
-        if self.match.over:
-            return
+        if self.match.over or self.match.clock.paused is not None:
+            return  # passed again at the resume (judging.py)
         prompt = next((p for p in self.match.ruleset.prompts(self.match.state) if p["id"] == auto.prompt), None)
         if prompt is None or prompt["seat"] != auto.seat or not self.stops.passes(prompt):
             return  # answered, closed, or the seat asks for it now

@@ -131,6 +131,15 @@ class Abort:
 
 
 @dataclass(frozen=True, slots=True)
+class Judge:
+    """An operator (or judge) acts on the match's clocks: `action` is a judge entry's
+    `{"action": "pause" | "resume" | "add_time", "by", "seat"?, "ms"?}`, logged like an
+    answer; `reply` gets True once it is written (judging.py)."""
+    reply: Any
+    action: dict
+
+
+@dataclass(frozen=True, slots=True)
 class Abandon:
     """End the match with `reason` if nothing touched it since `idle_before` (epoch ms) and
     no socket is on it: recorded like an abort; `reply` gets True, or False if it was
@@ -177,10 +186,10 @@ class RebuildFailed:
 
 
 Input = (Act | Lag | AutoPass | HoldOver | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave
-         | Abort | Abandon | Delete | Release)
+         | Abort | Judge | Abandon | Delete | Release)
 #: What the driver tells the core of its own I/O: how a write or a rebuild's reads ended.
 Outcome = WriteDone | WriteFailed | Rebuilt | RebuildFailed
-BATCHED = (Act, AutoPass, HoldOver, BotMove, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
+BATCHED = (Act, AutoPass, HoldOver, BotMove, Resign, Claim, Expire, AwayDue, Abort, Judge, Abandon)  # inputs that may join a write in preparation
 
 
 #: What a `Join`'s reply gives a socket that resumes from before the match's seq (None

@@ -20,7 +20,7 @@ The core is one class in parts, one idea each: this module drives the queue and 
 answers, timeouts and aborts; writes.py commits entries and follows their write;
 holds.py holds window answers and makes the stops' passes; presence.py marks seats away
 and back; watching.py joins and shows views; expiry.py credits late answers their
-measured lag and records each answer's clock. Its vocabulary is inputs.py and effects.py.
+measured lag and records each answer's clock; judging.py pauses and resumes the clocks. Its vocabulary is inputs.py and effects.py.
 """
 
 
@@ -52,6 +52,7 @@ from battlehall.server.match.inputs import (
     HoldOver,
     Input,
     Join,
+    Judge,
     Lag,
     Leave,
     Outcome,
@@ -64,6 +65,7 @@ from battlehall.server.match.inputs import (
     WriteDone,
     WriteFailed,
 )
+from battlehall.server.match.judging import Judging
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.presence import Presence
 from battlehall.server.match.stops import Stops
@@ -75,7 +77,7 @@ log = logging.getLogger("battlehall.actor")
 MAX_BATCH = 256  # entries in one write at most: a bound on the script's arguments
 
 
-class MatchCore(Writes, Holds, Presence, Watching, Expiry):
+class MatchCore(Writes, Holds, Presence, Watching, Expiry, Judging):
     """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
 
     def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0,
@@ -280,6 +282,8 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
                 self._out += self._arm()  # its graces go with its sockets
         elif type(event) is Abort:
             self._abort(event, now)
+        elif type(event) is Judge:
+            self._judge(event, now)
         elif type(event) is Abandon:
             self._abandon(event, now)
         elif type(event) is Delete:
@@ -305,6 +309,7 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
             return
         if match.over:
             raise MatchOver("the match is over")
+        self._refuse_paused()
         due = self._due(act.prompt)
         if due is not None and now > due and not (self.held and min(self.held) <= now):
             # Past its expiry and any grace (its timer not yet run): the timeout comes
@@ -326,7 +331,7 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
         player's page gets them: bots.py): an answer entry marked `"bot": level`. Its own
         generator is seeded by the match and the prompt, so a replay tells the same story."""
         match = self.match
-        level = None if match.over else self.bot_level(move.seat)
+        level = None if match.over or self.paused else self.bot_level(move.seat)
         prompt = None if level is None else next(
             (p for p in match.prompts_for(move.seat) if p["id"] == move.prompt), None)
         if level is None or prompt is None:  # answered, closed, or the seat's player is back
@@ -351,7 +356,7 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
         """A bot's turn for each open prompt of a seat a bot plays now, once per prompt."""
         if not self.bot_seats and self.match.meta.get("when_away") != "bot":
             return []  # no bot may play here: nothing to look at on the answer path
-        if self.match.over or self.status is Status.STOPPED:
+        if self.match.over or self.status is Status.STOPPED or self.paused:
             return []
         turns = []
         for prompt_id, opened in self.match.clock.data["open"].items():
@@ -421,8 +426,7 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry):
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, expire.prompt)
             return
-        # Decided at its expiry, not when its timer ran: a prompt of another seat that
-        # expires at the same moment keeps its grace.
+        # Decided at its expiry, not when its timer ran: another seat's prompt due then keeps its grace.
         self._decided(seat, expired)
         if seat not in self.match.meta["seats"]:  # a side the server plays itself (hourglass' Bandits)
             return

@@ -61,6 +61,8 @@ class MatchState:
         # The stored entry: one of the engine's LogEntry shapes, plus the server's own fields
         # (seq, last_seq, act); a plain dict until the log is typed end to end.
         events = apply_entry(self.ruleset, self.state, cast(LogEntry, entry))
+        if "judge" in entry:  # a pause, a resume, time added: the clock's alone
+            self.clock.judge(entry["judge"], entry["at"])
         self.answers_since_snapshot += 1
         # An answer's lag credit, decided when it came (its `clock` record), goes back to
         # the clock as it closes the prompt: replay spends the same quota and bank.

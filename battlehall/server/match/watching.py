@@ -54,6 +54,8 @@ class Watching:
                    "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
                    "prompts": match.prompts_for(conn.audience), "now": now,
                    "definitions": match.ruleset.definitions(match.state)}
+        if match.clock.paused is not None:  # a judge stopped every clock: since when
+            welcome["paused"] = match.clock.paused
         if self.told_gone:  # only then: a mirror's welcome, which cannot know, is the same otherwise
             welcome["gone"] = {seat: self._away_at(seat) for seat in sorted(self.told_gone)}
         self._out += [

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from battlehall.engine.errors import EngineError
 from battlehall.server.errors import Fenced, StoreUnavailable
 from battlehall.server.match.effects import Ack, Ended, Lost, Publish, Resolve, Write, refusal
-from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Rebuilt, Resign
+from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Judge, Rebuilt, Resign
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.stops import Stops
 
@@ -97,7 +97,7 @@ class Writes:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received, entry.get("clock")))
             elif type(event) is Resign or type(event) is Claim:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
-            elif type(event) is Abort or type(event) is Abandon:
+            elif type(event) is Abort or type(event) is Abandon or type(event) is Judge:
                 out.append(Resolve(event.reply, True))
         if self.damaged:
             self.damaged = False

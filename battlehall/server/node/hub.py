@@ -377,6 +377,8 @@ class Hub:
                     shown["reason"] = entry["reason"]
             elif entry.get("timeout"):
                 shown.update(prompt=entry["prompt"], timeout=True)
+            elif "judge" in entry:  # the clocks paused, resumed, or time added to a seat
+                shown["judge"] = entry["judge"]
             elif "resign" in entry or "away" in entry or "back" in entry:  # a seat left, went away or came back
                 kind = next(k for k in ("resign", "away", "back") if k in entry)
                 shown[kind] = entry[kind]
