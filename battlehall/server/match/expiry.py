@@ -43,8 +43,15 @@ class Expiry:
     lags: dict[Any, int]
     cut: set[str]
     offline: dict[str, list[list[int]]]
+    ack_clocks: dict[str, dict]
     status: Status
     timers: dict[str, int]
+
+    def _start_expiry(self) -> None:
+        self.lags = {}  # player socket -> its measured round trip (ms)
+        self.cut = set()  # prompts whose grace another seat's decision ended
+        self.offline = {}  # seat -> its latest spells with no socket on
+        self.ack_clocks = {}  # "seat act-id" -> the clock record of its ack, for the latest acts (writes.py)
 
     def _lag(self, event: Lag) -> None:
         """A socket's round trip was measured again: its seat's graces follow it."""

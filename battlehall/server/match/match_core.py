@@ -113,9 +113,7 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry, Judging):
         self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
         self.bot_seats: dict[str, str] = match.meta.get("bots") or {}  # seat -> level: seats a bot always plays
         self.thinking: dict[str, str] = {}  # prompt id -> seat: a bot's BotMove for it is on its way
-        self.lags: dict[Any, int] = {}  # player socket -> its measured round trip (ms): expiry.py
-        self.cut: set[str] = set()  # prompts whose grace another seat's decision ended (expiry.py)
-        self.offline: dict[str, list[list[int]]] = {}  # seat -> its latest spells with no socket on
+        self._start_expiry()  # measured lags, graces ended, time without a socket (expiry.py)
         self._out: list = []
 
     # -- what the hub reads -------------------------------------------------------------
@@ -305,7 +303,7 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry, Judging):
         match = self.match
         acked = match.acts.get(f"{act.seat} {act.id}")
         if acked is not None:  # a re-sent act: same ack, not applied again
-            self._reply(act, [Ack(act.conn, act.id, acked, act.received)])
+            self._reply(act, [Ack(act.conn, act.id, acked, act.received, self.ack_clocks.get(f"{act.seat} {act.id}"))])
             return
         if match.over:
             raise MatchOver("the match is over")

@@ -14,6 +14,9 @@ from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim,
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.stops import Stops
 
+#: How many acts' clock records a match keeps for their re-sent acts' acks.
+ACK_CLOCKS_KEPT = 64
+
 
 class Status(enum.Enum):
     IDLE = "idle"  # inputs are handled as they come
@@ -35,6 +38,7 @@ class Writes:
 
     # What it reads of the MatchCore it is part of (match_core.py).
     _out: list
+    ack_clocks: dict[str, dict]
     batch: list[tuple[dict, list]]
     damaged: bool
     match: MatchState
@@ -94,7 +98,7 @@ class Writes:
             if ended and entry is last:
                 out.append(Ended())
             if type(event) is Act:
-                out.append(Ack(event.conn, event.id, entry["last_seq"], event.received, entry.get("clock")))
+                out.append(Ack(event.conn, event.id, entry["last_seq"], event.received, self._ack_clock(event, entry)))
             elif type(event) is Resign or type(event) is Claim:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
             elif type(event) is Abort or type(event) is Abandon or type(event) is Judge:
@@ -106,6 +110,16 @@ class Writes:
             self.status = Status.IDLE
         out += self._arm()
         out += self._bots()
+
+    def _ack_clock(self, act: Act, entry: dict) -> dict | None:
+        """The clock record an act's ack shows, kept for the latest acts: a re-sent act
+        gets the same ack (after a restart, without it)."""
+        record = entry.get("clock")
+        if record is not None:
+            self.ack_clocks[f"{act.seat} {act.id}"] = record
+            if len(self.ack_clocks) > ACK_CLOCKS_KEPT:
+                del self.ack_clocks[next(iter(self.ack_clocks))]
+        return record
 
     def _write_failed(self, error: StoreUnavailable) -> None:
         if self.status is not Status.WRITING:
