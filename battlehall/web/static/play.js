@@ -45,7 +45,7 @@ const titleEl = el("h1.match-title", {}, "Loading the match…");
 const whoEl = el("span.whoami");
 const noticeEl = el("div.notice", {role: "alert", hidden: true});
 // What the seat's last answer spent of its clock, from its ack (docs/protocol.md, Lag).
-const clockEl = el("p.clock-record.muted", {"aria-live": "polite", hidden: true});
+const lastMoveEl = el("p.clock-record.muted", {"aria-live": "polite", hidden: true});
 const resultEl = el("div.result-banner", {hidden: true, role: "status", "aria-live": "polite"});
 const boardEl = el("section.board", {"aria-label": "Board"});
 const promptsEl = el("section.prompt-bar", {role: "region", "aria-label": "Your decisions"});
@@ -101,7 +101,7 @@ const brand = el("a.brand", {href: "/", title: "Back to the lobby"}, "Battlehall
 const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
   el("header.play-head", {}, brand, titleEl, whoEl, statusEl, howToButton, stopsEl, resignButton, resignAsk),
   el("div.play-main", {}, boardEl,
-    el("aside.play-side", {}, resultEl, leavingEl, noticeEl, promptsEl, clockEl, logEl)),
+    el("aside.play-side", {}, resultEl, leavingEl, noticeEl, promptsEl, lastMoveEl, logEl)),
   howToDialog);
 mount.replaceChildren(root);
 
@@ -162,8 +162,8 @@ const controls = {
       const ack = await client.act(promptId, optionId, args || {});
       notice("");
       if (ack && ack.clock) {
-        clockEl.hidden = false;
-        clockEl.textContent = `Your last move: ${clockText(ack.clock)}.`;
+        lastMoveEl.hidden = false;
+        lastMoveEl.textContent = `Your last move: ${clockText(ack.clock)}.`;
       }
     } catch (err) {
       notice(ERROR_WORDS[err && err.code] || (err && err.message) || String(err));
