@@ -10,6 +10,7 @@ against the model (tests/server/test_settings.py).
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -82,8 +83,20 @@ def _parse_bool(text: str) -> bool:
     raise SettingError("must be 1 or 0")
 
 
+def network_list(text: str) -> tuple[str, ...]:
+    """`BATTLEHALL_LAG_PROXIES`: IP addresses or networks (CIDR), separated by commas or spaces."""
+    names = host_list(text)
+    for name in names:
+        try:
+            ipaddress.ip_network(name, strict=False)
+        except ValueError:
+            raise SettingError(f"{name!r} is not an IP address or network") from None
+    return names
+
+
 # How the text of a variable or an option becomes a field's value, by the field's kind.
-PARSERS: dict[str, Callable[[str], Any]] = {"str": str, "int": _parse_int, "float": _parse_float, "bool": _parse_bool, "hosts": host_list}
+PARSERS: dict[str, Callable[[str], Any]] = {"str": str, "int": _parse_int, "float": _parse_float, "bool": _parse_bool,
+                                            "hosts": host_list, "networks": network_list}
 
 
 MIN_JWT_KEY_BYTES = 32  # RFC 7518 3.2: an HS256 key at least as long as its hash
@@ -144,6 +157,11 @@ class Settings:
     allowed_hosts: tuple[str, ...] = setting((), "BATTLEHALL_ALLOWED_HOSTS", "Host names answered besides "
                                              "loopback ones, comma-separated (*.example.com, *)",
                                              kind="hosts", metavar="NAMES", shown="none")
+    #: The proxies in front of the server (transport/lag.py): the kernel's round trip of a
+    #: socket from one is to the proxy, so it does not bound the lag its player is credited.
+    lag_proxies: tuple[str, ...] = setting((), "BATTLEHALL_LAG_PROXIES", "addresses or networks of the proxies "
+                                           "in front of the server, comma-separated", kind="networks",
+                                           metavar="ADDRESSES", shown="none")
     #: Answers between two snapshots of a match's state.
     snapshot_every: int = setting(25, "BATTLEHALL_SNAPSHOT_EVERY", "answers between two snapshots of a match",
                                   kind="int", minimum=1)

@@ -66,6 +66,6 @@ async def test_the_judge_page_shows_every_seat_live_and_takes_a_match_back(keyed
     await judged.wait_for_selector("main[data-status=casting]")
     await expect(judged.locator("#judge .judge-log li")).to_have_count(0)  # back at the start
     replay = httpx.get(f"{keyed_server.url}/matches/{match}/replay", headers=AUTH).json()
-    assert replay["log"][-1]["reason"] == "judge_rewind" and replay["log"][-1]["judge"] == "jo"
+    assert replay["log"][-1]["reason"] == "judge_rewind" and replay["log"][-1]["by"] == "jo"
     assert replay["log"][-1]["note"] == "a misplay the judge allowed back"
     await sock.ws.close()

@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING, Any
 from battlehall.engine.errors import EngineError
 from battlehall.server.errors import Fenced, StoreUnavailable
 from battlehall.server.match.effects import Ack, Ended, Lost, Publish, Resolve, Write, refusal
-from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Rebuilt, Resign
+from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Judge, Rebuilt, Resign
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.stops import Stops
+
+#: How many acts' clock records a match keeps for their re-sent acts' acks.
+ACK_CLOCKS_KEPT = 64
 
 
 class Status(enum.Enum):
@@ -35,6 +38,7 @@ class Writes:
 
     # What it reads of the MatchCore it is part of (match_core.py).
     _out: list
+    ack_clocks: dict[str, dict]
     batch: list[tuple[dict, list]]
     damaged: bool
     match: MatchState
@@ -93,9 +97,11 @@ class Writes:
                 self.sent_seq = records[-1]["seq"]
             if ended and entry is last:
                 out.append(Ended())
-            if type(event) is Act or type(event) is Resign or type(event) is Claim:
+            if type(event) is Act:
+                out.append(Ack(event.conn, event.id, entry["last_seq"], event.received, self._ack_clock(event, entry)))
+            elif type(event) is Resign or type(event) is Claim:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
-            elif type(event) is Abort or type(event) is Abandon:
+            elif type(event) is Abort or type(event) is Abandon or type(event) is Judge:
                 out.append(Resolve(event.reply, True))
         if self.damaged:
             self.damaged = False
@@ -104,6 +110,16 @@ class Writes:
             self.status = Status.IDLE
         out += self._arm()
         out += self._bots()
+
+    def _ack_clock(self, act: Act, entry: dict) -> dict | None:
+        """The clock record an act's ack shows, kept for the latest acts: a re-sent act
+        gets the same ack (after a restart, without it)."""
+        record = entry.get("clock")
+        if record is not None:
+            self.ack_clocks[f"{act.seat} {act.id}"] = record
+            if len(self.ack_clocks) > ACK_CLOCKS_KEPT:
+                del self.ack_clocks[next(iter(self.ack_clocks))]
+        return record
 
     def _write_failed(self, error: StoreUnavailable) -> None:
         if self.status is not Status.WRITING:

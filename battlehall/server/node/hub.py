@@ -400,11 +400,13 @@ class Hub:
             shown = {"seq": entry["seq"], "at": entry["at"]}
             if entry.get("abort"):  # an operator ended the match, or the server an abandoned one
                 shown["abort"] = True
-                for name in ("reason", "rewound_to", "judge", "note"):  # a judge's rewind names them
+                for name in ("reason", "rewound_to", "by", "note"):  # a judge's rewind names them
                     if entry.get(name):
                         shown[name] = entry[name]
             elif entry.get("timeout"):
                 shown.update(prompt=entry["prompt"], timeout=True)
+            elif "judge" in entry:  # the clocks paused, resumed, or time added to a seat
+                shown["judge"] = entry["judge"]
             elif "resign" in entry or "away" in entry or "back" in entry:  # a seat left, went away or came back
                 kind = next(k for k in ("resign", "away", "back") if k in entry)
                 shown[kind] = entry[kind]
@@ -413,6 +415,8 @@ class Hub:
                 shown.update(seat=entry["seat"], option=entry["option"], args=entry["args"])
                 if "bot" in entry:  # answered by the server's bot of this level
                     shown["bot"] = entry["bot"]
+            if "clock" in entry:  # what the answer or timeout spent: time used, lag credited, bank
+                shown["clock"] = entry["clock"]
             log.append(shown)
         return log
 

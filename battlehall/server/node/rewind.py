@@ -98,7 +98,7 @@ async def rewind(hub: Hub, match_id: str, entry: int, judge: str, note: str | No
 async def _end_old(actor: MatchActor, rewound_to: str | None, judge: str, note: str | None) -> None:
     done = asyncio.get_running_loop().create_future()
     actor.submit(inputs.Abort(done, reason=JUDGE_REWIND if rewound_to else None, rewound_to=rewound_to,
-                              judge=judge, note=note))
+                              by=judge, note=note))
     try:
         await asyncio.wait_for(done, REWIND_TIMEOUT_S)
     except asyncio.TimeoutError:

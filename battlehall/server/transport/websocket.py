@@ -16,9 +16,11 @@ are listed in internals.py, and checked by tests/server/test_internals.py.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import re
 import struct
+import time
 from typing import Any, cast
 
 from websockets.datastructures import Headers
@@ -32,6 +34,7 @@ from battlehall.server import codec, errors
 from battlehall.server.match.connection import Connection, RateLimiter
 from battlehall.server.node.audience import viewer_of
 from battlehall.server.transport.hosts import HostCheck
+from battlehall.server.transport.lag import kernel_round_trip_ms
 from battlehall.server.transport.limits import Closing, Limits, peer_address
 from battlehall.server.transport.session import Session
 
@@ -115,6 +118,8 @@ class WebSockets:
         self.slices: list[set[WebSocket]] = [set() for _ in range(PING_SLICES)]
         self.opened = 0
         self.pinger: asyncio.Task | None = None
+        # Where a socket comes from a proxy: its kernel round trip is the proxy's (lag.py).
+        self.lag_proxies = [ipaddress.ip_network(name, strict=False) for name in settings.lag_proxies]
 
     def start(self) -> None:
         self.pinger = asyncio.get_running_loop().create_task(self._keep_alive())
@@ -131,6 +136,19 @@ class WebSockets:
         """Count `socket` out (it is closed)."""
         socket.ping_slice.discard(socket)
         self.hub.metrics.connections -= 1
+
+    def kernel_bound(self, transport: asyncio.Transport) -> int | None:
+        """The kernel's bound on a socket's round trip (lag.py), None from a proxy."""
+        address = peer_address(transport)
+        if address is None:
+            return None  # not TCP (a Unix socket's peer is a local proxy)
+        try:
+            peer = ipaddress.ip_address(address)
+        except ValueError:
+            return None
+        if any(peer in network for network in self.lag_proxies):
+            return None
+        return kernel_round_trip_ms(transport.get_extra_info("socket"))
 
     def __iter__(self):
         return (socket for ping_slice in self.slices for socket in list(ping_slice))
@@ -212,6 +230,8 @@ class WebSocket(asyncio.Protocol):
                 if event.opcode in DATA_OPCODES:
                     self._data(event)
                 else:  # PING, PONG, CLOSE: websockets has queued what answers them
+                    if event.opcode is Opcode.PONG:
+                        self._pong(cast(bytes, event.data))
                     quiet = False
             elif isinstance(event, Request):  # the upgrade request (a server protocol gets no Response)
                 answered = self._handshake(event)
@@ -253,6 +273,8 @@ class WebSocket(asyncio.Protocol):
             end = start + 4 + length
             if first != FIN_PONG:
                 self._message(payload, first == FIN_TEXT)
+            else:
+                self._pong(payload)
         return data[end:] if end else data
 
     def eof_received(self) -> None:
@@ -306,6 +328,10 @@ class WebSocket(asyncio.Protocol):
             parts.append(frame_header(opcode, len(frame)))
             parts.append(frame)
         self.transport.write(b"".join(parts))
+        lag = self.conn.lag if self.conn is not None else None
+        if lag is not None and lag.wanted:  # a prompt went out: time the line behind it (lag.py)
+            self.protocol.send_ping(lag.ping(time.monotonic()))
+            self._send_data()
 
     def close(self, code: int = 1000) -> None:
         """Start the closing handshake; the socket is dropped if the client does not answer."""
@@ -324,7 +350,8 @@ class WebSocket(asyncio.Protocol):
             self.transport.abort()
             return
         self.heard = False
-        self.protocol.send_ping(b"")
+        lag = self.conn.lag if self.conn is not None else None
+        self.protocol.send_ping(b"" if lag is None else lag.ping(time.monotonic()))
         self._send_data()
 
     def shutdown(self) -> None:
@@ -423,6 +450,14 @@ class WebSocket(asyncio.Protocol):
                     self._expect_close()
                     return
             session.receive(message, text)
+
+    def _pong(self, payload: bytes) -> None:
+        """A pong: if it echoes a player socket's latest ping, its seat's lag is measured again."""
+        conn, session = self.conn, self.session
+        lag = conn.lag if conn is not None else None
+        if lag is not None and session is not None and lag.pending == payload:
+            if lag.pong(payload, time.monotonic(), self.sockets.kernel_bound(self.transport)):
+                session.lagged(lag.rtt_ms)
 
     def _send_data(self) -> None:
         for data in self.protocol.data_to_send():

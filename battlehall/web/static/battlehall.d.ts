@@ -88,10 +88,20 @@ export interface ViewMessage {
   delay_ms?: number;
 }
 
+/** What an answer spent of its clock (docs/protocol.md, Lag). */
+export interface ClockRecord {
+  used_ms: number;
+  lag_ms: number;
+  bank_ms: number;
+  away_ms?: number;
+}
+
 export interface Ack {
   t: "ack";
   id: string;
   seq: number;
+  /** On an answer's ack: what it spent of its clock. */
+  clock?: ClockRecord;
 }
 
 export interface PromptClosed {

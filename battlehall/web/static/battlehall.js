@@ -295,7 +295,7 @@ export class BattlehallClient {
    * reconnect, a `rate_limited` or `unavailable`, or no answer in ackTimeoutMs: the
    * server applies it once. Resolves with the `ack`; rejects with a BattlehallError when
    * refused for good (`illegal_option`, `unknown_prompt`, `match_over`, ...).
-   * @returns {Promise<{t: "ack", id: string, seq: number}>}
+   * @returns {Promise<{t: "ack", id: string, seq: number, clock?: {used_ms: number, lag_ms: number, bank_ms: number}}>}
    */
   act(promptId, optionId, args) {
     const message = { t: "act", id: `${this._prefix}-${++this._actIds}`, prompt: promptId, option: optionId };
