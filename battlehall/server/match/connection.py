@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from battlehall.server import codec
 from battlehall.server.metrics import counters
 from battlehall.server.token_bucket import TokenBucket
-from battlehall.server.transport.lag import LagMeter
+
+if TYPE_CHECKING:  # the transport measures; a connection only carries its meter
+    from battlehall.server.transport.lag import LagMeter
 
 _dirty: list["Connection"] = []  # connections with frames to write at the end of this loop turn
 

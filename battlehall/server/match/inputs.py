@@ -135,6 +135,11 @@ class Abort:
     by: str | None = None  # the judge
     note: str | None = None
 
+    def entry(self, at: int) -> dict:
+        """Its log entry: an abort, with what a judge's rewind adds to it."""
+        given = {"reason": self.reason, "rewound_to": self.rewound_to, "by": self.by, "note": self.note}
+        return {"at": at, "abort": True, **{name: value for name, value in given.items() if value is not None}}
+
 
 @dataclass(frozen=True, slots=True)
 class Judge:

@@ -439,12 +439,7 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry, Judging):
         committed like this one, and its `reply` resolved once the write has landed."""
         if self.match.over:
             raise MatchOver("the match has already ended")
-        entry: dict = {"at": now, "abort": True}
-        for name in ("reason", "rewound_to", "by", "note"):
-            value = getattr(abort, name)
-            if value is not None:
-                entry[name] = value
-        self._commit(entry, abort)
+        self._commit(abort.entry(now), abort)
 
     def _abandon(self, abandon: Abandon, now: int) -> None:
         if self.match.over or self.touched > abandon.idle_before or self.watchers:

@@ -146,6 +146,18 @@ const judgePanel = (() => {
     } catch (err) { note.show("error", errorText(err)); }
   }
 
+  // The match's clocks: paused (every deadline frozen) and running again (docs/protocol.md, Operator routes).
+  const clockState = el("span", { class: "pill", role: "status" }, "clocks running");
+  async function onClocks(action) {
+    try {
+      const answer = await request(BASE, `/matches/${encodeURIComponent(matchId)}/${action}`, { method: "POST", body: {}, apiKey: token });
+      clockState.textContent = answer.paused ? "clocks paused" : "clocks running";
+    } catch (err) { note.show("error", errorText(err)); }
+  }
+  const clockButtons = el("p", { class: "judge-clocks" },
+    el("button", { type: "button", onclick: () => onClocks("pause") }, "Pause the clocks"), " ",
+    el("button", { type: "button", onclick: () => onClocks("resume") }, "Resume"), " ", clockState);
+
   async function load() {
     pending = null;
     try {
@@ -163,7 +175,7 @@ const judgePanel = (() => {
     start() {
       box.hidden = false;
       document.querySelector(".stream-bar .pill.view-kind").textContent = "judge view: every hand, live";
-      box.append(el("h2", { id: "judge-title" }, "The log: take the match back"),
+      box.append(clockButtons, el("h2", { id: "judge-title" }, "The log: take the match back"),
                  el("label", { for: "judge-reason" }, "Reason "), reason, list);
       load();
     },
