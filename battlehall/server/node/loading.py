@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from battlehall.server.clock import Clock, now_ms
 from battlehall.server.match.actor import MatchActor, MatchServices
@@ -138,9 +138,10 @@ class Loading:
         self.metrics.matches_recovered += 1
         return actor
 
-    async def take(self, match_ids: list[str]) -> int:
+    async def take(self, match_ids: list[str], breaking: Mapping[str, str] | None = None) -> int:
         """Acquire the leases of these matches and load those won, BATCH at a time (a
-        pipeline of acquisitions, two round trips of loads, one of clock snapshots)."""
+        pipeline of acquisitions, two round trips of loads, one of clock snapshots). The
+        leases in `breaking` (match id -> lease) are a dead node's: broken (lease.ACQUIRE)."""
         loop = asyncio.get_running_loop()
         futures = {}
         for match_id in match_ids:  # a hello for one of them meanwhile waits for this load
@@ -151,7 +152,8 @@ class Loading:
             ids = list(futures)
             for i in range(0, len(ids), BATCH):
                 batch = ids[i:i + BATCH]
-                got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms())
+                got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms(),
+                                                    breaking, self.settings.node_death_ms)
                 won = [(m, value, held) for m, (ok, value, held) in zip(batch, got) if ok]
                 if not won:
                     continue
