@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("battlehall.hub")
 
 BATCH = 500  # matches loaded per pair of Redis round trips (a takeover, the recovery at start)
+#: Loads of a batch under way at once: each may read Redis (its last log entry), and
+#: redis-py's pool refuses a hundred connections in use at once ("Too many connections").
+LOADS_AT_ONCE = 64
 
 
 class Loading:
@@ -50,6 +53,7 @@ class Loading:
         self.finished = finished
         self.pending: dict[str, asyncio.Future] = {}  # match id -> the load under way: its actor, or None
         self.downtime_ms = 0  # during the recovery at start: how long this node was away
+        self.loads_at_once = asyncio.Semaphore(LOADS_AT_ONCE)
 
     def busy(self, match_id: str) -> bool:
         """Whether the match is in memory or being loaded."""
@@ -138,6 +142,12 @@ class Loading:
         self.metrics.matches_recovered += 1
         return actor
 
+    async def load_one(self, match_id: str, loaded: LoadedMatch | None, lease: str | None = None,
+                       held: int | None = None) -> MatchActor | None:
+        """`load`, among at most LOADS_AT_ONCE of a batch."""
+        async with self.loads_at_once:
+            return await self.load(match_id, loaded, lease, held)
+
     async def take(self, match_ids: list[str], breaking: Mapping[str, str] | None = None) -> int:
         """Acquire the leases of these matches and load those won, BATCH at a time (a
         pipeline of acquisitions, two round trips of loads, one of clock snapshots). The
@@ -158,7 +168,7 @@ class Loading:
                 if not won:
                     continue
                 loaded = await self.store.load_many([m for m, _, _ in won])
-                loads = [self.load(m, data, value, held) for (m, value, held), data in zip(won, loaded)]
+                loads = [self.load_one(m, data, value, held) for (m, value, held), data in zip(won, loaded)]
                 for (match_id, _, _), result in zip(won, await asyncio.gather(*loads, return_exceptions=True)):
                     if isinstance(result, Exception):
                         log.error("could not take over match %s: %r", match_id, result)
@@ -195,7 +205,7 @@ class Loading:
         count = 0
         for i in range(0, len(ids), BATCH):
             batch = ids[i:i + BATCH]
-            loads = [self.load(m, loaded) for m, loaded in zip(batch, await self.store.load_many(batch))]
+            loads = [self.load_one(m, loaded) for m, loaded in zip(batch, await self.store.load_many(batch))]
             for match_id, result in zip(batch, await asyncio.gather(*loads, return_exceptions=True)):
                 if isinstance(result, Exception):
                     log.error("could not recover match %s: %r", match_id, result)
