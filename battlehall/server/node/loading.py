@@ -148,6 +148,18 @@ class Loading:
         async with self.loads_at_once:
             return await self.load(match_id, loaded, lease, held)
 
+    async def take_one(self, future: asyncio.Future, match_id: str, loaded: LoadedMatch | None, lease: str,
+                       held: int | None) -> bool:
+        """Load one match of a takeover, and hand it at once to the hellos waiting for it
+        (`future`), not once its whole batch is loaded. Whether it was."""
+        try:
+            actor = await self.load_one(match_id, loaded, lease, held)
+        except Exception as exc:
+            log.error("could not take over match %s: %r", match_id, exc)
+            actor = None
+        future.set_result(actor)
+        return actor is not None
+
     async def take(self, match_ids: list[str], breaking: Mapping[str, str] | None = None) -> int:
         """Acquire the leases of these matches and load those won, BATCH at a time (a
         pipeline of acquisitions, two round trips of loads, one of clock snapshots). The
@@ -168,14 +180,8 @@ class Loading:
                 if not won:
                     continue
                 loaded = await self.store.load_many([m for m, _, _ in won])
-                loads = [self.load_one(m, data, value, held) for (m, value, held), data in zip(won, loaded)]
-                for (match_id, _, _), result in zip(won, await asyncio.gather(*loads, return_exceptions=True)):
-                    if isinstance(result, Exception):
-                        log.error("could not take over match %s: %r", match_id, result)
-                        futures[match_id].set_result(None)
-                    else:
-                        futures[match_id].set_result(result)
-                        count += result is not None
+                loads = [self.take_one(futures[m], m, data, value, held) for (m, value, held), data in zip(won, loaded)]
+                count += sum(await asyncio.gather(*loads))
         finally:
             for match_id, future in futures.items():
                 if not future.done():
