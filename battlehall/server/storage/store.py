@@ -18,7 +18,8 @@ The pub/sub channel ``bh:{id}:tail`` rings after each log entry of a match whose
 spectators are allowed: nodes that mirror it for their spectators read the log then
 (subscription.py, `Doorbells`).
 
-``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
+``bh:live`` (a sorted set, outside any match's slot) lists the matches in play, and
+``bh:beats`` every node's last heartbeat (heartbeat.py).
 
 An answer is recorded by one command, an XADD (inside the fencing script when leases
 are on, lease.py, with field ``o`` the lease that wrote it): the entry and the events it produced
