@@ -157,8 +157,17 @@ class Loading:
         except Exception as exc:
             log.error("could not take over match %s: %r", match_id, exc)
             actor = None
-        future.set_result(actor)
+        self.settle(match_id, future, actor)
         return actor is not None
+
+    def settle(self, match_id: str, future: asyncio.Future, actor: MatchActor | None) -> None:
+        """The end of one match's load in a takeover: to the hellos waiting on it, and out of
+        `pending` at once, so that a hello after a lost acquisition asks again (and is sent
+        to the holder) rather than find the same empty result again."""
+        if not future.done():
+            future.set_result(actor)
+        if self.pending.get(match_id) is future:
+            del self.pending[match_id]
 
     async def take(self, match_ids: list[str], breaking: Mapping[str, str] | None = None) -> int:
         """Acquire the leases of these matches and load those won, BATCH at a time (a
@@ -177,6 +186,9 @@ class Loading:
                 got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms(),
                                                     breaking, self.settings.node_death_ms)
                 won = [(m, value, held) for m, (ok, value, held) in zip(batch, got) if ok]
+                for m, (ok, _, _) in zip(batch, got):
+                    if not ok:  # another node holds it
+                        self.settle(m, futures[m], None)
                 if not won:
                     continue
                 loaded = await self.store.load_many([m for m, _, _ in won])
@@ -184,10 +196,7 @@ class Loading:
                 count += sum(await asyncio.gather(*loads))
         finally:
             for match_id, future in futures.items():
-                if not future.done():
-                    future.set_result(None)
-                if self.pending.get(match_id) is future:
-                    del self.pending[match_id]
+                self.settle(match_id, future, None)
         return count
 
     async def recover(self, scan: Callable[[], Awaitable[int]] | None) -> int:
