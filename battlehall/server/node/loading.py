@@ -104,9 +104,9 @@ class Loading:
         return await self.load(match_id, None, value, held)
 
     async def load(self, match_id: str, loaded: LoadedMatch | None = None, lease: str | None = None,
-                   held: int | None = None) -> MatchActor | None:
+                   held: int | None = None, last_at: int | None = None) -> MatchActor | None:
         """The match (`loaded`, or read now) started in memory under `lease`; None if it is
-        not in Redis."""
+        not in Redis. `last_at`: when it was last touched, if read already (abandon.py)."""
         loaded = loaded or await self.store.load(match_id)
         if loaded is None:
             return None
@@ -124,7 +124,8 @@ class Loading:
             core.answers_since_snapshot = 0
         actor = MatchActor(self.services, match_id, core)
         if not core.over and self.settings.abandon_s:  # the abandon countdown goes on from Redis' record
-            last = await abandon.last_touched(self.store, match_id, loaded.log, loaded.meta["created_at"])
+            last = last_at if last_at is not None else await abandon.last_touched(
+                self.store, match_id, loaded.log, loaded.meta["created_at"])
             actor.touched = abandon.loaded_touch(self.settings.abandon_s, last, now_ms())
         actor.lease = lease if not core.over else None
         if core.over and lease is not None:  # ended, but its leaving `bh:live` was lost
@@ -143,17 +144,28 @@ class Loading:
         return actor
 
     async def load_one(self, match_id: str, loaded: LoadedMatch | None, lease: str | None = None,
-                       held: int | None = None) -> MatchActor | None:
+                       held: int | None = None, last_at: int | None = None) -> MatchActor | None:
         """`load`, among at most LOADS_AT_ONCE of a batch."""
         async with self.loads_at_once:
-            return await self.load(match_id, loaded, lease, held)
+            return await self.load(match_id, loaded, lease, held, last_at)
+
+    async def last_touches(self, match_ids: list[str], loaded: list[LoadedMatch | None]) -> dict[str, int]:
+        """When each loaded live match was last touched (abandon.py), for a batch: from its
+        log after the snapshot, or for those with none, their last entries read at once."""
+        if not self.settings.abandon_s:
+            return {}
+        found = {m: data.log[-1]["at"] for m, data in zip(match_ids, loaded) if data is not None and data.log}
+        bare = [(m, data) for m, data in zip(match_ids, loaded) if data is not None and not data.log]
+        for (m, data), last in zip(bare, await self.store.last_entries([m for m, _ in bare])):
+            found[m] = last["at"] if last is not None else data.meta["created_at"]
+        return found
 
     async def take_one(self, future: asyncio.Future, match_id: str, loaded: LoadedMatch | None, lease: str,
-                       held: int | None) -> bool:
+                       held: int | None, last_at: int | None) -> bool:
         """Load one match of a takeover, and hand it at once to the hellos waiting for it
         (`future`), not once its whole batch is loaded. Whether it was."""
         try:
-            actor = await self.load_one(match_id, loaded, lease, held)
+            actor = await self.load_one(match_id, loaded, lease, held, last_at)
         except Exception as exc:
             log.error("could not take over match %s: %r", match_id, exc)
             actor = None
@@ -192,7 +204,9 @@ class Loading:
                 if not won:
                     continue
                 loaded = await self.store.load_many([m for m, _, _ in won])
-                loads = [self.take_one(futures[m], m, data, value, held) for (m, value, held), data in zip(won, loaded)]
+                touched = await self.last_touches([m for m, _, _ in won], loaded)
+                loads = [self.take_one(futures[m], m, data, value, held, touched.get(m))
+                         for (m, value, held), data in zip(won, loaded)]
                 count += sum(await asyncio.gather(*loads))
         finally:
             for match_id, future in futures.items():
@@ -220,7 +234,9 @@ class Loading:
         count = 0
         for i in range(0, len(ids), BATCH):
             batch = ids[i:i + BATCH]
-            loads = [self.load_one(m, loaded) for m, loaded in zip(batch, await self.store.load_many(batch))]
+            loaded = await self.store.load_many(batch)
+            touched = await self.last_touches(batch, loaded)
+            loads = [self.load_one(m, data, last_at=touched.get(m)) for m, data in zip(batch, loaded)]
             for match_id, result in zip(batch, await asyncio.gather(*loads, return_exceptions=True)):
                 if isinstance(result, Exception):
                     log.error("could not recover match %s: %r", match_id, result)
