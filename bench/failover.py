@@ -133,7 +133,10 @@ async def run(args, info: dict) -> dict:
     lost = doubled = acked = 0
     async with httpx.AsyncClient(timeout=30) as http:
         for created, clients in games:
-            events = (await http.get(f"{lb}/matches/{created['match']}/replay")).json()["events"]
+            # A private match's replay opens with one of its tokens: here its spectator token.
+            replay = await http.get(f"{lb}/matches/{created['match']}/replay",
+                                    headers={"Authorization": f"Bearer {created['spectator_token']}"})
+            events = replay.json()["events"]
             answered = Counter(e["data"]["id"] for e in events
                                if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered")
             doubled += sum(n - 1 for n in answered.values())

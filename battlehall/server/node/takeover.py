@@ -37,7 +37,7 @@ class Takeover:
         self.store = ownership.store
         self.settings = ownership.settings
         self.metrics = metrics
-        self.orphans_seen: set[str] = set()  # live matches nobody held at the last scan
+        self.orphans_seen: set[str] = set()  # live matches to take (unheld, or a dead node's) at the last scan
 
     async def scan(self) -> int:
         """Take the live matches held under this node's name (a restart), and this node's
