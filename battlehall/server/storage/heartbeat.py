@@ -59,15 +59,17 @@ def parse(reply: list) -> Beats:
 
 class Heartbeat:
     """This node's beat, on a thread: every `every_ms`, one BEAT; each reading is handed to
-    `on_beats` on the event loop that started it. `client` is a blocking redis-py client of
-    the thread's own (Store.heartbeat_client)."""
+    `on_beats` on the event loop that started it. `connect` makes the blocking redis-py
+    client of the thread's own (Store.heartbeat_client), in the thread, again until it
+    works: a cluster's client reads the slots when it is made, and Redis may be away."""
 
-    def __init__(self, client: Any, node: str, every_ms: int, on_beats: Callable[[Beats], None]):
-        self.client = client
+    def __init__(self, connect: Callable[[], Any], node: str, every_ms: int, on_beats: Callable[[Beats], None]):
+        self.connect = connect
+        self.client: Any = None
+        self.script: Any = None
         self.node = node
         self.every_s = every_ms / 1000
         self.on_beats = on_beats
-        self.script = client.register_script(BEAT)
         self.stopping = threading.Event()
         self.thread: threading.Thread | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -83,8 +85,10 @@ class Heartbeat:
         self.stopping.set()
         if self.thread is not None:
             self.thread.join(2 * self.every_s + 1)
+        if self.client is None:
+            return
         try:
-            if forget and self.thread is not None:
+            if forget:
                 self.client.zrem(BEATS, self.node)
         except FAILURES as exc:
             log.debug("could not take this node's beat out: %r", exc)
@@ -93,6 +97,9 @@ class Heartbeat:
 
     def beat(self) -> Beats:
         """One beat (blocking): this node's recorded, everyone's read."""
+        if self.client is None:
+            self.client = self.connect()
+            self.script = self.client.register_script(BEAT)
         return parse(self.script(keys=[BEATS], args=[self.node, FORGET_MS]))
 
     def _run(self) -> None:
@@ -101,7 +108,7 @@ class Heartbeat:
             started = time.monotonic()
             try:
                 beats = self.beat()
-            except FAILURES as exc:  # Redis away: readiness reports it; keep trying
+            except Exception as exc:  # Redis away (or a cluster's slots unread): readiness reports it; keep trying
                 log.debug("heartbeat failed: %r", exc)
             else:
                 try:

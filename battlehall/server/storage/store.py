@@ -306,7 +306,7 @@ class Store(WriteCommands, MatchReads):
     def heartbeat_thread(self, node: str, every_ms: int, on_beats: Callable[[Beats], None]) -> Heartbeat:
         """This node's heartbeat, to start (heartbeat.py): each reading of every node's beats
         goes to `on_beats`."""
-        return Heartbeat(self.heartbeat_client(max(0.5, 4 * every_ms / 1000)), node, every_ms, on_beats)
+        return Heartbeat(lambda: self.heartbeat_client(max(0.5, 4 * every_ms / 1000)), node, every_ms, on_beats)
 
     async def beat(self, node: str, at: int) -> None:
         await self.client.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
