@@ -251,10 +251,16 @@ class Settings:
     #: create answers; by default ws://host:port.
     node_url: str | None = setting(None, "BATTLEHALL_NODE_URL", "where clients reach this node",
                                    metavar="URL", schemes=("ws://", "wss://"), shown="ws://host:port")
-    #: How long a match's lease lasts without renewal (nodes.md: the time to take over a
-    #: dead node's matches is about this plus `takeover_scan_ms`).
+    #: How long a match's lease lasts without renewal: a node cut off from Redis, or whose
+    #: event loop stalls while its heartbeat goes on, loses its matches this long after.
     lease_ms: int = setting(5000, "BATTLEHALL_LEASE_MS", "how long a node's hold on a match lasts without "
                             "renewal, in ms", kind="int", minimum=300)
+    #: How often a node beats (heartbeat.py), and how long silent before the others take
+    #: it for dead and break its leases without waiting for them to lapse (takeover.py).
+    heartbeat_ms: int = setting(200, "BATTLEHALL_HEARTBEAT_MS", "how often a node tells the others it is "
+                                "alive, in ms", kind="int", minimum=20)
+    node_death_ms: int = setting(1000, "BATTLEHALL_NODE_DEATH_MS", "how long a node's heartbeat may be silent "
+                                 "before the others take over its matches, in ms", kind="int", minimum=100)
     #: How often a node looks for live matches whose lease lapsed, and takes some.
     takeover_scan_ms: int = setting(1000, "BATTLEHALL_TAKEOVER_SCAN_MS", "how often a node looks for matches "
                                     "no node holds, in ms", kind="int", minimum=50)
@@ -316,6 +322,9 @@ class Settings:
         if settings.redis_cluster and not settings.redis_url:
             raise SettingError("--redis-cluster (BATTLEHALL_REDIS_CLUSTER) needs --redis (REDIS_URL): "
                                "the URL of a node of the cluster")
+        if settings.node_death_ms < 2 * settings.heartbeat_ms:
+            raise SettingError(f"BATTLEHALL_NODE_DEATH_MS must be at least twice BATTLEHALL_HEARTBEAT_MS "
+                               f"({2 * settings.heartbeat_ms}), not {settings.node_death_ms}: a late beat is no death")
         settings.frame_ancestors = " ".join(settings.frame_ancestors.split()) or "'none'"
         if (problem := frame_ancestors_problem(settings.frame_ancestors)) is not None:
             raise SettingError(f"BATTLEHALL_FRAME_ANCESTORS: {problem}")

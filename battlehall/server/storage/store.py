@@ -18,7 +18,8 @@ The pub/sub channel ``bh:{id}:tail`` rings after each log entry of a match whose
 spectators are allowed: nodes that mirror it for their spectators read the log then
 (subscription.py, `Doorbells`).
 
-``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
+``bh:live`` (a sorted set, outside any match's slot) lists the matches in play, and
+``bh:beats`` every node's last heartbeat (heartbeat.py).
 
 An answer is recorded by one command, an XADD (inside the fencing script when leases
 are on, lease.py, with field ``o`` the lease that wrote it): the entry and the events it produced
@@ -48,7 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import redis  # the sync client of the command line's check (cluster_enabled)
 import redis.asyncio as aioredis
@@ -64,6 +65,7 @@ from battlehall.server.storage.bindings import Bindings
 from battlehall.server.storage.client import FAILURES, Client, CredentialsRefused, Script, unavailable
 from battlehall.server.storage.cluster_writer import ClusterWriteBatcher
 from battlehall.server.storage.commands import WriteCommands
+from battlehall.server.storage.heartbeat import BEATS, Beats, Heartbeat
 from battlehall.server.storage.keys import LIVE, key, pack, unpack
 from battlehall.server.storage.nodes import NodeRecords
 from battlehall.server.storage.profiles import ProfileRecords
@@ -256,13 +258,24 @@ class Store(WriteCommands, MatchReads):
 
     # -- leases (lease.py) ----------------------------------------------------------
 
-    async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int,
-                           now: int) -> list[tuple[bool, str, int | None]]:
+    async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int, now: int,
+                           breaking: Mapping[str, str] | None = None,
+                           death_ms: int = 0) -> list[tuple[bool, str, int | None]]:
         """Try to take each match's lease: (won, the lease value or the holder's, when the
-        match last had an owner if won and known), in one send."""
-        replies = await self.upkeep.call([
-            ("EVALSHA", ACQUIRE_SHA, 3, key(m, "owner"), key(m, "epoch"), key(m, "held"), node, lease_ms, now)
-            for m in match_ids]) if match_ids else []
+        match last had an owner if won and known), in one send. A match in `breaking` is
+        taken from the holder of that lease value if its heartbeat is older than
+        `death_ms` (lease.ACQUIRE)."""
+        breaking = breaking or {}
+        commands: list[tuple] = []
+        for m in match_ids:
+            keys = (key(m, "owner"), key(m, "epoch"), key(m, "held"))
+            if m not in breaking:
+                commands.append(("EVALSHA", ACQUIRE_SHA, 3, *keys, node, lease_ms, now))
+            elif self.cluster:  # `bh:beats` is no key of the match's slot (lease.ACQUIRE)
+                commands.append(("EVALSHA", ACQUIRE_SHA, 3, *keys, node, lease_ms, now, breaking[m], death_ms))
+            else:
+                commands.append(("EVALSHA", ACQUIRE_SHA, 4, *keys, BEATS, node, lease_ms, now, breaking[m], death_ms))
+        replies = await self.upkeep.call(commands) if commands else []
         return [(bool(won), value.decode(), int(held) if won and held else None) for won, value, held in replies]
 
     async def renew_many(self, held: list[tuple[str, str]], lease_ms: int, now: int) -> list[bool]:
@@ -281,6 +294,19 @@ class Store(WriteCommands, MatchReads):
         """The lease value of each match (None: nobody holds it), in one send."""
         replies = await self.upkeep.call([("GET", key(m, "owner")) for m in match_ids]) if match_ids else []
         return [v.decode() if v is not None else None for v in replies]
+
+    def heartbeat_client(self, timeout_s: float) -> Any:
+        """A blocking client of its own, for the heartbeat's thread (heartbeat.py): a plain
+        Redis client, or on a cluster a cluster client (`bh:beats` is on one master)."""
+        if self.cluster:
+            return redis.RedisCluster.from_url(self.url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+        return redis.Redis.from_url(self.url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s,
+                                    health_check_interval=0)
+
+    def heartbeat_thread(self, node: str, every_ms: int, on_beats: Callable[[Beats], None]) -> Heartbeat:
+        """This node's heartbeat, to start (heartbeat.py): each reading of every node's beats
+        goes to `on_beats`."""
+        return Heartbeat(lambda: self.heartbeat_client(max(0.5, 4 * every_ms / 1000)), node, every_ms, on_beats)
 
     async def beat(self, node: str, at: int) -> None:
         await self.client.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
