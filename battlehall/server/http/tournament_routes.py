@@ -178,11 +178,9 @@ def check_games(spec: Spec) -> None:
         raise errors.BadRequest("an event's games are timed: a number of ms", path="clock.prompt_ms")
 
 
-async def listing(request: Request) -> Response:
+def page_of(request: Request) -> tuple[int, int]:
+    """`?limit=&cursor=`, checked: the page's offset and size."""
     query = request.query_params
-    status = query.get("status")
-    if status is not None and status not in STATUSES:
-        raise errors.BadRequest(f"must be one of {', '.join(STATUSES)}", path="status")
     limit = DEFAULT_LIMIT
     if "limit" in query:
         if not query["limit"].isdigit() or not 1 <= int(query["limit"]) <= MAX_LIMIT:
@@ -193,6 +191,14 @@ async def listing(request: Request) -> Response:
         if not query["cursor"].isdigit() or len(query["cursor"]) > 7:
             raise errors.BadRequest("must be the `next` of a previous page", path="cursor")
         offset = int(query["cursor"])
+    return offset, limit
+
+
+async def listing(request: Request) -> Response:
+    status = request.query_params.get("status")
+    if status is not None and status not in STATUSES:
+        raise errors.BadRequest(f"must be one of {', '.join(STATUSES)}", path="status")
+    offset, limit = page_of(request)
     events = events_of(request)
     ids, more = await events.storage.listing(status, offset, limit)
     now = now_ms()
@@ -205,6 +211,30 @@ async def listing(request: Request) -> Response:
             gone.append(tid)
     await events.storage.unlist(gone)
     return ORJSONResponse({"tournaments": shown, "next": str(offset + limit) if more else None})
+
+
+async def history(request: Request) -> Response:
+    """GET /profiles/{id}/tournaments: the events a player entered, the latest first, each
+    with where the player stands in it (public: a player page shows it)."""
+    profile = request.path_params["profile"]
+    offset, limit = page_of(request)
+    events = events_of(request)
+    ids, more = await events.storage.entered_by(profile, offset, limit)
+    now = now_ms()
+    shown, gone = [], []
+    for tid in ids:
+        folded = await events.folds.get(tid)
+        if folded is None:
+            gone.append(tid)
+            continue
+        if not folded.spec.public:  # a private event is its players' business: not on a public page
+            continue
+        standing = next((s for s in folded.public().get("standings") or [] if s.get("player") == profile), None)
+        shown.append({**views.summary(folded, now),
+                      "standing": {k: standing[k] for k in ("rank", "points", "dropped") if k in standing}
+                      if standing else None})
+    await events.storage.forget_entered(profile, gone)
+    return ORJSONResponse({"profile": profile, "tournaments": shown, "next": str(offset + limit) if more else None})
 
 
 async def get_event(request: Request) -> Response:
@@ -258,8 +288,11 @@ async def register(request: Request) -> Response:
     records = events_of(request).hub.store.profiles
     name, = await Profiles(records).names([profile])
     mu = await rating(records, profile, folded.spec.ruleset)
-    return await player_change(request, profile, lambda f, p, at: {
+    answer = await player_change(request, profile, lambda f, p, at: {
         "k": "registered", "player": p, "name": name or p, "rating": mu, "at": at})
+    if folded.spec.public:  # the player's public history of events
+        await events_of(request).storage.entered(profile, tournament_id(request), now_ms())
+    return answer
 
 
 async def check_in(request: Request) -> Response:
@@ -330,4 +363,5 @@ routes = [
     Route("/tournaments/{tournament_id}/cancel", cancel, methods=["POST"]),
     Route("/tournaments/{tournament_id}/my", mine, methods=["GET"]),
     Route("/tournaments/{tournament_id}/log", get_log, methods=["GET"]),
+    Route("/profiles/{profile}/tournaments", history, methods=["GET"]),
 ]

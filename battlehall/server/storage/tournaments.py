@@ -29,6 +29,8 @@ from battlehall.server.storage.store import Fenced, Store, StoreUnavailable
 
 LIVE = "bh:tlive"
 LISTS = {"upcoming": "bh:tlist:upcoming", "running": "bh:tlist:running", "finished": "bh:tlist:finished"}
+HISTORY_S = 400 * 24 * 3600  # a player's history of events lasts a year past their last entry
+PLAYED = "bh:tplayed:"  # + a profile id: the events it entered, by when (a player's history)
 MADE = "~made"  # the seats hash's count of writes (no profile id starts with "~")
 PARTS = ("log", "owner", "meta", "seats", "epoch", "held")  # APPEND's keys, in order
 
@@ -204,6 +206,23 @@ class Tournaments:
         else:
             page = [i.decode() for i in await self.redis.zrevrange(LISTS[status], offset, offset + limit)]
         return page[:limit], len(page) > limit
+
+    async def entered(self, profile: str, tournament_id: str, at: int) -> None:
+        """The profile entered the event: in its history (kept while it plays now and then)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(PLAYED + profile, {tournament_id: at})
+            pipe.expire(PLAYED + profile, HISTORY_S)
+            await pipe.execute()
+
+    async def entered_by(self, profile: str, offset: int, limit: int) -> tuple[list[str], bool]:
+        """A page of the events the profile entered, the latest first, and whether more follow."""
+        page = [i.decode() for i in await self.redis.zrevrange(PLAYED + profile, offset, offset + limit)]
+        return page[:limit], len(page) > limit
+
+    async def forget_entered(self, profile: str, tournament_ids: list[str]) -> None:
+        """Events gone past their retention leave the profile's history."""
+        if tournament_ids:
+            await self.redis.zrem(PLAYED + profile, *tournament_ids)
 
     async def unlist(self, tournament_ids: list[str]) -> None:
         """Events past their retention: out of the listing."""
