@@ -18,6 +18,7 @@ from battlehall.engine import get_ruleset, ruleset_names
 from battlehall.engine.errors import SetupError
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
+from battlehall.server.config import MAX_CASTER_DELAY_MS
 from battlehall.server.http import state, web
 from battlehall.server.http.bodies import json_body
 from battlehall.server.http.creation_limit import CreationLimit
@@ -139,6 +140,7 @@ async def create(request: Request) -> Response:
         raise errors.BadRequest("the body must be a JSON object", path="")
     body = dict(body)
     organiser_id = body.pop("organiser", None)
+    caster = caster_settings(body.pop("caster", None), state.settings(request).caster_min_delay_ms)
     if settings.api_key and not operator and organiser_id is None:
         raise errors.BadRequest("a player's tournament names its organiser's profile", path="organiser")
     ruleset = body.get("ruleset")
@@ -160,8 +162,18 @@ async def create(request: Request) -> Response:
             raise exc.at("organiser") from None
         name, = await Profiles(events.hub.store.profiles).names([profile])
         organiser = {"profile": profile, "name": name, "tag": tag(profile)}
-    created = await events.create(spec, organiser, "operator" if operator else "player")
+    created = await events.create(spec, organiser, "operator" if operator else "player", caster)
     return ORJSONResponse(created, status_code=201)
+
+
+def caster_settings(given: object, least_ms: int) -> dict | None:
+    """The event's `caster` (`{"delay_ms"}`: every game a caster link at that delay), checked."""
+    if given is None:
+        return None
+    delay = given.get("delay_ms", least_ms) if isinstance(given, dict) else None
+    if type(delay) is not int or not least_ms <= delay <= MAX_CASTER_DELAY_MS:
+        raise errors.BadRequest(f"caster.delay_ms must be {least_ms} to {MAX_CASTER_DELAY_MS} ms", path="caster.delay_ms")
+    return {"delay_ms": delay}
 
 
 def check_games(spec: Spec) -> None:
@@ -251,6 +263,11 @@ async def in_play(request: Request, folded: Folded) -> dict[tuple[int, int], dic
     """A public event's game in play at each table of the current round (made, no result yet)."""
     if not folded.spec.public:
         return None
+    return await games_in_play(request, folded)
+
+
+async def games_in_play(request: Request, folded: Folded) -> dict[tuple[int, int], dict]:
+    """The game in play at each table of the event's current round (made, no result yet)."""
     calls = folded.t.games_to_create()
     tables = await events_of(request).storage.seats_of(folded.tournament_id, [c.seats[0] for c in calls])
     return {(c.round, c.table): {"game": c.game, "match": t["match"]} for c, t in zip(calls, tables)

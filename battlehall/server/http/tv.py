@@ -17,6 +17,7 @@ look each second.
 
 from __future__ import annotations
 
+import hmac
 import time
 
 from starlette.requests import Request
@@ -27,10 +28,12 @@ from battlehall.engine import ruleset_names
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.http import state, tournament_routes
+from battlehall.server.http.auth import bearer
 from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.node.hub import Hub
 from battlehall.server.storage import public
 from battlehall.server.storage.listing import listed_later
+from battlehall.server.storage.tournaments import organiser_hash
 
 CACHE_S = 1.0
 CHUNK = 50  # summaries read at a time, most viewers first, until one is eligible
@@ -71,19 +74,38 @@ def answer(summary: dict | None) -> dict:
             "created_at": summary["created_at"]}
 
 
+async def top_live(request: Request, playing: dict[tuple[int, int], dict]) -> dict | None:
+    """The summary of the lowest-numbered table's live match among `playing`, if any."""
+    for place in sorted(playing):
+        summaries = await state.hub(request).summaries([playing[place]["match"]])
+        if summaries and summaries[0]["status"] == "live":
+            return summaries[0]
+    return None
+
+
 async def top_table(request: Request, tournament_id: str) -> dict:
     """The event's top table in play, as `answer` gives a match, with the event's id."""
     folded = await state.tournaments(request).folds.get(tournament_id)
     if folded is None:
         raise errors.NotFound("no such tournament").at("tournament")
-    playing = await tournament_routes.in_play(request, folded) or {}
-    found = None
-    for place in sorted(playing):
-        summaries = await state.hub(request).summaries([playing[place]["match"]])
-        if summaries and summaries[0]["status"] == "live":
-            found = summaries[0]
-            break
+    found = await top_live(request, await tournament_routes.in_play(request, folded) or {})
     return {**answer(found), "tournament": tournament_id}
+
+
+async def event_cast(request: Request) -> Response:
+    """GET /tournaments/{id}/cast (the event's caster token as Bearer): its top table in play
+    and that match's caster token, for the caster page to follow round after round."""
+    folded = await tournament_routes.folded_or_404(request)
+    given = bearer(request.headers.get("authorization", ""))
+    expected = folded.meta.get("caster_hash")
+    if given is None or expected is None or not hmac.compare_digest(organiser_hash(given), expected):
+        raise errors.Unauthorized("this needs the event's caster token as Authorization: Bearer",
+                                  headers={"WWW-Authenticate": "Bearer"})
+    found = await top_live(request, await tournament_routes.games_in_play(request, folded))
+    meta = await state.hub(request).meta(found["match"]) if found else None
+    return ORJSONResponse({"tournament": folded.tournament_id, "delay_ms": folded.meta["caster"]["delay_ms"],
+                           "match": found["match"] if found else None,
+                           "caster_token": meta.get("caster_token") if meta else None})
 
 
 async def get_featured(request: Request) -> Response:
@@ -112,4 +134,5 @@ async def get_featured(request: Request) -> Response:
     return ORJSONResponse(found)
 
 
-routes: list[Route] = [Route("/tv/featured", get_featured, methods=["GET"])]
+routes: list[Route] = [Route("/tv/featured", get_featured, methods=["GET"]),
+                       Route("/tournaments/{tournament_id}/cast", event_cast, methods=["GET"])]

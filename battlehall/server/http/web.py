@@ -96,6 +96,7 @@ routes: list[BaseRoute] = [
     Route("/replay/{match_id}", page("replay.html"), methods=["GET", "HEAD"]),
     # Never framed, whatever the setting: it shows every hand (late, but to the caster only).
     Route("/cast/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),
+    Route("/cast/tournament/{tournament_id}", page("cast.html"), methods=["GET", "HEAD"]),  # an event's top table
     Route("/judge/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),  # the cast page, live, for judges
     Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
     # /tournaments and /tournaments/{id} are pages too: the tournament routes serve them

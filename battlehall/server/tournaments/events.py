@@ -125,8 +125,9 @@ class Events:
 
     # -- creating and changing an event ----------------------------------------------------
 
-    async def create(self, spec: Spec, organiser: dict | None, made_by: str) -> dict:
-        """A new event, run by this node; its id, organiser token and commitment."""
+    async def create(self, spec: Spec, organiser: dict | None, made_by: str, caster: dict | None = None) -> dict:
+        """A new event, run by this node; its id, organiser token and commitment; with
+        `caster` settings, its caster token (every game gets a caster link at that delay)."""
         tournament_id = new_tournament_id()
         seed = secrets.token_hex(32)
         token = secrets.token_urlsafe(24)
@@ -134,11 +135,16 @@ class Events:
         meta = {"tournament": tournament_id, "spec": spec.body(), "seed": seed, "seed_commitment": seed_commitment(seed),
                 "organiser_hash": organiser_hash(token), "organiser": organiser, "created_at": now,
                 "made_by": made_by, "expire_at": now + self.settings.expire_s * 1000}
+        cast = {}
+        if caster is not None:
+            caster_token = secrets.token_urlsafe(24)
+            meta.update(caster=caster, caster_hash=organiser_hash(caster_token))
+            cast = {"caster_token": caster_token}
         lease = f"1 {self.settings.node}"
         await self.storage.create(tournament_id, meta, lease, self.settings.lease_ms, spec.public)
         self.run(tournament_id, lease)
         return {"tournament": tournament_id, "organiser_token": token, "seed_commitment": meta["seed_commitment"],
-                "status": "registering", "version": 0, "url": f"/tournaments/{tournament_id}"}
+                "status": "registering", "version": 0, "url": f"/tournaments/{tournament_id}", **cast}
 
     async def change(self, tournament_id: str, decide: Callable[[Folded], list[dict]],
                      lease: str | None = None, applies: bool = False) -> Folded | None:

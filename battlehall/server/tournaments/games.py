@@ -52,9 +52,10 @@ def seat_names(names: list[str]) -> list[str]:
     return out
 
 
-def create_body(tournament_id: str, spec, place: GamePlace, seats: list[str]) -> dict:
-    """The `POST /matches` body of a game (the binding to profiles goes beside it)."""
-    return {"ruleset": spec.ruleset, "seats": seats, "options": spec.options,
+def create_body(tournament_id: str, spec, place: GamePlace, seats: list[str], caster: dict | None = None) -> dict:
+    """The `POST /matches` body of a game (the binding to profiles goes beside it); with the
+    event's `caster` settings, the game has a caster link at that delay."""
+    return {**({"caster": dict(caster)} if caster else {}), "ruleset": spec.ruleset, "seats": seats, "options": spec.options,
             "clock": spec.clock or QUICK_CLOCK,
             "spectators": {"allowed": True, "public": bool(spec.public)},
             "label": {"tournament": tournament_id, "round": str(place.round), "table": str(place.table),

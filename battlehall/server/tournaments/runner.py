@@ -186,7 +186,7 @@ class EventRunner:
         meta = await store.meta(match_id)
         if meta is None:
             seats = games.seat_names([folded.names.get(p, "player") for p in players])
-            body = games.create_body(self.tournament_id, folded.spec, place, seats)
+            body = games.create_body(self.tournament_id, folded.spec, place, seats, folded.meta.get("caster"))
             bound = {"match_id": match_id, "profiles": dict(zip(seats, players)), "rated": folded.spec.rated,
                      "made_by": folded.meta.get("made_by", "operator"), "made_from": None}
             request = validate.create_request(body, self.hub.settings.caster_min_delay_ms)

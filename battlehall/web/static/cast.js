@@ -19,6 +19,32 @@ const statusPill = document.getElementById("status");
 const matchId = matchIdFromPath();
 const token = fragment().get("token");
 const JUDGE = location.pathname.startsWith("/judge/");
+// An event's caster link, /cast/tournament/{id}#token=<the event's caster token>: its top
+// table's cast, then the next round's when that one ends (the event is kept in the fragment).
+const EVENT_PATH = /^\/cast\/tournament\/([^/]+)$/.exec(location.pathname);
+const event = EVENT_PATH ? { id: decodeURIComponent(EVENT_PATH[1]), token }
+  : fragment().get("event") ? { id: fragment().get("event"), token: fragment().get("event_token") } : null;
+const EVENT_ASK_MS = 3000;
+
+/** The event's top table's cast, opened in this page once there is one. */
+async function castNext(except) {
+  for (;;) {
+    try {
+      const found = await request(BASE, `/tournaments/${encodeURIComponent(event.id)}/cast`, { apiKey: event.token });
+      if (found.match && found.match !== except && found.caster_token) {
+        const fields = new URLSearchParams({ token: found.caster_token, event: event.id, event_token: event.token });
+        location.replace(`/cast/${encodeURIComponent(found.match)}#${fields}`);
+        return;
+      }
+      note.show("info", "No table of this tournament is playing right now: the top table of the next round shows here when it starts.");
+      main.dataset.status = "waiting";
+    } catch (err) {
+      if (err.status === 401 || err.status === 404) return note.show("error", errorText(err));
+      note.show("warn", errorText(err));
+    }
+    await new Promise((done) => setTimeout(done, EVENT_ASK_MS));
+  }
+}
 const ROLE = JUDGE ? "judge" : "caster";
 
 let drawing = null;
@@ -184,6 +210,7 @@ const judgePanel = (() => {
 })();
 
 async function start() {
+  if (EVENT_PATH) return castNext(null);
   if (!matchId || !token) {
     note.show("error", matchId ? `This page needs the match's ${ROLE} link (with its #token=…).` : "This address names no match.");
     main.dataset.status = "refused";
@@ -235,7 +262,10 @@ async function start() {
   };
   client.on("presence", (m) => onPresence({ t: "presence", ...m }));
   client.on("message", onPresence);
-  client.on("ended", (result) => showResult(result));
+  client.on("ended", (result) => {
+    showResult(result);
+    if (event) setTimeout(() => castNext(matchId), EVENT_ASK_MS); // the next round's top table, in turn
+  });
   client.on("error", (err) => {
     if (err.code === "wrong_role") refused(`This is a player's or the spectator's link, not the ${ROLE} link: open it as /play/… or /watch/….`);
     else if (err.id === undefined) note.show("error", errorText(err));
