@@ -55,7 +55,8 @@ function drawPlayers(t) {
 
 function drawOverlayLink() {
   const url = `${BASE}/overlay/tournament/${encodeURIComponent(id)}?bg=transparent&size=1920x1080`;
-  document.getElementById("overlay-link").replaceChildren(copyRow("Overlay link", url));
+  const tv = `${BASE}/tv?tournament=${encodeURIComponent(id)}`;  // the top table, round after round
+  document.getElementById("overlay-link").replaceChildren(copyRow("Overlay link", url), copyRow("TV channel (top table)", tv));
 }
 
 // The current round's top table, being played: what a stream follows.
