@@ -339,3 +339,27 @@ def test_the_overlay_may_be_framed_where_the_operator_says_and_the_event_page_ne
     event_page = httpx.get(f"{framed.url}/tournaments/t_0123456789abcdef", headers={"accept": "text/html"}, timeout=10)
     assert event_page.status_code == 200 and "<!doctype html>" in event_page.text
     assert "frame-ancestors 'none'" in event_page.headers["content-security-policy"]
+
+
+async def test_the_form_sets_the_games_options_and_names_a_bad_one(srv, page):
+    lobby = await page(srv.url + "/tournaments", wait_for="#create-button")
+    await lobby.select_option("#t-ruleset", "duel")
+    options = lobby.get_by_role("group", name="The games' options")
+    await expect(options.get_by_label("Hit points (1–1000)", exact=False)).to_be_visible()
+    await lobby.fill("#t-name", "Short duels")
+    await lobby.fill("#t-opt-hp", "1001")  # past its bound: the server names it, the form points at it
+    await lobby.click("#create-button")
+    await expect(lobby.locator("#banner[role=alert]")).to_contain_text("options.hp")
+    assert await lobby.get_attribute("#t-opt-hp", "aria-invalid") == "true"
+    await lobby.fill("#t-opt-hp", "5")
+    await lobby.check("#t-opt-simultaneous")
+    await lobby.click("#create-button")
+    await lobby.wait_for_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
+    tid = lobby.url.rsplit("/", 1)[1]
+    spec = httpx.get(f"{srv.url}/tournaments/{tid}", timeout=10).json()["spec"]
+    assert spec["options"] == {"hp": 5, "simultaneous": True}
+    await lobby.goto(srv.url + "/tournaments")
+    await lobby.wait_for_selector("#create-button")
+    await lobby.select_option("#t-ruleset", "spellfire")  # its per-seat decks keep their default; the rest are here
+    await expect(lobby.locator("#t-opt-turn_limit")).to_be_visible()
+    assert await lobby.locator("#t-opt-decks").count() == 0

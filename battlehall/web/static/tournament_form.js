@@ -4,6 +4,7 @@
 // tie-breaks. readForm() makes the body of POST /tournaments (docs/tournaments.md);
 // fieldFor() finds the control a 400's `path` names.
 import { el } from "./page.js";
+import { drawOptions, readOptions } from "./tournament_options.js";
 import { FORMATS, TIEBREAKS } from "./tournament_words.js";
 
 const FORMAT_HELP = {
@@ -39,6 +40,7 @@ export function createForm(form, rulesets, apiKey) {
                                   placeholder: "Friday Swiss" })),
       field("Ruleset", select("t-ruleset", rulesets.map((r) => [r.name, `${r.title || r.name} (${r.seats.min === r.seats.max ? r.seats.min : `${r.seats.min}–${r.seats.max}`} seats)`]),
                               rulesets[0] && rulesets[0].name))),
+    el("fieldset", { id: "t-options" }, el("legend", {}, "The games' options"), el("div", { class: "grid" })),
     el("fieldset", {}, el("legend", {}, "Format"),
       el("div", { class: "grid" },
         field("Format", select("t-format", Object.entries(FORMATS), "swiss")),
@@ -101,6 +103,8 @@ export function createForm(form, rulesets, apiKey) {
 function shape(form, rulesets) {
   const r = rulesets.find((x) => x.name === form["t-ruleset"].value) || { seats: { min: 2, max: 2 } };
   const format = form["t-format"].value;
+  const options = document.getElementById("t-options");
+  if (options.dataset.ruleset !== r.name) drawOptions(options, r);
   document.getElementById("t-format-help").textContent = FORMAT_HELP[format];
   document.getElementById("t-swiss").hidden = format !== "swiss";
   const sizes = [];
@@ -127,7 +131,7 @@ function value(form, id) {
 }
 
 /** The body of POST /tournaments from the form; only what differs from the defaults is sent. */
-export function readForm(form) {
+export function readForm(form, rulesets = []) {
   const format = form["t-format"].value;
   const body = { name: form["t-name"].value.trim(), ruleset: form["t-ruleset"].value, format,
                  best_of: Number(form["t-best-of"].value), public: form["t-public"].checked };
@@ -163,6 +167,8 @@ export function readForm(form) {
   if (points.win !== 3 || points.draw !== 1 || points.loss !== 0) body.points = points;
   const tiebreaks = [0, 1, 2].map((i) => form[`t-tiebreak-${i}`].value).filter(Boolean);
   if (tiebreaks.join() !== "omw,gw,ogw") body.tiebreaks = tiebreaks;
+  const options = readOptions(document.getElementById("t-options"), rulesets.find((x) => x.name === body.ruleset));
+  if (Object.keys(options).length) body.options = options;
   return body;
 }
 
@@ -176,6 +182,8 @@ const FIELDS = { name: "t-name", ruleset: "t-ruleset", format: "t-format", best_
 /** The control a 400's `path` names (`tiebreaks[1]`, `points.win`, `start_at`), or null. */
 export function fieldFor(form, path) {
   if (!path) return null;
+  const option = path.match(/^options\.([^.[]+)/);
+  if (option) return form.querySelector(`#t-opt-${CSS.escape(option[1])}`);
   const m = path.match(/^tiebreaks\[(\d)\]$/);
   if (m) return form.querySelector(`#t-tiebreak-${m[1]}`);
   const id = FIELDS[path] || FIELDS[path.split(".")[0]];

@@ -32,6 +32,8 @@ const EMPTY = { running: "No public tournament is being played right now.",
                 upcoming: "No public tournament is open for registration. Organise one below.",
                 finished: "No tournament has finished yet." };
 
+let rulesets = []; // GET /rulesets: what the form offers, and each one's options
+
 async function loadList(status, more = false) {
   const box = document.getElementById(status);
   try {
@@ -54,7 +56,7 @@ async function create(event) {
   const apiKey = form["api-key"].value.trim();
   let body;
   try {
-    body = readForm(form);
+    body = readForm(form, rulesets);
   } catch (err) {
     return refused(err);
   }
@@ -95,7 +97,7 @@ async function start() {
   }
   const loaded = Promise.all(Object.keys(lists).map((status) => loadList(status)));
   try {
-    const rulesets = (await request(BASE, "/rulesets")).rulesets.filter((r) => !r.error);
+    rulesets = (await request(BASE, "/rulesets")).rulesets.filter((r) => !r.error);
     createForm(form, rulesets, sessionStorage.getItem(KEY) || "");
     form.addEventListener("submit", create);
   } catch (err) {
