@@ -7,13 +7,10 @@ match it is passed on to that node, as an abort is."""
 
 from __future__ import annotations
 
-import asyncio
-
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from battlehall.engine.errors import MatchOver
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.http import state, tournament_routes
@@ -23,7 +20,7 @@ from battlehall.server.http.keyed import check_key, operator_keyed
 from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.match import inputs
 from battlehall.server.node import nodes, rewind
-from battlehall.server.node.hub import OPERATOR_TIMEOUT_S, Hub
+from battlehall.server.node.hub import Hub
 from battlehall.server.storage.judges import Judge
 from battlehall.server.storage.store import StoreUnavailable
 
@@ -157,23 +154,12 @@ MAX_ADD_MS = 600_000
 async def on_clocks(hub: Hub, match_id: str, action: dict) -> bool:
     """Apply a clock `action` to the match through its actor; False if there is no such
     match. MatchOver if it has ended; StoreUnavailable if Redis did not take it."""
-    actor = hub.actors.get(match_id)
+    actor = await hub.live_actor(match_id)
     if actor is None:
-        if not await hub.store.is_live(match_id):  # never load an ended match for this
-            if await hub.store.exists(match_id):
-                raise MatchOver("the match has already ended")
-            return False
-        actor = await hub.actor(match_id)
-        if actor is None:
-            return False
+        return False
     if "seat" in action and action["seat"] not in actor.core.meta["seats"]:
         raise errors.BadRequest(f"no seat {action['seat']!r} in this match", path="seat")
-    done = asyncio.get_running_loop().create_future()
-    actor.submit(inputs.Judge(done, action))
-    try:
-        await asyncio.wait_for(done, OPERATOR_TIMEOUT_S)
-    except asyncio.TimeoutError:
-        raise StoreUnavailable(f"the {action['action']} was not confirmed within {OPERATOR_TIMEOUT_S} s") from None
+    await hub.through(actor, lambda done: inputs.Judge(done, action), action["action"])
     return True
 
 

@@ -215,17 +215,23 @@ class Hub:
         """End a live match with reason "aborted", through its actor; False if there is no
         such match. MatchOver if it had already ended; StoreUnavailable if Redis did not
         take it (then nothing changed)."""
-        actor = self.actors.get(match_id)
+        actor = await self.live_actor(match_id)
         if actor is None:
-            if not await self.store.is_live(match_id):  # never load an ended match for this
-                if await self.store.exists(match_id):
-                    raise MatchOver("the match has already ended")
-                return False
-            actor = await self.actor(match_id)
-            if actor is None:
-                return False
-        await self._through(actor, inputs.Abort)
+            return False
+        await self.through(actor, inputs.Abort, "abort")
         return True
+
+    async def live_actor(self, match_id: str) -> MatchActor | None:
+        """The live match's actor, loaded if need be, for an operator's or a judge's action;
+        None if there is no such match. MatchOver if it has ended (never loaded for this)."""
+        actor = self.actors.get(match_id)
+        if actor is not None:
+            return actor
+        if not await self.store.is_live(match_id):
+            if await self.store.exists(match_id):
+                raise MatchOver("the match has already ended")
+            return None
+        return await self.actor(match_id)
 
     async def delete(self, match_id: str) -> bool:
         """Remove an ended match from Redis and memory; False if there is no such match.
@@ -233,7 +239,7 @@ class Hub:
         await self.loading.settled(match_id)  # a load in progress: delete what it brings
         actor = self.actors.get(match_id)
         if actor is not None:
-            await self._through(actor, inputs.Delete)  # after the match's last write
+            await self.through(actor, inputs.Delete, "delete")  # after the match's last write
             await self.unload(match_id)  # its sockets are closed (1001)
             return True
         if await self.store.is_live(match_id):
@@ -241,15 +247,16 @@ class Hub:
         return await self.store.delete(match_id)
 
     @staticmethod
-    async def _through(actor: MatchActor, kind: type[inputs.Abort | inputs.Delete]) -> None:
-        """Submit an operator's message to the actor and wait until it has been handled."""
+    async def through(actor: MatchActor, make: Callable[[asyncio.Future], inputs.Input], what: str,
+                      timeout_s: float = OPERATOR_TIMEOUT_S) -> None:
+        """Submit the input `make` builds around its reply (an operator's or a judge's) to the
+        actor, and wait until it has been handled: StoreUnavailable if not within `timeout_s`."""
         done = asyncio.get_running_loop().create_future()
-        actor.submit(kind(done))
+        actor.submit(make(done))
         try:
-            await asyncio.wait_for(done, OPERATOR_TIMEOUT_S)
+            await asyncio.wait_for(done, timeout_s)
         except asyncio.TimeoutError:
-            raise StoreUnavailable(f"the {kind.__name__.lower()} was not confirmed within {OPERATOR_TIMEOUT_S} s"
-                                   ) from None
+            raise StoreUnavailable(f"the {what} was not confirmed within {timeout_s:g} s") from None
 
     # -- the node's upkeep: each part's own, composed here -------------------------------
 
