@@ -17,9 +17,10 @@ from battlehall.server.http import state, tournament_routes
 from battlehall.server.http.auth import bearer
 from battlehall.server.http.bodies import json_body
 from battlehall.server.http.keyed import check_key, operator_keyed
+from battlehall.server.http.match_routes import passed_on
 from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.match import inputs
-from battlehall.server.node import nodes, rewind
+from battlehall.server.node import rewind
 from battlehall.server.node.hub import Hub
 from battlehall.server.storage.judges import Judge
 from battlehall.server.storage.store import StoreUnavailable
@@ -97,13 +98,7 @@ async def rewind_match(request: Request) -> Response:
         entry, name, reason = rewind_body(await json_body(request), judge)
         summary = await rewind.rewind(hub, match_id, entry, name, reason)
     except errors.NotHere as exc:  # the owner rewinds it, in order with the match's answers
-        if exc.redirect is None:
-            raise errors.Unavailable("the node running this match does not answer; try again") from None
-        base = exc.redirect.rsplit("/ws/", 1)[0]
-        answer = await nodes.forward(base, "POST", f"/matches/{match_id}/rewind", raw,
-                                     {"authorization": request.headers.get("authorization", ""),
-                                      "content-type": "application/json"})
-        return Response(answer.content, status_code=answer.status_code, media_type="application/json")
+        return await passed_on(request, exc, raw)
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"match storage is unreachable, the rewind is not recorded: {exc}") from exc
     return ORJSONResponse({**summary, "rewound_from": {"match": match_id, "entry": entry, "judge": name}},
@@ -185,13 +180,7 @@ async def clock_action(request: Request, kind: str) -> Response:
         if not await on_clocks(hub, match_id, action):
             raise errors.NotFound("no such match")
     except errors.NotHere as exc:  # the owner applies it, in order with the match's answers
-        if exc.redirect is None:
-            raise errors.Unavailable("the node running this match does not answer; try again") from None
-        base = exc.redirect.rsplit("/ws/", 1)[0]
-        answer = await nodes.forward(base, "POST", request.url.path, await request.body(),
-                                     {"authorization": request.headers.get("authorization", ""),
-                                      "content-type": "application/json"})
-        return Response(answer.content, status_code=answer.status_code, media_type="application/json")
+        return await passed_on(request, exc, await request.body())
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"match storage is unreachable, nothing was recorded: {exc}") from exc
     actor = hub.actors.get(match_id)
