@@ -43,6 +43,12 @@ def judge_body(body: object) -> tuple[str, str | None, int]:
     return name, tournament, ttl_s
 
 
+def named(token: str, judge: Judge) -> Response:
+    """The answer naming a judge: the token, who and what it judges, until when."""
+    return ORJSONResponse({"name": judge.name, "tournament": judge.tournament, "token": token,
+                           "expires_at": judge.expires_at}, status_code=201)
+
+
 async def name_judge(request: Request) -> Response:
     """POST /judges (the API key): a judge token, for one tournament's matches or any."""
     name, tournament, ttl_s = judge_body(await json_body(request))
@@ -51,8 +57,7 @@ async def name_judge(request: Request) -> Response:
         token, judge = await hub.judges.issue(name, tournament, ttl_s, now_ms())
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"storage is unreachable, no judge was named: {exc}") from exc
-    return ORJSONResponse({"name": judge.name, "tournament": judge.tournament, "token": token,
-                           "expires_at": judge.expires_at}, status_code=201)
+    return named(token, judge)
 
 
 async def judge_of(request: Request, match_id: str) -> Judge | None:
@@ -135,8 +140,7 @@ async def name_event_judge(request: Request) -> Response:
                                                               now_ms())
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"storage is unreachable, no judge was named: {exc}") from exc
-    return ORJSONResponse({"name": judge.name, "tournament": judge.tournament, "token": token,
-                           "expires_at": judge.expires_at}, status_code=201)
+    return named(token, judge)
 
 
 

@@ -110,27 +110,25 @@ async def event_cast(request: Request) -> Response:
 
 async def get_featured(request: Request) -> Response:
     tournament = request.query_params.get("tournament") or None
+    ruleset = request.query_params.get("ruleset") or None
     if tournament is not None:
         if len(tournament) > 64:
             raise errors.BadRequest("tournament must be a tournament's id", path="tournament")
-        key = "tournament " + tournament
-        cache = state.featured(request)
-        cached = cache.get(key)
-        if cached is not None and time.monotonic() - cached[0] < CACHE_S:
-            return ORJSONResponse(cached[1])
-        found = await top_table(request, tournament)
-        cache[key] = (time.monotonic(), found)
-        return ORJSONResponse(found)
-    ruleset = request.query_params.get("ruleset") or None
-    if ruleset is not None and ruleset not in ruleset_names():
-        raise errors.BadRequest(f"no ruleset {ruleset!r} on this server (one of {', '.join(ruleset_names())})",
-                                path="ruleset")
+        key: str | None = "tournament " + tournament
+    else:
+        if ruleset is not None and ruleset not in ruleset_names():
+            raise errors.BadRequest(f"no ruleset {ruleset!r} on this server (one of {', '.join(ruleset_names())})",
+                                    path="ruleset")
+        key = ruleset
     cache = state.featured(request)
-    cached = cache.get(ruleset)
+    cached = cache.get(key)
     if cached is not None and time.monotonic() - cached[0] < CACHE_S:
         return ORJSONResponse(cached[1])
-    found = answer(await featured(state.hub(request), ruleset))
-    cache[ruleset] = (time.monotonic(), found)
+    if tournament is not None:
+        found = await top_table(request, tournament)
+    else:
+        found = answer(await featured(state.hub(request), ruleset))
+    cache[key] = (time.monotonic(), found)
     return ORJSONResponse(found)
 
 

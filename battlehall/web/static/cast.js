@@ -163,11 +163,8 @@ const judgePanel = (() => {
 
   async function rewindTo(n) {
     try {
-      const made = await fetch(`${BASE}/matches/${encodeURIComponent(matchId)}/rewind`, {
-        method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ entry: n, ...(reason.value ? { reason: reason.value } : {}) }) });
-      const answer = await made.json();
-      if (!made.ok) return note.show("error", (answer.error && answer.error.message) || `HTTP ${made.status}`);
+      const answer = await request(BASE, `/matches/${encodeURIComponent(matchId)}/rewind`, {
+        method: "POST", apiKey: token, body: { entry: n, ...(reason.value ? { reason: reason.value } : {}) } });
       location.assign(`/judge/${encodeURIComponent(answer.match)}#token=${encodeURIComponent(token)}`);
     } catch (err) { note.show("error", errorText(err)); }
   }
