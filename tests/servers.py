@@ -6,7 +6,9 @@ folder's conftest.py is a module named `conftest`, and the first one imported wi
 
 from __future__ import annotations
 
+import itertools
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -16,11 +18,25 @@ from pathlib import Path
 
 import httpx
 
+# Servers listen below the kernel's ephemeral range (32768-60999 on Linux), so that no
+# outgoing connection's local port takes theirs between the check and the bind, or
+# between a kill and the restart on the same port; each xdist worker has its own block.
+PORT_BLOCK = 3000
+_worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+_next_port = itertools.count(random.Random().randrange(PORT_BLOCK))
+
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port no socket holds, from this worker's block (20000 on), taken in turn."""
+    for _ in range(PORT_BLOCK):
+        port = 20000 + (_worker % 4) * PORT_BLOCK + next(_next_port) % PORT_BLOCK
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free port in this worker's block")
 
 
 class ServerProcess:
