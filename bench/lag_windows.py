@@ -216,23 +216,38 @@ def credits(server_url: str, created: dict, seat: str, prompts: list[str]) -> li
             if entry.get("seat") == seat and entry.get("prompt") in counted and "clock" in entry]
 
 
-async def delayed_windows(server_url: str, windows: int, delay_s: float = 0.2, seed: int = 1) -> dict:
-    """A seat behind the delaying proxy against one straight to the server."""
-    created = create(server_url, seed)
+async def delayed_windows(server_url: str, windows: int, delay_s: float = 0.2, seed: int = 1,
+                          matches: int = 1) -> dict:
+    """A seat behind the delaying proxy against one straight to the server, in `matches`
+    duels at once (seeds `seed` on), `windows` between them: the tallies and credits summed."""
     proxy = await DelayProxy(int(server_url.rsplit(":", 1)[1]), delay_s).start()
-    rng = random.Random(seed)
+    shares = [windows // matches + (i < windows % matches) for i in range(matches)]
     try:
-        near = Seat(server_url, created["match"], created["tokens"]["near"], lambda: rng.uniform(0.05, 0.9))
-        far = Seat(server_url, created["match"], created["tokens"]["far"], lambda: rng.uniform(0.05, 0.9),
-                   port=proxy.port)
-        tallies = await asyncio.wait_for(asyncio.gather(near.play(windows, False), far.play(windows, True)),
-                                         windows * 3 + 60)
+        played = await asyncio.gather(*(_delayed_duel(server_url, share, proxy.port, seed + i)
+                                        for i, share in enumerate(shares)))
     finally:
         await proxy.stop()
     await asyncio.sleep(0.5)
-    return {"near": tallies[0], "far": tallies[1],
-            "far_credits": credits(server_url, created, "far", tallies[1].prompts),
-            "near_credits": credits(server_url, created, "near", tallies[0].prompts)}
+    out: dict = {"near": Tally(), "far": Tally(), "far_credits": [], "near_credits": []}
+    for created, near, far in played:
+        for side, tally in (("near", near), ("far", far)):
+            total = out[side]
+            total.answered, total.lost, total.refused = (total.answered + tally.answered, total.lost + tally.lost,
+                                                         total.refused + tally.refused)
+            total.prompts.extend(tally.prompts)
+            out[f"{side}_credits"].extend(credits(server_url, created, side, tally.prompts))
+    return out
+
+
+async def _delayed_duel(server_url: str, windows: int, proxy_port: int, seed: int) -> tuple[dict, Tally, Tally]:
+    created = create(server_url, seed)
+    rng = random.Random(seed)
+    near = Seat(server_url, created["match"], created["tokens"]["near"], lambda: rng.uniform(0.05, 0.9))
+    far = Seat(server_url, created["match"], created["tokens"]["far"], lambda: rng.uniform(0.05, 0.9),
+               port=proxy_port)
+    tallies = await asyncio.wait_for(asyncio.gather(near.play(windows, False), far.play(windows, True)),
+                                     windows * 3 + 60)
+    return created, tallies[0], tallies[1]
 
 
 async def held_pongs(server_url: str, windows: int, hold_s: float = 0.3, late_s: float = 1.1) -> dict:

@@ -16,12 +16,11 @@ OPEN = "#play[data-status=open]"
 # Bots that answer at once, and no caps on what the tests make from 127.0.0.1.
 FAST = {"BATTLEHALL_BOT_THINK_MS": "50", "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0",
         "BATTLEHALL_QUEUE_JOIN_PER_MIN": "0"}
-# The rulesets whose whole match (the ruleset's usual options, as Play a bot makes it) is
-# short enough to play to its end through the page (10-15 s here); Spellfire's and
-# Demayth's take 20 s to half a minute, so they are played until the bot has answered a
-# few prompts, then resigned from the page (test_play_pages.py plays a whole match of each
-# in the browser).
-TO_THE_END = {"duel", "hourglass"}
+# The ruleset whose whole match (its usual options, as Play a bot makes it) is short
+# enough to play to its end through the page (a few seconds); the others take 15 s to
+# half a minute, so they are played until the bot has answered a few prompts, then
+# resigned from the page (test_play_pages.py plays a whole match of each in the browser).
+TO_THE_END = {"duel"}
 BOT_ANSWERS = 4  # of the longer rulesets: bot answers seen before resigning
 
 
