@@ -311,7 +311,9 @@ export interface Judged {
   ms?: number;
   rewound_to?: string;
   replacement?: string;
+  /** A replacement's name, and the replaced player's. */
   name?: string;
+  player_name?: string | null;
 }
 
 /** A player's own entry: `GET /tournaments/{id}/my`. */
