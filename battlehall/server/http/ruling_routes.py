@@ -114,9 +114,9 @@ async def replace(request: Request) -> Response:
         if given is not None and (not isinstance(given, str) or not 1 <= len(given) <= MAX_JUDGE * 2):
             raise errors.BadRequest(f"name must be a name of 1 to {MAX_JUDGE * 2} characters", path="name")
         reason, name = _reason(body), judge_name(body, judge)
-        folded = await tournament_routes.folded_or_404(request)
+        before = await tournament_routes.folded_or_404(request)
         known, = await Profiles(state.hub(request).store.profiles).names([str(replacement)])
-        entry = {"k": "judged", "action": "replace", "player": player, "player_name": folded.names.get(str(player)),
+        entry = {"k": "judged", "action": "replace", "player": player, "player_name": before.names.get(str(player)),
                  "replacement": replacement, "name": given or known or replacement, "judge": name, "reason": reason,
                  "at": now_ms()}
         folded = await tournament_routes.events_of(request).change(tid, lambda f: [entry])
