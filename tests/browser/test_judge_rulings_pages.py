@@ -1,7 +1,7 @@
 """A judge's rulings from the pages, in Chromium against a real server: the judge page
 awards a game loss (refused without a reason first), the replay tells it in words; the
 tournament page lists the judges' rulings and its replacement form replaces a player
-from the next round."""
+from the next round; axe-core finds nothing serious on either page."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import time
 
 import httpx
 from playwright.async_api import expect
+from test_accessibility import violations
 from test_cast_page import API_KEY
 
 from tournament_players import make_players, register_all
@@ -30,6 +31,7 @@ async def test_the_judge_page_awards_a_game_loss_and_the_replay_says_so(keyed_se
     assert httpx.get(f"{base}/matches/{match}", timeout=10).json()["result"] is None  # nothing was sent
     await judged.fill("#judge-reason", "looked at the deck")
     await shoot(judged, "judge-page-rulings", full_page=False)
+    assert await violations(judged) == []
     await loss.click()
     await expect(judged.locator("#judge .judge-log li").last).to_contain_text(
         "game loss to alice by jo: looked at the deck")
@@ -88,6 +90,7 @@ async def test_the_tournament_page_lists_the_rulings_and_replaces_a_player(keyed
     await expect(rulings.locator("li[data-action=replace]")).to_contain_text(
         f"replaced {players[0].name} by {newcomer.name} from the next round: “fell ill”")
     await shoot(viewer, "tournament-judges-rulings", full_page=False)
+    assert await violations(viewer) == []
     event = httpx.get(f"{base}/tournaments/{tid}", timeout=10).json()
     assert event["replacing"] == [{"player": players[0].profile, "replacement": newcomer.profile,
                                    "name": newcomer.name}]
