@@ -169,8 +169,7 @@ class EventRunner:
         """Make every game the event needs now that is not made yet (found made, after a takeover)."""
         calls = [c for c in folded.t.games_to_create()
                  if GamePlace(c.round, c.table, c.game) not in folded.results]
-        todo = [c for c in calls if games.match_id(folded.meta["seed"], GamePlace(c.round, c.table, c.game, c.replay))
-                not in self.open]
+        todo = [c for c in calls if self.playing_id(folded, c) not in self.open]
         if not todo:
             return
         if (await self.events.storage.owners([self.tournament_id]))[0] != self.lease:
@@ -180,11 +179,20 @@ class EventRunner:
         async def one(call) -> None:
             async with gate:
                 await self.make_game(folded, GamePlace(call.round, call.table, call.game, call.replay),
-                                     list(call.seats))
+                                     list(call.seats), self.playing_id(folded, call))
         await asyncio.gather(*(one(c) for c in todo))
 
-    async def make_game(self, folded: Folded, place: GamePlace, players: list[str]) -> None:
-        match_id = games.match_id(folded.meta["seed"], place)
+    @staticmethod
+    def playing_id(folded: Folded, call) -> str:
+        """The match that plays a game now: the one its place names, or, after a judge's
+        rewinds (the event's judged entries), the match that went on."""
+        match_id = games.match_id(folded.meta["seed"], GamePlace(call.round, call.table, call.game, call.replay))
+        while match_id in folded.t.moved:
+            match_id = folded.t.moved[match_id]
+        return match_id
+
+    async def make_game(self, folded: Folded, place: GamePlace, players: list[str], match_id: str | None = None) -> None:
+        match_id = match_id or games.match_id(folded.meta["seed"], place)
         store = self.hub.store
         meta = await store.meta(match_id)
         if meta is None:
