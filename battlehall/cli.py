@@ -297,9 +297,11 @@ def verify_event(args) -> int:
         return 1
     paired = sum(1 for e in log["entries"] if e.get("k") == "paired")
     games = sum(1 for e in log["entries"] if e.get("k") == "game")
+    judged = sum(1 for e in log["entries"] if e.get("k") == "judged")
     print(f"verified: seed {log['seed']} matches its commitment {log['seed_commitment']}; {paired} rounds paired "
           f"as the log and seed give them, {games} games entered once" + (", each its match's result" if
-                                                                           args.matches else ""))
+                                                                           args.matches else "")
+          + f"; {judged} judged actions folded")
     return 0
 
 

@@ -81,6 +81,15 @@ class TournamentClient:
     async def cancel(self, tournament: str, organiser_token: str | None = None) -> dict:
         return await self._call("POST", f"/tournaments/{tournament}/cancel", organiser_token or self.api_key)
 
+    # -- a judge (their token, or the API key) --------------------------------------------------
+
+    async def replace(self, tournament: str, player: str, replacement: str, reason: str,
+                      judge_token: str | None = None, name: str | None = None) -> dict:
+        """`replacement` (a profile) takes `player`'s place and record from the event's next
+        round; the event. With the API key, the judge is `operator`."""
+        body = {"player": player, "replacement": replacement, "reason": reason, **({"name": name} if name else {})}
+        return await self._call("POST", f"/tournaments/{tournament}/replace", judge_token or self.api_key, body)
+
     # -- anyone ---------------------------------------------------------------------------------
 
     async def list(self, status: str | None = None, limit: int = 20, cursor: str | None = None) -> dict:

@@ -99,10 +99,33 @@ def verify(log: dict, shown: list[dict] | None = None, base: str | None = None, 
     return problems
 
 
+#: What a judge's end of a game must have left in its match's result (reason, and what it names).
+JUDGED_ENDS = {"rewind": "judge_rewind", "game_loss": "judge_ruling", "game_win": "judge_ruling",
+               "void": "judge_void"}
+
+
+def _check_judged(base: str, entry: dict) -> list[str]:
+    """A judged end of a game against its match: ended for that reason, by that ruling."""
+    try:
+        result = _get(f"{base}/matches/{entry['match']}").get("result") or {}
+    except Unreadable as exc:
+        return [f"judged {entry['action']} of {entry['match']}: {exc}"]
+    ruling = result.get("ruling") or {}
+    wrong = result.get("reason") != JUDGED_ENDS[entry["action"]] or (
+        entry["action"] == "rewind" and result.get("rewound_to") != entry.get("rewound_to")) or (
+        entry["action"] in ("game_loss", "game_win") and (ruling.get("ruling"), ruling.get("seat"))
+        != (entry["action"], entry.get("seat")))
+    return [f"judged {entry['action']} of {entry['match']}: its match ended otherwise ({result.get('reason')})"] \
+        if wrong else []
+
+
 def _check_matches(base: str, entries: list[dict]) -> list[str]:
-    """Each game's entered places against its match's result, by the matches' seats' profiles."""
+    """Each game's entered places against its match's result, by the matches' seats' profiles;
+    each judge's end of a game against the match it ended."""
     problems = []
     for entry in entries:
+        if entry.get("k") == "judged" and entry.get("action") in JUDGED_ENDS and isinstance(entry.get("match"), str):
+            problems += _check_judged(base, entry)
         if entry.get("k") != "game" or not isinstance(entry.get("match"), str) or "places" not in entry:
             continue
         try:

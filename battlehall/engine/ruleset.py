@@ -51,6 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NotRequired, TypedDict, cast
 
+from . import rulings
 from .errors import BadArgs, BadSeat, IllegalOption, MatchOver, NotASeat, NotYourPrompt, UnknownPrompt
 
 State = dict[str, Any]
@@ -121,8 +122,10 @@ class AbortEntry(TypedDict):
 
     at: NotRequired[int]
     abort: Literal[True]
-    reason: NotRequired[Literal["abandoned", "judge_rewind"]]
+    reason: NotRequired[Literal["abandoned", "judge_rewind", "judge_ruling", "judge_void"]]
     rewound_to: NotRequired[str]  # judge_rewind: the match that goes on from before a decision
+    ruling: NotRequired[str]  # judge_ruling, judge_void: "game_loss" | "game_win" | "void" (rulings.py)
+    seat: NotRequired[str]  # the seat a game loss or win is awarded to
     by: NotRequired[str]  # the judge who ended it, and why: shown in the replay; the rules ignore them
     note: NotRequired[str]
 
@@ -600,7 +603,8 @@ def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     """Apply one entry of a match's log to `state`: an answer (`seat`, `prompt`, `option`,
     `args`), a timeout (`"timeout": true`, `prompt`), an abort (`"abort": true`, with
     `"reason": "abandoned"` when the server ended an abandoned match, `"judge_rewind"` with
-    `rewound_to` when a judge took it back to before a decision), a resign
+    `rewound_to` when a judge took it back to before a decision, `"judge_ruling"` or
+    `"judge_void"` with `ruling` and `seat` for a judge's ruling: rulings.py), a resign
     (`"resign": seat`), a seat marked away (`"away": seat`) or back (`"back": seat`), or a
     judge's action on the clocks (`"judge": {...}`, a `judge` event and nothing else).
     The server, `battlehall verify` and the replay's steps all re-run a match through this."""
@@ -617,6 +621,9 @@ def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     if "abort" in entry:
         abort = cast(AbortEntry, entry)
         reason = abort.get("reason", "aborted")
+        if reason in rulings.RULING_REASONS:  # a judge's ruling: the result is the judge's
+            return rulings.rule(ruleset, state, abort.get("ruling", "void"), abort.get("seat"), abort.get("by"),
+                                abort.get("note"))
         if reason not in ABORT_REASONS:
             reason = "aborted"
         return ruleset.abort(state, reason, abort.get("rewound_to") if reason == JUDGE_REWIND else None)

@@ -297,6 +297,13 @@ class RewindRefused(WireError):
     status = 409
 
 
+class TimeBound(WireError):
+    """Time added by a judge past the bound its event's organiser set (`judging.max_added_s`)."""
+    code = "time_bound"
+    default = "that is more time than the event lets judges add to this seat"
+    status = 409
+
+
 class NotLeased(WireError):
     code = "not_leased"
     default = "this node runs without persistence: nothing to hand on"

@@ -14,7 +14,7 @@ pairings, on any machine::
     verify_log(spec_body, seed, entries)  # the problems of a log: [] when it checks out
 
 Entries (their "k"): registered, checked_in, dropped, started, paired, game, round_ended,
-finished, cancelled; each has the time it was entered ("at", epoch ms), which decides
+judged (a judge's action: judged.py), finished, cancelled; each has the time it was entered ("at", epoch ms), which decides
 nothing but the check-in window.
 
 Formats and tie-breaks

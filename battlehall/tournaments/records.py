@@ -33,6 +33,7 @@ class Table:
     table: int
     players: tuple[str, ...]  # in the seat order of its first game
     games: list[Game] = field(default_factory=list)
+    replays: int = 0  # times a judge voided the game it plays now (judged.py): its next match is a replay
 
 
 @dataclass(slots=True)

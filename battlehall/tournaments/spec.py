@@ -18,8 +18,9 @@ NAME_MAX = 80
 _KNOWN = frozenset({
     "name", "ruleset", "options", "clock", "format", "rounds", "cut", "best_of", "table_size", "points",
     "place_points", "tiebreaks", "max_players", "start_at", "check_in_ms", "late_entry_rounds", "rated",
-    "public", "bots_take_over", "no_show_ms", "round_ms", "unfinished",
+    "public", "bots_take_over", "no_show_ms", "round_ms", "unfinished", "judging",
 })
+MAX_ADDED_S = 3600  # the most an organiser lets judges add to one seat of a game (s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class Spec:
     no_show_ms: int = 120_000
     round_ms: int = 0
     unfinished: str = "draw"
+    max_added_s: int = 600  # judging.max_added_s: the time judges may add to one seat of a game, in all
 
     @property
     def pods(self) -> bool:
@@ -77,7 +79,7 @@ class Spec:
             "max_players": self.max_players, "start_at": self.start_at, "check_in_ms": self.check_in_ms,
             "late_entry_rounds": self.late_entry_rounds, "rated": self.rated, "public": self.public,
             "bots_take_over": self.bots_take_over, "no_show_ms": self.no_show_ms, "round_ms": self.round_ms,
-            "unfinished": self.unfinished,
+            "unfinished": self.unfinished, "judging": {"max_added_s": self.max_added_s},
         }
 
 
@@ -172,6 +174,19 @@ def _tiebreaks(body: dict) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _judging(given: Any) -> int:
+    """`judging`: `{"max_added_s": n}`, the time judges may add to a seat of a game in all."""
+    if not isinstance(given, dict):
+        raise SpecError("judging", "must be an object: {\"max_added_s\"}")
+    for key in given:
+        if key != "max_added_s":
+            raise SpecError(f"judging.{key}", "unknown field")
+    value = given.get("max_added_s", 600)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ADDED_S:
+        raise SpecError("judging.max_added_s", f"must be an integer from 0 to {MAX_ADDED_S}")
+    return value
+
+
 def _parse(body: Any, seats: range, cap: int, now: int | None) -> Spec:
     if not isinstance(body, dict):
         raise SpecError("", "the tournament must be a JSON object")
@@ -208,6 +223,7 @@ def _parse(body: Any, seats: range, cap: int, now: int | None) -> Spec:
     if clock is not None and not isinstance(clock, dict):
         raise SpecError("clock", "must be an object or null")
     return Spec(
+        max_added_s=_judging(body.get("judging", {})),
         name=_name(body, "name"), ruleset=_name(body, "ruleset"), options=options, clock=clock, format=fmt,
         rounds=rounds, cut=cut, best_of=best_of, table_size=size, min_table=lo, max_table=hi,
         points=_points(body), place_points=_place_points(body, max(hi, 2)), tiebreaks=_tiebreaks(body),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from battlehall.tournaments import best_of, elimination, ledger, plan, views
+from battlehall.tournaments import best_of, elimination, judged, ledger, plan, views
 from battlehall.tournaments.errors import TournamentError
 from battlehall.tournaments.records import Game, Player, Round, Table
 from battlehall.tournaments.spec import Spec
@@ -27,6 +27,7 @@ class GameCall:
     game: int
     seats: tuple[str, ...]
     stage: str
+    replay: int = 0  # the game's replays so far (a judge voided it): each is a match of its own
 
 
 def _bad(message: str) -> TournamentError:
@@ -60,6 +61,13 @@ class Tournament:
         self._public: tuple[int, dict] = (-1, {})
         self.round_views: dict[int, dict] = {}  # the public views of the rounds before the current one
         self._past: tuple[int, dict[str, ledger.Record]] = (0, {})  # the records of the rounds before it
+        # The judges' (judged.py): their entries, the games ruled awaiting their result, the
+        # matches voided and rewound (to the match that went on), the replacements waiting.
+        self.judged: list[dict] = []
+        self.rulings: dict[str, tuple[str, str]] = {}
+        self.voided: set[str] = set()
+        self.moved: dict[str, str] = {}
+        self.replacing: list[tuple[str, str, str]] = []
 
     # -- the fold -------------------------------------------------------------------------
 
@@ -175,7 +183,10 @@ class Tournament:
             if sorted(p for g in places for p in g) != sorted(seats):
                 raise _bad("places must rank every seat once")
         match = e.get("match")
+        judged.check_game(self, match, places)
+        judged.spent(self, match)
         table.games.append(Game(len(table.games) + 1, match if isinstance(match, str) else None, seats, places))
+        table.replays = 0
 
     def _table(self, e: dict) -> Table:
         number = _int(e, "round")
@@ -191,6 +202,16 @@ class Tournament:
         if _int(e, "round") != len(self.rounds) or self.rounds[-1].ended:
             raise _bad("round_ended is for the round being played, once")
         self.rounds[-1].ended = True
+        judged.take_effect(self)  # a replacement waits for the round in play to end
+
+    def _on_judged(self, e: dict) -> None:
+        judged.apply(self, e)
+
+    def forget_records(self) -> None:
+        """Players were renamed in the rounds played (a replacement): the kept records and
+        views are of the old names."""
+        self.round_views.clear()
+        self._past = (0, {})
 
     def _on_finished(self, e: dict) -> None:
         if self.phase != "running":
@@ -255,8 +276,8 @@ class Tournament:
         if self.phase != "running" or not self.rounds or self.rounds[-1].ended:
             return []
         rnd = self.rounds[-1]
-        return [GameCall(rnd.round, t.table, len(t.games) + 1, best_of.seats_for(t, len(t.games) + 1), rnd.stage)
-                for t in rnd.tables if not best_of.decided(self.spec, t)]
+        return [GameCall(rnd.round, t.table, len(t.games) + 1, best_of.seats_for(t, len(t.games) + 1), rnd.stage,
+                         t.replays) for t in rnd.tables if not best_of.decided(self.spec, t)]
 
     def unfinished_result(self, round_number: int, table: int, match: str | None = None,
                           ranking: list[list[str]] | None = None) -> dict:

@@ -71,4 +71,7 @@ def public(t: Tournament) -> dict:
         "rounds": [_round(t, r) for r in t.rounds],
         "standings": [s.public() for s in t.standings()],
         "bracket": [b.public() for b in t.bracket()],
+        # The judges' actions, in order (judged.py), and the replacements waiting for the round to end.
+        "judged": [dict(j) for j in t.judged],
+        "replacing": [{"player": old, "replacement": new, "name": name} for old, new, name in t.replacing],
     }

@@ -49,6 +49,11 @@ def test_the_python_client_takes_players_through_an_event(server):
             await api.start(tid, created["organiser_token"])
             ends = await asyncio.gather(*(api.play(tid, p.profile, p.secret, give_up_s=180) for p in players))
             assert {e["status"] for e in ends} == {"finished"}
+            judge = httpx.post(f"{server.url}/tournaments/{tid}/judges", json={"name": "jo"},
+                               headers={"Authorization": f"Bearer {created['organiser_token']}"}).json()["token"]
+            with pytest.raises(TournamentRefused) as late:  # a replacement once the event is finished
+                await api.replace(tid, players[0].profile, "p_newcomer", "fell ill", judge)
+            assert late.value.status == 409 and late.value.code == "not_running"
             return await api.get(tid), await api.log(tid), tid
     shown, log, tid = asyncio.run(run())
     assert shown["status"] == "finished" and len(shown["standings"]) == 4
@@ -87,6 +92,16 @@ assert.ok(listed.tournaments.some((t) => t.tournament === id));
 const log = await api.log(id);
 assert.equal(log.seed, null);
 assert.ok(log.entries.some((e) => e.k === "paired"));
+const judge = (await request(base, `/tournaments/${id}/judges`, { method: "POST", body: { name: "jo" },
+                                                                 apiKey: made.organiser_token })).token;
+await assert.rejects(api.replace(id, { player: ann.profile, replacement: "p_newcomer", reason: "ill" }, "nope"),
+                     (e) => e.status === 403 && e.code === "forbidden");  // no judge's: the operator's, and no key here
+const replaced = await api.replace(id, { player: ann.profile, replacement: "p_newcomer", name: "Newcomer",
+                                         reason: "ill" }, judge);
+assert.deepEqual(replaced.replacing, [{ player: ann.profile, replacement: "p_newcomer", name: "Newcomer" }]);
+assert.equal(replaced.judged[0].action, "replace");
+await assert.rejects(api.replace(id, { player: bo.profile, replacement: "p_newcomer", reason: "ill" }, judge),
+                     (e) => e.status === 409 && e.code === "already_registered");
 const cancelled = await api.cancel(id, made.organiser_token);
 assert.equal(cancelled.status, "cancelled");
 console.log("js ok");

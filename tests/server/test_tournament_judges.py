@@ -122,6 +122,10 @@ async def test_a_rewound_game_s_result_is_the_match_that_goes_on(server):
     log = httpx.get(f"{base}/tournaments/{tid}/log", timeout=10).json()
     games = [e for e in log["entries"] if e["k"] == "game"]
     assert [g["match"] for g in games] == [new]
+    rewound = [e for e in log["entries"] if e["k"] == "judged"]
+    assert [(e["action"], e["match"], e["rewound_to"], e["judge"], e["reason"]) for e in rewound] == [
+        ("rewind", old, new, "jo", "wrong button")]
+    assert shown["judged"][0]["rewound_to"] == new
     winner = next(p for p in seats if p != next(q for q, t in seats.items() if t is mover))
     assert games[0]["places"][0] == [winner]
 

@@ -17,7 +17,8 @@ One route convention, which a new route module follows:
     match_routes.py     POST/GET /matches, GET/DELETE /matches/{id}, abort, GET /rulesets
     replay_routes.py    a finished match's replay, its steps and definitions
     operator_routes.py  GET /operator/matches, POST /drain, GET /metrics
-    judge_routes.py     POST /judges; a judge's rewind and log of a match (a judge token or the key)
+    judge_routes.py     POST /judges; a judge's rewind, log and clocks of a match (a judge token or the key)
+    ruling_routes.py    a judge's ruling on a match, a replacement in an event (a judge token or the key)
     health_routes.py    /healthz, /readyz
     player_api.py       profiles and leaderboards (and binding a new match's seats to profiles)
     rematch.py          POST/GET /matches/{id}/rematch

@@ -32,6 +32,7 @@ from battlehall.server.http import (
     queue_routes,
     rematch,
     replay_routes,
+    ruling_routes,
     state,
     tournament_routes,
     tv,
@@ -139,6 +140,7 @@ ROUTES: list[BaseRoute] = [
     *replay_routes.routes,
     *operator_routes.routes,
     *judge_routes.routes,
+    *ruling_routes.routes,  # a judge's rulings and replacements
     *tournament_routes.routes,  # docs/tournaments.md
     *health_routes.routes,
     *player_api.routes,

@@ -24,6 +24,8 @@ from battlehall.server.node import rewind
 from battlehall.server.node.hub import Hub
 from battlehall.server.storage.judges import Judge
 from battlehall.server.storage.store import StoreUnavailable
+from battlehall.server.tournaments import judging
+from battlehall.server.tournaments.events import Events
 
 MAX_JUDGE = 32  # characters of a judge's name
 JUDGE_TTL_S = (3600, 30 * 24 * 3600, 7 * 24 * 3600)  # how long a judge token lasts: least, most, default
@@ -77,16 +79,25 @@ async def judge_of(request: Request, match_id: str) -> Judge | None:
     return None
 
 
+def judge_name(body: dict, judge: Judge | None) -> str:
+    """Who acts: the judge whose token it is; with the operator's key, the body's `judge`."""
+    name = judge.name if judge else body.get("judge", "operator")
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_JUDGE:
+        raise errors.BadRequest(f"judge must be a name of 1 to {MAX_JUDGE} characters", path="judge")
+    return name
+
+
 def rewind_body(body: object, judge: Judge | None) -> tuple[int, str, str | None]:
     """`{"entry": N, "judge": name, "reason"?: text}`, checked: BadRequest naming the field.
     A judge's token names the judge: `judge` is for the operator's key."""
     if not isinstance(body, dict):
         raise errors.BadRequest("the body must be a JSON object", path="")
-    entry, name, reason = body.get("entry"), judge.name if judge else body.get("judge"), body.get("reason")
+    entry, reason = body.get("entry"), body.get("reason")
     if type(entry) is not int or entry < 1:
         raise errors.BadRequest("entry must be the number of a log entry, from 1", path="entry")
-    if not isinstance(name, str) or not 1 <= len(name) <= MAX_JUDGE:
+    if judge is None and "judge" not in body:
         raise errors.BadRequest(f"judge must be a name of 1 to {MAX_JUDGE} characters", path="judge")
+    name = judge_name(body, judge)
     if reason is not None and (not isinstance(reason, str) or len(reason) > rewind.MAX_NOTE):
         raise errors.BadRequest(f"reason must be a text of at most {rewind.MAX_NOTE} characters", path="reason")
     return entry, name, reason
@@ -146,7 +157,8 @@ async def name_event_judge(request: Request) -> Response:
 
 # -- the clocks ------------------------------------------------------------------------------
 
-#: The most time one action adds to a seat's bank (ms): ten minutes.
+#: The most time one action adds to a seat's bank (ms): ten minutes. An event's games have
+#: their organiser's bound on all the time added to a seat (`judging.max_added_s`).
 MAX_ADD_MS = 600_000
 
 
@@ -162,10 +174,8 @@ async def on_clocks(hub: Hub, match_id: str, action: dict) -> bool:
     return True
 
 
-def added_time(body: object) -> tuple[str, int]:
-    """`POST /matches/{id}/time`'s body, `{"seat": seat, "ms": n}`, checked."""
-    if not isinstance(body, dict):
-        raise errors.BadRequest("the body must be a JSON object: {\"seat\", \"ms\"}", path="")
+def added_time(body: dict) -> tuple[str, int]:
+    """`POST /matches/{id}/time`'s body, `{"seat": seat, "ms": n, "reason"?}`, checked."""
     seat, ms = body.get("seat"), body.get("ms")
     if not isinstance(seat, str):
         raise errors.BadRequest("seat must be the name of one of the match's seats", path="seat")
@@ -174,19 +184,54 @@ def added_time(body: object) -> tuple[str, int]:
     return seat, ms
 
 
+async def clock_body(request: Request) -> dict:
+    """A clock action's body: none for a pause or resume (or `{"reason"?}`), an object."""
+    raw = await request.body()
+    body = await json_body(request) if raw.strip() else {}
+    if not isinstance(body, dict):
+        raise errors.BadRequest("the body must be a JSON object", path="")
+    reason = body.get("reason")
+    if reason is not None and (not isinstance(reason, str) or len(reason) > rewind.MAX_NOTE):
+        raise errors.BadRequest(f"reason must be a text of at most {rewind.MAX_NOTE} characters", path="reason")
+    return body
+
+
+async def check_bound(hub: Hub, events: Events, match_id: str, seat: str, ms: int) -> None:
+    """TimeBound if `ms` more for `seat` passes its event's bound on the time added to a
+    seat of a game (its log's time added so far, a rewound game's included)."""
+    meta = await hub.meta(match_id)
+    found = judging.place_of(meta) if meta is not None else None
+    if found is None:
+        return
+    folded = await events.folds.get(found[0])
+    if folded is None:
+        return
+    added = sum(e["judge"].get("ms", 0) for e in await hub.shown_log(match_id)
+                if e.get("judge", {}).get("action") == "add_time" and e["judge"].get("seat") == seat)
+    bound = folded.spec.max_added_s * 1000
+    if added + ms > bound:
+        raise errors.TimeBound(f"the event lets judges add {bound // 1000} s to a seat in all: {seat} has had "
+                               f"{added // 1000} s, {max(0, bound - added) // 1000} s more at most")
+
+
 async def clock_action(request: Request, kind: str) -> Response:
     hub, match_id = state.hub(request), request.path_params["match_id"]
     try:
         judge = await judge_of(request, match_id)  # who asks, before what they ask
+        body = await clock_body(request)
         action: dict = {"action": kind, "by": judge.name if judge else "operator"}
         if kind == "add_time":
-            action["seat"], action["ms"] = added_time(await json_body(request))
+            action["seat"], action["ms"] = added_time(body)
+            await check_bound(hub, state.tournaments(request), match_id, action["seat"], action["ms"])
         if not await on_clocks(hub, match_id, action):
             raise errors.NotFound("no such match")
     except errors.NotHere as exc:  # the owner applies it, in order with the match's answers
         return await passed_on(request, exc, await request.body())
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"match storage is unreachable, nothing was recorded: {exc}") from exc
+    meta = await hub.meta(match_id)
+    if meta is not None:  # an event's game: the action is in the event's log too
+        await judging.enter_clock_action(state.tournaments(request), match_id, meta, action, body.get("reason"))
     actor = hub.actors.get(match_id)
     clock = actor.core.clock if actor is not None else None
     return ORJSONResponse({"match": match_id, "paused": clock is not None and clock.paused is not None,

@@ -128,16 +128,20 @@ class Leave:
 class Abort:
     """An operator ends the match: a log entry like an answer, in order with them. A
     judge's rewind ends it as `judge_rewind`, naming the match that goes on (rewind.py),
-    who did it and why."""
+    who did it and why; a judge's ruling as `judge_ruling` or `judge_void`, with the ruling
+    and its seat."""
     reply: Any
     reason: str | None = None
     rewound_to: str | None = None
     by: str | None = None  # the judge
     note: str | None = None
+    ruling: str | None = None  # a judge's ruling ("game_loss" | "game_win" | "void": engine/rulings.py)
+    seat: str | None = None  # the seat a game loss or win is awarded to
 
     def entry(self, at: int) -> dict:
-        """Its log entry: an abort, with what a judge's rewind adds to it."""
-        given = {"reason": self.reason, "rewound_to": self.rewound_to, "by": self.by, "note": self.note}
+        """Its log entry: an abort, with what a judge's rewind or ruling adds to it."""
+        given = {"reason": self.reason, "rewound_to": self.rewound_to, "by": self.by, "note": self.note,
+                 "ruling": self.ruling, "seat": self.seat}
         return {"at": at, "abort": True, **{name: value for name, value in given.items() if value is not None}}
 
 

@@ -407,7 +407,7 @@ class Hub:
             shown = {"seq": entry["seq"], "at": entry["at"]}
             if entry.get("abort"):  # an operator ended the match, or the server an abandoned one
                 shown["abort"] = True
-                for name in ("reason", "rewound_to", "by", "note"):  # a judge's rewind names them
+                for name in ("reason", "rewound_to", "by", "note", "ruling", "seat"):  # a judge's rewind or ruling
                     if entry.get(name):
                         shown[name] = entry[name]
             elif entry.get("timeout"):

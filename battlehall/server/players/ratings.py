@@ -47,7 +47,7 @@ from battlehall.server.storage.ratings import PlayerWrite, RatingRecords, SeatRe
 log = logging.getLogger("battlehall.ratings")
 
 MODEL = PlackettLuce()
-UNRATED_REASONS = ("aborted", "abandoned", "judge_rewind")  # judge_rewind: the match went on as another
+UNRATED_REASONS = ("aborted", "abandoned", "judge_rewind", "judge_ruling", "judge_void")  # judge_rewind: the match went on as another; a ruling is no play
 SETTLE_ATTEMPTS = 8  # rereads when another match of the same players settled in between
 SWEEP_S = 15.0
 SWEEP_BATCH = 500

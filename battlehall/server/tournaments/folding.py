@@ -65,6 +65,8 @@ class Folded:
             self.ended_rounds.add(entry["round"])
         elif kind == "game":
             self.results.add(GamePlace(entry["round"], entry["table"], entry["game"]))
+        elif kind == "judged" and entry.get("action") == "replace":  # the replacement's name, for its seats
+            self.names[entry["replacement"]] = entry.get("name") or entry["replacement"]
 
     @classmethod
     def of(cls, tournament_id: str, loaded: Loaded) -> Folded:

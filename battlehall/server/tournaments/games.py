@@ -26,10 +26,17 @@ class GamePlace:
     round: int
     table: int
     game: int
+    replay: int = 0  # the game played again after a judge voided it this many times
 
     @property
     def label(self) -> str:
-        return f"{self.round}.{self.table}.{self.game}"
+        """`round.table.game`, and `.rN` for its Nth replay (so a replay has a match id of its own)."""
+        return f"{self.round}.{self.table}.{self.game}" + (f".r{self.replay}" if self.replay else "")
+
+    @property
+    def key(self) -> GamePlace:
+        """The game itself, whichever of its replays: what its result is entered under."""
+        return GamePlace(self.round, self.table, self.game)
 
 
 def match_id(seed: str, place: GamePlace) -> str:
@@ -70,7 +77,7 @@ def game_entry(place: GamePlace, match: str, players: list[str], profiles: dict[
     entry = {"k": "game", "round": place.round, "table": place.table, "game": place.game, "match": match,
              "seats": players, "at": at}
     ranking = result.get("ranking") or []
-    if result.get("draw") or result.get("reason") in ("aborted", "abandoned") or len(ranking) < 2:
+    if result.get("draw") or result.get("reason") in ("aborted", "abandoned", "judge_void") or len(ranking) < 2:
         return {**entry, "draw": True}
     return {**entry, "places": [[profiles[seat] for seat in group if seat in profiles] for group in ranking]}
 
@@ -84,3 +91,13 @@ def no_show_entry(place: GamePlace, match: str, players: list[str], absent: set[
     if not present:
         return {**entry, "draw": True}
     return {**entry, "places": [present, [p for p in players if p in absent]]}
+
+
+def judged_entry(action: str, place: GamePlace, match: str, by: str, reason: str | None, at: int,
+                 **more: object) -> dict:
+    """The event's `judged` entry of a judge's action on the game at `place` (its match
+    `match`): the judge's name, the reason, and what the action adds (seat, player, ms,
+    rewound_to)."""
+    return {"k": "judged", "action": action, "round": place.round, "table": place.table, "game": place.game,
+            "match": match, "judge": by, "reason": reason, **{k: v for k, v in more.items() if v is not None},
+            "at": at}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from battlehall.engine.errors import EngineError
 from battlehall.engine.ruleset import JUDGE_REWIND
+from battlehall.engine.rulings import JUDGE_RULING, JUDGE_VOID
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.errors import Fenced
@@ -39,6 +40,7 @@ TICK_S = 0.5  # the runner looks at its event at least this often (clocks, no-sh
 IDLE_TICK_S = 2.0  # before the start: a change through this node wakes it at once, another node's within this
 SWEEP_S = 1.0  # and at its open games' matches this often (those another node runs)
 CREATES_AT_ONCE = 32  # a round's games are made this many at a time
+JUDGED = (JUDGE_REWIND, JUDGE_RULING, JUDGE_VOID)  # the ends a judge gave: a `judged` entry each
 
 
 @dataclass(slots=True)
@@ -167,8 +169,7 @@ class EventRunner:
         """Make every game the event needs now that is not made yet (found made, after a takeover)."""
         calls = [c for c in folded.t.games_to_create()
                  if GamePlace(c.round, c.table, c.game) not in folded.results]
-        todo = [c for c in calls if games.match_id(folded.meta["seed"], GamePlace(c.round, c.table, c.game))
-                not in self.open]
+        todo = [c for c in calls if self.playing_id(folded, c) not in self.open]
         if not todo:
             return
         if (await self.events.storage.owners([self.tournament_id]))[0] != self.lease:
@@ -177,11 +178,21 @@ class EventRunner:
 
         async def one(call) -> None:
             async with gate:
-                await self.make_game(folded, GamePlace(call.round, call.table, call.game), list(call.seats))
+                await self.make_game(folded, GamePlace(call.round, call.table, call.game, call.replay),
+                                     list(call.seats), self.playing_id(folded, call))
         await asyncio.gather(*(one(c) for c in todo))
 
-    async def make_game(self, folded: Folded, place: GamePlace, players: list[str]) -> None:
-        match_id = games.match_id(folded.meta["seed"], place)
+    @staticmethod
+    def playing_id(folded: Folded, call) -> str:
+        """The match that plays a game now: the one its place names, or, after a judge's
+        rewinds (the event's judged entries), the match that went on."""
+        match_id = games.match_id(folded.meta["seed"], GamePlace(call.round, call.table, call.game, call.replay))
+        while match_id in folded.t.moved:
+            match_id = folded.t.moved[match_id]
+        return match_id
+
+    async def make_game(self, folded: Folded, place: GamePlace, players: list[str], match_id: str | None = None) -> None:
+        match_id = match_id or games.match_id(folded.meta["seed"], place)
         store = self.hub.store
         meta = await store.meta(match_id)
         if meta is None:
@@ -225,6 +236,7 @@ class EventRunner:
                 seen = await self.hub.meta_and_state(match_id)
                 if seen is not None and seen[1].get("result") is not None:
                     found[match_id] = seen[1]["result"]
+        judged = {m: await self.judged_end(self.open[m], r) for m, r in found.items() if r.get("reason") in JUDGED}
         for match_id, result in list(found.items()):
             if result.get("reason") == JUDGE_REWIND and result.get("rewound_to"):
                 # A judge took the game back: it goes on as another match, whose result is the game's.
@@ -232,19 +244,38 @@ class EventRunner:
                 game = self.open.pop(match_id)
                 self.open[result["rewound_to"]] = OpenGame(game.place, result["rewound_to"], game.players,
                                                            game.profiles)
-        if not found:
+        if not found and not judged:
             return
 
         def decide(f: Folded) -> list[dict]:
             out = []
+            for match_id, entry in judged.items():  # the judge's action first: the game entry is checked by it
+                if not any(j.get("match") == match_id and j["action"] == entry["action"] for j in f.t.judged) \
+                        and GamePlace(entry["round"], entry["table"], entry["game"]) not in f.results:
+                    out.append(entry)
             for match_id, result in found.items():
                 game = self.open[match_id]
-                if game.place not in f.results:  # once: a result already entered is not entered again
-                    out.append(games.game_entry(game.place, match_id, game.players, game.profiles, result, now_ms()))
+                if game.place.key not in f.results and result.get("reason") != JUDGE_VOID:
+                    # once: a result already entered is not entered again; a voided game is played again
+                    out.append(games.game_entry(game.place.key, match_id, game.players, game.profiles, result,
+                                                now_ms()))
             return out
         if await self.append(decide) is not None:
             for match_id in found:
                 self.open.pop(match_id, None)
+
+    async def judged_end(self, game: OpenGame, result: dict) -> dict:
+        """The `judged` entry of a game's match a judge ended (a rewind, a ruling, a void),
+        from the entry that ended it (its judge and reason)."""
+        log = await self.hub.shown_log(game.match)
+        end = log[-1] if log and log[-1].get("abort") else {}
+        ruling = result.get("ruling") or {}
+        action = "rewind" if result.get("reason") == JUDGE_REWIND else ruling.get("ruling", "void")
+        seat = ruling.get("seat")
+        return games.judged_entry(action, game.place.key, game.match, end.get("by") or ruling.get("by") or "operator",
+                                  end.get("note"), now_ms(), seat=seat,
+                                  player=game.profiles.get(seat) if seat else None,
+                                  rewound_to=result.get("rewound_to"))
 
     async def no_shows(self, folded: Folded, now: int) -> None:
         """A first game's player away and silent `no_show_ms` after the round was paired loses it."""
@@ -265,7 +296,7 @@ class EventRunner:
             absent = {game.profiles[s] for s in away if not answered.get(s)}
             if not absent:
                 continue
-            entered = await self.append(lambda f, g=game, a=absent: [] if g.place in f.results else
+            entered = await self.append(lambda f, g=game, a=absent: [] if g.place.key in f.results else
                                         [games.no_show_entry(g.place, g.match, g.players, a, now_ms())])
             if entered is not None:
                 self.open.pop(game.match, None)

@@ -286,8 +286,34 @@ export interface Tournament {
   rounds: any[];
   standings: any[];
   bracket: any[];
+  /** The judges' actions, in order: the log's `judged` entries (docs/tournaments.md, Judges). */
+  judged: Judged[];
+  /** Replacements entered while a round is in play: each takes effect when it ends. */
+  replacing: { player: string; replacement: string; name: string }[];
   now: number;
   [field: string]: any;
+}
+
+/** A judge's action on an event's game or player: a `judged` entry of its log. */
+export interface Judged {
+  action: "pause" | "resume" | "add_time" | "rewind" | "game_loss" | "game_win" | "void" | "replace";
+  judge: string;
+  reason: string | null;
+  at: number;
+  /** The game acted on (all but `replace`). */
+  match?: string;
+  round?: number;
+  table?: number;
+  game?: number;
+  seat?: string;
+  /** A ruling's player; a replacement's replaced player. */
+  player?: string;
+  ms?: number;
+  rewound_to?: string;
+  replacement?: string;
+  /** A replacement's name, and the replaced player's. */
+  name?: string;
+  player_name?: string | null;
 }
 
 /** A player's own entry: `GET /tournaments/{id}/my`. */
@@ -343,4 +369,8 @@ export class TournamentApi {
   my(id: string, profile: string, proof: string, options?: Waiting): Promise<TournamentEntry>;
   start(id: string, organiserToken?: string): Promise<Tournament>;
   cancel(id: string, organiserToken?: string): Promise<Tournament>;
+  /** A judge's (their token, or the API key with `judge`): `replacement` takes `player`'s
+   * place and record from the next round. */
+  replace(id: string, body: { player: string; replacement: string; reason: string; name?: string; judge?: string },
+          judgeToken?: string): Promise<Tournament>;
 }

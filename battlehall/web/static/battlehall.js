@@ -815,6 +815,12 @@ export class TournamentApi {
   cancel(id, organiserToken = undefined) {
     return request(this.base, this._path(id, "cancel"), { method: "POST", apiKey: organiserToken || this.apiKey });
   }
+
+  /** A judge's (`judgeToken`, or the API key with `body.judge`): `body.replacement` takes
+   * `body.player`'s place and record from the next round; `body.reason` is required. */
+  replace(id, body, judgeToken = undefined) {
+    return request(this.base, this._path(id, "replace"), { method: "POST", body, apiKey: judgeToken || this.apiKey });
+  }
 }
 
 function waitQuery(waitSince, waitMs) {

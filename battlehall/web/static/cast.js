@@ -153,7 +153,10 @@ const judgePanel = (() => {
   let pending = null;
 
   function entryText(entry) {
+    if (entry.abort && entry.ruling === "void") return `voided by ${entry.by}: ${entry.note}`;
+    if (entry.abort && entry.ruling) return `${entry.ruling.replace(/_/g, " ")} to ${entry.seat} by ${entry.by}: ${entry.note}`;
     if (entry.abort) return `ended (${String(entry.reason || "aborted").replace(/_/g, " ")})`;
+    if (entry.judge) return `${entry.judge.by}: ${entry.judge.action.replace(/_/g, " ")}${entry.judge.seat ? ` for ${entry.judge.seat}` : ""}`;
     if (entry.timeout) return `time ran out on ${entry.prompt}`;
     for (const kind of ["resign", "away", "back"]) {
       if (entry[kind]) return `${entry[kind]} ${{ resign: "resigned", away: "was marked away", back: "came back" }[kind]}`;
@@ -171,15 +174,41 @@ const judgePanel = (() => {
 
   // The match's clocks: paused (every deadline frozen) and running again (docs/protocol.md, Operator routes).
   const clockState = el("span", { class: "pill", role: "status" }, "clocks running");
-  async function onClocks(action) {
+  const why = () => (reason.value ? { reason: reason.value } : {});
+  async function onClocks(action, body = {}) {
     try {
-      const answer = await request(BASE, `/matches/${encodeURIComponent(matchId)}/${action}`, { method: "POST", body: {}, apiKey: token });
+      const answer = await request(BASE, `/matches/${encodeURIComponent(matchId)}/${action}`, { method: "POST", body: { ...body, ...why() }, apiKey: token });
       clockState.textContent = answer.paused ? "clocks paused" : "clocks running";
     } catch (err) { note.show("error", errorText(err)); }
   }
   const clockButtons = el("p", { class: "judge-clocks" },
     el("button", { type: "button", onclick: () => onClocks("pause") }, "Pause the clocks"), " ",
     el("button", { type: "button", onclick: () => onClocks("resume") }, "Resume"), " ", clockState);
+
+  // Rulings (docs/protocol.md, Rulings): the match ends at once with the judge's result; the
+  // reason above is required. A minute more to a seat goes with them, seat by seat.
+  async function rule(ruling, seat) {
+    if (!reason.value.trim()) {
+      note.show("error", "A ruling needs a reason: write it in the Reason field first.");
+      reason.focus();
+      return;
+    }
+    try {
+      await request(BASE, `/matches/${encodeURIComponent(matchId)}/ruling`, {
+        method: "POST", apiKey: token, body: { ruling, ...(seat ? { seat } : {}), reason: reason.value.trim() } });
+      note.show("info", ruling === "void" ? "The match is void." : `${ruling.replace(/_/g, " ")} to ${seat}: the match has ended.`);
+      load();
+    } catch (err) { note.show("error", errorText(err)); }
+  }
+  const rulings = el("div", { class: "judge-rulings" });
+  function drawRulings(seats) {
+    rulings.replaceChildren(el("h2", {}, "Rulings"), ...seats.map((seat) => el("p", { dataset: { seat } },
+      el("strong", {}, seat), " ",
+      el("button", { type: "button", class: "danger", onclick: () => rule("game_loss", seat) }, `Game loss to ${seat}`), " ",
+      el("button", { type: "button", onclick: () => rule("game_win", seat) }, `Game win to ${seat}`), " ",
+      el("button", { type: "button", onclick: () => onClocks("time", { seat, ms: 60000 }) }, "A minute more"))),
+      el("p", {}, el("button", { type: "button", class: "danger", onclick: () => rule("void") }, "Void the match")));
+  }
 
   async function load() {
     pending = null;
@@ -195,11 +224,12 @@ const judgePanel = (() => {
   }
 
   return {
-    start() {
+    start(seats) {
       box.hidden = false;
       document.querySelector(".stream-bar .pill.view-kind").textContent = "judge view: every hand, live";
-      box.append(clockButtons, el("h2", { id: "judge-title" }, "The log: take the match back"),
-                 el("label", { for: "judge-reason" }, "Reason "), reason, list);
+      drawRulings(seats);
+      box.append(el("label", { for: "judge-reason" }, "Reason "), reason, clockButtons, rulings,
+                 el("h2", { id: "judge-title" }, "The log: take the match back"), list);
       load();
     },
     refresh() { if (!pending) pending = setTimeout(load, 300); },
@@ -226,7 +256,7 @@ async function start() {
   drawing = await loadDrawing(summary.ruleset);
 
   client = new BattlehallClient({ url: BASE, match: matchId, token, resume: 0, role: ROLE });
-  if (JUDGE) judgePanel.start();
+  if (JUDGE) judgePanel.start(summary.seats);
   let liveFrom = Infinity;
   client.on("status", (status, detail) => {
     if (main.dataset.status === "refused") return;

@@ -121,6 +121,9 @@ function addStyle(href) {
 
 /** One line for the event log: the module's words, else the fallback's; null to skip. */
 export function describeEvent(drawing, event, model) {
+  // A judge's end of the match is the judge's, in every ruleset: who ruled what, and why.
+  const ended = event.kind === "match_ended" && event.data;
+  if (ended && ended.ruling) return `${resultText(ended)}${ended.ruling.note ? ` (${ended.ruling.by}: “${ended.ruling.note}”)` : ""}`;
   try {
     if (drawing.describe) return drawing.describe(event, model);
   } catch (err) {
@@ -184,6 +187,11 @@ export function resultText(result) {
   if (!result) return "";
   if (result.reason === "aborted") return "Aborted by the operator.";
   if (result.reason === "abandoned") return "Abandoned: nobody played it for too long.";
+  if (result.reason === "judge_void") return "Voided by a judge: no result.";
+  if (result.reason === "judge_ruling" && result.ruling) {
+    const ruled = result.ruling.ruling === "game_win" ? "a game win" : "a game loss";
+    return `A judge ruled ${ruled} to ${result.ruling.seat}: ${(result.winners || []).join(" and ")} ${(result.winners || []).length > 1 ? "win" : "wins"}.`;
+  }
   if (result.draw) return `Draw (${result.reason}).`;
   const winners = result.winners || [];
   if (!winners.length) return `Over: no winner (${result.reason}).`;

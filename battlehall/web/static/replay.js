@@ -78,10 +78,21 @@ function judgeText(judge) {
   return `${by}: ${judge.action}.`;
 }
 
+/** A judge's end of the match (a rewind, a ruling, a void), in words, with the judge's reason. */
+function judgeEnd(entry) {
+  const by = !entry.by || entry.by === "operator" ? "The operator" : `Judge ${entry.by}`;
+  const why = entry.note ? `: “${entry.note}”` : "";
+  if (entry.reason === "judge_rewind") return `${by} took the match back to before a decision${why}. It goes on as match ${entry.rewound_to}.`;
+  if (entry.reason === "judge_void") return `${by} voided the match${why}. It ends with no result.`;
+  const ruled = entry.ruling === "game_win" ? `a game win to ${entry.seat}` : `a game loss to ${entry.seat}`;
+  return `${by} ruled ${ruled}${why}. The match ends with that result.`;
+}
+
 function entryText(k, step, before) {
   if (k === 0) return "The start.";
   const entry = step.entry;
   if (entry.abort && entry.reason === "abandoned") return "Nobody played or was connected for too long: the server ended the match as abandoned.";
+  if (entry.abort && entry.reason && entry.reason.startsWith("judge_")) return judgeEnd(entry);
   if (entry.abort) return "The operator aborted the match.";
   if (entry.resign) return `${entry.resign} resigned.`;
   if (entry.judge) return judgeText(entry.judge);

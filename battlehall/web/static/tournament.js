@@ -7,6 +7,7 @@ import { BASE, banner, copyRow, el, errorText, playerName, rulesetTitle, watchLi
 import { ensureProfile } from "./profile.js";
 import { drawBracket } from "./tournament_bracket.js";
 import { Entry } from "./tournament_entry.js";
+import { drawJudged, drawReplace } from "./tournament_judges.js";
 import { drawOrganiser } from "./tournament_organiser.js";
 import { drawRounds, drawStandings } from "./tournament_tables.js";
 import { PHASES, formatText, nameOf, phaseOf, plainName, playersById, startText } from "./tournament_words.js";
@@ -90,6 +91,8 @@ async function draw(t) {
   if (bracket.length) drawBracket(document.getElementById("bracket"), t, players, mine);
   drawRounds(document.getElementById("rounds"), t, players, mine, watchLink);
   drawPlayers(t);
+  drawJudged(document.getElementById("judged-panel"), document.getElementById("judged"), t, players);
+  drawReplace(document.getElementById("replace"), api, t, draw);
   drawTopTable(t, players);
   if (entry) entry.update(t);
   main.dataset.version = String(t.version);
