@@ -313,7 +313,7 @@ class Session:
             given = inputs.Resign if kind == "resign" else inputs.Claim
             actor.submit(given(self.conn, self._seat(), act_id, time.monotonic()))
         elif kind == "view":  # in order with the match's events, so its seq is exact
-            if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
+            if not self.conn.view_budget().allow():  # each answer is a whole board: counted in bytes
                 self.error(errors.RateLimited("views take more bytes per second than this server sends a socket; "
                                               "ask again later"))
                 return
