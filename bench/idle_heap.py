@@ -28,7 +28,7 @@ from idle_memory import create, hold
 # Runs in the server's process: tracemalloc from the start, and a thread that writes a
 # snapshot whenever the bench asks (a file named `<dir>/want-<name>` appears).
 _SERVER = """
-import os, runpy, sys, threading, time, tracemalloc
+import gc, os, runpy, sys, threading, time, tracemalloc
 tracemalloc.start(int(os.environ["BH_FRAMES"]))
 where = os.environ["BH_SNAPSHOTS"]
 def watch():
@@ -37,6 +37,8 @@ def watch():
             if name.startswith("want-"):
                 os.remove(os.path.join(where, name))
                 path = os.path.join(where, name[5:] + ".snap")
+                if name.startswith("want-collected-"):  # what is left once the cycles are collected
+                    gc.collect()
                 tracemalloc.take_snapshot().dump(path + ".part")
                 os.rename(path + ".part", path)  # whole when it appears
         time.sleep(0.2)
@@ -96,6 +98,7 @@ def main() -> None:
             r.wait(600)
         time.sleep(2)
         sockets = snapshot(where, "sockets")
+        collected = snapshot(where, "collected-sockets")
         release.set()
         for p in procs:
             p.join(60)
@@ -105,6 +108,7 @@ def main() -> None:
     report("per match, no sockets", empty, matches, args.matches, args.top, key)
     report("per socket", matches, sockets, len(jobs), args.top, key)
     report("per match with its sockets", empty, sockets, args.matches, args.top, key)
+    report("per match with its sockets, cycles collected", empty, collected, args.matches, args.top, key)
 
 
 if __name__ == "__main__":
