@@ -19,12 +19,13 @@ import uvicorn
 import websockets
 from websockets.client import ClientProtocol
 from websockets.http11 import Request
-from websockets.protocol import Protocol
+from websockets.protocol import Protocol, State
 
 from battlehall.server.config import Settings
 from battlehall.server.http.app import uvicorn_config
 from battlehall.server.node import hub as hub_module
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.transport.frames import parser_for_frames
 from battlehall.server.transport.session import Session
 from battlehall.server.transport.websocket import WebSocket
 from servers import free_port
@@ -316,14 +317,21 @@ async def test_an_idle_socket_keeps_nothing_of_its_upgrade_and_hello(redis_url):
             await asyncio.sleep(0.05)
             socket = [c for c in servers[0].server_state.connections if isinstance(c, WebSocket)][0]
             assert socket.session.joining is None and socket.session.hello_timer is None
-            # Its parser, alive with the socket, reads frames only since the handshake: it
-            # holds nothing of the upgrade request.
-            parser = socket.protocol.parser
-            assert parser.gi_code is Protocol.parse.__code__
-            assert not [value for value in parser.gi_frame.f_locals.values() if isinstance(value, Request)]
+            # Idle between frames it holds no parser at all (the fast path reads its
+            # frames), so nothing of the upgrade request either.
+            assert socket.protocol.parser is None and socket.at_frame
             assert not hasattr(socket, "__dict__") and not hasattr(socket.session, "__dict__")
             await ws.send(msgpack.packb({"t": "ping"}))  # and it goes on as before
             assert msgpack.unpackb(await ws.recv())["t"] == "pong"
+            # A WebSocket ping is websockets' to answer: a frames-only parser is made for it,
+            # holding nothing of the upgrade request, and let go again once it is read.
+            await asyncio.wait_for(await ws.ping(b"are you there"), 5)
+            await asyncio.sleep(0.05)
+            assert socket.protocol.parser is None and socket.protocol.state is State.OPEN
+            parser_for_frames(socket.protocol)
+            parser = socket.protocol.parser
+            assert parser.gi_code is Protocol.parse.__code__
+            assert not [value for value in parser.gi_frame.f_locals.values() if isinstance(value, Request)]
 
 
 def hub_of(server: uvicorn.Server):

@@ -25,7 +25,14 @@ from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
 from battlehall.server.config import Settings
-from battlehall.server.transport.frames import between_frames, read_frames_only
+from battlehall.server.transport.frames import (
+    NO_EXTENSIONS,
+    NO_ID,
+    between_frames,
+    parser_for_frames,
+    read_frames_only,
+    release_parser,
+)
 from battlehall.server.transport.hosts import HostCheck
 from battlehall.server.transport.http_protocol import HttpProtocol
 from battlehall.server.transport.internals import COPIED, UVICORN, WEBSOCKETS, Internal
@@ -136,12 +143,21 @@ def test_where_the_parser_waits_is_seen_and_it_reads_frames_only_after_the_hands
     server.send_response(server.accept(request))
     assert between_frames(server)
     read_frames_only(server)
+    assert server.parser is None and between_frames(server)  # let go until websockets reads again
+    assert server.id is NO_ID and server.extensions is NO_EXTENSIONS and not NO_EXTENSIONS
+    parser_for_frames(server)
     assert server.parser.gi_code is Protocol.parse.__code__ and between_frames(server)
     data = Frame(Opcode.BINARY, b"hello").serialize(mask=True, extensions=[])
     server.receive_data(data[:2])  # the header taken, the frame not whole: inside it
     assert not server.reader.buffer and not between_frames(server)
     server.receive_data(data[2:])
     assert [frame.data for frame in server.events_received()] == [b"hello"] and between_frames(server)
+    release_parser(server)  # idle again: let go, and a ping after is read by a new one alike
+    assert server.parser is None
+    parser_for_frames(server)
+    server.receive_data(Frame(Opcode.PING, b"p").serialize(mask=True, extensions=[]))
+    assert [frame.opcode for frame in server.events_received()] == [Opcode.PING]
+    assert b"".join(server.data_to_send()).endswith(Frame(Opcode.PONG, b"p").serialize(mask=False, extensions=[]))
 
 
 @pytest.mark.parametrize("name", sorted(COPIED))

@@ -276,7 +276,7 @@ class MatchActor:
     def _show_view(self, conn: Connection, message: dict) -> None:
         """A `view` message, as of the last event the viewer was sent; its bytes count
         against the socket's budget of views (connection.py)."""
-        conn.views.spend(conn.send(message))
+        conn.view_budget().spend(conn.send(message))
 
     def _written(self, error: StoreUnavailable | None) -> None:
         self.submit(WriteDone() if error is None else WriteFailed(error))

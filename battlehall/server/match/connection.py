@@ -49,7 +49,7 @@ class Connection:
     # Slots, not an instance dict: one of these per open socket (so for RateLimiter and
     # ByteBudget), tens of thousands of them idle on a busy node.
     __slots__ = ("socket", "codec", "binary", "seat", "role", "batch", "outbox", "queued", "queue_limit", "closed",
-                 "close_code", "held", "drain", "views", "viewer", "lag")
+                 "close_code", "held", "drain", "view_rate", "views", "viewer", "lag")
 
     def __init__(self, socket: Socket, wire: str, queue_limit: int, view_bytes_per_s: float = 0):
         self.socket = socket
@@ -65,9 +65,17 @@ class Connection:
         self.close_code: int | None = None
         self.held: list[bytes] | None = None  # while the history is sent: what must come after it
         self.drain: asyncio.Future | None = None  # `drained`'s, until the socket can take more
-        self.views = ByteBudget(view_bytes_per_s)  # what this socket's `view` requests may have encoded
+        self.view_rate = view_bytes_per_s
+        # What this socket's `view` requests may have encoded: made by the first (`view_budget`),
+        # as most sockets never send one. Made later it is the same: a bucket starts full.
+        self.views: ByteBudget | None = None
         self.viewer: str | None = None  # who a spectator socket counts as (audience.viewer_of): set by its socket
         self.lag: LagMeter | None = None  # a player socket's measured round trip (lag.py): set when it joins
+
+    def view_budget(self) -> ByteBudget:
+        if self.views is None:
+            self.views = ByteBudget(self.view_rate)
+        return self.views
 
     @property
     def audience(self) -> str | None:

@@ -41,16 +41,20 @@ class Expiry:
     match: MatchState
     watchers: list
     lags: dict[Any, int]
-    cut: set[str]
-    offline: dict[str, list[list[int]]]
+    cut: tuple[str, ...]
+    offline: dict[str, list[int]]
     ack_clocks: dict[str, dict]
     status: Status
     timers: dict[str, int]
 
     def _start_expiry(self) -> None:
         self.lags = {}  # player socket -> its measured round trip (ms)
-        self.cut = set()  # prompts whose grace another seat's decision ended
-        self.offline = {}  # seat -> its latest spells with no socket on
+        # Prompts whose grace another seat's decision ended: a few at most, in a tuple (an
+        # empty set is 216 bytes; the empty tuple is shared).
+        self.cut = ()
+        # seat -> its latest spells with no socket on, flat: since, until, since, ... (an
+        # odd length: the last is still on), ints in one list rather than a list per spell.
+        self.offline = {}
         self.ack_clocks = {}  # "seat act-id" -> the clock record of its ack, for the latest acts (writes.py)
 
     def _lag(self, event: Lag) -> None:
@@ -84,7 +88,7 @@ class Expiry:
             if entry["seat"] != seat and prompt_id not in self.cut:
                 expires = clock.expires_at(prompt_id)
                 if expires is not None and expires < at:
-                    self.cut.add(prompt_id)
+                    self.cut += (prompt_id,)
 
     def _clocked(self, entry: dict, prompt_id: str, lag_ms: int = 0) -> dict:
         """`entry` with the clock record of answering (or timing out) `prompt_id` at its `at`."""
@@ -104,14 +108,14 @@ class Expiry:
 
     def _went_off(self, seat: str, now: int) -> None:
         spells = self.offline.setdefault(seat, [])
-        if not spells or len(spells[-1]) == 2:
-            spells.append([now])
-            del spells[:-OFFLINE_KEPT]
+        if len(spells) % 2 == 0:
+            spells.append(now)
+            del spells[:-2 * OFFLINE_KEPT + 1]
 
     def _came_on(self, seat: str, now: int) -> None:
         spells = self.offline.get(seat)
-        if spells and len(spells[-1]) == 1:
-            spells[-1].append(now)
+        if spells and len(spells) % 2 == 1:
+            spells.append(now)
 
     def _gone_conn(self, conn: Any) -> None:
         self.lags.pop(conn, None)
@@ -122,8 +126,9 @@ class Expiry:
         if start is None:
             return 0
         total = 0
-        for spell in self.offline.get(opened["seat"], ()):
-            since, until = spell[0], spell[1] if len(spell) == 2 else at
+        spells = self.offline.get(opened["seat"], [])
+        for i in range(0, len(spells), 2):
+            since, until = spells[i], spells[i + 1] if i + 1 < len(spells) else at
             total += max(0, min(until, at) - max(since, start))
         return total
 
@@ -140,7 +145,8 @@ class Expiry:
         open_prompts = clock.data["open"]
         for prompt_id in [p for p in self.timers if p not in open_prompts]:
             del self.timers[prompt_id]
-        self.cut.intersection_update(open_prompts)
+        if self.cut:
+            self.cut = tuple(p for p in self.cut if p in open_prompts)
         if self.match.over or self.status is Status.STOPPED:
             return []
         armed = []

@@ -22,13 +22,18 @@ class Holds:
     queue: list
     stops: Stops
     watchers: list
-    window_min_ms: int
 
     if TYPE_CHECKING:
         def _commit(self, entry: dict, event: Input) -> None: ...
         def _reply(self, event: Input, effects: list) -> None: ...
         def _clocked(self, entry: dict, prompt_id: str, lag_ms: int = 0) -> dict: ...
         def _decided(self, seat: str | None, at: int) -> None: ...
+
+    @property
+    def window_min_ms(self) -> int:
+        """How long a window stays open at least (ms): read from the settings, not kept
+        beside them (an idle match's attributes stay few enough to share their keys)."""
+        return self.match.meta["clock"].get("window_min_ms", 0)
 
     def _hold(self, event: Act | AutoPass | BotMove, now: int) -> bool:
         """Whether `event` answers a window prompt too soon: it is handled when the window's

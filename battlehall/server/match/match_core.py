@@ -85,8 +85,6 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry, Judging):
         self.match_id = match_id
         self.match = match
         self.snapshot_every = snapshot_every
-        self.window_min_ms = match.meta["clock"].get("window_min_ms", 0)
-        self.delayed = bool(match.meta.get("spectators", {}).get("delay_ms"))  # spectators see a delayed stream
         self.status = Status.IDLE
         # Inputs waiting for a write or a rebuild: a few at a time, in a list (an empty
         # deque is over 600 bytes per idle match; actor.py's inbox says the same).
@@ -108,8 +106,9 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry, Judging):
         self.away_grace_ms = away_grace_ms
         self.away_timeouts = away_timeouts
         self.gone_since: dict[str, int] = {}  # seat -> since when no socket of its player is on
-        self.seen: set[str] = set()  # seats whose player has had a socket on since the match was loaded
-        self.told_gone: set[str] = set()  # seats whose player left, as the others were told (presence)
+        # Seats (a few) in tuples, not sets: an empty set is 216 bytes, the empty tuple shared.
+        self.seen: tuple[str, ...] = ()  # seats whose player has had a socket on since the match was loaded
+        self.told_gone: tuple[str, ...] = ()  # seats whose player left, as the others were told (presence)
         self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
         self.bot_seats: dict[str, str] = match.meta.get("bots") or {}  # seat -> level: seats a bot always plays
         self.thinking: dict[str, str] = {}  # prompt id -> seat: a bot's BotMove for it is on its way

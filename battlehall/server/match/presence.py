@@ -16,16 +16,17 @@ class Presence:
     away_grace_ms: int
     away_timeouts: int
     bot_seats: dict[str, str]
-    delayed: bool
     gone_since: dict[str, int]
     match: MatchState
-    seen: set[str]
+    seen: tuple[str, ...]
     timeouts_in_a_row: dict[str, int]
-    told_gone: set[str]
+    told_gone: tuple[str, ...]
     watchers: list
 
     if TYPE_CHECKING:
         def _commit(self, entry: dict, event: Input) -> None: ...
+        @property
+        def delayed(self) -> bool: ...
 
     # -- away and back --------------------------------------------------------------------
 
@@ -41,7 +42,7 @@ class Presence:
         self.gone_since[seat] = now
         told = []
         if seat in self.seen:  # it left (not: it has not come yet), so the others hear of it
-            self.told_gone.add(seat)
+            self.told_gone += (seat,)  # not there: it left told_gone with gone_since
             told = self._presence(seat, False)
         return told + [Later(self.away_grace_ms, AwayDue(seat))]
 

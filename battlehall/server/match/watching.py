@@ -14,13 +14,12 @@ class Watching:
 
     # What it reads of the MatchCore it is part of (match_core.py).
     _out: list
-    delayed: bool
     gone_since: dict[str, int]
     match: MatchState
     match_id: str
-    seen: set[str]
+    seen: tuple[str, ...]
     timeouts_in_a_row: dict[str, int]
-    told_gone: set[str]
+    told_gone: tuple[str, ...]
     touched: int
     watchers: list
 
@@ -29,6 +28,11 @@ class Watching:
         def _came_on(self, seat: str, now: int) -> None: ...
         def _mark(self, seat: str, away: bool, now: int) -> None: ...
         def _presence(self, seat: str, connected: bool) -> list: ...
+
+    @property
+    def delayed(self) -> bool:
+        """Whether spectators see a delayed stream: read from the settings, not kept beside them."""
+        return bool(self.match.meta.get("spectators", {}).get("delay_ms"))
 
     # -- joining and viewing --------------------------------------------------------------
 
@@ -43,11 +47,12 @@ class Watching:
             return
         match = self.match
         if conn.role == "player":  # the player is back: the seat is its own again
-            self.seen.add(conn.seat)
+            if conn.seat not in self.seen:
+                self.seen += (conn.seat,)
             self.gone_since.pop(conn.seat, None)
             self._came_on(conn.seat, now)
             if conn.seat in self.told_gone:
-                self.told_gone.discard(conn.seat)
+                self.told_gone = tuple(s for s in self.told_gone if s != conn.seat)
                 self._out += self._presence(conn.seat, True)
             self.timeouts_in_a_row.pop(conn.seat, None)
         welcome = {"t": "welcome", "match": self.match_id, "role": conn.role, "seat": conn.seat,

@@ -5,6 +5,7 @@ The undocumented attributes read here are listed in internals.py."""
 from __future__ import annotations
 
 import struct
+import uuid
 from typing import Any
 
 from websockets.datastructures import Headers
@@ -23,6 +24,13 @@ DATA_OPCODES = (Opcode.BINARY, Opcode.TEXT, Opcode.CONT)
 # after the handshake, so the request is left holding this empty, shared one.
 NO_HEADERS = Headers()
 
+# What an open socket's protocol keeps of its handshake in place of its own: its id (a
+# UUID, for websockets' logs, which this server does not use) and its extensions (none
+# negotiated here: the list is empty and websockets only reads it). About 0.15 KiB per
+# idle socket, let go.
+NO_ID = uuid.UUID(int=0)
+NO_EXTENSIONS: list = []
+
 # websockets' parser waits at a frame's first byte in its reader's `at_eof`; anywhere else,
 # it is inside a frame, though its buffer may be empty (it has taken a frame's header and
 # waits for the rest). `between_frames` tells them apart.
@@ -31,27 +39,47 @@ AT_EOF = StreamReader.at_eof.__code__
 
 def between_frames(protocol: ServerProtocol) -> bool:
     """Whether websockets' parser has read whole frames and nothing more: the next bytes
-    received start a frame."""
+    received start a frame. A parser let go (`release_parser`) is between frames."""
     if protocol.reader.buffer:
         return False
     # a generator, waiting in the generators it delegates to
     inner: Any = protocol.parser
+    if inner is None:
+        return True
     while (deeper := inner.gi_yieldfrom) is not None:
         inner = deeper
     return inner.gi_code is AT_EOF
 
 
 def read_frames_only(protocol: ServerProtocol) -> None:
-    """After the handshake, give websockets' protocol a parser of frames alone.
+    """After the handshake, let go of websockets' parser of the upgrade request.
 
     Its parser is one generator for the whole socket: the upgrade request, then frames,
     read by the generator of websockets' `Protocol.parse` that it delegates to. Idle, it
     holds the request it parsed and its own frame, about 0.7 KiB per socket
-    (bench/RESULTS.md, "Idle memory"). `Protocol.parse` alone reads frames the same way;
-    it replaces the whole when the parser is between frames, as websockets itself
-    replaces its parser once a socket closes."""
-    if protocol.state is State.OPEN and between_frames(protocol):
+    (bench/RESULTS.md, "Idle memory"). `Protocol.parse` alone reads frames the same way
+    (`parser_for_frames` makes one when websockets reads again), as websockets itself
+    replaces its parser once a socket closes. Its id and empty extensions go too (NO_ID)."""
+    release_parser(protocol)
+    protocol.id = NO_ID
+    if not protocol.extensions:
+        protocol.extensions = NO_EXTENSIONS
+
+
+def release_parser(protocol: ServerProtocol) -> None:
+    """An open socket whose parser is between frames lets go of it: the two suspended
+    generator frames are about 0.45 KiB, and an idle socket's frames are read by
+    websocket.py's fast path, not by websockets. `parser_for_frames` makes it again
+    before websockets reads; `Protocol.parse` keeps nothing across frames in its own
+    frame (a fragmented message's size is the protocol's), so a new one reads on alike."""
+    if protocol.state is State.OPEN and protocol.parser is not None and between_frames(protocol):
         protocol.parser.close()
+        protocol.parser = None  # type: ignore[assignment]  # websockets declares it never None
+
+
+def parser_for_frames(protocol: ServerProtocol) -> None:
+    """Before websockets reads (receive_data, receive_eof): its parser, made again if it was let go."""
+    if protocol.parser is None:
         protocol.parser = Protocol.parse(protocol)
         next(protocol.parser)  # to its first wait, as websockets starts its own
 

@@ -79,9 +79,12 @@ UVICORN = (
 WEBSOCKETS = (
     Internal("websockets.frames", "apply_mask", "function", "websocket._common_frames unmasks payloads "
              "(the C speedup when built)", ("data", "mask")),
-    Internal(WS_PROTOCOL, "parser", "attribute", "a generator: replaced by a frames-only one after the "
-             "handshake, looked into for where it waits, closed with the socket to free it at once"),
-    Internal("websockets.protocol:Protocol", "parse", "method", "the frames-only parser (read_frames_only)"),
+    Internal(WS_PROTOCOL, "parser", "attribute", "a generator: let go between frames while the fast path "
+             "reads (None), made again before websockets reads, looked into for where it waits, closed with "
+             "the socket to free it at once"),
+    Internal("websockets.protocol:Protocol", "parse", "method", "the frames-only parser (parser_for_frames)"),
+    Internal(WS_PROTOCOL, "id", "attribute", "set to one shared id after the handshake (read by nothing here)"),
+    Internal(WS_PROTOCOL, "extensions", "attribute", "an empty one shared after the handshake (none negotiated)"),
     Internal(WS_PROTOCOL, "parser_exc", "attribute", "cleared with the socket (a reference cycle)"),
     Internal(WS_PROTOCOL, "reader", "attribute", "between_frames: the fast path may read the next frame"),
     Internal("websockets.streams:StreamReader", "buffer", "attribute", "as above: nothing buffered"),

@@ -64,16 +64,19 @@ def kernel_round_trip_ms(sock: socket.socket | None) -> int | None:
 
 
 class LagMeter:
-    """One player socket's measured round trip; times are monotonic seconds, passed in."""
+    """One player socket's measured round trip; times are monotonic seconds, passed in.
+
+    Small, as there is one per idle player socket: the samples in tuples (replaced, not
+    grown: the empty tuple is shared) and the prompts timed as (id, time) pairs."""
 
     __slots__ = ("pending", "sent", "pings", "answers", "prompts", "wanted", "kernel")
 
     def __init__(self) -> None:
         self.pending: bytes | None = None  # the payload of the ping whose pong counts
         self.sent = 0.0  # when that ping was written
-        self.pings: list[int] = []  # the latest round trips (ms), oldest first
-        self.answers: list[int] = []  # the latest prompt-to-answer times (ms)
-        self.prompts: dict[str, float] = {}  # prompt id -> when it was written to the socket
+        self.pings: tuple[int, ...] = ()  # the latest round trips (ms), oldest first
+        self.answers: tuple[int, ...] = ()  # the latest prompt-to-answer times (ms)
+        self.prompts: tuple[tuple[str, float], ...] = ()  # (prompt id, when it was written to the socket), oldest first
         self.wanted = True  # a measuring ping is due with the next frames written (the first: the welcome)
         self.kernel: int | None = None  # the kernel's bound at the last pong (a direct socket's only)
 
@@ -100,29 +103,30 @@ class LagMeter:
         self.pending = None
         before = self.rtt_ms
         self.kernel = kernel_ms
-        self._sample(self.pings, round((now - self.sent) * 1000))
+        self.pings = _sampled(self.pings, round((now - self.sent) * 1000))
         return self.rtt_ms != before
 
     def prompted(self, prompt_id: str, now: float) -> None:
         """A prompt of the seat's was written at `now`: time its answer, and measure the
         line again unless it was measured within the last `PROBE_EVERY_S`."""
-        self.prompts[prompt_id] = now
-        if len(self.prompts) > PROMPTS_KEPT:
-            del self.prompts[next(iter(self.prompts))]
+        if any(pid == prompt_id for pid, _ in self.prompts):  # written again: timed from now, in its place
+            self.prompts = tuple((pid, now if pid == prompt_id else at) for pid, at in self.prompts)
+        else:
+            self.prompts = (self.prompts + ((prompt_id, now),))[-PROMPTS_KEPT:]
         if now - self.sent >= PROBE_EVERY_S:
             self.wanted = True
 
     def answered(self, prompt_id: str, now: float) -> bool:
         """An answer to `prompt_id` came at `now`; whether the measure changed."""
-        sent = self.prompts.pop(prompt_id, None)
+        sent = next((at for pid, at in self.prompts if pid == prompt_id), None)
         if sent is None:
             return False
+        self.prompts = tuple(pair for pair in self.prompts if pair[0] != prompt_id)
         before = self.rtt_ms
-        self._sample(self.answers, round((now - sent) * 1000))
+        self.answers = _sampled(self.answers, round((now - sent) * 1000))
         return self.rtt_ms != before
 
-    def _sample(self, samples: list[int], ms: int) -> bool:
-        before = self.rtt_ms
-        samples.append(min(max(ms, 0), MAX_RTT_MS))
-        del samples[:-SAMPLES]
-        return self.rtt_ms != before
+
+def _sampled(samples: tuple[int, ...], ms: int) -> tuple[int, ...]:
+    """The latest `SAMPLES` of `samples` and `ms` (bounded to 0..MAX_RTT_MS)."""
+    return (samples + (min(max(ms, 0), MAX_RTT_MS),))[-SAMPLES:]

@@ -47,7 +47,7 @@ def _same(a: str, b: str) -> bool:
 
 class Session:
     # Slots, not an instance dict: one per open socket.
-    __slots__ = ("services", "conn", "match_id", "limiter", "actor", "receive", "early", "joining", "hello_timer")
+    __slots__ = ("services", "conn", "match_id", "limiter", "actor", "waiting", "early", "joining", "hello_timer")
 
     def __init__(self, services: SessionServices, conn: Connection, match_id: str, limiter: RateLimiter):
         self.services = services
@@ -55,8 +55,10 @@ class Session:
         self.match_id = match_id
         self.limiter = limiter
         self.actor: inputs.Receiver | None = None
-        # What the socket calls with each message: hello first; nothing once it left.
-        self.receive: Callable[[bytes | str, bool], None] = self.hello
+        # What takes each message until the session joined (None from then: `on_frame`):
+        # hello first, then `_wait`; nothing once it left. Joined, a session holds no bound
+        # method of its own (64 bytes per idle socket, and a reference cycle).
+        self.waiting: Callable[[bytes | str, bool], None] | None = self.hello
         self.early: list[tuple[bytes | str, bool]] | None = []  # messages that came while hello was being checked
         self.joining: asyncio.Task | None = None
         self.hello_timer: asyncio.TimerHandle | None = asyncio.get_running_loop().call_later(
@@ -102,9 +104,17 @@ class Session:
             log.exception("match %s: error handling a %r message", self.match_id, message.get("t"))
             self.error(errors.Internal(id=codec.act_id(message)))
 
+    def receive(self, frame: bytes | str, text: bool) -> None:
+        """What the socket calls with each message (websocket.py calls `on_frame` itself once joined)."""
+        waiting = self.waiting
+        if waiting is None:
+            self.on_frame(frame, text)
+        else:
+            waiting(frame, text)
+
     def hello(self, frame: bytes | str, text: bool) -> None:
         """The first message, which must be `hello`; what comes while it is being checked waits."""
-        self.receive = self._wait
+        self.waiting = self._wait
         self._stop_hello_timer()
         hello = self.decode(frame, text)
         if hello is None or hello.get("t") != "hello":
@@ -114,7 +124,7 @@ class Session:
 
     def _wait(self, frame: bytes | str, text: bool) -> None:
         early = self.early
-        if early is None:  # joined: receive is on_frame by then, and this is not called
+        if early is None:  # joined: messages go to on_frame by then, and this is not called
             self.on_frame(frame, text)
             return
         if len(early) >= MAX_EARLY:
@@ -149,7 +159,7 @@ class Session:
             self.close_with(errors.Internal())
             return
         early, self.early = self.early or [], None
-        self.receive = self.on_frame
+        self.waiting = None
         for frame, text in early:
             self.on_frame(frame, text)
         if isinstance(joined, tuple):  # a resume: the missed events, while the match goes on
@@ -313,7 +323,7 @@ class Session:
             given = inputs.Resign if kind == "resign" else inputs.Claim
             actor.submit(given(self.conn, self._seat(), act_id, time.monotonic()))
         elif kind == "view":  # in order with the match's events, so its seq is exact
-            if not self.conn.views.allow():  # each answer is a whole board: counted in bytes
+            if not self.conn.view_budget().allow():  # each answer is a whole board: counted in bytes
                 self.error(errors.RateLimited("views take more bytes per second than this server sends a socket; "
                                               "ask again later"))
                 return
@@ -357,4 +367,4 @@ class Session:
             if self.conn.role == "spectator":
                 self.services.audience.changed(self.match_id)
         self.conn.gone()
-        self.receive = _left  # not a bound method of this session: that is a reference cycle until cleared
+        self.waiting = _left  # not a bound method of this session: that is a reference cycle until cleared

@@ -37,7 +37,9 @@ from battlehall.server.transport.frames import (
     OP_TEXT,
     between_frames,
     frame_header,
+    parser_for_frames,
     read_frames_only,
+    release_parser,
 )
 from battlehall.server.transport.hosts import HostCheck
 from battlehall.server.transport.lag import kernel_round_trip_ms
@@ -177,6 +179,7 @@ class WebSocket(asyncio.Protocol):
             if self.upgrade_bytes > self.limits.max_header_bytes:
                 self._refuse(self.limits.header_too_large())
                 return
+        parser_for_frames(protocol)  # let go while idle (frames.release_parser)
         protocol.receive_data(data)
         quiet = protocol.state is State.OPEN  # nothing for websockets to answer, as a rule
         for event in protocol.events_received():
@@ -198,6 +201,8 @@ class WebSocket(asyncio.Protocol):
                 self._expect_close()
         self.at_frame = (protocol.state is State.OPEN and not self.fragments and not protocol.debug
                          and between_frames(protocol))
+        if self.at_frame:  # the fast path reads the next frames: websockets' parser is made again if it must
+            release_parser(protocol)
 
     def _common_frames(self, data: bytes) -> bytes:
         """Read the common frames at the start of `data` without websockets' parser; return
@@ -232,11 +237,13 @@ class WebSocket(asyncio.Protocol):
         return data[end:] if end else data
 
     def eof_received(self) -> None:
+        parser_for_frames(self.protocol)
         self.protocol.receive_eof()
         self._send_data()
         # returning None closes the transport: after EOF there is nothing left to say
 
     def connection_lost(self, exc) -> None:
+        parser_for_frames(self.protocol)
         self.protocol.receive_eof()  # idempotent: the protocol is CLOSED now
         # websockets' parser is a generator holding its protocol, and after an abrupt close
         # the protocol holds the parser's exception, whose traceback holds the parser: a
@@ -403,7 +410,10 @@ class WebSocket(asyncio.Protocol):
                     self._send_data()
                     self._expect_close()
                     return
-            session.receive(message, text)
+            if session.waiting is None:  # joined: straight to it (Session.receive says the same)
+                session.on_frame(message, text)
+            else:
+                session.receive(message, text)
 
     def _pong(self, payload: bytes) -> None:
         """A pong: if it echoes a player socket's latest ping, its seat's lag is measured again."""
