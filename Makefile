@@ -33,7 +33,7 @@ ICU_BUILD := /usr/include/unicode/uspoof.h /usr/bin/pkg-config /usr/bin/g++
 # its version locked in package-lock.json with its hash), from the npm registry.
 AXE := tests/browser/node_modules/axe-core/axe.min.js
 
-.PHONY: serve lint test test-newest fuzz audit properties bench install lock
+.PHONY: serve lint test test-newest fuzz audit properties bench install lock compile uncompile
 
 # The versions the suite runs with, each checked against its hashes; the project itself
 # is installed apart, editable, which pip cannot hash-check. PyICU has no wheels: pip
@@ -88,6 +88,16 @@ $(AXE): tests/browser/package.json tests/browser/package-lock.json
 
 /usr/bin/openssl:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl
+
+# The compiled build (setup.py): mypyc compiles the answer path's modules into extension
+# modules beside their sources, which Python then imports in their place (about a minute;
+# needs a C compiler). `make uncompile` goes back to the pure package.
+compile: $(VENV)/.installed
+	BATTLEHALL_COMPILE=1 $(PY) setup.py -q build_ext --inplace
+
+uncompile:
+	find battlehall -name '*.so' -delete
+	rm -f *__mypyc*.so
 
 serve: $(VENV)/.installed
 	$(VENV)/bin/battlehall serve $(ARGS)

@@ -16,10 +16,10 @@ delivered in the order the inputs came, exactly as if each had been written alon
 the write fails, none of it is acknowledged: every input of the batch gets the write's
 refusal, and the state (ahead of Redis) is rebuilt before the next input.
 
-The core is one class in parts, one idea each: this module drives the queue and applies
-answers, timeouts and aborts; writes.py commits entries and follows their write;
-holds.py holds window answers and makes the stops' passes; presence.py marks seats away
-and back; watching.py joins and shows views. Its vocabulary is inputs.py and effects.py.
+The core is one class in parts, one idea each, each part the base of the next: holds.py
+holds window answers and makes the stops' passes; writes.py commits entries and follows
+their write; presence.py marks seats away and back; watching.py joins and shows views;
+this module drives the queue and applies answers, timeouts and aborts. Its vocabulary is inputs.py and effects.py.
 """
 
 
@@ -35,7 +35,6 @@ from battlehall.server import errors
 from battlehall.server.clock import Clock
 from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
 from battlehall.server.match.effects import Ack, Arm, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
-from battlehall.server.match.holds import Holds
 from battlehall.server.match.inputs import (
     BATCHED,
     Abandon,
@@ -62,17 +61,16 @@ from battlehall.server.match.inputs import (
     WriteFailed,
 )
 from battlehall.server.match.match_state import MatchState
-from battlehall.server.match.presence import Presence
 from battlehall.server.match.stops import Stops
 from battlehall.server.match.watching import Watching
-from battlehall.server.match.writes import Status, Writes
+from battlehall.server.match.writes import Status
 
 log = logging.getLogger("battlehall.actor")
 
 MAX_BATCH = 256  # entries in one write at most: a bound on the script's arguments
 
 
-class MatchCore(Writes, Holds, Presence, Watching):
+class MatchCore(Watching):
     """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
 
     def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0,
