@@ -108,8 +108,14 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check battlehall tests bench
 	$(VENV)/bin/mypy battlehall
 
+# COMPILED=1: the suite runs against the compiled build (`make compile` first), and
+# test-newest after it against the pure package (`make uncompile`). By default the suite
+# runs against whatever is in the tree: the pure package unless `make compile` was run.
+COMPILED ?= 0
 test: lint $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl $(AXE)
+	if [ "$(COMPILED)" = 1 ]; then $(MAKE) --no-print-directory compile; fi
 	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
+	if [ "$(COMPILED)" = 1 ] && [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory uncompile; fi
 	if [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory test-newest; fi
 
 # The suite's canary for new releases: the tests above against the newest releases that
