@@ -26,7 +26,7 @@ this module drives the queue and applies answers, timeouts and aborts. Its vocab
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, get_args
 
 from battlehall.bots import bot_answer
 from battlehall.engine.errors import BadSeat, EngineError, MatchOver
@@ -67,6 +67,8 @@ from battlehall.server.match.writes import Status
 
 log = logging.getLogger("battlehall.actor")
 
+#: Every input and outcome the core is given (inputs.py).
+KINDS = frozenset(get_args(Input) + get_args(Outcome))
 MAX_BATCH = 256  # entries in one write at most: a bound on the script's arguments
 
 
@@ -162,8 +164,12 @@ class MatchCore(Watching):
             level = "greedy"
         return level
 
-    def receive(self, event: Input | Outcome, now: int) -> list:
-        """Handle one input at `now`; the effects to perform, in order."""
+    def receive(self, event: object, now: int) -> list:
+        """Handle one input at `now`; the effects to perform, in order. Any object: one that
+        is not an input (a bug) is logged, and a compiled core (setup.py) raises no TypeError."""
+        if type(event) not in KINDS:
+            log.error("match %s: not an input of a match: %r", self.match_id, event)
+            return []
         out = self._out = []
         if type(event) is WriteDone:
             self._write_done()
