@@ -264,7 +264,10 @@ def cmd_play_local(args) -> int:
 def cmd_verify(args) -> int:
     """Check a finished match's replay: its seed against the commitment, its events against a re-run."""
     from .verify import Unreadable, load, verify
+    from .verify_event import is_event
 
+    if is_event(args.replay):  # an event's URL or saved log: its pairings, not a match's deal
+        return verify_event(args)
     try:
         replay = load(args.replay, args.token)
     except Unreadable as exc:
@@ -276,6 +279,27 @@ def cmd_verify(args) -> int:
         return 1
     print(f"verified: seed {replay['seed']} matches its commitment {replay['seed_commitment']}, "
           f"and a re-run of {len(replay['log'])} answers gives the replay's {len(replay['events'])} events")
+    return 0
+
+
+def verify_event(args) -> int:
+    """Check an event's log: its seed, every pairing recomputed, every game once, the standings."""
+    from . import verify_event as event
+
+    try:
+        log, shown, base = event.load(args.replay)
+    except event.Unreadable as exc:
+        return fail("verify", str(exc), 2)
+    problems = event.verify(log, shown, base, args.matches)
+    for problem in problems:
+        print(f"battlehall verify: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    paired = sum(1 for e in log["entries"] if e.get("k") == "paired")
+    games = sum(1 for e in log["entries"] if e.get("k") == "game")
+    print(f"verified: seed {log['seed']} matches its commitment {log['seed_commitment']}; {paired} rounds paired "
+          f"as the log and seed give them, {games} games entered once" + (", each its match's result" if
+                                                                           args.matches else ""))
     return 0
 
 
@@ -353,9 +377,13 @@ def build_parser() -> Parser:
     p.add_argument("-q", "--quiet", action="store_true", help="print only the result")
     p.set_defaults(func=cmd_play_local)
 
-    p = sub.add_parser("verify", help="check a finished match: its revealed seed and its events")
+    p = sub.add_parser("verify", help="check a finished match (its revealed seed and its events), or an "
+                                      "event (its seed and every pairing)")
     p.add_argument("replay", help="GET /matches/{id}/replay saved to a file, or its URL, or the replay "
-                                  "page's link (http://.../replay/{id})")
+                                  "page's link (http://.../replay/{id}); or an event's URL "
+                                  "(http://.../tournaments/{id}) or its saved GET /tournaments/{id}/log")
+    p.add_argument("--matches", action="store_true",
+                   help="for an event's URL: also check each game's entered places against its match's result")
     p.add_argument("--token", default=os.environ.get("BATTLEHALL_TOKEN"),
                    help="for the URL of a private match's replay: one of its tokens (a seat's or the "
                         "spectator's) or the API key; or BATTLEHALL_TOKEN")

@@ -6,8 +6,10 @@ loopback. N duel matches are created through the balancer and two bots play each
 Once play is under way the node running the most matches is SIGKILLed; the script
 reports:
 
-- `kill to all held`: until every live match of the dead node has a new owner in Redis;
-- `kill to all playing`: until each of them has had an ack since the kill (or ended);
+- `kill to all held`: until every live match of the dead node has a new owner in Redis,
+  and `re-owned` the p50, p99 and max of each match's own time to it;
+- `kill to all playing`: until each of them has had an ack since the kill (or ended),
+  and `playing` the p50, p99 and max of each match's own time to its first ack;
 - the ack gap of each bot of those matches: from its last ack before the kill to its
   first after (p50, p99, max), beside the gaps between consecutive acks of the other
   matches' bots over the same run (think time plus latency: the normal rhythm);
@@ -59,6 +61,13 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(p / 100 * len(values)))]
 
 
+def spread(values: list[float]) -> dict | None:
+    """p50, p99 and max of per-match times."""
+    if not values:
+        return None
+    return {"p50": round(statistics.median(values), 2), "p99": round(pct(values, 99), 2), "max": round(max(values), 2)}
+
+
 def owner(r: redis.Redis, match_id: str) -> str | None:
     value = r.get(key(match_id, "owner"))
     return holder(value) if value else None
@@ -89,14 +98,26 @@ async def run(args, info: dict) -> dict:
     os.kill(info["pids"][victim], signal.SIGKILL)
     killed = time.monotonic()
     live = {m for m in doomed if r.zscore("bh:live", m) is not None}
-    while any(owner(r, m) in (None, victim) for m in live if r.zscore("bh:live", m) is not None):
+    reowned: dict[str, float] = {}
+    while True:
+        now = time.monotonic() - killed
+        waiting = [m for m in live if m not in reowned and r.zscore("bh:live", m) is not None]
+        for m in waiting:
+            if owner(r, m) not in (None, victim):
+                reowned[m] = now
+        if all(m in reowned for m in waiting):
+            break
         await asyncio.sleep(0.02)
     all_held = time.monotonic() - killed
     moved = {created["match"]: g for created, g in games if created["match"] in live}
-    while any(not any(c.result for c in g) and not any(t > killed for c in g for t in c.acked.times)
+    # The dead node's last acks may be read just after it died: a match plays again at its
+    # first ack from 0.1 s after the kill.
+    while any(not any(c.result for c in g) and not any(t > killed + 0.1 for c in g for t in c.acked.times)
               for g in moved.values()):
         await asyncio.sleep(0.02)
     all_playing = time.monotonic() - killed
+    playing = [min([t for c in g for t in c.acked.times if t > killed + 0.1], default=killed + all_playing) - killed
+               for g in moved.values()]
     await asyncio.wait_for(asyncio.gather(*tasks), 600)
 
     gaps, rhythm = [], []
@@ -112,7 +133,10 @@ async def run(args, info: dict) -> dict:
     lost = doubled = acked = 0
     async with httpx.AsyncClient(timeout=30) as http:
         for created, clients in games:
-            events = (await http.get(f"{lb}/matches/{created['match']}/replay")).json()["events"]
+            # A private match's replay opens with one of its tokens: here its spectator token.
+            replay = await http.get(f"{lb}/matches/{created['match']}/replay",
+                                    headers={"Authorization": f"Bearer {created['spectator_token']}"})
+            events = replay.json()["events"]
             answered = Counter(e["data"]["id"] for e in events
                                if e["kind"] == "prompt_closed" and e["data"]["reason"] == "answered")
             doubled += sum(n - 1 for n in answered.values())
@@ -123,6 +147,7 @@ async def run(args, info: dict) -> dict:
     return {"matches": args.matches, "held": dict(held), "victim": victim, "doomed": len(doomed),
             "live_at_kill": len(live), "kill_to_all_held_s": round(all_held, 2),
             "kill_to_all_playing_s": round(all_playing, 2),
+            "reowned_s": spread(list(reowned.values())), "playing_s": spread(playing),
             "gap_s": {"n": len(gaps), "p50": round(pct(gaps, 50), 2), "p99": round(pct(gaps, 99), 2),
                       "max": round(max(gaps), 2)} if gaps else None,
             "rhythm_s": {"n": len(rhythm), "p50": round(statistics.median(rhythm), 3),

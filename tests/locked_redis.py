@@ -26,7 +26,7 @@ SYSTEM_REDIS = "/usr/bin/redis-server"  # Debian's, with TLS
 BATTLEHALL_COMMANDS = (
     "+ping +hello +auth +info +config|get +select +command +cluster|slots +cluster|info +asking "
     "+script|load +evalsha +get +set +del +exists +expire +pexpire +incr +hset +hdel +hgetall "
-    "+zadd +zrem +zrange +zscore +zremrangebyscore +zrevrange +zcard +zmscore +hget +hmget +lpush +ltrim +lrange +xadd +xrange +xrevrange +publish +subscribe +unsubscribe")
+    "+zadd +zrem +zrange +zscore +zremrangebyscore +zrevrange +zcard +zmscore +hget +hmget +lpush +ltrim +lrange +xadd +xrange +xrevrange +publish +subscribe +unsubscribe +time")
 BATTLEHALL_ACL = f"on resetchannels ~bh:* &bh:* -@all {BATTLEHALL_COMMANDS}"
 
 

@@ -18,7 +18,7 @@ from collections.abc import Collection
 from typing import Any, cast
 
 from ..engine.ruleset import Prompt
-from ..engine.spellfire import formation as fm
+from ..engine.spellfire import formation
 from ..engine.spellfire.cards import shipped
 from ..engine.spellfire.powers import SAME_WORLD_BONUS, can_use, slays
 from .base import Answer, Seen
@@ -245,21 +245,21 @@ def _realm_worth(c: dict) -> float:
             + bool(c["negates"]))
 
 
-def _exposed_after(formation: dict, slot: str) -> int:
+def _exposed_after(slots: dict, slot: str) -> int:
     """Unrazed realms left exposed once a new realm stands in `slot`."""
-    after = dict(formation)
+    after = dict(slots)
     after[slot] = {"razed": False}
-    return sum(1 for s in fm.SLOTS if after[s] is not None and not after[s]["razed"] and fm.exposed(after, s))
+    return sum(1 for s in formation.SLOTS if after[s] is not None and not after[s]["razed"] and formation.exposed(after, s))
 
 
 def _realm_slot(g: _Game, slots: list[str]) -> str:
-    formation = g.mine["formation"]
-    return min(slots, key=lambda s: (_exposed_after(formation, s), fm.SLOTS.index(s)))
+    mine = g.mine["formation"]
+    return min(slots, key=lambda s: (_exposed_after(mine, s), formation.SLOTS.index(s)))
 
 
 def _holding_slot(g: _Game, slots: list[str]) -> str:
-    formation = g.mine["formation"]
-    return min(slots, key=lambda s: (not fm.exposed(formation, s), fm.SLOTS.index(s)))
+    mine = g.mine["formation"]
+    return min(slots, key=lambda s: (not formation.exposed(mine, s), formation.SLOTS.index(s)))
 
 
 def _play_realm(g: _Game, prompt: Prompt):
@@ -426,10 +426,10 @@ def _attack_plan(g: _Game, realm_iid: str, owner: str, slot: str) -> tuple[float
     realm = g.card(ref["def"])
     holding = None if ref["holding"] is None else g.card(ref["holding"]["def"])
     defence, expected = _defence(g, owner, slot, realm, holding)
-    reach_all = fm.exposed(g.players[owner]["formation"], slot)
+    reach_all = formation.exposed(g.players[owner]["formation"], slot)
     best, pick = -WIN, None
     for iid, c, attached in _attackers(g):
-        if not fm.reaches(c, realm, reach_all):
+        if not formation.reaches(c, realm, reach_all):
             continue
         total = _fighter(g, "attacker", g.me, c, attached, realm, expected[0] if expected else None)
         total += _ground(g, "attacker", g.me, None, None, None)

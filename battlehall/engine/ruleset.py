@@ -132,7 +132,7 @@ class AbortEntry(TypedDict):
     abort: Literal[True]
     reason: NotRequired[Literal["abandoned", "judge_rewind"]]
     rewound_to: NotRequired[str]  # judge_rewind: the match that goes on from before a decision
-    judge: NotRequired[str]  # who ended it, and why: shown in the replay; the rules ignore them
+    by: NotRequired[str]  # the judge who ended it, and why: shown in the replay; the rules ignore them
     note: NotRequired[str]
 
 
@@ -158,7 +158,16 @@ class BackEntry(TypedDict):
 
 
 #: One entry of a match's log, what `apply_entry` re-runs.
-LogEntry = AnswerEntry | TimeoutEntry | AbortEntry | ResignEntry | AwayEntry | BackEntry
+class JudgeEntry(TypedDict):
+    """An operator (or a judge) acted on the match's clocks: `{"action": "pause" |
+    "resume" | "add_time", "by": name, "seat"?, "ms"?}`. Only the server's clock changes;
+    the rules just tell everyone (a `judge` event)."""
+
+    at: NotRequired[int]
+    judge: dict[str, Any]
+
+
+LogEntry = AnswerEntry | TimeoutEntry | AbortEntry | ResignEntry | AwayEntry | BackEntry | JudgeEntry
 
 Information = Literal["perfect", "hidden"]
 Moves = Literal["sequential", "simultaneous"]
@@ -607,8 +616,11 @@ def apply_entry(ruleset: Ruleset, state: State, entry: LogEntry) -> list[Event]:
     `args`), a timeout (`"timeout": true`, `prompt`), an abort (`"abort": true`, with
     `"reason": "abandoned"` when the server ended an abandoned match, `"judge_rewind"` with
     `rewound_to` when a judge took it back to before a decision), a resign
-    (`"resign": seat`), or a seat marked away (`"away": seat`) or back (`"back": seat`).
+    (`"resign": seat`), a seat marked away (`"away": seat`) or back (`"back": seat`), or a
+    judge's action on the clocks (`"judge": {...}`, a `judge` event and nothing else).
     The server, `battlehall verify` and the replay's steps all re-run a match through this."""
+    if "judge" in entry:  # the clocks' business: nothing of the rules changes
+        return [{"kind": "judge", "data": dict(cast(JudgeEntry, entry)["judge"])}]
     if "resign" in entry:
         return ruleset.resign(state, cast(ResignEntry, entry)["resign"])
     if "away" in entry:

@@ -10,6 +10,7 @@ against the model (tests/server/test_settings.py).
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -82,8 +83,20 @@ def _parse_bool(text: str) -> bool:
     raise SettingError("must be 1 or 0")
 
 
+def network_list(text: str) -> tuple[str, ...]:
+    """`BATTLEHALL_LAG_PROXIES`: IP addresses or networks (CIDR), separated by commas or spaces."""
+    names = host_list(text)
+    for name in names:
+        try:
+            ipaddress.ip_network(name, strict=False)
+        except ValueError:
+            raise SettingError(f"{name!r} is not an IP address or network") from None
+    return names
+
+
 # How the text of a variable or an option becomes a field's value, by the field's kind.
-PARSERS: dict[str, Callable[[str], Any]] = {"str": str, "int": _parse_int, "float": _parse_float, "bool": _parse_bool, "hosts": host_list}
+PARSERS: dict[str, Callable[[str], Any]] = {"str": str, "int": _parse_int, "float": _parse_float, "bool": _parse_bool,
+                                            "hosts": host_list, "networks": network_list}
 
 
 MIN_JWT_KEY_BYTES = 32  # RFC 7518 3.2: an HS256 key at least as long as its hash
@@ -144,6 +157,11 @@ class Settings:
     allowed_hosts: tuple[str, ...] = setting((), "BATTLEHALL_ALLOWED_HOSTS", "Host names answered besides "
                                              "loopback ones, comma-separated (*.example.com, *)",
                                              kind="hosts", metavar="NAMES", shown="none")
+    #: The proxies in front of the server (transport/lag.py): the kernel's round trip of a
+    #: socket from one is to the proxy, so it does not bound the lag its player is credited.
+    lag_proxies: tuple[str, ...] = setting((), "BATTLEHALL_LAG_PROXIES", "addresses or networks of the proxies "
+                                           "in front of the server, comma-separated", kind="networks",
+                                           metavar="ADDRESSES", shown="none")
     #: Answers between two snapshots of a match's state.
     snapshot_every: int = setting(25, "BATTLEHALL_SNAPSHOT_EVERY", "answers between two snapshots of a match",
                                   kind="int", minimum=1)
@@ -233,10 +251,16 @@ class Settings:
     #: create answers; by default ws://host:port.
     node_url: str | None = setting(None, "BATTLEHALL_NODE_URL", "where clients reach this node",
                                    metavar="URL", schemes=("ws://", "wss://"), shown="ws://host:port")
-    #: How long a match's lease lasts without renewal (nodes.md: the time to take over a
-    #: dead node's matches is about this plus `takeover_scan_ms`).
+    #: How long a match's lease lasts without renewal: a node cut off from Redis, or whose
+    #: event loop stalls while its heartbeat goes on, loses its matches this long after.
     lease_ms: int = setting(5000, "BATTLEHALL_LEASE_MS", "how long a node's hold on a match lasts without "
                             "renewal, in ms", kind="int", minimum=300)
+    #: How often a node beats (heartbeat.py), and how long silent before the others take
+    #: it for dead and break its leases without waiting for them to lapse (takeover.py).
+    heartbeat_ms: int = setting(200, "BATTLEHALL_HEARTBEAT_MS", "how often a node tells the others it is "
+                                "alive, in ms", kind="int", minimum=20)
+    node_death_ms: int = setting(1000, "BATTLEHALL_NODE_DEATH_MS", "how long a node's heartbeat may be silent "
+                                 "before the others take over its matches, in ms", kind="int", minimum=100)
     #: How often a node looks for live matches whose lease lapsed, and takes some.
     takeover_scan_ms: int = setting(1000, "BATTLEHALL_TAKEOVER_SCAN_MS", "how often a node looks for matches "
                                     "no node holds, in ms", kind="int", minimum=50)
@@ -298,6 +322,9 @@ class Settings:
         if settings.redis_cluster and not settings.redis_url:
             raise SettingError("--redis-cluster (BATTLEHALL_REDIS_CLUSTER) needs --redis (REDIS_URL): "
                                "the URL of a node of the cluster")
+        if settings.node_death_ms < 2 * settings.heartbeat_ms:
+            raise SettingError(f"BATTLEHALL_NODE_DEATH_MS must be at least twice BATTLEHALL_HEARTBEAT_MS "
+                               f"({2 * settings.heartbeat_ms}), not {settings.node_death_ms}: a late beat is no death")
         settings.frame_ancestors = " ".join(settings.frame_ancestors.split()) or "'none'"
         if (problem := frame_ancestors_problem(settings.frame_ancestors)) is not None:
             raise SettingError(f"BATTLEHALL_FRAME_ANCESTORS: {problem}")

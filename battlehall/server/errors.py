@@ -263,6 +263,20 @@ class RequestTimeout(WireError):
     status = 408
 
 
+class MatchPaused(WireError):
+    """The match's clocks are paused (a judge's): answers wait for the resume; or a pause
+    of a match already paused."""
+    code = "match_paused"
+    default = "the match's clocks are paused"
+    status = 409
+
+
+class NotPaused(WireError):
+    code = "not_paused"
+    default = "the match's clocks are not paused"
+    status = 409
+
+
 class MatchLive(WireError):
     """The match has not ended: no replay yet, no delete (abort it first), no rematch."""
     code = "match_live"

@@ -193,6 +193,8 @@ async def test_replay_page_steps_through_a_finished_match(server, page, shoot):
     await r.click("#back")
     await expect(main).to_have_attribute("data-step", "1")
     assert replay["log"][0]["seat"] in await r.inner_text("#step-text")
+    assert "clock" in replay["log"][0]  # what the answer spent of its clock, in words
+    assert "time used" in await r.inner_text("#step-clock") and "bank spent" in await r.inner_text("#step-clock")
     # The scrubber jumps anywhere, its range loaded as it is shown; the keyboard steps too.
     assert last - 3 >= 2 * STEPS_PER_REQUEST  # past the first range the page asked for
     await r.eval_on_selector("#scrubber", "(s, v) => { s.value = v; s.dispatchEvent(new Event('input')); }", str(last - 3))

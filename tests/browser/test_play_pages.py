@@ -116,6 +116,8 @@ async def test_a_whole_match_in_the_browser(server, page, ruleset):
         banner = await p.locator("[data-result]").inner_text()
         assert ("You won" in banner) == (seat in summary["result"]["winners"]), banner
         assert await p.locator(".log-lines li").count() > 3
+        # What its last answer spent of its clock, from that answer's ack.
+        assert "time used" in await p.locator(".clock-record").inner_text()
     await shot(alice, f"{ruleset}-player-end")
 
     # The spectator saw the whole match live, with no controls.
@@ -133,4 +135,5 @@ async def test_a_whole_match_in_the_browser(server, page, ruleset):
     step = await replay.locator("main").get_attribute("data-step")
     await replay.locator("#forward").click()
     await replay.wait_for_function("s => document.querySelector('main').dataset.step !== s", arg=step)
+    assert "lag credited" in await replay.locator("#step-clock").inner_text()  # the answer's clock record
     await shot(replay, f"{ruleset}-replay")

@@ -13,9 +13,10 @@ import redis.asyncio as aioredis
 
 from battlehall.client import Client
 from battlehall.engine.ruleset import make_result
-from battlehall.server.players import profiles as keys
 from battlehall.server.players.ratings import settle
+from battlehall.server.storage import profiles as keys
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.ratings import RatingRecords
 from battlehall.server.storage.store import key, pack
 
 API_KEY = "player-pages-key"
@@ -158,7 +159,7 @@ async def test_two_players_of_one_name_are_told_apart_by_their_tags(srv, redis_u
             entry = {"seq": seq, "last_seq": seq, "at": seq, "seat": seat, "prompt": f"p{seq}",
                      "option": "x", "args": {}, "act": seq}
             await r.xadd(key("m_twins0000000000", "log"), {"e": pack(entry), "v": pack([])}, id=f"{seq}-0")
-        assert await settle(r, "m_twins0000000000", meta, make_result("fell", [["a"], ["b"]]), 60)
+        assert await settle(RatingRecords(r), "m_twins0000000000", meta, make_result("fell", [["a"], ["b"]]), 60)
     finally:
         await r.aclose()
     shown = [f"{name}#{made['tag']}" for name, made in zip(("Twin", "\u0422win"), twins)]

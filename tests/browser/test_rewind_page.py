@@ -66,6 +66,26 @@ async def test_the_judge_page_shows_every_seat_live_and_takes_a_match_back(keyed
     await judged.wait_for_selector("main[data-status=casting]")
     await expect(judged.locator("#judge .judge-log li")).to_have_count(0)  # back at the start
     replay = httpx.get(f"{keyed_server.url}/matches/{match}/replay", headers=AUTH).json()
-    assert replay["log"][-1]["reason"] == "judge_rewind" and replay["log"][-1]["judge"] == "jo"
+    assert replay["log"][-1]["reason"] == "judge_rewind" and replay["log"][-1]["by"] == "jo"
     assert replay["log"][-1]["note"] == "a misplay the judge allowed back"
+    await sock.ws.close()
+
+
+async def test_the_judge_pauses_and_resumes_a_match_s_clocks_from_the_page(keyed_server, page):
+    created = httpx.post(f"{keyed_server.url}/matches", headers=AUTH, timeout=10,
+                         json={"ruleset": "duel", "seats": ["alice", "bob"]}).json()
+    match = created["match"]
+    judge = httpx.post(f"{keyed_server.url}/judges", headers=AUTH, json={"name": "jo"}).json()["token"]
+    judged = await page(f"{keyed_server.url}/judge/{match}#token={judge}", wait_for="main[data-status=casting]")
+    await judged.get_by_role("button", name="Pause the clocks").click()
+    await expect(judged.locator(".judge-clocks [role=status]")).to_have_text("clocks paused")
+    sock = await Raw.open(keyed_server.url, match)
+    await sock.send({"t": "hello", "token": created["tokens"]["alice"]})
+    welcome = await sock.recv()
+    assert welcome.get("paused")  # every seat is told
+    await judged.get_by_role("button", name="Resume").click()
+    await expect(judged.locator(".judge-clocks [role=status]")).to_have_text("clocks running")
+    replay_log = httpx.get(f"{keyed_server.url}/matches/{match}/log", headers=AUTH).json()["log"]
+    assert [e["judge"]["action"] for e in replay_log if "judge" in e] == ["pause", "resume"]
+    assert all(e["judge"]["by"] == "jo" for e in replay_log if "judge" in e)
     await sock.ws.close()

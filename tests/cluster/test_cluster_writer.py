@@ -11,7 +11,8 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from battlehall.server.node.audience import Audience, hash_key
+from battlehall.server.node.audience import Audience
+from battlehall.server.storage.audience import hash_key
 from battlehall.server.storage.cluster_writer import ClusterWriteBatcher
 from battlehall.server.storage.store import Store, key
 from battlehall.server.storage.writer import StoreUnavailable
@@ -220,4 +221,4 @@ async def test_spectator_counts_of_several_nodes_on_a_cluster(store):
     assert await second.tallies(["m_watched"]) == [(5, 4)]  # the first node's 2 sockets are one viewer
     await first.close()
     await second.close()
-    assert await store.redis.exists(hash_key("m_watched")) == 0
+    assert await store.client.exists(hash_key("m_watched")) == 0

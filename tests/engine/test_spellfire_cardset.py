@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from battlehall.engine.spellfire import cards as vocab
+from battlehall.engine.spellfire import cards
 from battlehall.engine.spellfire.cards import shipped
 
 CARDS = list(shipped().cards.values())
@@ -24,26 +24,26 @@ def test_at_least_150_original_cards():
     assert all(c["text"].strip() for c in CARDS)
 
 
-@pytest.mark.parametrize("power", sorted(vocab.FLAGS))
+@pytest.mark.parametrize("power", sorted(cards.FLAGS))
 def test_every_flag_power_is_documented_and_used(power):
     assert f"`{power}`" in DOC
     assert [c["id"] for c in CARDS if power in c["powers"]]
 
 
-@pytest.mark.parametrize("hook", sorted(vocab.HOOKS))
+@pytest.mark.parametrize("hook", sorted(cards.HOOKS))
 def test_every_hook_is_documented_and_used(hook):
     assert f"`{hook}`" in DOC
     assert [c["id"] for c in CARDS if c["hook"] == hook]
 
 
-@pytest.mark.parametrize("field", sorted(vocab.FIELDS))
+@pytest.mark.parametrize("field", sorted(cards.FIELDS))
 def test_every_field_is_documented_and_used(field):
     assert f"`{field}`" in DOC
     assert [c["id"] for c in CARDS if c[field] not in (None, 0, [], "")], field
 
 
-@pytest.mark.parametrize("words,field", [(vocab.TYPES, "type"), (vocab.CLASSES, "class"),
-                                         (vocab.WORLDS, "world"), (vocab.SPELL_CLASSES, "spell_class")])
+@pytest.mark.parametrize("words,field", [(cards.TYPES, "type"), (cards.CLASSES, "class"),
+                                         (cards.WORLDS, "world"), (cards.SPELL_CLASSES, "spell_class")])
 def test_every_type_class_world_and_spell_class_is_used(words, field):
     assert sorted({c[field] for c in CARDS if c[field] is not None}) == sorted(words)
     for word in words:

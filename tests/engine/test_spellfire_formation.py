@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from spellfire_kit import S, match  # noqa: F401  (pytest fixtures)
 
-from battlehall.engine.spellfire import formation as fm
+from battlehall.engine.spellfire import formation
 
 
 def pyramid(razed="", present="ABCDEF"):
-    f = fm.empty()
+    f = formation.empty()
     for s in present:
         f[s] = {"realm": f"r{s}", "razed": s in razed, "holding": None}
     return f
@@ -25,26 +25,26 @@ def pyramid(razed="", present="ABCDEF"):
 ])
 def test_exposure(razed, exposed):
     f = pyramid(razed)
-    got = "".join(s for s in fm.SLOTS if not f[s]["razed"] and fm.exposed(f, s))
+    got = "".join(s for s in formation.SLOTS if not f[s]["razed"] and formation.exposed(f, s))
     assert got == exposed
 
 
 def test_missing_realms_do_not_shield():
     f = pyramid(present="BCE")
-    assert fm.exposed(f, "B") and fm.exposed(f, "C") and not fm.exposed(f, "E")
+    assert formation.exposed(f, "B") and formation.exposed(f, "C") and not formation.exposed(f, "E")
 
 
 def test_placement_slots():
-    assert fm.placement_slots(fm.empty()) == ["A"]
-    assert fm.placement_slots(pyramid(present="AB")) == ["C"]
-    assert fm.placement_slots(pyramid(razed="B", present="AB")) == ["B", "C"]
-    assert fm.placement_slots(pyramid()) == []
-    assert fm.placement_slots(pyramid(razed="AF")) == ["A", "F"]
+    assert formation.placement_slots(formation.empty()) == ["A"]
+    assert formation.placement_slots(pyramid(present="AB")) == ["C"]
+    assert formation.placement_slots(pyramid(razed="B", present="AB")) == ["B", "C"]
+    assert formation.placement_slots(pyramid()) == []
+    assert formation.placement_slots(pyramid(razed="AF")) == ["A", "F"]
 
 
 def test_worlds_match():
-    assert fm.worlds_match("greyhawk", "greyhawk") and fm.worlds_match("add", "dark_sun")
-    assert fm.worlds_match("ravenloft", "add") and not fm.worlds_match("greyhawk", "ravenloft")
+    assert formation.worlds_match("greyhawk", "greyhawk") and formation.worlds_match("add", "dark_sun")
+    assert formation.worlds_match("ravenloft", "add") and not formation.worlds_match("greyhawk", "ravenloft")
 
 
 def test_cosmos_keeps_a_hand_champion_out_of_battle(match, S):

@@ -11,7 +11,7 @@ from spellfire_fight import ATTACK, BOB, battle, spoils_drawn
 from spellfire_kit import S, ev, match  # noqa: F401  (pytest fixtures)
 
 from battlehall.engine.errors import CardDataError
-from battlehall.engine.spellfire import cards as cards_module
+from battlehall.engine.spellfire import cards
 from battlehall.engine.spellfire.cards import Catalog, load_text, shipped
 
 
@@ -267,7 +267,7 @@ def test_card_model_aurak_emberscale_draconians(match, S, ev):
 # -- card files -------------------------------------------------------------------------------
 
 def test_every_card_file_is_loaded_in_sorted_file_order():
-    folder = resources.files(cards_module.__package__).joinpath("cards")
+    folder = resources.files(cards.__package__).joinpath("cards")
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".toml"))
     assert "outcomes.toml" in names and len(names) >= 2
     catalog = shipped()

@@ -13,8 +13,8 @@ import pytest
 from test_nodes import KEY, Cluster
 
 from battlehall.server.node.placement import BINDING_HEADER, PLACED_HEADER
-from battlehall.server.players import queue
-from battlehall.server.players.profiles import PENDING
+from battlehall.server.storage import queue
+from battlehall.server.storage.profiles import PENDING
 from battlehall.server.storage.store import key, unpack
 
 LOADED = 10  # live matches on the busy node before the creates

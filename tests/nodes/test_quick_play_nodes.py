@@ -12,7 +12,7 @@ import httpx
 import pytest
 from test_nodes import LEASE_MS, Cluster
 
-from battlehall.server.players import queue
+from battlehall.server.storage import queue
 
 
 @pytest.fixture

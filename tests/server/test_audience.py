@@ -9,7 +9,8 @@ import time
 import pytest
 
 from battlehall.server.clock import now_ms
-from battlehall.server.node.audience import FLUSH_S, READ_S, STALE_MS, Audience, hash_key, viewer_of
+from battlehall.server.node.audience import FLUSH_S, READ_S, STALE_MS, Audience, viewer_of
+from battlehall.server.storage.audience import hash_key
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from battlehall.server.storage.store import Store
 
@@ -28,9 +29,9 @@ async def test_a_count_is_written_and_removed_at_close(redis_url):
     try:
         audience.changed("m_a")
         await audience.flush()
-        assert (await store.redis.hget(hash_key("m_a"), "node-1")).split(b" ")[0] == b"2"
+        assert (await store.client.hget(hash_key("m_a"), "node-1")).split(b" ")[0] == b"2"
         await audience.close()
-        assert await store.redis.hget(hash_key("m_a"), "node-1") is None
+        assert await store.client.hget(hash_key("m_a"), "node-1") is None
     finally:
         await store.close()
 
@@ -59,7 +60,7 @@ async def test_each_node_counts_the_other_nodes_spectators(redis_url):
         await second.flush()
         assert second.count("m_two") == 3  # the first node's spectators left with it
         await second.close()
-        assert await store.redis.exists(hash_key("m_two")) == 0
+        assert await store.client.exists(hash_key("m_two")) == 0
     finally:
         await store.close()
 
@@ -89,9 +90,9 @@ async def test_viewers_are_summed_over_nodes_and_spectators_stay_counted_as_befo
             await audience.flush()
         assert await first.tallies(["m_v", "m_none"]) == [(7, 4), (4, 1)]
         assert await second.tallies(["m_v"]) == [(7, 4)]
-        fields = await store.redis.hgetall(hash_key("m_v"))
+        fields = await store.client.hgetall(hash_key("m_v"))
         assert earlier_versions_count(fields, "node-3", now_ms()) == 7
-        await store.redis.hset(hash_key("m_v"), "node-3", f"2 {now_ms()}")  # an earlier version's node
+        await store.client.hset(hash_key("m_v"), "node-3", f"2 {now_ms()}")  # an earlier version's node
         assert await first.tallies(["m_v"]) == [(9, 6)]
         await first.close()  # its viewers go with its count
         assert await second.tallies(["m_v"]) == [(5, 5)]
@@ -117,7 +118,7 @@ async def test_the_other_nodes_are_read_once_a_read_interval(redis_url):
     store = Store(redis_url)
     try:
         first, second = await two_nodes_watching(store)
-        await store.redis.hset(hash_key("m_two"), "node-3", f"4 {now_ms()}")
+        await store.client.hset(hash_key("m_two"), "node-3", f"4 {now_ms()}")
         first.dirty.add("m_two")
         await first.flush()  # a write, within READ_S of the last read: no read
         assert first.count("m_two") == 5
@@ -139,7 +140,7 @@ async def test_a_change_between_reads_does_not_put_the_next_read_off(redis_url):
         audience.changed("m_gap")  # starts the writer task: a write and a read FLUSH_S later
         await asyncio.sleep(FLUSH_S + 0.1)
         assert audience.read_at > 0
-        await store.redis.hset(hash_key("m_gap"), "node-2", f"4 {now_ms()}")
+        await store.client.hset(hash_key("m_gap"), "node-2", f"4 {now_ms()}")
         await asyncio.sleep(READ_S * 0.6)
         audience.changed("m_gap")  # flushed FLUSH_S later, between two reads
         read_due = audience.read_at
@@ -163,13 +164,13 @@ async def test_redis_away_is_tried_again_once_a_read_interval_not_in_a_loop():
     store = Store(f"redis://127.0.0.1:{port}/0")
     audience = Audience(store, "node-1", lambda m: 1)
     calls = []
-    call = audience.upkeep.call
+    call = audience.records.upkeep.call
 
     async def counted(commands):
         calls.append(time.monotonic())
         return await call(commands)
 
-    audience.upkeep.call = counted
+    audience.records.upkeep.call = counted
     try:
         audience.changed("m_away")
         await asyncio.sleep(2.5 * READ_S)

@@ -220,7 +220,9 @@ async def test_the_caster_link_is_refused_where_another_is_expected_and_the_reve
             await conn.recv()
         assert closed.value.rcvd.code == 4001
     conn = await Raw.open(cast_server.url, match)
-    assert (await conn.hello(created["caster_token"], role="judge"))["code"] == "bad_message"
+    assert (await conn.hello(created["caster_token"], role="referee"))["code"] == "bad_message"
+    conn = await Raw.open(cast_server.url, match)  # a judge's role is a role, but not this token's
+    assert (await conn.hello(created["caster_token"], role="judge"))["code"] == "wrong_role"
     # Without `role`, the token decides: a caster token is a caster, never a seat or a spectator.
     conn = await Raw.open(cast_server.url, match)
     welcome = await conn.hello(created["caster_token"])

@@ -99,3 +99,31 @@ def test_clock_data_of_older_snapshots_still_reads():
     assert c.expires_at("p1") == 1500 and c.window_opened("p1") is None
     c.close("p1", 1100)
     assert c.data["banks"]["a"] == 400
+
+
+def test_a_late_answer_is_credited_its_lateness_within_its_lag_and_the_bank_pays_the_rest():
+    c = clock(bank_ms=500)
+    c.open("p1", "a", 0)
+    assert c.record("p1", 900, lag_ms=300) == {"used_ms": 900, "lag_ms": 0, "bank_ms": 0}  # in time
+    assert c.record("p1", 1200, lag_ms=300) == {"used_ms": 1200, "lag_ms": 200, "bank_ms": 0}
+    assert c.record("p1", 1400, lag_ms=300) == {"used_ms": 1400, "lag_ms": 300, "bank_ms": 100}
+    c.close("p1", 1400, 300)
+    assert c.data["banks"]["a"] == 400 and c.data["lag"] == {"a": 300} and c.data["charged"]["a"] == 1100
+
+
+def test_the_grace_is_capped_and_bounded_by_the_quota():
+    from battlehall.server.clock import LAG_CAP_MS, LAG_QUOTA_MS
+
+    c = clock()
+    c.open("p1", "a", 0)
+    assert c.grace("p1", 10_000) == LAG_CAP_MS
+    assert c.grace("p1", 0) == 0
+    c.data["lag"]["a"] = LAG_QUOTA_MS - 50
+    assert c.grace("p1", 400) == 50 and c.lag_left("a") == 50
+
+
+def test_an_untimed_prompt_records_its_time_and_nothing_else():
+    c = clock(prompt_ms=None)
+    c.open("p1", "a", 0)
+    assert c.record("p1", 5000, lag_ms=300) == {"used_ms": 5000, "lag_ms": 0, "bank_ms": 0}
+    assert c.grace("p1", 300) == 0

@@ -48,7 +48,7 @@ def summary(match_id: str, seq: int, status: str = "live", delay: int = DELAY) -
 
 async def newest_first(store: Store, match_id: str) -> list[dict]:
     """The match's whole log as Redis holds it, newest entry first."""
-    return [unpack(fields[b"e"]) for _, fields in await store.redis.xrevrange(key(match_id, "log"), "+", "-")]
+    return [unpack(fields[b"e"]) for _, fields in await store.client.xrevrange(key(match_id, "log"), "+", "-")]
 
 
 def walked_back(entries: list[dict], shown: dict, now: int) -> dict:

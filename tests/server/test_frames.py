@@ -3,7 +3,7 @@
 import pytest
 from websockets.frames import Frame, Opcode
 
-from battlehall.server.transport.websocket import OP_BINARY, OP_TEXT, frame_header
+from battlehall.server.transport.frames import OP_BINARY, OP_TEXT, frame_header
 
 
 @pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 65535, 65536, 70000])

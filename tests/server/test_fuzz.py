@@ -476,7 +476,7 @@ async def test_fuzzed_frames_change_nothing_but_acknowledged_answers(fuzz_server
                 await seat.conn.send({"t": "act", "id": "final", "prompt": prompt["id"], "option": option["id"],
                                       "args": args})
                 ack = await seat.conn.recv_until(lambda m: m.get("t") in ("ack", "error"))
-                assert ack == {"t": "ack", "id": "final", "seq": ack["seq"]}, ack
+                assert ack == {"t": "ack", "id": "final", "seq": ack["seq"], "clock": ack["clock"]}, ack
                 assert ack["seq"] > summary["seq"]
         await again.conn.close()
 

@@ -131,7 +131,8 @@ async def test_a_bug_in_handling_a_message_answers_internal_and_keeps_the_socket
             assert msgpack.unpackb(await ws.recv())["code"] == "internal"
             await ws.send(msgpack.packb({"t": "act", "id": 1, "prompt": prompt["id"], "option": "guard"}))
             replies = [msgpack.unpackb(await ws.recv()) for _ in range(4)]
-            assert {"t": "ack", "id": 1, "seq": replies[-1]["seq"]} == replies[-1]  # the socket still plays
+            ack = replies[-1]
+            assert {"t": "ack", "id": 1, "seq": ack["seq"], "clock": ack["clock"]} == ack  # the socket still plays
 
 
 async def test_a_socket_that_cannot_take_more_gets_its_frames_once_it_can(redis_url):
@@ -163,7 +164,7 @@ async def test_a_socket_that_cannot_take_more_gets_its_frames_once_it_can(redis_
             assert [m["seq"] for m in got] == list(range(bob_welcome["seq"] + 1, bob_welcome["seq"] + 4))
             assert got[-1]["kind"] == "prompt" and got[-1]["data"]["seat"] == "bob"
             mine = [msgpack.unpackb(await asyncio.wait_for(alice.recv(), 5)) for _ in range(4)]
-            assert mine[-1] == {"t": "ack", "id": 1, "seq": got[-1]["seq"]}
+            assert mine[-1] == {"t": "ack", "id": 1, "seq": got[-1]["seq"], "clock": mine[-1]["clock"]}
 
 
 async def frames_within(client: ClientProtocol, reader, seconds: float) -> list:
@@ -188,10 +189,12 @@ async def test_the_keep_alive_pings_one_slice_of_the_sockets_per_tick(redis_url)
         assert sorted(len(s) for s in sockets.slices)[-2:] == [1, 1]
         sockets.ping(first.ping_slice)
         (alice, bob) = [await frames_within(c, reader, 0.3) for (c, reader, _) in clients]
-        assert [e.opcode.name for e in alice] == ["BINARY", "PING"]  # its welcome, then the ping
-        # bob: its welcome, and maybe already the presence of alice's socket being dropped
-        assert [e.opcode.name for e in bob][:1] == ["BINARY"] and msgpack.unpackb(bob[0].data)["t"] == "welcome"
-        assert all(msgpack.unpackb(e.data)["t"] == "presence" for e in bob[1:])
+        # Its welcome with the ping that measures a player's line (lag.py), then the keep-alive's.
+        assert [e.opcode.name for e in alice] == ["BINARY", "PING", "PING"]
+        assert len(alice[1].data) == 8 and alice[1].data != alice[2].data  # each its own random payload
+        # bob: its welcome and its measuring ping, and maybe already the presence of alice's socket being dropped
+        assert [e.opcode.name for e in bob][:2] == ["BINARY", "PING"] and msgpack.unpackb(bob[0].data)["t"] == "welcome"
+        assert all(msgpack.unpackb(e.data)["t"] == "presence" for e in bob[2:] if e.opcode.name == "BINARY")
         for ping_slice in sockets.slices:  # a whole interval's ticks: each socket once more
             sockets.ping(ping_slice)
         (alice, bob) = [await frames_within(c, reader, 0.3) for (c, reader, _) in clients]
@@ -228,9 +231,9 @@ async def test_keep_alive_drops_a_socket_that_stops_answering_and_keeps_one_that
             while chunk := await asyncio.wait_for(reader.read(65536), 5):  # until the server dropped it
                 received += chunk
             silent.receive_data(received)
-            got = silent.events_received()  # its welcome, and the ping it never answered
+            got = silent.events_received()  # its welcome, its measuring ping, and the ping it never answered
             assert msgpack.unpackb(got[0].data)["t"] == "welcome"
-            assert [e.opcode.name for e in got[1:]] == ["PING"]
+            assert [e.opcode.name for e in got[1:]] == ["PING", "PING"]
             told = msgpack.unpackb(await alive.recv())  # the other seat's socket is gone: said at once
             assert (told["t"], told["seat"], told["connected"]) == ("presence", "bob", False)
             await alive.send(msgpack.packb({"t": "ping"}))

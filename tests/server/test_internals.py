@@ -25,11 +25,11 @@ from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
 from battlehall.server.config import Settings
+from battlehall.server.transport.frames import between_frames, read_frames_only
 from battlehall.server.transport.hosts import HostCheck
 from battlehall.server.transport.http_protocol import HttpProtocol
 from battlehall.server.transport.internals import COPIED, UVICORN, WEBSOCKETS, Internal
 from battlehall.server.transport.limits import Limits
-from battlehall.server.transport.websocket import between_frames, read_frames_only
 
 
 def resolve(owner: str):

@@ -10,6 +10,7 @@ import pytest
 
 from battlehall.server.clock import now_ms
 from battlehall.server.storage.lease import NotHere
+from battlehall.server.storage.store import key
 from hub_parts import duel, hub_on, redis_server, redis_url  # noqa: F401 (fixtures)
 
 
@@ -77,3 +78,16 @@ async def test_a_recovery_without_a_scan_loads_every_live_match(redis_url):
     async with hub_on(redis_url, "n1") as after:
         assert await after.loading.recover(None) == 1
         assert list(after.actors) == ids[:1] and after.actors[ids[0]].lease is None
+
+
+async def test_a_takeover_keeps_each_match_s_abandon_countdown_from_redis(redis_url):
+    """A takeover reads the last log entries of a batch at once (no log yet here: their
+    creation is their last touch), and each match's countdown goes on from it."""
+    async with hub_on(redis_url, "gone") as gone:
+        ids = [(await gone.create(duel()))["match"] for _ in range(3)]
+    async with hub_on(redis_url, "n0", abandon_s=7200) as n0:
+        for m in ids:  # their leases lapsed
+            await n0.store.client.delete(key(m, "owner"))
+        assert await n0.loading.take(ids) == 3
+        for m in ids:
+            assert n0.actors[m].touched == (await n0.store.meta(m))["created_at"]

@@ -15,11 +15,13 @@ import redis.asyncio as aioredis
 
 from battlehall.engine.ruleset import make_result
 from battlehall.server.http.state import RENAME_BURST
-from battlehall.server.players import profiles as keys
 from battlehall.server.players.names import skeleton
 from battlehall.server.players.profiles import NameTaken, Profiles
 from battlehall.server.players.ratings import settle
+from battlehall.server.storage import profiles as keys
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.profiles import ProfileRecords
+from battlehall.server.storage.ratings import RatingRecords
 from battlehall.server.storage.store import key, pack
 from players import guest
 from servers import ServerProcess
@@ -58,7 +60,7 @@ async def forged_guest(redis_url: str, profile_id: str, name: str) -> dict:
     secret = "s" * 32
     r = aioredis.from_url(redis_url)
     try:
-        assert await Profiles(r).take_name(profile_id, name)
+        assert await Profiles(ProfileRecords(r)).take_name(profile_id, name)
         await r.hset(keys.profile_key(profile_id), mapping={
             "name": name, "secret": hashlib.sha256(secret.encode()).digest(), "kind": "guest", "created_at": 1})
     finally:
@@ -107,7 +109,7 @@ async def test_same_and_look_alike_names_are_answered_with_distinct_tags_everywh
                 await r.xadd(key(match_id, "log"), {"e": pack(entry), "v": pack([])}, id=f"{seq}-0")
             meta = {"ruleset": "demigod", "seats": ["a", "b"], "rated": True,
                     "profiles": {"a": a["profile"], "b": b["profile"]}}
-            assert await settle(r, match_id, meta, make_result("fell", [["a"], ["b"]]), 60)
+            assert await settle(RatingRecords(r), match_id, meta, make_result("fell", [["a"], ["b"]]), 60)
     finally:
         await r.aclose()
     board = httpx.get(f"{srv.url}/leaderboard/demigod", params={"limit": 100}).json()["players"]
@@ -135,13 +137,13 @@ async def test_a_name_like_another_with_the_same_tag_is_refused(srv, redis_url):
 async def test_a_new_profile_draws_another_id_when_its_tag_holds_a_look_alike(redis_url, monkeypatch):
     r = aioredis.from_url(redis_url)
     try:
-        profiles = Profiles(r)
+        profiles = Profiles(ProfileRecords(r))
         held = await forged_guest(redis_url, "p_abcd000000000001", "Carol Drawn")
         drawn = iter(["p_abcd000000000002", "p_abcd000000000003", "p_9999000000000004"])
-        monkeypatch.setattr(keys, "_new_id", lambda: next(drawn))
+        monkeypatch.setattr("battlehall.server.players.profiles._new_id", lambda: next(drawn))
         profile_id, _ = await profiles.create_guest("\u0421arol Drawn")  # a Cyrillic C
         assert profile_id == "p_9999000000000004" and profile_id != held["profile"]
-        monkeypatch.setattr(keys, "_new_id", lambda: "p_abcd000000000005")
+        monkeypatch.setattr("battlehall.server.players.profiles._new_id", lambda: "p_abcd000000000005")
         with pytest.raises(NameTaken):
             await profiles.create_guest("Carol Drawn")
         assert not await r.exists(keys.profile_key("p_abcd000000000005"))

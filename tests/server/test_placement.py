@@ -9,7 +9,7 @@ import pytest
 
 from battlehall.server.node.nodes import Placements, least_loaded
 from battlehall.server.node.placement import BindingGone
-from battlehall.server.players.profiles import PENDING
+from battlehall.server.storage.profiles import PENDING
 from hub_parts import duel, hub_on, redis_server, redis_url  # noqa: F401 (fixtures)
 
 
@@ -85,4 +85,4 @@ async def test_a_match_made_here_with_bound_seats_is_pending_settlement(redis_ur
         created = await n0.placement.create(body, duel(), bound)
         assert created["profiles"] == {"alice": "p_1"} and created["rated"] is False
         assert n0.actors[created["match"]].core.meta["profiles"] == {"alice": "p_1"}
-        assert await n0.store.redis.zscore(PENDING, created["match"]) == 0  # settled at its end (ratings.py)
+        assert await n0.store.client.zscore(PENDING, created["match"]) == 0  # settled at its end (ratings.py)

@@ -17,11 +17,13 @@ import redis.asyncio as aioredis
 
 from battlehall.client import Client
 from battlehall.engine.ruleset import make_result
-from battlehall.server.players import profiles as keys
 from battlehall.server.players.player_rating import DEFAULT_RATING, rating
 from battlehall.server.players.profiles import Profiles
 from battlehall.server.players.ratings import settle
+from battlehall.server.storage import profiles as keys
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.profiles import ProfileRecords
+from battlehall.server.storage.ratings import RatingRecords
 from locked_redis import BATTLEHALL_ACL, LockedRedis
 from players import guest, played_log
 from servers import ServerProcess, free_port
@@ -219,11 +221,11 @@ async def test_settling_one_match_twice_at_once_rates_it_once(srv, redis_url):
     try:
         for n in range(3):
             await played_log(r, f"m_race000000000{n}", ["a", "b"])
-        outcomes = await asyncio.gather(*(settle(r, "m_race0000000000", meta, result, 60) for _ in range(4)))
+        outcomes = await asyncio.gather(*(settle(RatingRecords(r), "m_race0000000000", meta, result, 60) for _ in range(4)))
         assert sorted(outcomes) == [False, False, False, True]
         # A second match of the same players, settled at the same time as a third: both count.
-        await asyncio.gather(settle(r, "m_race0000000001", meta, result, 60),
-                             settle(r, "m_race0000000002", meta, make_result("fell", [["b"], ["a"]]), 60))
+        await asyncio.gather(settle(RatingRecords(r), "m_race0000000001", meta, result, 60),
+                             settle(RatingRecords(r), "m_race0000000002", meta, make_result("fell", [["b"], ["a"]]), 60))
     finally:
         await r.aclose()
     shown = httpx.get(f"{srv.url}/profiles/{ann['profile']}").json()
@@ -239,7 +241,7 @@ async def test_the_leaderboard_is_paged_and_checks_its_query(srv, redis_url):
     r = aioredis.from_url(redis_url)
     try:
         await played_log(r, "m_pages000000000", ["a", "b"])
-        assert await settle(r, "m_pages000000000", meta, make_result("fell", [["a"], ["b"]]), 60)
+        assert await settle(RatingRecords(r), "m_pages000000000", meta, make_result("fell", [["a"], ["b"]]), 60)
     finally:
         await r.aclose()
     first = httpx.get(f"{srv.url}/leaderboard/hourglass", params={"limit": 1}).json()
@@ -370,12 +372,12 @@ async def test_quick_play_pairs_a_player_by_the_profiles_skill_in_the_ruleset(re
     """player_rating.rating: a profile's `mu` in the ruleset; a new player's without one."""
     r = aioredis.from_url(redis_url)
     try:
-        profile, _ = await Profiles(r).create_guest("Pairing Pat")
+        profile, _ = await Profiles(ProfileRecords(r)).create_guest("Pairing Pat")
         await r.hset(keys.ratings_key(profile), "duel", orjson.dumps({"mu": 31.5, "sigma": 6.0, "rating": 13.5,
                                                                       "matches": 3}))
-        assert await rating(r, profile, "duel") == 31.5
-        assert await rating(r, profile, "spellfire") == DEFAULT_RATING  # not rated in that ruleset yet
-        assert await rating(r, None, "duel") == DEFAULT_RATING
-        assert await rating(r, "not a profile id", "duel") == DEFAULT_RATING
+        assert await rating(ProfileRecords(r), profile, "duel") == 31.5
+        assert await rating(ProfileRecords(r), profile, "spellfire") == DEFAULT_RATING  # not rated in that ruleset yet
+        assert await rating(ProfileRecords(r), None, "duel") == DEFAULT_RATING
+        assert await rating(ProfileRecords(r), "not a profile id", "duel") == DEFAULT_RATING
     finally:
         await r.aclose()

@@ -11,6 +11,7 @@ import pytest
 import redis
 
 from battlehall.server.players import queue
+from battlehall.server.storage import queue as queue_keys
 from queue_client import join, wait_matched
 from servers import ServerProcess
 from wsutil import Raw
@@ -89,18 +90,18 @@ async def test_a_player_who_disconnects_while_queued_leaves_the_queue(qserver):
 async def test_a_group_left_forming_by_a_dead_node_goes_back_to_the_queue(qserver, qredis):
     """As a node that died between taking a group and making its match leaves it."""
     now = int(time.time() * 1000)
-    tickets = [queue.new_ticket() for _ in range(2)]
+    tickets = [queue_keys.new_ticket() for _ in range(2)]
     entries = []
     for ticket in tickets:
-        info = queue.info_json(1500.0, "p", now - 60_000).decode()
-        qredis.hset(queue.ticket_key(ticket), mapping={"state": "forming", "pool": "demigod:2", "joined": now - 60_000})
+        info = queue_keys.info_json(1500.0, "p", now - 60_000).decode()
+        qredis.hset(queue_keys.ticket_key(ticket), mapping={"state": "forming", "pool": "demigod:2", "joined": now - 60_000})
         entries.append([ticket, info])
-    qredis.hset(queue.FORMING, "g_dead", orjson.dumps({"pool": "demigod:2", "at": now - queue.FORMING_TIMEOUT_MS - 1000,
-                                                       "entries": entries}))
+    qredis.hset(queue_keys.FORMING, "g_dead", orjson.dumps({"pool": "demigod:2", "at": now - queue.FORMING_TIMEOUT_MS - 1000,
+                                                            "entries": entries}))
     async with httpx.AsyncClient(timeout=30) as http:
         got = [await wait_matched(http, qserver.url, t, within_s=15) for t in tickets]
     assert [g["state"] for g in got] == ["matched", "matched"] and got[0]["match"] == got[1]["match"]
-    assert not qredis.hexists(queue.FORMING, "g_dead")
+    assert not qredis.hexists(queue_keys.FORMING, "g_dead")
 
 
 @pytest.mark.parametrize("body, path", [

@@ -15,10 +15,11 @@ import redis.asyncio as aioredis
 
 from battlehall.client import Client
 from battlehall.engine.ruleset import make_result
-from battlehall.server.players import profiles as keys
 from battlehall.server.players.rating_view import PROVISIONAL_MATCHES, display
 from battlehall.server.players.ratings import MIN_OWN_ANSWERS, PAIR_LIMIT, settle
+from battlehall.server.storage import profiles as keys
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
+from battlehall.server.storage.ratings import RatingRecords
 from players import guest, own, write_log
 from queue_client import wait_matched
 from servers import ServerProcess
@@ -66,14 +67,14 @@ async def test_a_seat_that_did_not_answer_twice_itself_rates_nobody(keyless, red
             {"seat": "b", "prompt": "p5", "option": "pass", "args": {}},  # its stops passed it
             {"seat": "b", "prompt": "p6", "option": "strike", "args": {}, "bot": "greedy"},
             {"resign": "b", "act": 7}])
-        assert await settle(r, "m_short000000000", meta, result, 60)
+        assert await settle(RatingRecords(r), "m_short000000000", meta, result, 60)
         for profile in (ann["profile"], bo["profile"]):
             shown = await recent(r, profile)
             assert shown["rated"] is False and shown["unrated_reason"] == "too_short", shown
             assert await r.hget(keys.ratings_key(profile), "duel") is None
         # The same players, each with MIN_OWN_ANSWERS of their own: rated.
         await write_log(r, "m_short000000001", [own(s, n) for n in range(1, MIN_OWN_ANSWERS + 1) for s in "ab"])
-        assert await settle(r, "m_short000000001", meta, result, 60)
+        assert await settle(RatingRecords(r), "m_short000000001", meta, result, 60)
         assert (await recent(r, ann["profile"]))["rated"] is True
         assert "unrated_reason" not in await recent(r, ann["profile"])
     finally:
@@ -88,7 +89,7 @@ async def test_the_same_two_profiles_stop_moving_ratings_past_the_daily_limit(ke
         for n in range(PAIR_LIMIT + 1):
             match_id = f"m_farm{n:012d}"
             await write_log(r, match_id, played)
-            assert await settle(r, match_id, meta_of({"a": cy["profile"], "b": di["profile"]}),
+            assert await settle(RatingRecords(r), match_id, meta_of({"a": cy["profile"], "b": di["profile"]}),
                                 make_result("fell", [["a"], ["b"]]), 60)
             shown = await recent(r, cy["profile"])
             if n < PAIR_LIMIT:
@@ -99,12 +100,12 @@ async def test_the_same_two_profiles_stop_moving_ratings_past_the_daily_limit(ke
         assert orjson.loads(moved)["matches"] == PAIR_LIMIT
         # Another opponent is another pair: rated.
         await write_log(r, "m_fair000000000", played)
-        assert await settle(r, "m_fair000000000", meta_of({"a": cy["profile"], "b": ed["profile"]}),
+        assert await settle(RatingRecords(r), "m_fair000000000", meta_of({"a": cy["profile"], "b": ed["profile"]}),
                             make_result("fell", [["a"], ["b"]]), 60)
         assert (await recent(r, ed["profile"]))["rated"] is True
         # A match the operator made (an event's best of five, say) is not limited.
         await write_log(r, "m_oper000000000", played)
-        assert await settle(r, "m_oper000000000", meta_of({"a": cy["profile"], "b": di["profile"]}, "operator"),
+        assert await settle(RatingRecords(r), "m_oper000000000", meta_of({"a": cy["profile"], "b": di["profile"]}, "operator"),
                             make_result("fell", [["b"], ["a"]]), 60)
         assert (await recent(r, di["profile"]))["rated"] is True
         assert 0 < await r.ttl(keys.met_key("duel", *sorted([cy["profile"], di["profile"]]))) <= 86_400
@@ -199,7 +200,7 @@ async def test_a_new_players_readable_rating_is_provisional_and_never_negative_t
             winner = guest(keyless, f"Wi Wins {n}")
             match_id = f"m_lose{n:012d}"
             await write_log(r, match_id, played)
-            assert await settle(r, match_id, meta_of({"a": winner["profile"], "b": loser["profile"]}),
+            assert await settle(RatingRecords(r), match_id, meta_of({"a": winner["profile"], "b": loser["profile"]}),
                                 make_result("fell", [["a"], ["b"]]), 60)
             shown = httpx.get(f"{keyless.url}/profiles/{loser['profile']}").json()
             rating = shown["ratings"]["duel"]

@@ -79,7 +79,7 @@ async def test_a_rewind_goes_on_as_a_new_match_from_before_the_decision(keyed):
         assert ended["data"]["reason"] == "judge_rewind" and ended["data"]["rewound_to"] == new["match"]
     old_replay = replay(keyed, old)
     assert old_replay["log"][-1] == {**old_replay["log"][-1], "abort": True, "reason": "judge_rewind",
-                                     "rewound_to": new["match"], "judge": "jo", "note": "misclick"}
+                                     "rewound_to": new["match"], "by": "jo", "note": "misclick"}
     assert verify(old_replay) == []  # the judge's entry re-runs like any other
 
     # The same tokens play the new match, which stands where the old one stood before entry 3.

@@ -76,7 +76,9 @@ KEYED = {("POST", "/matches"), ("GET", "/metrics")}
 OPERATOR = {("DELETE", "/matches/{match_id}"), ("POST", "/matches/{match_id}/abort"),
             ("GET", "/operator/matches"), ("POST", "/drain"),
             # a judge's token opens these too (judge_routes.py); without one, the key
-            ("POST", "/judges"), ("POST", "/matches/{match_id}/rewind"), ("GET", "/matches/{match_id}/log")}
+            ("POST", "/judges"), ("POST", "/matches/{match_id}/rewind"), ("GET", "/matches/{match_id}/log"),
+            ("POST", "/matches/{match_id}/pause"), ("POST", "/matches/{match_id}/resume"),
+            ("POST", "/matches/{match_id}/time")}
 
 
 def test_with_an_api_key_exactly_the_keyed_routes_ask_for_it(tmp_path):

@@ -72,6 +72,14 @@ def test_the_former_node_variable_is_still_read_after_the_new_one():
     assert Settings.load({"BATTLEHALL_NODE": "old", "BATTLEHALL_NODE_ID": "new"}).node_id == "new"
 
 
+def test_a_node_is_not_taken_for_dead_within_two_of_its_beats():
+    with pytest.raises(SettingError, match="^BATTLEHALL_NODE_DEATH_MS must be at least twice BATTLEHALL_HEARTBEAT_MS "
+                                           r"\(600\), not 500: a late beat is no death$"):
+        Settings.load({"BATTLEHALL_HEARTBEAT_MS": "300", "BATTLEHALL_NODE_DEATH_MS": "500"})
+    settings = Settings.load({"BATTLEHALL_HEARTBEAT_MS": "250", "BATTLEHALL_NODE_DEATH_MS": "800"})
+    assert (settings.heartbeat_ms, settings.node_death_ms) == (250, 800)
+
+
 def test_an_option_overrides_its_variable_before_anything_is_checked():
     # The variable alone is refused; the option given instead is what counts.
     with pytest.raises(SettingError, match="^BATTLEHALL_LEASE_MS must be at least 300, not 100$"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..errors import SetupError
 from ..rng import seed_state
 from ..ruleset import State, base_state
-from . import cards as data
+from . import cards
 from .rules import BANDITS, cubes_for, sides_in
 
 SETUP_FIELDS = ("attributes", "cards", "hands", "discards", "bandit_deck", "battles",
@@ -35,7 +35,7 @@ def default_battles(seats: list[str], options: dict) -> list[dict]:
 
 
 def build(seats: list[str], seed: int, options: dict, setup) -> State:
-    catalog = data.shipped()
+    catalog = cards.shipped()
     check_options(options, catalog)
     for i, seat in enumerate(seats):
         if seat == BANDITS:
@@ -50,7 +50,7 @@ def build(seats: list[str], seed: int, options: dict, setup) -> State:
     sides = list(seats) + [BANDITS]
     kinds = dict(catalog["cards"])
     for i, table in enumerate(_list(setup, "cards", [])):
-        kind = data.card(table, f"setup.cards[{i}]")
+        kind = cards.card(table, f"setup.cards[{i}]")
         kinds[table["id"]] = kind
     attrs = {}
     given = _dict(setup, "attributes", {})
@@ -59,7 +59,7 @@ def build(seats: list[str], seed: int, options: dict, setup) -> State:
             raise SetupError(f"setup.attributes.{key}", "is not a seat of this match nor \"bandits\"")
     for side in sides:
         base = catalog["attributes"]["bandits" if side == BANDITS else "player"]
-        attrs[side] = data.attributes(given.get(side, {}), f"setup.attributes.{side}", base)
+        attrs[side] = cards.attributes(given.get(side, {}), f"setup.attributes.{side}", base)
 
     state = base_state(seats)
     state.update(rng=seed_state(seed), kinds=kinds, attributes=attrs, limit=options["battle_turn_limit"],
@@ -127,8 +127,8 @@ def _count_or_wounds(value, path: str, health: int) -> list[int]:
     if isinstance(value, list):
         if len(value) > 8:
             raise SetupError(path, "at most 8 Knights")
-        return [data.integer(w, f"{path}[{i}]", 0, health - 1) for i, w in enumerate(value)]
-    return [0] * data.integer(value, path, 0, 8)
+        return [cards.integer(w, f"{path}[{i}]", 0, health - 1) for i, w in enumerate(value)]
+    return [0] * cards.integer(value, path, 0, 8)
 
 
 def _battles(state: State, battles, seats: list[str]) -> list:
@@ -143,7 +143,7 @@ def _battles(state: State, battles, seats: list[str]) -> list:
             if key not in BATTLE_FIELDS:
                 raise SetupError(f"{path}.{key}", f"unknown field; the fields are {', '.join(BATTLE_FIELDS)}")
         tile = raw.get("tile")
-        if not isinstance(tile, str) or not data.ID.match(tile) or tile in tiles:
+        if not isinstance(tile, str) or not cards.ID.match(tile) or tile in tiles:
             raise SetupError(f"{path}.tile", "must be a unique name of lowercase letters, digits, - or _")
         tiles.append(tile)
         knights = []
@@ -198,8 +198,8 @@ def _position(state: State, setup: dict) -> None:
                 cubes = {s: cubes_for(state["attributes"][s]["delay2"]) if part == "top" else 0 for s in sides}
             if not isinstance(cubes, dict) or sorted(cubes) != sorted(sides):
                 raise SetupError(f"{path}.{part}", f"must give the cubes of each of {', '.join(sides)}")
-            battle[part] = {s: data.integer(cubes[s], f"{path}.{part}.{s}", 0, 99) for s in sides}
-        battle["turns"] = data.integer(raw.get("turns", 0), f"{path}.turns", 0, state["limit"])
+            battle[part] = {s: cards.integer(cubes[s], f"{path}.{part}.{s}", 0, 99) for s in sides}
+        battle["turns"] = cards.integer(raw.get("turns", 0), f"{path}.turns", 0, state["limit"])
         battle["started"] = True
         state["current"] = current
         state["phase"] = "turn_start"

@@ -25,10 +25,9 @@ later in the round, never of a card that already used its power.
 
 from __future__ import annotations
 
-from . import zones
+from . import battle_state, zones
+from .battle_state import OTHER, SIDES, Battle, Effects
 
-SIDES = ("attacker", "defender")
-OTHER = {"attacker": "defender", "defender": "attacker"}
 SUPPORT_ROWS = (("a", "artifact"), ("b", "ally"), ("c", "magical_item"), ("d", "blood_ability"),
                 ("e", "thief_skill"), ("f", "unarmed_combat"), ("g", "psionic_power"), ("h", "spell"))
 
@@ -49,7 +48,7 @@ ROW = {(side, kind): i for i, (_, side, kind) in enumerate(ORDER)}
 LABEL = {(side, kind): ORDER[i][0] for (side, kind), i in ROW.items()}
 
 
-def row_of(state: dict, battle: dict, side: str | None, iid: str) -> int:
+def row_of(state: dict, battle: Battle, side: str | None, iid: str) -> int:
     """The row a card activates in when it is in the round from step D on."""
     c = zones.card(state, iid)
     if iid in battle.get("before_battle", ()):
@@ -62,7 +61,7 @@ def row_of(state: dict, battle: dict, side: str | None, iid: str) -> int:
     return ROW[(side, kind)]
 
 
-def participants(state: dict, battle: dict) -> list[tuple[str | None, str]]:
+def participants(state: dict, battle: Battle) -> list[tuple[str | None, str]]:
     """(side the card acts for, or None for both; instance) of every card in the round,
     events with a bonus included (they count until the round ends, but have no row)."""
     out: list[tuple[str | None, str]] = []
@@ -71,16 +70,17 @@ def participants(state: dict, battle: dict) -> list[tuple[str | None, str]]:
         out.append((None, rule["card"]))
     dungeons = state.get("dungeons", {})
     for side in SIDES:
-        if battle[side] in dungeons:
-            out.append((side, dungeons[battle[side]]))
-    slot = state["players"][battle["defender"]]["formation"][battle["slot"]]
+        seat = battle_state.seat_of(battle, side)
+        if seat in dungeons:
+            out.append((side, dungeons[seat]))
+    slot = battle_state.realm_slot(state, battle)
     defender_side = battle["sides"]["defender"]
     if defender_side is None or defender_side["champion"] != slot["realm"]:
         out.append(("defender", slot["realm"]))  # a realm defending itself is its side's champion
     if slot["holding"] is not None:
         out.append(("defender", slot["holding"]))
     for side in SIDES:  # "unless the card specifies otherwise": powers that work in every battle
-        formation = state["players"][battle[side]]["formation"]
+        formation = state["players"][battle_state.seat_of(battle, side)]["formation"]
         for s in sorted(formation):
             other = formation[s]
             if other is None or other["razed"] or (side == "defender" and s == battle["slot"]):
@@ -96,7 +96,7 @@ def participants(state: dict, battle: dict) -> list[tuple[str | None, str]]:
     return out
 
 
-def sequence(state: dict, battle: dict) -> list[tuple[str, str | None, str]]:
+def sequence(state: dict, battle: Battle) -> list[tuple[str, str | None, str]]:
     """(label, side, instance) for every card of the round, in activation order."""
     keyed = []
     for side, iid in participants(state, battle):
@@ -111,7 +111,7 @@ def sequence(state: dict, battle: dict) -> list[tuple[str, str | None, str]]:
 
 # -- the order in which cards came into the round ----------------------------------------
 
-def enter(battle: dict, iids: list[str]) -> None:
+def enter(battle: Battle, iids: list[str]) -> None:
     """Cards that come into the round together (a champion with its attachments, or one
     card played): one moment, after every earlier one."""
     entered = battle.setdefault("entered", {})
@@ -120,12 +120,12 @@ def enter(battle: dict, iids: list[str]) -> None:
         entered[iid] = moment
 
 
-def entered_at(battle: dict, iid: str) -> int:
+def entered_at(battle: Battle, iid: str) -> int:
     """The moment a card came into the round; 0 for the cards in play before the battle."""
     return battle.get("entered", {}).get(iid, 0)
 
 
-def owner(state: dict, battle: dict, side: str | None, iid: str) -> str:
+def owner(state: dict, battle: Battle, side: str | None, iid: str) -> str:
     """The seat a card in the round belongs to."""
     rule = state.get("rule")
     if rule is not None and rule["card"] == iid:
@@ -139,10 +139,11 @@ def owner(state: dict, battle: dict, side: str | None, iid: str) -> str:
             for slot in state["players"][seat]["formation"].values():
                 if slot is not None and iid in (slot["realm"], slot["holding"]):
                     return seat
-    return battle["owners"].get(iid, battle[side])
+    assert side is not None  # a card of both sides is the rule card, found above
+    return battle["owners"].get(iid, battle_state.seat_of(battle, side))
 
 
-def where(state: dict, battle: dict, side: str | None, iid: str) -> dict:
+def where(state: dict, battle: Battle, side: str | None, iid: str) -> dict:
     """The fields naming a card of the round (zones.about): the rule card and the dungeons
     are in their own zones, realms and holdings in a formation slot, the other cards in
     the battle."""
@@ -160,18 +161,18 @@ def where(state: dict, battle: dict, side: str | None, iid: str) -> dict:
 
 # -- what a negation has done this round ---------------------------------------------------
 
-def effects(battle: dict) -> dict:
+def effects(battle: Battle) -> Effects:
     """The round's negations: {"round", "negated": [[side, kind], ...], "cancelled": [card, ...]},
     started afresh for each round."""
-    e = battle.get("effects")
-    if e is None or e["round"] != battle["round"]:
-        e = battle["effects"] = {"round": battle["round"], "negated": [], "cancelled": [], "activated": []}
-    return e
+    negations = battle.get("effects")
+    if negations is None or negations["round"] != battle["round"]:
+        negations = battle["effects"] = {"round": battle["round"], "negated": [], "cancelled": [], "activated": []}
+    return negations
 
 
-def cancelled(battle: dict, iid: str) -> bool:
-    e = battle.get("effects")
-    return e is not None and e["round"] == battle["round"] and iid in e["cancelled"]
+def cancelled(battle: Battle, iid: str) -> bool:
+    negations = battle.get("effects")
+    return negations is not None and negations["round"] == battle["round"] and iid in negations["cancelled"]
 
 
 def negation_targets(side: str | None, c: dict) -> tuple[str, ...]:
@@ -182,7 +183,7 @@ def negation_targets(side: str | None, c: dict) -> tuple[str, ...]:
     return (OTHER[side],)
 
 
-def kind_of(battle: dict, side: str, iid: str, c: dict) -> str:
+def kind_of(battle: Battle, side: str, iid: str, c: dict) -> str:
     s = battle["sides"][side]
     return "champion" if s is not None and s["champion"] == iid else c["type"]
 

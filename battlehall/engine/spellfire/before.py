@@ -15,11 +15,10 @@ nothing about a hand.
 
 from __future__ import annotations
 
-from . import activation, powers, zones
+from . import activation, battle_state, powers, zones
+from .battle_state import OTHER
 from .prompts import ask
 from .prompts import option as _option
-
-OTHER = activation.OTHER
 
 
 def in_match(state: dict) -> bool:
@@ -33,21 +32,20 @@ def _before_battle(definition: dict) -> bool:
 def open_step(state: dict) -> bool:
     """Start the step for a round whose champions are both chosen; False if the match has
     no such cards (the round goes straight to step D)."""
-    b = state["battle"]
-    b["before_battle"] = []
+    battle = battle_state.current(state)
+    battle["before_battle"] = []
     if not in_match(state):
         return False
-    b["before_passes"] = 0  # passes in a row: two end the step
+    battle["before_passes"] = 0  # passes in a row: two end the step
     prompt(state, "attacker")
     return True
 
 
 def playable(state: dict, side: str, iid: str) -> bool:
-    b = state["battle"]
     c = zones.card(state, iid)
     if "before_battle" not in c["powers"]:
         return False
-    s = b["sides"][side]
+    s = battle_state.side(battle_state.current(state), side)
     if not powers.can_use(zones.card(state, s["champion"]), c):
         return False
     if c["type"] == "artifact":
@@ -56,39 +54,39 @@ def playable(state: dict, side: str, iid: str) -> bool:
 
 
 def prompt(state: dict, side: str) -> None:
-    b = state["battle"]
-    b["step"] = "before_battle"
-    seat = b["sides"][side]["seat"]
+    battle = battle_state.current(state)
+    battle["step"] = "before_battle"
+    seat = battle_state.side(battle, side)["seat"]
     options = [_option(iid, f"Play {zones.name(state, iid)} before the battle", zones.about(state, iid, seat, "hand"))
                for iid in state["players"][seat]["hand"] if playable(state, side, iid)]
     options.append(_option("done", "Play nothing more before the battle now (pass)"))
-    mine, theirs = (zones.name(state, b["sides"][t]["champion"]) for t in (side, OTHER[side]))
+    mine, theirs = (zones.name(state, battle_state.champion(battle, t)) for t in (side, OTHER[side]))
     ask(state, seat, "before_battle",
-        f"Before the battle for {zones.name(state, b['realm'])}, your {mine} ({side}) against {theirs}: "
+        f"Before the battle for {zones.name(state, battle['realm'])}, your {mine} ({side}) against {theirs}: "
         "play a card that is played before battle, or pass", options, "done")
 
 
 def answer(state: dict, seat: str, option: str, events: list) -> bool:
     """True when both sides have passed one after the other (step D follows)."""
-    b = state["battle"]
-    side = "attacker" if seat == b["attacker"] else "defender"
+    battle = battle_state.current(state)
+    side = battle_state.side_of(battle, seat)
     if option == "done":
-        b["before_passes"] = b.get("before_passes", 0) + 1
-        if b["before_passes"] >= 2:
-            del b["before_passes"]
+        battle["before_passes"] = battle.get("before_passes", 0) + 1
+        if battle["before_passes"] >= 2:
+            del battle["before_passes"]
             return True
         prompt(state, OTHER[side])
         return False
-    b["before_passes"] = 0
-    s = b["sides"][side]
+    battle["before_passes"] = 0
+    s = battle_state.side(battle, side)
     state["players"][seat]["hand"].remove(option)
     kind = zones.card(state, option)["type"]
     (s["attached"] if kind in ("magical_item", "artifact") else s["played"]).append(option)
-    b["before_battle"].append(option)
-    activation.enter(b, [option])
+    battle["before_battle"].append(option)
+    activation.enter(battle, [option])
     events.append({"kind": "card_played", "data": {"seat": seat, "side": side,
                                                    **zones.about(state, option, seat, "battle"), "from": "hand",
                                                    "before_battle": True, "effects": [], "outcome": None,
-                                                   "totals": powers.totals(state, b)}})
+                                                   "totals": powers.totals(state, battle)}})
     prompt(state, OTHER[side])
     return False

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -78,10 +79,11 @@ HOOKS: dict[str, tuple[str, ...]] = {
     "lure": ("event",),             # discards the opposing champion if it is a monster
 }
 # Numeric and word fields: (types it may appear on, check) — check returns an error or None.
+Check = Callable[[Any], "str | None"]
 
 
-def _int(lo: int, hi: int):
-    def check(v):
+def _int(lo: int, hi: int) -> Check:
+    def check(v: Any) -> str | None:
         if not isinstance(v, int) or isinstance(v, bool):
             return f"must be an integer, not {type(v).__name__}"
         if not lo <= v <= hi:
@@ -90,15 +92,15 @@ def _int(lo: int, hi: int):
     return check
 
 
-def _word(words):
-    def check(v):
+def _word(words: tuple[str, ...]) -> Check:
+    def check(v: Any) -> str | None:
         if v not in words:
             return f"must be one of {', '.join(words)}, not {v!r}"
         return None
     return check
 
 
-def _text(v):
+def _text(v: Any) -> str | None:
     if not isinstance(v, str) or not v.strip():
         return "must be a non-empty string"
     return None
@@ -107,14 +109,14 @@ def _text(v):
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
-def _id(v):
+def _id(v: Any) -> str | None:
     if not isinstance(v, str) or not _ID.match(v):
         return "must be lowercase letters, digits, '-' or '_' (at most 64), starting with a letter or digit"
     return None
 
 
 ALL = TYPES
-FIELDS: dict[str, tuple[tuple[str, ...], Any]] = {
+FIELDS: dict[str, tuple[tuple[str, ...], Check | None]] = {  # None: checked by its own function
     "id": (ALL, _id),
     "name": (ALL, _text),
     "type": (ALL, _word(TYPES)),
@@ -164,7 +166,9 @@ def parse_card(table: Any) -> dict:
     for key in ("id", "name", "type"):
         if key not in table:
             raise FieldError(key, f"missing field {key!r}")
-        problem = FIELDS[key][1](table[key])
+        check = FIELDS[key][1]
+        assert check is not None  # id, name and type have checks
+        problem = check(table[key])
         if problem:
             raise FieldError(key, f"{key} {problem}")
     kind = table["type"]
@@ -199,6 +203,7 @@ def parse_card(table: Any) -> dict:
                 raise FieldError(key, f"hook {value!r} does not apply to a {kind}")
             card["hook"] = value
         else:
+            assert check is not None  # only the fields above are checked by their own function
             problem = check(value)
             if problem:
                 raise FieldError(key, f"{key} {problem}")

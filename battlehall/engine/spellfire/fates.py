@@ -17,14 +17,14 @@ in its slot whatever its fate, and only the cards it used are discarded.
 
 from __future__ import annotations
 
-from . import powers, zones
+from . import battle_state, powers, zones
+from .battle_state import SIDES, Side
 from .cards import DESTINATIONS
 
-SIDES = ("attacker", "defender")
 LOST = ("discard",) + tuple(DESTINATIONS.values())  # fates that take a champion out of play
 
 
-def side_cards(s: dict) -> list[str]:
+def side_cards(s: Side) -> list[str]:
     return [s["champion"]] + s["attached"] + s["played"]
 
 
@@ -47,13 +47,13 @@ def close_round(state: dict, fates: dict, events: list) -> dict:
     cards played for it are discarded (those of a lost champion with it). Returns what
     the after-combat step needs: the final fates, the champions and the after-combat
     cards, by side."""
-    b = state["battle"]
+    battle = battle_state.current(state)
     out: dict = {"fates": {}, "champions": {}, "after": []}
     for side in SIDES:
-        s = b["sides"][side]
+        s = battle["sides"][side]
         if s is None:
             continue
-        b["sides"][side] = None
+        battle["sides"][side] = None
         seat, cards = s["seat"], side_cards(s)
         fate = fates[side]
         if fate != "pool" and has_power(state, cards, "return_to_pool"):
@@ -81,7 +81,7 @@ def close_round(state: dict, fates: dict, events: list) -> dict:
 def discard_owned(state: dict, seat: str, iids: list[str], reason: str, events: list) -> None:
     """Discard a side's cards, each to its owner's pile: the side's seat, or the seat
     outside the battle that played it for that side."""
-    owners = state["battle"]["owners"]
+    owners = battle_state.current(state)["owners"]
     piles: dict[str, list[str]] = {seat: []}
     for iid in iids:
         piles.setdefault(owners.pop(iid, seat), []).append(iid)

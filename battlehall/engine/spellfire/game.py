@@ -31,11 +31,9 @@ from ..ruleset import (
     integer_option,
     list_option,
 )
-from . import battle, spoils, turn
-from . import setup as su
+from . import battle, spoils, turn, view
 from .cards import shipped
-from .view import secrets as _secrets
-from .view import view as _view
+from .setup import default_start, explicit_start  # the module's name is new_state's parameter
 
 # The default deck of each seat, in seat order (cards/starter.toml).
 DEFAULT_DECKS = ("embers", "shadows", "tides", "sands", "crowns", "barrows")
@@ -94,9 +92,9 @@ class Spellfire(Ruleset):
                      custom_cards={}, players={}, turn=None, battle=None, spoils=None, rule=None, dungeons={})
         events: list[Event] = []
         if setup is None:
-            su.default_start(state, decks, events)
+            default_start(state, decks, events)
         else:
-            su.explicit_start(state, setup, events)
+            explicit_start(state, setup, events)
         return state, events
 
     def apply(self, state: State, prompt: Prompt, option: str, args: dict) -> list[Event]:
@@ -143,14 +141,14 @@ class Spellfire(Ruleset):
         return events
 
     def view(self, state: State, viewer: str | None) -> dict:
-        return _view(state, viewer)
+        return view.view(state, viewer)  # the module view.py: a method is not in scope in its own body
 
     def definitions(self, state: State) -> dict:
         # Up to a megabyte of inline cards: in every view, they made each `view` answer that large.
         return {"custom_cards": list(state["custom_cards"].values())}
 
     def secrets(self, state: State, viewer: str | None) -> list:
-        return _secrets(state, viewer)
+        return view.secrets(state, viewer)
 
     def card_sets(self) -> list[dict]:
         catalog = shipped()

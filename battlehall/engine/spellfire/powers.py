@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import activation, formation, zones
+from . import activation, battle_state, formation, zones
+from .battle_state import OTHER, SIDES, Battle, Side
 from .cards import CLASS_USES, SPELL_USES
 from .prompts import option as _option
 
-OTHER = {"attacker": "defender", "defender": "attacker"}
 SAME_WORLD_BONUS = 3
 
 
@@ -40,7 +40,7 @@ def slays(c: dict, target: dict) -> bool:
     return s is not None and (target["class"] == s or (s == "undead" and "undead" in target["powers"]))
 
 
-def card_bonus(state: dict, battle: dict, side: str, c: dict) -> int:
+def card_bonus(state: dict, battle: Battle, side: str, c: dict) -> int:
     """What one card adds to its side's total."""
     value = c["bonus"] + (c["attack_bonus"] if side == "attacker" else c["defend_bonus"])
     if c["hook"] in BONUS_HOOKS:
@@ -53,7 +53,7 @@ def level_of(c: dict) -> int:
     return c["level"] if c["type"] == "champion" else c["defends_as"]
 
 
-def total(state: dict, battle: dict, side: str) -> int:
+def total(state: dict, battle: Battle, side: str) -> int:
     """A side's adjusted level: its champion's level, plus what each card in the round
     adds to it (activation.participants: the rule card, dungeons, the realm and holding
     for the defender, the champion's power, attachments, cards played, allies called
@@ -75,16 +75,16 @@ def total(state: dict, battle: dict, side: str) -> int:
     return value
 
 
-def totals(state: dict, battle: dict) -> dict:
+def totals(state: dict, battle: Battle) -> dict:
     return {"attacker": total(state, battle, "attacker"), "defender": total(state, battle, "defender")}
 
 
-def loser(state: dict, battle: dict) -> str:
+def loser(state: dict, battle: Battle) -> str:
     """The side that is behind; ties go to the defender (spellfire-1 E)."""
     return "attacker" if total(state, battle, "attacker") <= total(state, battle, "defender") else "defender"
 
 
-def activate_round(state: dict, battle: dict, events: list) -> tuple[str, str] | None:
+def activate_round(state: dict, battle: Battle, events: list) -> tuple[str, str] | None:
     """Step D: every card of the round activates in the order of spellfire-2, one
     ``activated`` event each; a card that slays the opposing champion ends the sequence
     there (the attacker's power comes first). Returns (the slain side, the card that slew
@@ -104,19 +104,19 @@ def activate_round(state: dict, battle: dict, events: list) -> tuple[str, str] |
     return slain
 
 
-def activate(state: dict, battle: dict, label: str, side: str | None, iid: str) -> dict:
+def activate(state: dict, battle: Battle, label: str, side: str | None, iid: str) -> dict:
     """Step D for one card: what it adds to each side, what it negates, whether it slays
     the opposing champion. A card whose power was cancelled before its turn does nothing."""
     c = zones.card(state, iid)
-    e = activation.effects(battle)
+    negations = activation.effects(battle)
     entry = {**activation.where(state, battle, side, iid), "seat": activation.owner(state, battle, side, iid), "side": side,
              "step": label, "effects": []}
     is_champion = side is not None and activation.kind_of(battle, side, iid, c) == "champion"
-    if iid in e["cancelled"]:  # a champion's level is no power: it still counts
+    if iid in negations["cancelled"]:  # a champion's level is no power: it still counts
         entry.update(bonus=level_of(c) if is_champion else 0, adds={"attacker": 0, "defender": 0}, cancelled=True)
         return entry
-    e["activated"].append(iid)
-    adds = {t: (card_bonus(state, battle, t, c) if side in (None, t) else 0) for t in activation.SIDES}
+    negations["activated"].append(iid)
+    adds = {t: (card_bonus(state, battle, t, c) if side in (None, t) else 0) for t in SIDES}
     entry["adds"] = adds
     entry["bonus"] = (adds[side] + (level_of(c) if is_champion else 0)) if side is not None else 0
     _negate(state, battle, side, c, entry)
@@ -129,32 +129,32 @@ def activate(state: dict, battle: dict, label: str, side: str | None, iid: str) 
     return entry
 
 
-def _negate(state: dict, battle: dict, side: str | None, c: dict, entry: dict) -> None:
+def _negate(state: dict, battle: Battle, side: str | None, c: dict, entry: dict) -> None:
     """Record what `c` negates, and cancel the cards it reaches that have not activated yet."""
     if not c["negates"]:
         return
-    e = activation.effects(battle)
+    negations = activation.effects(battle)
     reached = [[t, kind] for t in activation.negation_targets(side, c) for kind in c["negates"]]
-    e["negated"] += [r for r in reached if r not in e["negated"]]
+    negations["negated"] += [r for r in reached if r not in negations["negated"]]
     hit = []
     for card_side, iid in activation.participants(state, battle):
-        if card_side is None or iid in e["activated"] or iid in e["cancelled"]:
+        if card_side is None or iid in negations["activated"] or iid in negations["cancelled"]:
             continue
-        if [card_side, activation.kind_of(battle, card_side, iid, zones.card(state, iid))] in e["negated"]:
-            e["cancelled"].append(iid)
+        if [card_side, activation.kind_of(battle, card_side, iid, zones.card(state, iid))] in negations["negated"]:
+            negations["cancelled"].append(iid)
             hit.append(iid)
-    for s in activation.SIDES:  # allies called in by a champion's power
-        side_ = battle["sides"][s]
-        for iid in (side_ or {}).get("brought", ()):
-            if [s, "ally"] in e["negated"] and iid not in e["activated"] and iid not in e["cancelled"]:
-                e["cancelled"].append(iid)
+    for s in SIDES:  # allies called in by a champion's power
+        fighting = battle["sides"][s]
+        for iid in fighting.get("brought", ()) if fighting is not None else ():
+            if [s, "ally"] in negations["negated"] and iid not in negations["activated"] and iid not in negations["cancelled"]:
+                negations["cancelled"].append(iid)
                 hit.append(iid)
     entry["effects"].append("negates")
     entry["negates"] = reached
     entry["cancels"] = zones.refs(state, hit)
 
 
-def playable(state: dict, battle: dict, side: str, iid: str, responding: bool) -> bool:
+def playable(state: dict, battle: Battle, side: str, iid: str, responding: bool) -> bool:
     """May this hand card be played into the battle by `side` now? The losing side plays
     support cards its champion can use and events; a response is an event or a card
     that says it may be played at any time."""
@@ -168,7 +168,7 @@ def playable(state: dict, battle: dict, side: str, iid: str, responding: bool) -
         return False
     if "before_battle" in c["powers"]:
         return False  # only before the battle (activation.prompt_before_battle)
-    s = battle["sides"][side]
+    s = battle_state.side(battle, side)
     champion = zones.card(state, s["champion"])
     if not can_use(champion, c):
         return False
@@ -189,7 +189,7 @@ def takes_side(c: dict) -> bool:
             or c["slays"] is not None or bool(c["negates"]))
 
 
-def play(state: dict, battle: dict, side: str | None, iid: str, events: list, seat: str) -> str | None:
+def play(state: dict, battle: Battle, side: str | None, iid: str, events: list, seat: str) -> str | None:
     """Resolve a card just played by `seat` (already out of its hand) for `side` (None: an
     event of a seat outside the battle that helps no side); its outcome, if any."""
     c = zones.card(state, iid)
@@ -204,13 +204,13 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
         s["attached"].append(iid)  # stays with the champion if it wins
     elif s is not None and (c["type"] != "event" or c["bonus"]):
         s["played"].append(iid)    # allies, spells, ... and events that add a bonus: until the round ends
-    e = activation.effects(battle)
-    if s is not None and side is not None and c["type"] != "event" and [side, c["type"]] in e["negated"]:
-        e["cancelled"].append(iid)  # negated before it was played: it is in the round, powerless
+    negations = activation.effects(battle)
+    if s is not None and side is not None and c["type"] != "event" and [side, c["type"]] in negations["negated"]:
+        negations["cancelled"].append(iid)  # negated before it was played: it is in the round, powerless
         played.update(effects=["cancelled"], outcome=None, totals=totals(state, battle))
         events.append(_activated(state, battle, side, iid, seat, cancelled=True))
         return None
-    e["activated"].append(iid)
+    negations["activated"].append(iid)
     if s is not None and side is not None and c["type"] != "event":
         events.append(_activated(state, battle, side, iid, seat))
     powers = c["powers"]
@@ -222,13 +222,13 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     if "discard_rule_event" in powers and state.get("rule") is not None:
         effects.append("discard_rule_event")
         discard_rule(state, events)
-    if "counter_spell" in powers and s is not None:
-        target = battle["sides"][other]
-        for spell in reversed(target["played"]):
+    if "counter_spell" in powers and s is not None and other is not None:
+        opposing = battle_state.side(battle, other)
+        for spell in reversed(opposing["played"]):
             if zones.card(state, spell)["type"] == "spell":
-                target["played"].remove(spell)
+                opposing["played"].remove(spell)
                 effects.append("counter_spell")
-                zones.discard(state, target["seat"], [spell], "countered", events)
+                zones.discard(state, opposing["seat"], [spell], "countered", events)
                 break
     if c["draw_cards"]:
         effects.append("draw_cards")
@@ -252,7 +252,7 @@ def play(state: dict, battle: dict, side: str | None, iid: str, events: list, se
     return outcome
 
 
-def _activated(state: dict, battle: dict, side: str, iid: str, seat: str, cancelled: bool = False) -> dict:
+def _activated(state: dict, battle: Battle, side: str, iid: str, seat: str, cancelled: bool = False) -> dict:
     """A support card played into the round activates when it is played, in its kind's row."""
     c = zones.card(state, iid)
     data = {**activation.where(state, battle, side, iid), "seat": seat, "side": side,
@@ -271,11 +271,11 @@ def discard_rule(state: dict, events: list) -> None:
 
 # -- a champion that calls another champion in as an ally (Gib Aklem) ---------------------
 
-def bring_options(state: dict, battle: dict, side: str) -> list[dict]:
+def bring_options(state: dict, battle: Battle, side: str) -> list[dict]:
     """Options of a `brings_ally` champion whose side may play a card now: each champion
     of its player's pool not used this turn, once per round. The power waits for such a
     moment (spellfire-2: it activates only when its player may play a card)."""
-    s = battle["sides"][side]
+    s = battle_state.side(battle, side)
     champion = zones.card(state, s["champion"])
     if "brings_ally" not in champion["powers"] or activation.cancelled(battle, s["champion"]) or s.get("brought"):
         return []
@@ -286,16 +286,16 @@ def bring_options(state: dict, battle: dict, side: str) -> list[dict]:
             for e in state["players"][s["seat"]]["pool"] if e["champion"] not in used]
 
 
-def bring(state: dict, battle: dict, side: str, iid: str, events: list) -> None:
+def bring(state: dict, battle: Battle, side: str, iid: str, events: list) -> None:
     """The pool champion fights as an ally: its level is added; it stays in the pool (so
     its attachments stay with it) and is used for this turn."""
-    s = battle["sides"][side]
+    s = battle_state.side(battle, side)
     s.setdefault("brought", []).append(iid)
     state["turn"]["used"].append(iid)
     activation.enter(battle, [iid])
-    e = activation.effects(battle)
-    cancelled = [side, "ally"] in e["negated"]
-    (e["cancelled"] if cancelled else e["activated"]).append(iid)
+    negations = activation.effects(battle)
+    cancelled = [side, "ally"] in negations["negated"]
+    (negations["cancelled"] if cancelled else negations["activated"]).append(iid)
     events.append({"kind": "ally_called", "data": {"seat": s["seat"], "side": side,
                                                    **zones.about(state, iid, s["seat"], "pool"),
                                                    "by": zones.ref(state, s["champion"]),
@@ -308,7 +308,7 @@ def bring(state: dict, battle: dict, side: str, iid: str, events: list) -> None:
     events.append({"kind": "activated", "data": data})
 
 
-def release_brought(state: dict, side: dict, kept: bool, events: list) -> None:
+def release_brought(state: dict, side: Side, kept: bool, events: list) -> None:
     """When the round ends, allies called from the pool share their side's fate: they stay
     in the pool if it won, and are discarded from it (with their attachments) if it lost."""
     if kept or not side.get("brought"):
@@ -325,27 +325,27 @@ def release_brought(state: dict, side: dict, kept: bool, events: list) -> None:
 
 # -- named hooks ------------------------------------------------------------------------
 
-def _opposing_champion(state: dict, battle: dict, side: str) -> dict | None:
+def _opposing_champion(state: dict, battle: Battle, side: str) -> dict | None:
     target = battle["sides"][OTHER[side]]
     return None if target is None else zones.card(state, target["champion"])
 
 
-def _mirror(state: dict, battle: dict, side: str) -> int:
+def _mirror(state: dict, battle: Battle, side: str) -> int:
     opposing = _opposing_champion(state, battle, side)
     return 0 if opposing is None else level_of(opposing) // 2
 
 
-def _last_stand(state: dict, battle: dict, side: str) -> int:
-    seat = battle["sides"][side]["seat"]
+def _last_stand(state: dict, battle: Battle, side: str) -> int:
+    seat = battle_state.side(battle, side)["seat"]
     return 4 if formation.unrazed(state["players"][seat]["formation"]) <= 2 else 0
 
 
-def _turn_undead(state: dict, battle: dict, side: str) -> int:
+def _turn_undead(state: dict, battle: Battle, side: str) -> int:
     opposing = _opposing_champion(state, battle, side)
     return 4 if opposing is not None and "undead" in opposing["powers"] else 0
 
 
-def _scavenge(state: dict, battle: dict | None, side: str | None, seat: str, events: list) -> None:
+def _scavenge(state: dict, battle: Battle | None, side: str | None, seat: str, events: list) -> None:
     pile = state["players"][seat]["discard"]
     for i in range(len(pile) - 1, -1, -1):
         if zones.card(state, pile[i])["type"] != "event":  # never an event: no endless loops
@@ -358,7 +358,7 @@ def _scavenge(state: dict, battle: dict | None, side: str | None, seat: str, eve
     return None
 
 
-def _lure(state: dict, battle: dict, side: str | None, seat: str, events: list) -> str | None:
+def _lure(state: dict, battle: Battle, side: str | None, seat: str, events: list) -> str | None:
     if side is None:  # never: a lure takes a side (SIDED_HOOKS), so it is not played for none
         return None
     opposing = _opposing_champion(state, battle, side)

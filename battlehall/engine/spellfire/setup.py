@@ -13,9 +13,7 @@ from typing import cast
 
 from ..errors import SetupError
 from ..rng import shuffle
-from . import battle as bt
-from . import formation as fm
-from . import turn, zones
+from . import battle, battle_state, formation, turn, zones
 from .cards import UNIQUE, FieldError, parse_card, shipped
 
 #: Entries of any one list of a setup (inline cards, a pool, a zone, attachments): far
@@ -30,7 +28,7 @@ def instance(state: dict, cid: str) -> str:
 
 
 def empty_player() -> dict:
-    return {"draw": [], "hand": [], "pool": [], "formation": fm.empty(), "discard": [],
+    return {"draw": [], "hand": [], "pool": [], "formation": formation.empty(), "discard": [],
             "limbo": [], "abyss": [], "void": []}
 
 
@@ -80,11 +78,11 @@ def explicit_start(state: dict, setup: object, events: list) -> None:
     seat = t.get("seat", state["seats"][0])
     if seat not in state["seats"]:
         raise SetupError("setup.turn.seat", f"unknown seat {seat!r}")
-    battle = setup.get("battle")
-    phase = t.get("phase", "rule" if battle is None else "attack")
+    asked = setup.get("battle")  # a battle in progress, or None
+    phase = t.get("phase", "rule" if asked is None else "attack")
     if phase not in turn.PHASES:
         raise SetupError("setup.turn.phase", f"phase must be one of {', '.join(turn.PHASES)}")
-    if battle is not None and phase != "attack":
+    if asked is not None and phase != "attack":
         raise SetupError("setup.turn.phase", "a battle is fought in phase attack")
     number = t.get("number", 1)
     if not _is_int(number) or not 1 <= number <= state["options"]["turn_limit"]:
@@ -98,7 +96,7 @@ def explicit_start(state: dict, setup: object, events: list) -> None:
     if not _is_int(attacks) or attacks < 0:
         raise SetupError("setup.turn.attacks", "attacks must be a non-negative integer")
     used = _used(state, _list(t.get("used", []), "setup.turn.used"))
-    fight = None if battle is None else _battle(state, battle, seat, used, in_play)
+    fight = None if asked is None else _battle(state, asked, seat, used, in_play)
     if fight is not None and attacks >= state["options"]["attacks_per_turn"]:
         raise SetupError("setup.turn.attacks", "a battle in progress needs an attack left this turn "
                                                "(attacks below the option attacks_per_turn)")
@@ -122,12 +120,12 @@ def _player(state: dict, p: dict, path: str, in_play: dict) -> dict:
             in_play[cid] = where
         return instance(state, cast(str, cid))  # a str: _card refuses any other cid
 
-    formation = _dict(p.get("formation", {}), f"{path}.formation", fm.SLOTS)
-    for s in fm.SLOTS:
-        if formation.get(s) is None:
+    slots = _dict(p.get("formation", {}), f"{path}.formation", formation.SLOTS)
+    for s in formation.SLOTS:
+        if slots.get(s) is None:
             continue
         where = f"{path}.formation.{s}"
-        slot = _dict(formation[s], where, ("realm", "razed", "holding"))
+        slot = _dict(slots[s], where, ("realm", "razed", "holding"))
         if "realm" not in slot:
             raise SetupError(f"{where}.realm", "a formation slot needs a realm")
         realm = place(slot["realm"], f"{where}.realm", ("realm",))
@@ -139,7 +137,7 @@ def _player(state: dict, p: dict, path: str, in_play: dict) -> dict:
             if razed:
                 raise SetupError(f"{where}.holding", "a razed realm has no holding")
             holding = place(slot["holding"], f"{where}.holding", ("holding",))
-            if not fm.worlds_match(zones.card(state, holding)["world"], zones.card(state, realm)["world"]):
+            if not formation.worlds_match(zones.card(state, holding)["world"], zones.card(state, realm)["world"]):
                 raise SetupError(f"{where}.holding", "the holding's world does not match the realm's")
         player["formation"][s] = {"realm": realm, "razed": razed, "holding": holding}
     for i, entry in enumerate(_list(p.get("pool", []), f"{path}.pool")):
@@ -193,32 +191,32 @@ def _champions(state: dict, seat: str) -> list[str]:
     return [e["champion"] for e in player["pool"]] + [i for i in player["hand"] if zones.card(state, i)["type"] == "champion"]
 
 
-def _battle(state: dict, battle: object, attacker: str, used: list[str], in_play: dict) -> dict:
+def _battle(state: dict, asked: object, attacker: str, used: list[str], in_play: dict) -> dict:
     """Check `setup.battle` and create its champions (after every seat's cards): in the
     pool or hand they come from, so that the battle takes them as an answer would."""
-    b = _dict(battle, "setup.battle", ("realm", "defeats", "attacker", "defender"))
-    if "realm" not in b:
+    given = _dict(asked, "setup.battle", ("realm", "defeats", "attacker", "defender"))
+    if "realm" not in given:
         raise SetupError("setup.battle.realm", "a battle needs the realm under attack")
-    realm = _dict(b["realm"], "setup.battle.realm", ("seat", "slot"))
+    realm = _dict(given["realm"], "setup.battle.realm", ("seat", "slot"))
     defender = realm.get("seat")
     if defender not in state["seats"] or defender == attacker:
         raise SetupError("setup.battle.realm.seat", "the realm's owner must be a seat other than the one whose turn it is")
-    formation = state["players"][defender]["formation"]
+    defending = state["players"][defender]["formation"]
     slot = realm.get("slot")
-    if slot not in fm.SLOTS or formation[slot] is None or formation[slot]["razed"]:
+    if slot not in formation.SLOTS or defending[slot] is None or defending[slot]["razed"]:
         raise SetupError("setup.battle.realm.slot", f"{defender} has no unrazed realm in slot {slot!r}")
-    realm_card = zones.card(state, formation[slot]["realm"])
-    defeats = b.get("defeats", 0)
+    realm_card = zones.card(state, defending[slot]["realm"])
+    defeats = given.get("defeats", 0)
     if defeats not in (0, 1) or isinstance(defeats, bool) or (defeats and "defeat_twice" not in realm_card["powers"]):
         raise SetupError("setup.battle.defeats", "defeats is 0, or 1 for a realm that must be defeated twice")
-    fight = {"realm": formation[slot]["realm"], "defeats": defeats, "attacker": None, "defender": None}
-    if "defender" in b and "attacker" not in b:
+    fight = {"realm": defending[slot]["realm"], "defeats": defeats, "attacker": None, "defender": None}
+    if "defender" in given and "attacker" not in given:
         raise SetupError("setup.battle.defender", "a defending champion needs an attacking one")
     for side, seat in (("attacker", attacker), ("defender", defender)):
-        if side not in b:
+        if side not in given:
             continue
         where = f"setup.battle.{side}"
-        entry = _dict(b[side], where, ("champion", "from", "attached"))
+        entry = _dict(given[side], where, ("champion", "from", "attached"))
         came = entry.get("from", "pool")
         if came not in ("pool", "hand"):
             raise SetupError(f"{where}.from", "from is 'pool' or 'hand'")
@@ -232,7 +230,7 @@ def _battle(state: dict, battle: object, attacker: str, used: list[str], in_play
             raise SetupError(f"{where}.champion", f"Rule of the Cosmos: {cid!r} is already in play at {in_play[cid]}")
         if cid in (state["cards"][i] for i in used):
             raise SetupError(f"{where}.champion", f"{cid!r} already fought this turn (setup.turn.used)")
-        if side == "attacker" and not fm.reaches(c, realm_card, fm.exposed(formation, slot)):
+        if side == "attacker" and not formation.reaches(c, realm_card, formation.exposed(defending, slot)):
             raise SetupError(f"{where}.champion", f"{cid!r} cannot reach {realm_card['id']!r}: it is not exposed "
                                                   "and no movement power of the champion reaches it")
         if came == "hand" and c["cost"] is not None:
@@ -274,17 +272,17 @@ def _enter_battle(state: dict, fight: dict, events: list) -> None:
 
     first = state["next_prompt"] - len(state["prompts"])
     answered()  # the attack phase's choose_realm
-    bt.start(state, fight["realm"], events)
-    b = state["battle"]
-    b["round"] = b["defeats"] = fight["defeats"]  # rounds won before, against a realm defeated twice
+    battle.start(state, fight["realm"], events)
+    started = battle_state.current(state)
+    started["round"] = started["defeats"] = fight["defeats"]  # rounds won before, against a realm defeated twice
     if fight["attacker"] is None:
         return
     answered()
-    bt.answer_attacker(state, fight["attacker"], events)
+    battle.answer_attacker(state, fight["attacker"], events)
     if fight["defender"] is None:
         return
     answered()
-    if bt.answer_defender(state, fight["defender"], events):
+    if battle.answer_defender(state, fight["defender"], events):
         turn.after_battle(state, events)
 
 

@@ -9,16 +9,17 @@ tells the other seat what is in a hand.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ruleset import make_result, rank_by
-from . import battle, plays, rulecards, zones
-from . import formation as fm
+from . import battle, battle_state, champions, formation, plays, rulecards, zones
 from .prompts import ask
 from .prompts import option as _option
 
 PHASES = ("rule", "draw", "realm", "pool", "attack", "discard")
 
 
-def begin(state: dict, seat: str, number: int, events: list, phase: str = "rule", **flags) -> None:
+def begin(state: dict, seat: str, number: int, events: list, phase: str = "rule", **flags: Any) -> None:
     """Start turn `number` of `seat` at `phase` (a setup may start mid-turn)."""
     state["turn"] = {"seat": seat, "number": number, "phase": phase,
                      "realm_played": flags.get("realm_played", False),
@@ -70,7 +71,7 @@ def enter(state: dict, phase: str, events: list) -> None:
     elif phase == "pool":
         prompt_pool(state)
     elif phase == "attack":
-        if t["attacks"] >= state["options"]["attacks_per_turn"] and not battle.extra_attackers(state):
+        if t["attacks"] >= state["options"]["attacks_per_turn"] and not champions.extra_attackers(state):
             enter(state, "discard", events)
         else:
             prompt_attack(state)
@@ -141,20 +142,20 @@ def prompt_attack(state: dict) -> None:
     t = state["turn"]
     # beyond attacks_per_turn, only a champion that may attack again opens a battle
     extra = t["attacks"] >= state["options"]["attacks_per_turn"]
-    found = battle.extra_attackers(state) if extra else battle.available_champions(state, seat)
-    champions = [zones.card(state, iid) for iid, _ in found]
+    found = champions.extra_attackers(state) if extra else champions.available(state, seat)
+    fighters = [zones.card(state, iid) for iid, _ in found]
     options = []
     for other in state["seats"]:
         if other == seat or other in state.get("resigned", []):  # its realms are out of play
             continue
-        formation = state["players"][other]["formation"]
-        for s in fm.SLOTS:
-            slot = formation[s]
+        slots = state["players"][other]["formation"]
+        for s in formation.SLOTS:
+            slot = slots[s]
             if slot is None or slot["razed"]:
                 continue
             realm = zones.card(state, slot["realm"])
-            is_exposed = fm.exposed(formation, s)
-            if any(fm.reaches(c, realm, is_exposed) for c in champions):
+            is_exposed = formation.exposed(slots, s)
+            if any(formation.reaches(c, realm, is_exposed) for c in fighters):
                 options.append(_option(slot["realm"], f"Attack {other}'s {realm['name']} ({s})",
                                        zones.about(state, slot["realm"], other, "formation", s)))
     options.append(_option("end", "End the attack phase"))
@@ -196,7 +197,7 @@ def end_turn(state: dict, events: list) -> None:
     t = state["turn"]
     seat = t["seat"]
     player = state["players"][seat]
-    if fm.unrazed(player["formation"]) == 0 and player["pool"]:
+    if formation.unrazed(player["formation"]) == 0 and player["pool"]:
         lost = []
         for entry in player["pool"]:
             lost += [entry["champion"]] + entry["attached"]
@@ -207,7 +208,7 @@ def end_turn(state: dict, events: list) -> None:
     i = seats.index(seat)
     playing = [s for s in seats[i:] + seats[:i] if s not in state.get("resigned", [])]  # a resigned seat plays no more
     for s in playing:  # the seat whose turn it was is checked first
-        if fm.unrazed(state["players"][s]["formation"]) >= state["options"]["realms_to_win"]:
+        if formation.unrazed(state["players"][s]["formation"]) >= state["options"]["realms_to_win"]:
             return end_match(state, "realms", events, s)
     if t["number"] >= state["options"]["turn_limit"]:
         return end_match(state, "turn_limit", events)
@@ -225,12 +226,11 @@ def leave(state: dict, seat: str, events: list) -> None:
     and discard pile as they were. A seat choosing a realm to attack is asked again,
     without its realms. A spoils or window prompt it had open is answered
     with its default unseen (Ruleset._after_resigns)."""
-    b = state["battle"]
-    if b is not None and seat in (b["attacker"], b["defender"]):
+    if battle_state.in_battle(state, seat):
         state["prompts"] = []
         if battle.forfeit(state, seat, events):
             after_battle(state, events)
-    elif b is None and state["spoils"] is None and state["turn"] is not None and state["turn"]["seat"] == seat:
+    elif state["battle"] is None and state["spoils"] is None and state["turn"] is not None and state["turn"]["seat"] == seat:
         state["prompts"] = []
         end_turn(state, events)
     elif [p["kind"] for p in state["prompts"]] == ["choose_realm"]:  # asked again, without its realms
@@ -243,7 +243,7 @@ def end_match(state: dict, reason: str, events: list, winner: str | None = None)
     realms; without one, every seat is ranked by unrazed realms, and several seats with
     the most are a draw. Equal counts share a place (the ranking names no tie-break)."""
     seats = state["seats"]
-    realms = {s: fm.unrazed(state["players"][s]["formation"]) for s in seats}
+    realms = {s: formation.unrazed(state["players"][s]["formation"]) for s in seats}
     if winner is None:
         ranking = rank_by(seats, realms)
     else:

@@ -9,26 +9,25 @@ a draw pile, or the random generator.
 from __future__ import annotations
 
 from ..ruleset import seat_status
-from . import activation, powers, zones
-from . import formation as fm
+from . import activation, battle_state, formation, powers, zones
 
 
 def view(state: dict, viewer: str | None) -> dict:
     players = {}
     for seat in state["seats"]:
         p = state["players"][seat]
-        formation = {}
-        for s in fm.SLOTS:
+        slots = {}
+        for s in formation.SLOTS:
             slot = p["formation"][s]
-            formation[s] = None if slot is None else {
+            slots[s] = None if slot is None else {
                 **zones.ref(state, slot["realm"]), "razed": slot["razed"],
                 "holding": None if slot["holding"] is None else zones.ref(state, slot["holding"])}
         players[seat] = {
             "hand": zones.refs(state, p["hand"]) if seat == viewer else None,
             "hand_size": len(p["hand"]),
             "draw_size": len(p["draw"]),
-            "formation": formation,
-            "unrazed": fm.unrazed(p["formation"]),
+            "formation": slots,
+            "unrazed": formation.unrazed(p["formation"]),
             "pool": [{**zones.ref(state, e["champion"]), "attached": zones.refs(state, e["attached"])} for e in p["pool"]],
             "discard": zones.refs(state, p["discard"]),
             "limbo": [{**zones.ref(state, e["champion"]), "attached": zones.refs(state, e["attached"])} for e in p["limbo"]],
@@ -56,23 +55,24 @@ def view(state: dict, viewer: str | None) -> dict:
 
 
 def _battle(state: dict) -> dict | None:
-    b = state["battle"]
-    if b is None:
+    if state["battle"] is None:
         return None
-    sides = {}
-    for side in ("attacker", "defender"):
-        s = b["sides"][side]
+    battle = battle_state.current(state)
+    sides: dict[str, dict | None] = {}
+    for side in battle_state.SIDES:
+        s = battle["sides"][side]
         sides[side] = None if s is None else {
             "seat": s["seat"], **zones.ref(state, s["champion"]), "from": s["from"],
             "attached": zones.refs(state, s["attached"]), "played": zones.refs(state, s["played"]),
             "brought": zones.refs(state, s.get("brought", [])),
-            "total": powers.total(state, b, side)}
-    both = b["sides"]["attacker"] is not None and b["sides"]["defender"] is not None
-    order = [{**zones.ref(state, iid), "side": side, "step": label, "cancelled": activation.cancelled(b, iid)}
-             for label, side, iid in activation.sequence(state, b)] if both else []
-    pending = b["pending"]
-    return {"attacker": b["attacker"], "defender": b["defender"], **zones.ref(state, b["realm"]), "slot": b["slot"],
-            "round": b["round"], "defeats": b["defeats"], "step": b["step"], "sides": sides, "order": order,
+            "total": powers.total(state, battle, side)}
+    both = battle["sides"]["attacker"] is not None and battle["sides"]["defender"] is not None
+    order = [{**zones.ref(state, iid), "side": side, "step": label, "cancelled": activation.cancelled(battle, iid)}
+             for label, side, iid in activation.sequence(state, battle)] if both else []
+    pending = battle["pending"]
+    return {"attacker": battle["attacker"], "defender": battle["defender"], **zones.ref(state, battle["realm"]),
+            "slot": battle["slot"], "round": battle["round"], "defeats": battle["defeats"], "step": battle["step"],
+            "sides": sides, "order": order,
             "pending": None if pending is None else {**zones.ref(state, pending["card"]), "outcome": pending["outcome"]}}
 
 

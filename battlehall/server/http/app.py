@@ -33,16 +33,19 @@ from battlehall.server.http import (
     rematch,
     replay_routes,
     state,
+    tournament_routes,
     tv,
     web,
 )
 from battlehall.server.http.responses import error_response
-from battlehall.server.node import abandon, nodes
+from battlehall.server.node import abandon
 from battlehall.server.node.hub import Hub
 from battlehall.server.players import ratings
 from battlehall.server.players.quick_play import QuickPlay
 from battlehall.server.storage import listing
 from battlehall.server.storage.store import Store, StoreUnavailable
+from battlehall.server.tournaments.events import Events
+from battlehall.server.tournaments.settings import TournamentSettings
 from battlehall.server.transport.hosts import HostCheck
 from battlehall.server.transport.http_protocol import HttpProtocol
 from battlehall.server.transport.limits import Limits
@@ -136,6 +139,7 @@ ROUTES: list[BaseRoute] = [
     *replay_routes.routes,
     *operator_routes.routes,
     *judge_routes.routes,
+    *tournament_routes.routes,  # docs/tournaments.md
     *health_routes.routes,
     *player_api.routes,
     *rematch.routes,
@@ -188,7 +192,11 @@ def create_app(settings: Settings) -> Starlette:
         sockets.start()
         quick_play = app.state.quick_play = QuickPlay(hub, settings)  # state.quick_play(request)
         quick_play.start()
+        # The tournaments this node runs, and the sweep taking on those whose lease lapsed.
+        events = app.state.tournaments = Events(hub, TournamentSettings.of(settings))  # state.tournaments(request)
+        events.start()
         yield {"websockets": sockets}
+        await events.close()
         await quick_play.close()
         sockets.close()
         beat.cancel()
@@ -197,7 +205,7 @@ def create_app(settings: Settings) -> Starlette:
         settling.cancel()
         if hub.leased:
             with contextlib.suppress(Exception):  # no longer a place for matches or redirects
-                await nodes.withdraw(store.redis, settings.node)
+                await store.nodes.withdraw(settings.node)
         await hub.close()
         await store.close()
 

@@ -68,7 +68,7 @@ async def create(request: Request) -> Response:
     # made_from: the node shares its bots' answers fairly between the addresses that made matches (bot_turns.py).
     bound: dict = {"made_by": "bot", "made_from": request.client and request.client.host}
     if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
-        profile = await prove_profile(Profiles(hub.store.redis), jwt_key, profile, bearer(request))
+        profile = await prove_profile(Profiles(hub.store.profiles), jwt_key, profile, bearer(request))
         bound.update(profiles={seat: profile}, rated=False)
     # A SetupError is answered 400 bad_setup, a StoreUnavailable 503 (app.py's handlers).
     created = await hub.placement.create(body, validate.create_request(body, settings.caster_min_delay_ms), bound)

@@ -1,6 +1,9 @@
-"""Judging (docs/protocol.md, Judging): the operator names judges (`POST /judges`), and a
-judge, with their token as Bearer (or the operator, with the API key), rewinds a live
-match it may judge. The owner of the match applies it, in order with its answers."""
+"""Judging (docs/protocol.md, Judges): the operator names judges (`POST /judges`), an
+event's organiser names its own, and a judge, with their token as Bearer (or the
+operator, with the API key), acts on a live match it may judge: pauses and resumes its
+clocks, adds time to a seat, or rewinds it. The owner of the match applies each, in order
+with its answers (a clock action as a `Judge` input, match/judging.py); on another node's
+match it is passed on to that node, as an abort is."""
 
 from __future__ import annotations
 
@@ -10,12 +13,15 @@ from starlette.routing import Route
 
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
-from battlehall.server.http import state
+from battlehall.server.http import state, tournament_routes
 from battlehall.server.http.auth import bearer
 from battlehall.server.http.bodies import json_body
 from battlehall.server.http.keyed import check_key, operator_keyed
+from battlehall.server.http.match_routes import passed_on
 from battlehall.server.http.responses import ORJSONResponse
-from battlehall.server.node import nodes, rewind
+from battlehall.server.match import inputs
+from battlehall.server.node import rewind
+from battlehall.server.node.hub import Hub
 from battlehall.server.storage.judges import Judge
 from battlehall.server.storage.store import StoreUnavailable
 
@@ -37,6 +43,12 @@ def judge_body(body: object) -> tuple[str, str | None, int]:
     return name, tournament, ttl_s
 
 
+def named(token: str, judge: Judge) -> Response:
+    """The answer naming a judge: the token, who and what it judges, until when."""
+    return ORJSONResponse({"name": judge.name, "tournament": judge.tournament, "token": token,
+                           "expires_at": judge.expires_at}, status_code=201)
+
+
 async def name_judge(request: Request) -> Response:
     """POST /judges (the API key): a judge token, for one tournament's matches or any."""
     name, tournament, ttl_s = judge_body(await json_body(request))
@@ -45,8 +57,7 @@ async def name_judge(request: Request) -> Response:
         token, judge = await hub.judges.issue(name, tournament, ttl_s, now_ms())
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"storage is unreachable, no judge was named: {exc}") from exc
-    return ORJSONResponse({"name": judge.name, "tournament": judge.tournament, "token": token,
-                           "expires_at": judge.expires_at}, status_code=201)
+    return named(token, judge)
 
 
 async def judge_of(request: Request, match_id: str) -> Judge | None:
@@ -92,13 +103,7 @@ async def rewind_match(request: Request) -> Response:
         entry, name, reason = rewind_body(await json_body(request), judge)
         summary = await rewind.rewind(hub, match_id, entry, name, reason)
     except errors.NotHere as exc:  # the owner rewinds it, in order with the match's answers
-        if exc.redirect is None:
-            raise errors.Unavailable("the node running this match does not answer; try again") from None
-        base = exc.redirect.rsplit("/ws/", 1)[0]
-        answer = await nodes.forward(base, "POST", f"/matches/{match_id}/rewind", raw,
-                                     {"authorization": request.headers.get("authorization", ""),
-                                      "content-type": "application/json"})
-        return Response(answer.content, status_code=answer.status_code, media_type="application/json")
+        return await passed_on(request, exc, raw)
     except StoreUnavailable as exc:
         raise errors.Unavailable(f"match storage is unreachable, the rewind is not recorded: {exc}") from exc
     return ORJSONResponse({**summary, "rewound_from": {"match": match_id, "entry": entry, "judge": name}},
@@ -121,9 +126,95 @@ async def judged_log(request: Request) -> Response:
     return ORJSONResponse({"match": match_id, "judge": judge.name if judge else None, "log": log})
 
 
+async def name_event_judge(request: Request) -> Response:
+    """POST /tournaments/{id}/judges (the event's organiser token, or the API key): a judge
+    token for that event's matches only."""
+    folded = await tournament_routes.folded_or_404(request)
+    tournament_routes.check_organiser(request, folded)
+    body = await json_body(request)
+    if isinstance(body, dict) and "tournament" in body:
+        raise errors.BadRequest("the tournament is the path's", path="tournament")
+    name, _, ttl_s = judge_body(body)
+    try:
+        token, judge = await state.hub(request).judges.issue(name, tournament_routes.tournament_id(request), ttl_s,
+                                                              now_ms())
+    except StoreUnavailable as exc:
+        raise errors.Unavailable(f"storage is unreachable, no judge was named: {exc}") from exc
+    return named(token, judge)
+
+
+
+# -- the clocks ------------------------------------------------------------------------------
+
+#: The most time one action adds to a seat's bank (ms): ten minutes.
+MAX_ADD_MS = 600_000
+
+
+async def on_clocks(hub: Hub, match_id: str, action: dict) -> bool:
+    """Apply a clock `action` to the match through its actor; False if there is no such
+    match. MatchOver if it has ended; StoreUnavailable if Redis did not take it."""
+    actor = await hub.live_actor(match_id)
+    if actor is None:
+        return False
+    if "seat" in action and action["seat"] not in actor.core.meta["seats"]:
+        raise errors.BadRequest(f"no seat {action['seat']!r} in this match", path="seat")
+    await hub.through(actor, lambda done: inputs.Judge(done, action), action["action"])
+    return True
+
+
+def added_time(body: object) -> tuple[str, int]:
+    """`POST /matches/{id}/time`'s body, `{"seat": seat, "ms": n}`, checked."""
+    if not isinstance(body, dict):
+        raise errors.BadRequest("the body must be a JSON object: {\"seat\", \"ms\"}", path="")
+    seat, ms = body.get("seat"), body.get("ms")
+    if not isinstance(seat, str):
+        raise errors.BadRequest("seat must be the name of one of the match's seats", path="seat")
+    if not isinstance(ms, int) or isinstance(ms, bool) or not 1 <= ms <= MAX_ADD_MS:
+        raise errors.BadRequest(f"ms must be an integer from 1 to {MAX_ADD_MS}", path="ms")
+    return seat, ms
+
+
+async def clock_action(request: Request, kind: str) -> Response:
+    hub, match_id = state.hub(request), request.path_params["match_id"]
+    try:
+        judge = await judge_of(request, match_id)  # who asks, before what they ask
+        action: dict = {"action": kind, "by": judge.name if judge else "operator"}
+        if kind == "add_time":
+            action["seat"], action["ms"] = added_time(await json_body(request))
+        if not await on_clocks(hub, match_id, action):
+            raise errors.NotFound("no such match")
+    except errors.NotHere as exc:  # the owner applies it, in order with the match's answers
+        return await passed_on(request, exc, await request.body())
+    except StoreUnavailable as exc:
+        raise errors.Unavailable(f"match storage is unreachable, nothing was recorded: {exc}") from exc
+    actor = hub.actors.get(match_id)
+    clock = actor.core.clock if actor is not None else None
+    return ORJSONResponse({"match": match_id, "paused": clock is not None and clock.paused is not None,
+                           "banks": dict(clock.data["banks"]) if clock is not None else {}})
+
+
+async def pause(request: Request) -> Response:
+    """POST /matches/{id}/pause: every open deadline frozen until a resume."""
+    return await clock_action(request, "pause")
+
+
+async def resume(request: Request) -> Response:
+    """POST /matches/{id}/resume: the clocks run again from where they stood."""
+    return await clock_action(request, "resume")
+
+
+async def add_time(request: Request) -> Response:
+    """POST /matches/{id}/time: `ms` more in a seat's bank."""
+    return await clock_action(request, "add_time")
+
+
 routes = [
     Route("/judges", operator_keyed(name_judge), methods=["POST"]),
+    Route("/tournaments/{tournament_id}/judges", name_event_judge, methods=["POST"]),  # its organiser's
     # A judge's token or the API key (judge_of): who may judge the match, checked first.
     Route("/matches/{match_id}/rewind", rewind_match, methods=["POST"]),
     Route("/matches/{match_id}/log", judged_log, methods=["GET"]),
+    Route("/matches/{match_id}/pause", pause, methods=["POST"]),
+    Route("/matches/{match_id}/resume", resume, methods=["POST"]),
+    Route("/matches/{match_id}/time", add_time, methods=["POST"]),
 ]

@@ -48,7 +48,7 @@ async def check_creation_limit(request: Request) -> None:
 
 async def from_a_node(hub: Hub, address: str) -> bool:
     try:
-        records = await nodes.live(hub.store.redis)
+        records = await hub.store.nodes.live()
     except StoreUnavailable:
         return False
     return any(urlsplit(nodes.http_url(r.get("url", ""))).hostname == address for r in records.values())
@@ -91,6 +91,18 @@ async def get_match(request: Request) -> Response:
     return ORJSONResponse(await public.as_of_delay(hub.store, found[0], now_ms()))
 
 
+async def passed_on(request: Request, away: errors.NotHere, body: bytes) -> Response:
+    """An action on a match another node runs, passed on to that node (which applies it in
+    order with the match's answers), and its answer given back as it is."""
+    if away.redirect is None:
+        raise errors.Unavailable("the node running this match does not answer; try again") from None
+    headers = {"authorization": request.headers.get("authorization", "")}
+    if body:
+        headers["content-type"] = "application/json"
+    answer = await nodes.forward(away.redirect.rsplit("/ws/", 1)[0], "POST", request.url.path, body, headers)
+    return Response(answer.content, status_code=answer.status_code, media_type="application/json")
+
+
 async def abort_match(request: Request) -> Response:
     hub = state.hub(request)
     match_id = request.path_params["match_id"]
@@ -98,12 +110,7 @@ async def abort_match(request: Request) -> Response:
         if not await hub.abort(match_id):
             raise errors.NotFound("no such match")
     except errors.NotHere as exc:  # the owner applies it, in order with the match's answers
-        if exc.redirect is None:
-            raise errors.Unavailable("the node running this match does not answer; try again") from None
-        base = exc.redirect.rsplit("/ws/", 1)[0]
-        answer = await nodes.forward(base, "POST", f"/matches/{match_id}/abort", b"",
-                                     {"authorization": request.headers.get("authorization", "")})
-        return Response(answer.content, status_code=answer.status_code, media_type="application/json")
+        return await passed_on(request, exc, b"")
     except StoreUnavailable as exc:  # a MatchOver is answered 409 (the handler)
         raise errors.Unavailable(f"match storage is unreachable, the abort is not recorded: {exc}") from exc
     found = await hub.summaries([match_id])

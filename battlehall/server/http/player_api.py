@@ -42,7 +42,7 @@ def bearer(request: Request) -> str | None:
 def profiles_of(request: Request) -> Profiles:
     """The profiles, on the hub's Redis."""
     hub = state.hub(request)
-    return Profiles(hub.store.redis)
+    return Profiles(hub.store.profiles)
 
 
 # -- binding seats, for POST /matches -------------------------------------------------

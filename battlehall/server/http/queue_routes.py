@@ -113,10 +113,10 @@ async def join(request: Request) -> Response:
     qp = state.quick_play(request)
     if profile is not None:  # the seat will be bound to it: the caller must prove it is theirs
         jwt_key = state.player_settings(request).jwt_key
-        profile = await prove_profile(Profiles(qp.redis), jwt_key, profile, bearer(request))
+        profile = await prove_profile(Profiles(qp.queue.profiles), jwt_key, profile, bearer(request))
     now = now_ms()
     pool = queue.pool_name(ruleset, seats)
-    ticket = await qp.queue.join(pool, await rating(qp.redis, profile, ruleset), name, now, profile)
+    ticket = await qp.queue.join(pool, await rating(qp.queue.profiles, profile, ruleset), name, now, profile)
     qp.matcher.wake.set()  # if this node holds the matcher, it looks at the pools now
     return ORJSONResponse({"ticket": ticket, "state": queue.WAITING, "ruleset": ruleset, "seats": seats,
                            "joined": now, "waited_ms": 0, "expires_ms": queue.TICKET_EXPIRY_MS}, 201)

@@ -39,13 +39,11 @@ from battlehall.server.http.creation_limit import CreationLimit
 from battlehall.server.http.responses import ORJSONResponse
 from battlehall.server.match import validate
 from battlehall.server.node.hub import Hub
-from battlehall.server.storage.store import key
 
 #: How long a creation may hold the `rematch_of` claim before another acceptance may try again.
 CLAIM_S = 30
 #: How long an acceptance that lost the claim waits for the winner's new match before answering.
 WAIT_S = 5.0
-MAKING = b"making"
 #: The create request's fields a rematch copies from the old match's meta.
 COPIED = ("ruleset", "options", "setup", "clock", "spectators", "label", "caster", "when_away", "bots")
 
@@ -138,31 +136,24 @@ async def offer_seat(hub: Hub, settings: Settings, creations: CreationLimit, mat
                      state: dict, seat: str, address: str | None) -> None:
     if state["result"] is None:
         raise errors.MatchLive("a rematch is offered once the match has ended")
-    redis = hub.store.redis
-    retention = settings.retention_s
-    offers_key = key(match_id, "rematch")
-    async with redis.pipeline(transaction=False) as pipe:  # Redis errors: 503 (app.py)
-        pipe.hset(offers_key, seat, 1)
-        pipe.expire(offers_key, retention)
-        pipe.hkeys(offers_key)
-        pipe.exists(key(match_id, "rematch_made"))
-        _, _, offered, made = await pipe.execute()
-    offered = {s.decode() for s in offered}
+    records = hub.store.rematches
+    found = await records.offer(match_id, seat, settings.retention_s)  # Redis errors: 503 (app.py)
+    offered, made = found.offered, found.made
     if made or not all(s in offered for s in needed(meta, state)):
         return
     try:  # the acceptance that makes the match spends its address's creation budget
         creations.spend(address, "created too many matches")
     except errors.RateLimited:
-        await redis.hdel(offers_key, seat)  # not accepted: the seat accepts again after Retry-After
+        await records.withdraw(match_id, seat)  # not accepted: the seat accepts again after Retry-After
         raise
-    if not await redis.set(key(match_id, "rematch_of"), MAKING, nx=True, ex=CLAIM_S):
-        await wait_made(redis, match_id)  # another acceptance makes it
+    if not await records.claim(match_id, CLAIM_S):
+        await wait_made(hub, match_id)  # another acceptance makes it
         return
     try:
         await make(hub, settings, match_id, meta)
     except BaseException:  # refused (409, 503): nothing recorded, the next offer tries again
-        await redis.delete(key(match_id, "rematch_of"))
-        await redis.hdel(offers_key, seat)
+        await records.unclaim(match_id)
+        await records.withdraw(match_id, seat)
         raise
 
 
@@ -177,33 +168,22 @@ async def make(hub: Hub, settings: Settings, match_id: str, meta: dict) -> None:
     if delay_ms:  # listed once the old match's end is public: it tells that the old one ended
         bound["listed_from"] = now_ms() + delay_ms
     created = await hub.placement.create(create_body(meta), request, bound)  # on the least loaded node
-    redis = hub.store.redis
     made = {"match": created["match"], "ws": created["ws"], "ws_url": created["ws_url"],
             **{f"token:{seat}": token for seat, token in created["tokens"].items()}}
-    retention = settings.retention_s
-    async with redis.pipeline(transaction=False) as pipe:
-        pipe.hset(key(match_id, "rematch_made"), mapping=made)
-        pipe.expire(key(match_id, "rematch_made"), retention)
-        pipe.set(key(match_id, "rematch_of"), created["match"], ex=retention)
-        await pipe.execute()
+    await hub.store.rematches.made(match_id, created["match"], made, settings.retention_s)
 
 
-async def wait_made(redis, match_id: str) -> None:
+async def wait_made(hub: Hub, match_id: str) -> None:
     deadline = asyncio.get_running_loop().time() + WAIT_S
     while asyncio.get_running_loop().time() < deadline:
-        if await redis.exists(key(match_id, "rematch_made")):
+        if await hub.store.rematches.is_made(match_id):
             return
         await asyncio.sleep(0.05)
 
 
 async def rematch_state(settings: Settings, hub: Hub, match_id: str, meta: dict, state: dict, seat: str) -> dict:
-    redis = hub.store.redis
-    async with redis.pipeline(transaction=False) as pipe:
-        pipe.hkeys(key(match_id, "rematch"))
-        pipe.hgetall(key(match_id, "rematch_made"))
-        offered, made = await pipe.execute()
-    offered = {s.decode() for s in offered}
-    made = {k.decode(): v.decode() for k, v in made.items()}
+    found = await hub.store.rematches.offers(match_id)
+    offered, made = found.offered, found.made
     rematch = None
     if made:
         rematch = {"match": made["match"], "ws": made["ws"], "ws_url": made["ws_url"], "seat": seat,

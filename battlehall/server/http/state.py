@@ -20,6 +20,7 @@ from battlehall.server.players.player_settings import PlayerSettings
 if TYPE_CHECKING:  # the node wing, for the annotations only: the lifespan makes them
     from battlehall.server.node.hub import Hub
     from battlehall.server.players.quick_play import QuickPlay
+    from battlehall.server.tournaments.events import Events
 
 #: Renames one profile may make at once, then a minute (PATCH /profiles/{id}), counted by
 #: each node: a player renames now and then, and every name a profile takes is kept with
@@ -72,6 +73,10 @@ def hub(request: Request) -> Hub:
 
 def quick_play(request: Request) -> QuickPlay:
     return request.app.state.quick_play
+
+
+def tournaments(request: Request) -> Events:
+    return request.app.state.tournaments
 
 
 def player_settings(request: Request) -> PlayerSettings:

@@ -6,6 +6,7 @@ from the URL fragment, which browsers never send: tokens stay out of requests an
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from starlette.requests import Request
@@ -26,7 +27,7 @@ CSP = CSP_BASE + "frame-ancestors 'none'"  # every page not EMBEDDABLE, and the 
 
 # The pages that only show a match (nothing to click that acts) may be framed by the
 # sites BATTLEHALL_FRAME_ANCESTORS names; the lobby, a seat's page and the operator's never.
-EMBEDDABLE = ("watch.html", "tv.html", "replay.html")
+EMBEDDABLE = ("watch.html", "tv.html", "replay.html", "tournament_overlay.html")
 
 # By suffix, not from the machine's mime.types (which calls .ts a video or a Qt file):
 # a module script with the wrong type is refused by browsers.
@@ -72,6 +73,20 @@ def page(name: str):
     return serve
 
 
+def html_or(endpoint, name: str):
+    """An endpoint for a path that is both an API GET and a page (`/tournaments/{id}`): the
+    page `name` for a browser's navigation (Accept: text/html), `endpoint`'s JSON otherwise."""
+    shown = page(name)
+
+    @functools.wraps(endpoint)  # the endpoint is the route's: the page is how browsers see it
+    async def serve(request: Request) -> Response:
+        wants_page = "text/html" in request.headers.get("accept", "")
+        response = await (shown(request) if wants_page else endpoint(request))
+        response.headers["Vary"] = "Accept"
+        return response
+    return serve
+
+
 routes: list[BaseRoute] = [
     Route("/", page("lobby.html"), methods=["GET", "HEAD"]),
     Route("/play/{match_id}", page("play.html"), methods=["GET", "HEAD"]),
@@ -81,7 +96,11 @@ routes: list[BaseRoute] = [
     Route("/replay/{match_id}", page("replay.html"), methods=["GET", "HEAD"]),
     # Never framed, whatever the setting: it shows every hand (late, but to the caster only).
     Route("/cast/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),
+    Route("/cast/tournament/{tournament_id}", page("cast.html"), methods=["GET", "HEAD"]),  # an event's top table
     Route("/judge/{match_id}", page("cast.html"), methods=["GET", "HEAD"]),  # the cast page, live, for judges
     Route("/operator", page("operator.html"), methods=["GET", "HEAD"]),
+    # /tournaments and /tournaments/{id} are pages too: the tournament routes serve them
+    # through html_or (their paths are the API's). The overlay shows, never acts.
+    Route("/overlay/tournament/{tournament_id}", page("tournament_overlay.html"), methods=["GET", "HEAD"]),
     Mount("/static", Static(directory=WEB / "static"), name="static"),
 ]

@@ -213,7 +213,10 @@ class MatchActor:
         if type(effect) is Publish:
             self._publish(effect)
         elif type(effect) is Ack:
-            effect.conn.send({"t": "ack", "id": effect.id, "seq": effect.seq})
+            ack: dict = {"t": "ack", "id": effect.id, "seq": effect.seq}
+            if effect.clock is not None:  # what the answer spent of its clock (docs/protocol.md, Lag)
+                ack["clock"] = effect.clock
+            effect.conn.send(ack)
             self.metrics.ack_seconds.observe(time.monotonic() - effect.received)
         elif type(effect) is Send:
             effect.conn.send(effect.message)

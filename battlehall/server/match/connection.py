@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from battlehall.server import codec
 from battlehall.server.metrics import counters
 from battlehall.server.token_bucket import TokenBucket
+
+if TYPE_CHECKING:  # the transport measures; a connection only carries its meter
+    from battlehall.server.transport.lag import LagMeter
 
 _dirty: list["Connection"] = []  # connections with frames to write at the end of this loop turn
 
@@ -46,7 +49,7 @@ class Connection:
     # Slots, not an instance dict: one of these per open socket (so for RateLimiter and
     # ByteBudget), tens of thousands of them idle on a busy node.
     __slots__ = ("socket", "codec", "binary", "seat", "role", "batch", "outbox", "queued", "queue_limit", "closed",
-                 "close_code", "held", "drain", "views", "viewer")
+                 "close_code", "held", "drain", "views", "viewer", "lag")
 
     def __init__(self, socket: Socket, wire: str, queue_limit: int, view_bytes_per_s: float = 0):
         self.socket = socket
@@ -64,6 +67,7 @@ class Connection:
         self.drain: asyncio.Future | None = None  # `drained`'s, until the socket can take more
         self.views = ByteBudget(view_bytes_per_s)  # what this socket's `view` requests may have encoded
         self.viewer: str | None = None  # who a spectator socket counts as (audience.viewer_of): set by its socket
+        self.lag: LagMeter | None = None  # a player socket's measured round trip (lag.py): set when it joins
 
     @property
     def audience(self) -> str | None:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from battlehall.server import errors
@@ -22,6 +22,7 @@ from battlehall.server.match.inputs import (
     HoldOver,
     Input,
     Join,
+    Judge,
     Release,
     Resign,
     View,
@@ -69,6 +70,9 @@ class Ack:
     id: str | int
     seq: int
     received: float
+    # An answer's clock record (expiry.py), shown to its player with the ack; not part of
+    # what the ack is (two acks of one act are the same ack).
+    clock: dict | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -175,7 +179,7 @@ def refusal(event: Input, error: BaseException) -> list:
         else:  # an engine error as its code, a bug as `internal`
             answer = errors.of(error)
         return [Send(event.conn, errors.ws_message(answer.answering(event.id)))]
-    if isinstance(event, (Join, Abort, Abandon, Delete, Release)):
+    if isinstance(event, (Join, Abort, Judge, Abandon, Delete, Release)):
         return [Reject(event.reply, error)]
     if isinstance(event, View) and isinstance(error, StoreUnavailable) and not isinstance(error, Fenced):
         return [Send(event.conn, errors.ws_message(

@@ -7,6 +7,7 @@ encoding.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, cast
 
 from battlehall.engine.ruleset import Event, Ruleset
@@ -33,6 +34,9 @@ def fan_out(ruleset: Ruleset, records: list[dict], conns: list[Connection], shif
     # everything else, and every other socket (other seats, spectators), shares the
     # public copy of its encoding.
     private_seats = [seat for record in records for seat in record.get("private") or ()]
+    # The prompts among them, so each seat's sockets time their answers (transport/lag.py).
+    prompts = [(record["data"]["seat"], record["data"]["id"]) for record in records if record["kind"] == "prompt"]
+    now = time.monotonic()
     public: dict[str, list[bytes]] = {}  # encoding -> the public frames of all records
     own: dict[tuple, list[bytes]] = {}  # (seat, encoding) -> the frames that seat sees
     for conn in conns:
@@ -49,4 +53,8 @@ def fan_out(ruleset: Ruleset, records: list[dict], conns: list[Connection], shif
                     if seat in (record.get("private") or ()) else frame
                     for record, frame in zip(records, shared)]
         conn.send_frames(frames)
+        if conn.lag is not None and prompts:
+            for prompted, prompt_id in prompts:
+                if prompted == seat:
+                    conn.lag.prompted(prompt_id, now)
     return len(records) * len(conns)

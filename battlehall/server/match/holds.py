@@ -14,7 +14,8 @@ class Holds:
     """Window prompts: answers held for a window's minimum time, and the passes a seat's stops make."""
 
     # What it reads of the MatchCore it is part of (match_core.py). The core's parts are one
-    # line of classes (Holds <- Writes <- Presence <- Watching <- MatchCore), not mixins: a
+    # line of classes (Holds <- Writes <- Presence <- Watching <- Expiry <- Judging
+    # <- MatchCore), not mixins: a
     # compiled class (mypyc, setup.py) has a single base, so a part declares what the ones
     # above it give, and the methods they override, in the class body.
     _out: list
@@ -30,6 +31,12 @@ class Holds:
 
     def _reply(self, event: Input, effects: list) -> None:
         raise NotImplementedError  # match_core.py
+
+    def _clocked(self, entry: dict, prompt_id: str, lag_ms: int = 0) -> dict:
+        raise NotImplementedError  # expiry.py
+
+    def _decided(self, seat: str | None, at: int) -> None:
+        raise NotImplementedError  # expiry.py
 
     def _hold(self, event: Act | AutoPass | BotMove, now: int) -> bool:
         """Whether `event` answers a window prompt too soon: it is handled when the window's
@@ -74,15 +81,18 @@ class Holds:
     def _auto_pass(self, auto: AutoPass, now: int) -> None:
         """The seat's stops pass this prompt: the same entry, at the same moment, as the
         seat's own pass sent as soon as the prompt opened (an act without the client's id)."""
-        if self.match.over:
-            return
+        if self.match.over or self.match.clock.paused is not None:
+            return  # passed again at the resume (judging.py)
         prompt = next((p for p in self.match.ruleset.prompts(self.match.state) if p["id"] == auto.prompt), None)
         if prompt is None or prompt["seat"] != auto.seat or not self.stops.passes(prompt):
             return  # answered, closed, or the seat asks for it now
         if self._hold(auto, now):
             return
         option, args = default_answer(prompt)
-        self._commit({"at": now, "seat": auto.seat, "prompt": auto.prompt, "option": option, "args": args}, auto)
+        entry = self._clocked({"at": now, "seat": auto.seat, "prompt": auto.prompt, "option": option, "args": args},
+                              auto.prompt)
+        self._commit(entry, auto)
+        self._decided(auto.seat, now)
 
     def _set_stops(self, event: SetStops) -> None:
         self.stops.set(event.seat, event.mode)

@@ -43,6 +43,14 @@ class SetStops:
 
 
 @dataclass(frozen=True, slots=True)
+class Lag:
+    """A player's socket measured its round trip again (transport/lag.py): `ms`, 0 when
+    it has no measure; its seat's late answers may be credited it (lag_credit.py)."""
+    conn: Any
+    ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class AutoPass:
     """Pass `prompt` for its seat, if it is still open and the seat's stops still say so."""
     seat: str
@@ -124,8 +132,22 @@ class Abort:
     reply: Any
     reason: str | None = None
     rewound_to: str | None = None
-    judge: str | None = None
+    by: str | None = None  # the judge
     note: str | None = None
+
+    def entry(self, at: int) -> dict:
+        """Its log entry: an abort, with what a judge's rewind adds to it."""
+        given = {"reason": self.reason, "rewound_to": self.rewound_to, "by": self.by, "note": self.note}
+        return {"at": at, "abort": True, **{name: value for name, value in given.items() if value is not None}}
+
+
+@dataclass(frozen=True, slots=True)
+class Judge:
+    """An operator (or judge) acts on the match's clocks: `action` is a judge entry's
+    `{"action": "pause" | "resume" | "add_time", "by", "seat"?, "ms"?}`, logged like an
+    answer; `reply` gets True once it is written (judging.py)."""
+    reply: Any
+    action: dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,11 +196,11 @@ class RebuildFailed:
     pass
 
 
-Input = (Act | AutoPass | HoldOver | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave
-         | Abort | Abandon | Delete | Release)
+Input = (Act | Lag | AutoPass | HoldOver | BotMove | SetStops | Resign | Claim | Expire | AwayDue | Join | View | Leave
+         | Abort | Judge | Abandon | Delete | Release)
 #: What the driver tells the core of its own I/O: how a write or a rebuild's reads ended.
 Outcome = WriteDone | WriteFailed | Rebuilt | RebuildFailed
-BATCHED = (Act, AutoPass, HoldOver, BotMove, Resign, Claim, Expire, AwayDue, Abort, Abandon)  # inputs that may join a write in preparation
+BATCHED = (Act, AutoPass, HoldOver, BotMove, Resign, Claim, Expire, AwayDue, Abort, Judge, Abandon)  # inputs that may join a write in preparation
 
 
 #: What a `Join`'s reply gives a socket that resumes from before the match's seq (None

@@ -19,7 +19,9 @@ refusal, and the state (ahead of Redis) is rebuilt before the next input.
 The core is one class in parts, one idea each, each part the base of the next: holds.py
 holds window answers and makes the stops' passes; writes.py commits entries and follows
 their write; presence.py marks seats away and back; watching.py joins and shows views;
-this module drives the queue and applies answers, timeouts and aborts. Its vocabulary is inputs.py and effects.py.
+expiry.py credits late answers their measured lag and records each answer's clock;
+judging.py pauses and resumes the clocks; this module drives the queue and applies
+answers, timeouts and aborts. Its vocabulary is inputs.py and effects.py.
 """
 
 
@@ -34,7 +36,7 @@ from battlehall.engine.ruleset import Ruleset, default_answer
 from battlehall.server import errors
 from battlehall.server.clock import Clock
 from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
-from battlehall.server.match.effects import Ack, Arm, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
+from battlehall.server.match.effects import Ack, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
 from battlehall.server.match.inputs import (
     BATCHED,
     Abandon,
@@ -49,6 +51,8 @@ from battlehall.server.match.inputs import (
     HoldOver,
     Input,
     Join,
+    Judge,
+    Lag,
     Leave,
     Outcome,
     RebuildFailed,
@@ -60,9 +64,9 @@ from battlehall.server.match.inputs import (
     WriteDone,
     WriteFailed,
 )
+from battlehall.server.match.judging import Judging
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.stops import Stops
-from battlehall.server.match.watching import Watching
 from battlehall.server.match.writes import Status
 
 log = logging.getLogger("battlehall.actor")
@@ -72,7 +76,7 @@ KINDS = frozenset(get_args(Input) + get_args(Outcome))
 MAX_BATCH = 256  # entries in one write at most: a bound on the script's arguments
 
 
-class MatchCore(Watching):
+class MatchCore(Judging):
     """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
 
     def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0,
@@ -108,6 +112,7 @@ class MatchCore(Watching):
         self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
         self.bot_seats: dict[str, str] = match.meta.get("bots") or {}  # seat -> level: seats a bot always plays
         self.thinking: dict[str, str] = {}  # prompt id -> seat: a bot's BotMove for it is on its way
+        self._start_expiry()  # measured lags, graces ended, time without a socket (expiry.py)
         self._out: list = []
 
     # -- what the hub reads -------------------------------------------------------------
@@ -152,6 +157,8 @@ class MatchCore(Watching):
         every seat a player plays (nobody is on it yet)."""
         out = self._arm() + self._bots()
         for seat in self.match.meta["seats"]:
+            if seat not in self.bot_seats:
+                self._went_off(seat, now)
             out += self._gone(seat, now)
         return out
 
@@ -213,7 +220,7 @@ class MatchCore(Watching):
             kind = type(event)
             if self.batch and (kind not in BATCHED or self.damaged or len(self.batch) >= MAX_BATCH):
                 break  # written first: what comes after it sees only durable state
-            if self.status is Status.STALE and kind is not Leave and kind is not Release and kind is not SetStops:
+            if self.status is Status.STALE and kind not in (Leave, Release, SetStops, Lag):
                 self.status = Status.REBUILDING
                 self._out.append(Rebuild(self.sent_seq))
                 return
@@ -241,6 +248,8 @@ class MatchCore(Watching):
     def _handle(self, event: Input, now: int) -> None:
         if type(event) is Act:
             self._act(event, now)
+        elif type(event) is Lag:
+            self._lag(event)
         elif type(event) is AutoPass:
             self._auto_pass(event, now)
         elif type(event) is HoldOver:
@@ -265,12 +274,17 @@ class MatchCore(Watching):
             self.touched = now
             if event.conn in self.watchers:
                 self.watchers.remove(event.conn)
+            self._gone_conn(event.conn)
             self._out.append(Detach(event.conn))
             seat = event.conn.seat
             if event.conn.role == "player" and not self._seat_on(seat):
+                self._went_off(seat, now)
                 self._out += self._gone(seat, now)
+                self._out += self._arm()  # its graces go with its sockets
         elif type(event) is Abort:
             self._abort(event, now)
+        elif type(event) is Judge:
+            self._judge(event, now)
         elif type(event) is Abandon:
             self._abandon(event, now)
         elif type(event) is Delete:
@@ -292,15 +306,25 @@ class MatchCore(Watching):
         match = self.match
         acked = match.acts.get(f"{act.seat} {act.id}")
         if acked is not None:  # a re-sent act: same ack, not applied again
-            self._reply(act, [Ack(act.conn, act.id, acked, act.received)])
+            self._reply(act, [Ack(act.conn, act.id, acked, act.received, self.ack_clocks.get(f"{act.seat} {act.id}"))])
             return
         if match.over:
             raise MatchOver("the match is over")
+        self._refuse_paused()
+        due = self._due(act.prompt)
+        if due is not None and now > due and not (self.held and min(self.held) <= now):
+            # Past its expiry and any grace (its timer not yet run): the timeout comes
+            # first, and the answer is refused as one to a closed prompt.
+            self._expire(Expire(act.prompt), now)
         if self._hold(act, now):
             return
         self._mark(act.seat, False, now)  # an answer from a seat marked away: it is back first
-        self._commit({"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option,
-                      "args": act.args, "act": act.id}, act)
+        entry = {"at": now, "seat": act.seat, "prompt": act.prompt, "option": act.option, "args": act.args,
+                 "act": act.id}
+        if act.prompt in match.clock.data["open"] and match.clock.data["open"][act.prompt]["seat"] == act.seat:
+            self._clocked(entry, act.prompt, self._credit_of(act.conn))
+        self._commit(entry, act)
+        self._decided(act.seat, now)
         self.timeouts_in_a_row.pop(act.seat, None)
 
     def _bot_move(self, move: BotMove, now: int) -> None:
@@ -308,7 +332,7 @@ class MatchCore(Watching):
         player's page gets them: bots.py): an answer entry marked `"bot": level`. Its own
         generator is seeded by the match and the prompt, so a replay tells the same story."""
         match = self.match
-        level = None if match.over else self.bot_level(move.seat)
+        level = None if match.over or self.paused else self.bot_level(move.seat)
         prompt = None if level is None else next(
             (p for p in match.prompts_for(move.seat) if p["id"] == move.prompt), None)
         if level is None or prompt is None:  # answered, closed, or the seat's player is back
@@ -319,19 +343,21 @@ class MatchCore(Watching):
         self.thinking.pop(move.prompt, None)
         option, args = bot_answer(match.meta["ruleset"], level, move.seat, match.ruleset.view(match.state, move.seat),
                                   match.ruleset.definitions(match.state), prompt, f"{self.match_id} {move.prompt}")
-        entry = {"at": now, "seat": move.seat, "prompt": move.prompt, "option": option, "args": args, "bot": level}
+        entry = self._clocked({"at": now, "seat": move.seat, "prompt": move.prompt, "option": option, "args": args,
+                               "bot": level}, move.prompt)
         try:
             self._commit(entry, move)
         except EngineError:  # a bot's bug: its seat still answers, with the default
             log.exception("match %s: the %s bot's answer to %s was refused", self.match_id, level, move.prompt)
             option, args = default_answer(prompt)
             self._commit({**entry, "option": option, "args": args}, move)
+        self._decided(move.seat, now)
 
     def _bots(self) -> list:
         """A bot's turn for each open prompt of a seat a bot plays now, once per prompt."""
         if not self.bot_seats and self.match.meta.get("when_away") != "bot":
             return []  # no bot may play here: nothing to look at on the answer path
-        if self.match.over or self.status is Status.STOPPED:
+        if self.match.over or self.status is Status.STOPPED or self.paused:
             return []
         turns = []
         for prompt_id, opened in self.match.clock.data["open"].items():
@@ -353,6 +379,7 @@ class MatchCore(Watching):
         if match.over:
             raise MatchOver("the match is over")
         self._commit({"at": now, "resign": resign.seat, "act": resign.id}, resign)
+        self._decided(resign.seat, now)
 
     def _claim(self, claim: Claim, now: int) -> None:
         """Every other seat marked away resigns; the last resign entry carries the claim's
@@ -379,7 +406,7 @@ class MatchCore(Watching):
 
     def _expire(self, expire: Expire, now: int) -> None:
         self.timers.pop(expire.prompt, None)
-        due = self.match.clock.expires_at(expire.prompt)
+        due = self._due(expire.prompt)
         if due is None or self.match.over:
             return
         if due > now:  # woke early (a bank changed): sleep again
@@ -393,11 +420,15 @@ class MatchCore(Watching):
             self._hold_over(HoldOver(now), now)
             return
         seat = self.match.clock.data["open"][expire.prompt]["seat"]
+        entry = self._clocked({"at": max(due, now), "timeout": True, "prompt": expire.prompt}, expire.prompt)
+        expired = self.match.clock.expires_at(expire.prompt) or due
         try:
-            self._commit({"at": max(due, now), "timeout": True, "prompt": expire.prompt}, expire)
+            self._commit(entry, expire)
         except EngineError:
             log.exception("match %s: expiring %s failed", self.match_id, expire.prompt)
             return
+        # Decided at its expiry, not when its timer ran: another seat's prompt due then keeps its grace.
+        self._decided(seat, expired)
         if seat not in self.match.meta["seats"]:  # a side the server plays itself (hourglass' Bandits)
             return
         missed = self.timeouts_in_a_row[seat] = self.timeouts_in_a_row.get(seat, 0) + 1
@@ -411,38 +442,10 @@ class MatchCore(Watching):
         committed like this one, and its `reply` resolved once the write has landed."""
         if self.match.over:
             raise MatchOver("the match has already ended")
-        entry: dict = {"at": now, "abort": True}
-        for name in ("reason", "rewound_to", "judge", "note"):
-            value = getattr(abort, name)
-            if value is not None:
-                entry[name] = value
-        self._commit(entry, abort)
+        self._commit(abort.entry(now), abort)
 
     def _abandon(self, abandon: Abandon, now: int) -> None:
         if self.match.over or self.touched > abandon.idle_before or self.watchers:
             self._reply(abandon, [Resolve(abandon.reply, False)])
             return
         self._commit({"at": now, "abort": True, "reason": abandon.reason}, abandon)
-
-    # -- deadlines ----------------------------------------------------------------------
-
-    def _arm(self) -> list:
-        """A deadline for each open prompt, when its default must be applied.
-
-        Only deadlines that changed are armed again (a bank spent by one answer moves the
-        expiry of that seat's other open prompts); one no longer in `timers` is ignored
-        when it comes up (`wants`).
-        """
-        clock = self.match.clock
-        open_prompts = clock.data["open"]
-        for prompt_id in [p for p in self.timers if p not in open_prompts]:
-            del self.timers[prompt_id]
-        if self.match.over or self.status is Status.STOPPED:
-            return []
-        armed = []
-        for prompt_id in open_prompts:
-            due = clock.expires_at(prompt_id)  # None: a prompt without a deadline never expires
-            if due is not None and self.timers.get(prompt_id) != due:
-                self.timers[prompt_id] = due
-                armed.append(Arm(prompt_id, due))
-        return armed

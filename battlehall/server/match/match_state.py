@@ -61,13 +61,21 @@ class MatchState:
         # The stored entry: one of the engine's LogEntry shapes, plus the server's own fields
         # (seq, last_seq, act); a plain dict until the log is typed end to end.
         events = apply_entry(self.ruleset, self.state, cast(LogEntry, entry))
+        if "judge" in entry:  # a pause, a resume, time added: the clock's alone
+            self.clock.judge(entry["judge"], entry["at"])
         self.answers_since_snapshot += 1
-        records = self.stamp(events, entry["at"])
+        # An answer's lag credit, decided when it came (its `clock` record), goes back to
+        # the clock as it closes the prompt: replay spends the same quota and bank.
+        record = entry.get("clock")
+        credit = (entry["prompt"], record["lag_ms"]) if record and record.get("lag_ms") else None
+        records = self.stamp(events, entry["at"], credit)
         if entry.get("act") is not None:  # a re-sent act (or resign) id gets this ack again
             self.acts[f"{entry['seat'] if 'seat' in entry else entry['resign']} {entry['act']}"] = self.seq
         return records
 
-    def stamp(self, events: list[Event], at: int) -> list[dict]:
+    def stamp(self, events: list[Event], at: int, credit: tuple[str, int] | None = None) -> list[dict]:
+        """Number the events, at `at`, and keep the clock in step with the prompts they
+        open and close; `credit` is (prompt, lag ms) of an answer credited lag."""
         records = []
         for event in events:
             self.seq += 1
@@ -76,7 +84,7 @@ class MatchState:
                 data.update(self.clock.open(data["id"], data["seat"], at, data.get("time_ms"),
                                             data.get("bank", True), "window" in data))
             elif event["kind"] == "prompt_closed":
-                self.clock.close(data["id"], at)
+                self.clock.close(data["id"], at, credit[1] if credit and credit[0] == data["id"] else 0)
             record = {"seq": self.seq, "at": at, "kind": event["kind"], "data": data}
             if "private" in event:
                 record["private"] = event["private"]

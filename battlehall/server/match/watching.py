@@ -14,6 +14,9 @@ class Watching(Presence):
     match_id: str
     touched: int
 
+    def _came_on(self, seat: str, now: int) -> None:
+        raise NotImplementedError  # expiry.py
+
     # -- joining and viewing --------------------------------------------------------------
 
     def _join(self, join: Join, now: int) -> None:
@@ -29,6 +32,7 @@ class Watching(Presence):
         if conn.role == "player":  # the player is back: the seat is its own again
             self.seen.add(conn.seat)
             self.gone_since.pop(conn.seat, None)
+            self._came_on(conn.seat, now)
             if conn.seat in self.told_gone:
                 self.told_gone.discard(conn.seat)
                 self._out += self._presence(conn.seat, True)
@@ -37,6 +41,8 @@ class Watching(Presence):
                    "seq": match.seq, "view": match.ruleset.view(match.state, conn.audience),
                    "prompts": match.prompts_for(conn.audience), "now": now,
                    "definitions": match.ruleset.definitions(match.state)}
+        if match.clock.paused is not None:  # a judge stopped every clock: since when
+            welcome["paused"] = match.clock.paused
         if self.told_gone:  # only then: a mirror's welcome, which cannot know, is the same otherwise
             welcome["gone"] = {seat: self._away_at(seat) for seat in sorted(self.told_gone)}
         self._out += [

@@ -11,7 +11,10 @@ from battlehall.engine.errors import EngineError
 from battlehall.server.errors import Fenced, StoreUnavailable
 from battlehall.server.match.effects import Ack, Ended, Lost, Publish, Resolve, Write, refusal
 from battlehall.server.match.holds import Holds
-from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Rebuilt, Resign
+from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Judge, Rebuilt, Resign
+
+#: How many acts' clock records a match keeps for their re-sent acts' acks.
+ACK_CLOCKS_KEPT = 64
 
 
 class Status(enum.Enum):
@@ -33,6 +36,7 @@ class Writes(Holds):
     """Entries committed in memory, written in one batch, and what follows the write: acks, events, a rebuild."""
 
     # What it reads of the MatchCore it is part of (match_core.py), past what Holds declares.
+    ack_clocks: dict[str, dict]
     batch: list[tuple[dict, list]]
     damaged: bool
     outbox: list[tuple[Input, Any]]
@@ -89,9 +93,11 @@ class Writes(Holds):
                 self.sent_seq = records[-1]["seq"]
             if ended and entry is last:
                 out.append(Ended())
-            if type(event) is Act or type(event) is Resign or type(event) is Claim:
+            if type(event) is Act:
+                out.append(Ack(event.conn, event.id, entry["last_seq"], event.received, self._ack_clock(event, entry)))
+            elif type(event) is Resign or type(event) is Claim:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
-            elif type(event) is Abort or type(event) is Abandon:
+            elif type(event) is Abort or type(event) is Abandon or type(event) is Judge:
                 out.append(Resolve(event.reply, True))
         if self.damaged:
             self.damaged = False
@@ -100,6 +106,16 @@ class Writes(Holds):
             self.status = Status.IDLE
         out += self._arm()
         out += self._bots()
+
+    def _ack_clock(self, act: Act, entry: dict) -> dict | None:
+        """The clock record an act's ack shows, kept for the latest acts: a re-sent act
+        gets the same ack (after a restart, without it)."""
+        record = entry.get("clock")
+        if record is not None:
+            self.ack_clocks[f"{act.seat} {act.id}"] = record
+            if len(self.ack_clocks) > ACK_CLOCKS_KEPT:
+                del self.ack_clocks[next(iter(self.ack_clocks))]
+        return record
 
     def _write_failed(self, error: StoreUnavailable) -> None:
         if self.status is not Status.WRITING:

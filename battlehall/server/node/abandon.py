@@ -20,7 +20,6 @@ import logging
 from battlehall.engine.ruleset import ABANDONED
 from battlehall.server.clock import now_ms
 from battlehall.server.match import inputs
-from battlehall.server.storage.store import key, unpack
 
 log = logging.getLogger("battlehall.abandon")
 
@@ -37,8 +36,8 @@ async def last_touched(store, match_id: str, log_entries: list[dict], created_at
     """When a loaded match was last touched, as far as Redis knows: its last log entry."""
     if log_entries:
         return log_entries[-1]["at"]
-    rows = await store.redis.xrevrange(key(match_id, "log"), "+", "-", count=1)
-    return unpack(rows[0][1][b"e"])["at"] if rows else created_at
+    last = await store.last_entry(match_id)
+    return last["at"] if last is not None else created_at
 
 
 def loaded_touch(abandon_s: float, last: int, now: int) -> int:

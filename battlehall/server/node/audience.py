@@ -26,10 +26,9 @@ epoch, so that a node of an earlier version, which reads every field as a count,
 it for a dead node's; its freshness is that of its node's count. A node of an earlier
 version writes no such field: its spectators count as one viewer each.
 
-Writes and reads go on the store's upkeep connection (`Store.upkeep`, raw commands):
-with matches coming and going, a node writes counts five times a second, and through
-redis-py's pipelines the writes and the reads of a hundred watched matches cost the
-server about 4 % of its CPU under a duel load with spectators.
+The hash's keys and commands are the storage wing's (storage/audience.py,
+`Store.audience`): with matches coming and going, a node writes counts five times a
+second, so they go on the store's upkeep connection, in one send with the reads.
 """
 
 from __future__ import annotations
@@ -43,21 +42,16 @@ import time
 from typing import Callable
 
 from battlehall.server.clock import now_ms
-from battlehall.server.storage.store import StoreUnavailable, key
+from battlehall.server.storage.audience import VIEWERS, NodeCount
+from battlehall.server.storage.store import StoreUnavailable
 
 FLUSH_S = 0.2
 READ_S = 1.0
 REFRESH_S = 10.0
 STALE_MS = 30_000
-TTL_S = 60  # the hash goes when no node has refreshed it for this long
-VIEWERS = " viewers"  # the field `<node> viewers`: the node's distinct viewers of the match
 IPV6_VIEWER_PREFIX = 64  # an IPv6 client is one viewer per /64: one host is given a /64 and may use any of it
 
 log = logging.getLogger("battlehall.audience")
-
-
-def hash_key(match_id: str) -> str:
-    return key(match_id, "watching")
 
 
 def viewer_of(address: str | None) -> str | None:
@@ -78,19 +72,10 @@ def viewer_of(address: str | None) -> str | None:
     return sys.intern(str(ip))
 
 
-def as_fields(reply) -> dict:
-    """An HGETALL reply as a map: a raw connection gives a flat list of fields and values
-    (RESP2), redis-py's cluster client a dict."""
-    if isinstance(reply, dict):
-        return reply
-    return dict(zip(reply[::2], reply[1::2]))
-
-
 class Audience:
     def __init__(self, store, node: str, local: Callable[[str], int],
                  local_viewers: Callable[[str], int] | None = None):
-        self.redis = store.redis  # the public summaries' reads (totals), shared with the node's other reads
-        self.upkeep = store.upkeep  # the writer task's writes and reads: raw commands, one send each
+        self.records = store.audience  # the counts in Redis (storage/audience.py)
         self.node = node
         self.local = local  # match id -> this node's spectators of it, now
         self.local_viewers = local_viewers or local  # ... and the distinct viewers they are (each one by default)
@@ -143,36 +128,31 @@ class Audience:
         nodes' counts of every match this node has spectators of."""
         ids, self.dirty = list(self.dirty), set()
         now = now_ms()
-        commands: list[tuple] = []
+        counts: list[NodeCount] = []
         for match_id in ids:
             count = self.local(match_id)
+            counts.append(NodeCount(match_id, count, self.local_viewers(match_id) if count else 0, now))
             if count:
-                viewers = self.local_viewers(match_id)
-                commands += [("HSET", hash_key(match_id), self.node, f"{count} {now}",
-                              self.node + VIEWERS, f"{viewers} 0"),
-                             ("EXPIRE", hash_key(match_id), TTL_S)]
                 self.tracked.add(match_id)
             else:
-                commands.append(("HDEL", hash_key(match_id), self.node, self.node + VIEWERS))
                 self.tracked.discard(match_id)
                 self.others.pop(match_id, None)
         reads = list(self.tracked) if time.monotonic() >= self.read_at else []
-        commands += [("HGETALL", hash_key(match_id)) for match_id in reads]
-        if not commands:
+        if not counts and not reads:
             return
         if reads:  # the next read READ_S from now, whether or not Redis answers this one
             self.read_at = time.monotonic() + READ_S
         try:
-            replies = await self.upkeep.call(commands)
+            found = await self.records.write(self.node, counts, reads)
         except StoreUnavailable as exc:  # Redis away: the next round writes them
             log.debug("writing spectator counts failed: %r", exc)
             self.dirty |= set(ids)
             return
-        for match_id, fields in zip(reads, replies[len(replies) - len(reads):]):
+        for match_id, fields in zip(reads, found):
             if match_id in self.tracked:
-                self.others[match_id] = self._others(as_fields(fields), now)[0]
+                self.others[match_id] = self._others(fields, now)[0]
 
-    def _others(self, fields: dict, now: int) -> tuple[int, int]:
+    def _others(self, fields: dict[bytes, bytes], now: int) -> tuple[int, int]:
         """The other nodes' fresh counts in one match's hash: their spectators, and the
         viewers those are (a node that wrote no viewers: one per spectator)."""
         counts: dict[str, int] = {}
@@ -189,10 +169,7 @@ class Audience:
         """Each match's spectators and viewers on every node; this node's own alone if
         Redis does not answer."""
         try:
-            pipe = self.redis.pipeline(transaction=False)
-            for match_id in match_ids:
-                pipe.hgetall(hash_key(match_id))
-            rows = await pipe.execute() if match_ids else []
+            rows = await self.records.fields(match_ids)
         except StoreUnavailable:
             return [(self.local(m), self.local_viewers(m)) for m in match_ids]
         now = now_ms()
@@ -219,5 +196,4 @@ class Audience:
                 await self.writer
         if self.tracked:
             with contextlib.suppress(StoreUnavailable):
-                await self.upkeep.call([("HDEL", hash_key(match_id), self.node, self.node + VIEWERS)
-                                        for match_id in self.tracked])
+                await self.records.remove(self.node, list(self.tracked))

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from battlehall.server.clock import now_ms
 from battlehall.server.match import inputs
-from battlehall.server.node import nodes
 from battlehall.server.node.ownership import Ownership, socket_url
 
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ async def drain(ownership: Ownership) -> int:
     with contextlib.suppress(Exception):
         await ownership.publish()
     node = ownership.settings.node
-    live = await nodes.live(ownership.store.redis)
+    live = await ownership.store.nodes.live()
     others = sorted((r.get("matches", 0), n) for n, r in live.items() if n != node and not r.get("draining"))
     if not others:
         log.warning("drain: no other live node to hand matches to")

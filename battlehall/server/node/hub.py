@@ -42,7 +42,7 @@ from battlehall.server.players import ratings
 from battlehall.server.storage import listing
 from battlehall.server.storage.judges import Judges
 from battlehall.server.storage.lease import NotHere
-from battlehall.server.storage.store import LIVE, Store, StoreUnavailable
+from battlehall.server.storage.store import Store, StoreUnavailable
 
 OPERATOR_TIMEOUT_S = 30  # an abort or delete waits this long for the actor and Redis
 LINGER_S = 60  # a finished match stays in memory this long for its sockets (plus the spectator delay)
@@ -111,6 +111,8 @@ class Hub:
         self.judging = Judging(store, self.metrics)  # judges of any match, on this node
         self.judges = Judges(store)
         self.placement = Placement(settings, store, self.ownership, self.create)  # where new matches go
+        # Told of every match that ends here (its id, meta, result): the events' runner (tournaments/)
+        self.ended_hooks: list[Callable[[str, dict, dict], None]] = []
         self.sessions = SessionServices(settings, store, self.history_gate, self.metrics, self.audience, self.meta,
                                         self.actor, self.spectated, self.casting.open, self.judging.open,
                                         self.judges)
@@ -126,7 +128,8 @@ class Hub:
         ruleset = get_ruleset(request["ruleset"])
         seed = seeds.engine_seed(request["seed"], request["seed_public"])
         state, events = ruleset.start(request["seats"], seed, request["options"], request["setup"])
-        match_id = new_match_id()
+        # An event's game comes with its id (tournaments/games.py: one per game, so a takeover finds it made)
+        match_id = request.get("match_id") or new_match_id()
         tokens = {seat: secrets.token_hex(16) for seat in request["seats"]}
         # meta never reaches a client; the seed leaves it only through the replay.
         meta = {**request, "seed": seeds.as_data(seed), "seed_commitment": seeds.commitment(seed),
@@ -212,17 +215,23 @@ class Hub:
         """End a live match with reason "aborted", through its actor; False if there is no
         such match. MatchOver if it had already ended; StoreUnavailable if Redis did not
         take it (then nothing changed)."""
-        actor = self.actors.get(match_id)
+        actor = await self.live_actor(match_id)
         if actor is None:
-            if not await self.store.is_live(match_id):  # never load an ended match for this
-                if await self.store.exists(match_id):
-                    raise MatchOver("the match has already ended")
-                return False
-            actor = await self.actor(match_id)
-            if actor is None:
-                return False
-        await self._through(actor, inputs.Abort)
+            return False
+        await self.through(actor, inputs.Abort, "abort")
         return True
+
+    async def live_actor(self, match_id: str) -> MatchActor | None:
+        """The live match's actor, loaded if need be, for an operator's or a judge's action;
+        None if there is no such match. MatchOver if it has ended (never loaded for this)."""
+        actor = self.actors.get(match_id)
+        if actor is not None:
+            return actor
+        if not await self.store.is_live(match_id):
+            if await self.store.exists(match_id):
+                raise MatchOver("the match has already ended")
+            return None
+        return await self.actor(match_id)
 
     async def delete(self, match_id: str) -> bool:
         """Remove an ended match from Redis and memory; False if there is no such match.
@@ -230,7 +239,7 @@ class Hub:
         await self.loading.settled(match_id)  # a load in progress: delete what it brings
         actor = self.actors.get(match_id)
         if actor is not None:
-            await self._through(actor, inputs.Delete)  # after the match's last write
+            await self.through(actor, inputs.Delete, "delete")  # after the match's last write
             await self.unload(match_id)  # its sockets are closed (1001)
             return True
         if await self.store.is_live(match_id):
@@ -238,15 +247,16 @@ class Hub:
         return await self.store.delete(match_id)
 
     @staticmethod
-    async def _through(actor: MatchActor, kind: type[inputs.Abort | inputs.Delete]) -> None:
-        """Submit an operator's message to the actor and wait until it has been handled."""
+    async def through(actor: MatchActor, make: Callable[[asyncio.Future], inputs.Input], what: str,
+                      timeout_s: float = OPERATOR_TIMEOUT_S) -> None:
+        """Submit the input `make` builds around its reply (an operator's or a judge's) to the
+        actor, and wait until it has been handled: StoreUnavailable if not within `timeout_s`."""
         done = asyncio.get_running_loop().create_future()
-        actor.submit(kind(done))
+        actor.submit(make(done))
         try:
-            await asyncio.wait_for(done, OPERATOR_TIMEOUT_S)
+            await asyncio.wait_for(done, timeout_s)
         except asyncio.TimeoutError:
-            raise StoreUnavailable(f"the {kind.__name__.lower()} was not confirmed within {OPERATOR_TIMEOUT_S} s"
-                                   ) from None
+            raise StoreUnavailable(f"the {what} was not confirmed within {timeout_s:g} s") from None
 
     # -- the node's upkeep: each part's own, composed here -------------------------------
 
@@ -274,9 +284,9 @@ class Hub:
     # -- a match's end, and letting it go -------------------------------------------------
 
     def finished(self, match_id: str) -> None:
-        """A match's end has landed: it leaves `bh:live` (a key of no match's slot, so
+        """A match's end has landed: it leaves the live matches (a key of no match's slot, so
         not in the fenced write; if this is lost, the next scan finds the match ended)."""
-        self.store.batcher.submit([("ZREM", LIVE, match_id)], _logged, match_id)
+        self.store.unlist(match_id, _logged, match_id)
 
     def _ended(self, actor: MatchActor) -> None:
         """An actor's match ended here: its end is in Redis."""
@@ -287,6 +297,8 @@ class Hub:
     def match_ended(self, actor: MatchActor) -> None:
         """Keep a finished match in memory a while for its sockets, then let it go."""
         ratings.match_ended(self, actor.match_id, actor.core.meta, actor.core.state["result"])  # once: idempotent
+        for hook in self.ended_hooks:  # each idempotent too: a result is entered once (tournaments/)
+            hook(actor.match_id, actor.core.meta, actor.core.state["result"])
         loop = asyncio.get_running_loop()
         linger = LINGER_S + actor.core.meta["spectators"]["delay_ms"] / 1000  # delayed spectators see the end too
         loop.call_later(linger, lambda: loop.create_task(self.unload(actor.match_id, actor)))
@@ -395,11 +407,13 @@ class Hub:
             shown = {"seq": entry["seq"], "at": entry["at"]}
             if entry.get("abort"):  # an operator ended the match, or the server an abandoned one
                 shown["abort"] = True
-                for name in ("reason", "rewound_to", "judge", "note"):  # a judge's rewind names them
+                for name in ("reason", "rewound_to", "by", "note"):  # a judge's rewind names them
                     if entry.get(name):
                         shown[name] = entry[name]
             elif entry.get("timeout"):
                 shown.update(prompt=entry["prompt"], timeout=True)
+            elif "judge" in entry:  # the clocks paused, resumed, or time added to a seat
+                shown["judge"] = entry["judge"]
             elif "resign" in entry or "away" in entry or "back" in entry:  # a seat left, went away or came back
                 kind = next(k for k in ("resign", "away", "back") if k in entry)
                 shown[kind] = entry[kind]
@@ -408,6 +422,8 @@ class Hub:
                 shown.update(seat=entry["seat"], option=entry["option"], args=entry["args"])
                 if "bot" in entry:  # answered by the server's bot of this level
                     shown["bot"] = entry["bot"]
+            if "clock" in entry:  # what the answer or timeout spent: time used, lag credited, bank
+                shown["clock"] = entry["clock"]
             log.append(shown)
         return log
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from battlehall.server.clock import Clock, now_ms
 from battlehall.server.match.actor import MatchActor, MatchServices
@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("battlehall.hub")
 
 BATCH = 500  # matches loaded per pair of Redis round trips (a takeover, the recovery at start)
+#: Loads of a batch under way at once: each may read Redis (its last log entry), and
+#: redis-py's pool refuses a hundred connections in use at once ("Too many connections").
+LOADS_AT_ONCE = 64
 
 
 class Loading:
@@ -50,6 +53,7 @@ class Loading:
         self.finished = finished
         self.pending: dict[str, asyncio.Future] = {}  # match id -> the load under way: its actor, or None
         self.downtime_ms = 0  # during the recovery at start: how long this node was away
+        self.loads_at_once = asyncio.Semaphore(LOADS_AT_ONCE)
 
     def busy(self, match_id: str) -> bool:
         """Whether the match is in memory or being loaded."""
@@ -100,9 +104,9 @@ class Loading:
         return await self.load(match_id, None, value, held)
 
     async def load(self, match_id: str, loaded: LoadedMatch | None = None, lease: str | None = None,
-                   held: int | None = None) -> MatchActor | None:
+                   held: int | None = None, last_at: int | None = None) -> MatchActor | None:
         """The match (`loaded`, or read now) started in memory under `lease`; None if it is
-        not in Redis."""
+        not in Redis. `last_at`: when it was last touched, if read already (abandon.py)."""
         loaded = loaded or await self.store.load(match_id)
         if loaded is None:
             return None
@@ -120,7 +124,8 @@ class Loading:
             core.answers_since_snapshot = 0
         actor = MatchActor(self.services, match_id, core)
         if not core.over and self.settings.abandon_s:  # the abandon countdown goes on from Redis' record
-            last = await abandon.last_touched(self.store, match_id, loaded.log, loaded.meta["created_at"])
+            last = last_at if last_at is not None else await abandon.last_touched(
+                self.store, match_id, loaded.log, loaded.meta["created_at"])
             actor.touched = abandon.loaded_touch(self.settings.abandon_s, last, now_ms())
         actor.lease = lease if not core.over else None
         if core.over and lease is not None:  # ended, but its leaving `bh:live` was lost
@@ -138,9 +143,48 @@ class Loading:
         self.metrics.matches_recovered += 1
         return actor
 
-    async def take(self, match_ids: list[str]) -> int:
+    async def load_one(self, match_id: str, loaded: LoadedMatch | None, lease: str | None = None,
+                       held: int | None = None, last_at: int | None = None) -> MatchActor | None:
+        """`load`, among at most LOADS_AT_ONCE of a batch."""
+        async with self.loads_at_once:
+            return await self.load(match_id, loaded, lease, held, last_at)
+
+    async def last_touches(self, match_ids: list[str], loaded: list[LoadedMatch | None]) -> dict[str, int]:
+        """When each loaded live match was last touched (abandon.py), for a batch: from its
+        log after the snapshot, or for those with none, their last entries read at once."""
+        if not self.settings.abandon_s:
+            return {}
+        found = {m: data.log[-1]["at"] for m, data in zip(match_ids, loaded) if data is not None and data.log}
+        bare = [(m, data) for m, data in zip(match_ids, loaded) if data is not None and not data.log]
+        for (m, data), last in zip(bare, await self.store.last_entries([m for m, _ in bare])):
+            found[m] = last["at"] if last is not None else data.meta["created_at"]
+        return found
+
+    async def take_one(self, future: asyncio.Future, match_id: str, loaded: LoadedMatch | None, lease: str,
+                       held: int | None, last_at: int | None) -> bool:
+        """Load one match of a takeover, and hand it at once to the hellos waiting for it
+        (`future`), not once its whole batch is loaded. Whether it was."""
+        try:
+            actor = await self.load_one(match_id, loaded, lease, held, last_at)
+        except Exception as exc:
+            log.error("could not take over match %s: %r", match_id, exc)
+            actor = None
+        self.settle(match_id, future, actor)
+        return actor is not None
+
+    def settle(self, match_id: str, future: asyncio.Future, actor: MatchActor | None) -> None:
+        """The end of one match's load in a takeover: to the hellos waiting on it, and out of
+        `pending` at once, so that a hello after a lost acquisition asks again (and is sent
+        to the holder) rather than find the same empty result again."""
+        if not future.done():
+            future.set_result(actor)
+        if self.pending.get(match_id) is future:
+            del self.pending[match_id]
+
+    async def take(self, match_ids: list[str], breaking: Mapping[str, str] | None = None) -> int:
         """Acquire the leases of these matches and load those won, BATCH at a time (a
-        pipeline of acquisitions, two round trips of loads, one of clock snapshots)."""
+        pipeline of acquisitions, two round trips of loads, one of clock snapshots). The
+        leases in `breaking` (match id -> lease) are a dead node's: broken (lease.ACQUIRE)."""
         loop = asyncio.get_running_loop()
         futures = {}
         for match_id in match_ids:  # a hello for one of them meanwhile waits for this load
@@ -151,25 +195,22 @@ class Loading:
             ids = list(futures)
             for i in range(0, len(ids), BATCH):
                 batch = ids[i:i + BATCH]
-                got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms())
+                got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms(),
+                                                    breaking, self.settings.node_death_ms)
                 won = [(m, value, held) for m, (ok, value, held) in zip(batch, got) if ok]
+                for m, (ok, _, _) in zip(batch, got):
+                    if not ok:  # another node holds it
+                        self.settle(m, futures[m], None)
                 if not won:
                     continue
                 loaded = await self.store.load_many([m for m, _, _ in won])
-                loads = [self.load(m, data, value, held) for (m, value, held), data in zip(won, loaded)]
-                for (match_id, _, _), result in zip(won, await asyncio.gather(*loads, return_exceptions=True)):
-                    if isinstance(result, Exception):
-                        log.error("could not take over match %s: %r", match_id, result)
-                        futures[match_id].set_result(None)
-                    else:
-                        futures[match_id].set_result(result)
-                        count += result is not None
+                touched = await self.last_touches([m for m, _, _ in won], loaded)
+                loads = [self.take_one(futures[m], m, data, value, held, touched.get(m))
+                         for (m, value, held), data in zip(won, loaded)]
+                count += sum(await asyncio.gather(*loads))
         finally:
             for match_id, future in futures.items():
-                if not future.done():
-                    future.set_result(None)
-                if self.pending.get(match_id) is future:
-                    del self.pending[match_id]
+                self.settle(match_id, future, None)
         return count
 
     async def recover(self, scan: Callable[[], Awaitable[int]] | None) -> int:
@@ -193,7 +234,9 @@ class Loading:
         count = 0
         for i in range(0, len(ids), BATCH):
             batch = ids[i:i + BATCH]
-            loads = [self.load(m, loaded) for m, loaded in zip(batch, await self.store.load_many(batch))]
+            loaded = await self.store.load_many(batch)
+            touched = await self.last_touches(batch, loaded)
+            loads = [self.load_one(m, data, last_at=touched.get(m)) for m, data in zip(batch, loaded)]
             for match_id, result in zip(batch, await asyncio.gather(*loads, return_exceptions=True)):
                 if isinstance(result, Exception):
                     log.error("could not recover match %s: %r", match_id, result)

@@ -1,7 +1,7 @@
 """Spectators of a match that another node runs: a read-only copy of it, fed from Redis.
 
 A spectator may connect to any node. The node that owns the match publishes a doorbell
-on `bh:{id}:tail` (the seq of each log entry it wrote, store.py) after the entry's
+on its tail channel (the seq of each log entry it wrote, storage/subscription.py) after the entry's
 write; a node with spectators of a match it does not own keeps a `Mirror`: a replica
 loaded from Redis (the latest snapshot and the log after it, or the start and the whole
 log when the match has a stream delay), advanced by the entries it reads from the log
@@ -28,18 +28,13 @@ from battlehall.server.clock import Clock, now_ms
 from battlehall.server.match import inputs
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.spectators import DelayedFeed
-from battlehall.server.storage.store import StoreUnavailable, key
+from battlehall.server.storage.store import StoreUnavailable
 
 log = logging.getLogger("battlehall.mirror")
 
 POLL_S = 2.0  # a read of the log even without a doorbell: a lost pub/sub message costs this much delay at most
 IDLE_S = 30.0  # a mirror without spectators is dropped after this long
 LINGER_S = 60.0  # after the end (as seen by spectators), like a finished match on its owner
-
-
-def channel(match_id: str) -> str:
-    """The doorbell of a match's log: in the match's hash tag, like its keys."""
-    return key(match_id, "tail")
 
 
 class Mirror:
@@ -289,32 +284,31 @@ class Doorbells:
     """One pub/sub connection per node, for the doorbells of every match it mirrors."""
 
     def __init__(self, store):
-        self.redis = store.client(socket_connect_timeout=2, health_check_interval=0)
-        self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        self.mirrors: dict[str, list[Mirror]] = {}  # channel -> its mirrors (spectators', casters')
+        self.bells = store.doorbells()
+        self.mirrors: dict[str, list[Mirror]] = {}  # match id -> its mirrors (spectators', casters')
         self.task: asyncio.Task | None = None
 
     async def add(self, match_id: str, mirror: Mirror) -> None:
-        listeners = self.mirrors.setdefault(channel(match_id), [])
+        listeners = self.mirrors.setdefault(match_id, [])
         listeners.append(mirror)
         if len(listeners) == 1:
-            await self.pubsub.subscribe(channel(match_id))
+            await self.bells.add(match_id)
         if self.task is None:
             self.task = asyncio.get_running_loop().create_task(self._listen())
 
     async def remove(self, match_id: str, mirror: Mirror) -> None:
-        listeners = self.mirrors.get(channel(match_id), [])
+        listeners = self.mirrors.get(match_id, [])
         if mirror in listeners:
             listeners.remove(mirror)
             if not listeners:
-                del self.mirrors[channel(match_id)]
+                del self.mirrors[match_id]
                 with contextlib.suppress(StoreUnavailable):
-                    await self.pubsub.unsubscribe(channel(match_id))
+                    await self.bells.remove(match_id)
 
     async def _listen(self) -> None:
         while True:
             try:
-                message = await self.pubsub.get_message(timeout=1.0)
+                rung = await self.bells.next(timeout_s=1.0)
             except StoreUnavailable as exc:
                 # redis-py reconnects and subscribes again on the next read; what was
                 # published meanwhile is read from the logs (and the polls catch it anyway).
@@ -324,9 +318,8 @@ class Doorbells:
                     for mirror in list(listeners):
                         mirror.ring()
                 continue
-            if message is not None and message["type"] == "message":
-                name = message["channel"]
-                for mirror in list(self.mirrors.get(name.decode() if isinstance(name, bytes) else name, ())):
+            if rung is not None:
+                for mirror in list(self.mirrors.get(rung, ())):
                     mirror.ring()
 
     async def close(self) -> None:
@@ -334,6 +327,4 @@ class Doorbells:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
-        with contextlib.suppress(Exception):
-            await self.pubsub.aclose()
-        await self.redis.aclose()
+        await self.bells.close()

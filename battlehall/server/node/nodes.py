@@ -1,10 +1,10 @@
 """The nodes sharing one Redis: who is alive, how loaded, where clients reach them.
 
-Each node keeps `bh:node:<id>` (JSON: its URL, live matches, sockets, whether it is
-draining) with a time to live of one lease, rewritten every renewal period, and its id
-in the sorted set `bh:nodes` (by when it last wrote), so the live ones are listed
-without a SCAN. A node whose record lapsed is dead to placement and redirects; its
-matches are taken over once their leases lapse too (takeover.py).
+Each node keeps a record in Redis (JSON: its URL, live matches, sockets, whether it is
+draining) with a time to live of one lease, rewritten every renewal period (its keys
+and commands: storage/nodes.py, `Store.nodes`). A node whose record lapsed is dead to
+placement and redirects; its matches are taken over once their leases lapse too
+(takeover.py).
 """
 
 from __future__ import annotations
@@ -15,10 +15,7 @@ import ssl
 
 import certifi
 import httpx
-import orjson
 
-NODES = "bh:nodes"
-FORGET_MS = 24 * 3600 * 1000  # a node silent this long leaves `bh:nodes`
 FORWARD_TIMEOUT_S = 10
 #: How long placement may wait for the nodes' records. A Redis that does not answer this
 #: read would not take the match's write either: the create is refused (503) at once,
@@ -29,10 +26,6 @@ log = logging.getLogger("battlehall.nodes")
 logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per create passed on
 
 
-def node_key(node: str) -> str:
-    return f"bh:node:{node}"
-
-
 def http_url(ws_url: str) -> str:
     """The HTTP base of a node from its advertised ws:// or wss:// URL."""
     if ws_url.startswith("wss://"):
@@ -40,33 +33,6 @@ def http_url(ws_url: str) -> str:
     if ws_url.startswith("ws://"):
         return "http://" + ws_url[5:]
     return ws_url
-
-
-async def publish(redis, node: str, record: dict, ttl_ms: int, now: int) -> None:
-    pipe = redis.pipeline(transaction=False)
-    pipe.set(node_key(node), orjson.dumps(record), px=ttl_ms)
-    pipe.zadd(NODES, {node: now})
-    pipe.zremrangebyscore(NODES, 0, now - FORGET_MS)
-    await pipe.execute()
-
-
-async def withdraw(redis, node: str) -> None:
-    """A node stopping for good: it is no longer a place for matches or redirects."""
-    pipe = redis.pipeline(transaction=False)
-    pipe.delete(node_key(node))
-    pipe.zrem(NODES, node)
-    await pipe.execute()
-
-
-async def live(redis) -> dict[str, dict]:
-    """Every node whose record has not lapsed: id -> record."""
-    ids = [n.decode() for n in await redis.zrange(NODES, 0, -1)]
-    if not ids:
-        return {}
-    pipe = redis.pipeline(transaction=False)
-    for node in ids:
-        pipe.get(node_key(node))
-    return {node: orjson.loads(raw) for node, raw in zip(ids, await pipe.execute()) if raw is not None}
 
 
 def least_loaded(nodes: dict[str, dict], exclude: tuple[str, ...] = ()) -> tuple[str, dict] | None:

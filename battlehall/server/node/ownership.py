@@ -2,8 +2,10 @@
 and lost, and where the sockets of a match this node does not run should go.
 
 The node renews every lease it holds in one send every third of a lease, with its node
-record (nodes.py) in the same beat. A renewal that finds a lease gone, like a write
-Redis fenced out, lets the match go: it leaves the hub and its sockets are sent to
+record (nodes.py) in the same beat. Its heartbeat, far more frequent, is separate
+(liveness.py): a node that sees another's heartbeat lapse may take that node's matches at
+once, breaking their leases. A renewal that finds a lease gone (lapsed or broken), like a
+write Redis fenced out, lets the match go: it leaves the hub and its sockets are sent to
 the node that holds it now (`not_here`). While the node drains it acquires nothing
 (drain.py).
 """
@@ -20,6 +22,7 @@ from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.errors import NotHere
 from battlehall.server.node import nodes
+from battlehall.server.node.liveness import Liveness
 from battlehall.server.storage.lease import holder
 
 if TYPE_CHECKING:
@@ -56,14 +59,20 @@ class Ownership:
         self.metrics = metrics
         self.leased = leased  # leases whenever matches are written: with one node as with several
         self.draining = False  # a drain is under way: no match is taken, every one is handed on
+        self.liveness = Liveness(settings.node, settings.node_death_ms)  # the other nodes' heartbeats
 
     async def acquire(self, match_id: str) -> tuple[str, int | None]:
-        """Take the live match's lease: its value and when it was last held. NotHere with
-        where its sockets should go when another node holds it, or this node drains."""
+        """Take the live match's lease: its value and when it was last held (broken if its
+        holder is dead, liveness.py). NotHere with where its sockets should go when another
+        node holds it, or this node drains."""
         if self.draining:
             raise NotHere(await self.redirect_for(match_id))
         (won, value, held), = await self.store.acquire_many([match_id], self.settings.node,
                                                              self.settings.lease_ms, now_ms())
+        if not won and holder(value) in self.liveness.dead:  # its node died: take it now, not at the lapse
+            (won, value, held), = await self.store.acquire_many(
+                [match_id], self.settings.node, self.settings.lease_ms, now_ms(), breaking={match_id: value},
+                death_ms=self.settings.node_death_ms)
         if not won:
             raise NotHere(await self.redirect_for(match_id, value))
         return value, held
@@ -73,7 +82,7 @@ class Ownership:
         and this node is draining, the least loaded other node's; None if unknown."""
         if lease is None:
             lease = (await self.store.owners([match_id]))[0]
-        live = await nodes.live(self.store.redis)
+        live = await self.store.nodes.live()
         owner = holder(lease)
         if owner is not None and owner != self.settings.node:
             record = live.get(owner)
@@ -100,7 +109,7 @@ class Ownership:
                 "draining": self.draining, "at": now_ms()}
 
     async def publish(self) -> None:
-        await nodes.publish(self.store.redis, self.settings.node, self.record(), self.settings.lease_ms, now_ms())
+        await self.store.nodes.publish(self.settings.node, self.record(), self.settings.lease_ms, now_ms())
 
     async def beat(self, every_s: float = 1.0) -> None:
         """Renew this node's leases and its node record, every third of a lease; and

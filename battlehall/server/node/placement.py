@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from typing import TYPE_CHECKING, Awaitable, Callable
 
@@ -26,7 +25,6 @@ import orjson
 
 from battlehall.server.clock import now_ms
 from battlehall.server.node import nodes
-from battlehall.server.players.profiles import PENDING
 from battlehall.server.storage.store import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -38,21 +36,10 @@ log = logging.getLogger("battlehall.placement")
 
 PLACED_HEADER = "x-battlehall-placed"  # a create passed on by placement: make it here
 BINDING_HEADER = "x-battlehall-binding"  # with it: the name of its seats' binding in Redis
-BINDING_TTL_S = 60  # a binding handed over is taken at once; past this, the create is refused
-BINDING_PREFIX = "bh:placing:"
 # A node that found itself alone makes its matches here for this long without reading the
 # nodes' records again: two redis-py round trips per create, otherwise, for a lone node a
 # tenth of a create's CPU. A node started meanwhile gets its first matches this much later.
 ALONE_S = 1.0
-
-# KEYS: the binding. Its value, deleted: each binding makes one match at most.
-TAKE = """
-local value = redis.call('GET', KEYS[1])
-if value then
-  redis.call('DEL', KEYS[1])
-end
-return value
-"""
 
 
 class BindingGone(Exception):
@@ -71,7 +58,6 @@ class Placement:
         self.create_here = create_here
         self.sent = nodes.Placements()  # creates passed on lately, until the nodes' records count them
         self.alone_until = 0.0  # monotonic: until then, no other node to place on (ALONE_S)
-        self._take = store.redis.register_script(TAKE)
 
     async def create(self, body: dict, request: dict, bound: dict, placed: bool = False) -> dict:
         """Make the match where placement says; the create answer. `body` is the create
@@ -88,7 +74,7 @@ class Placement:
                     return created
         created = await self.create_here({**request, **bound})
         if bound.get("profiles"):
-            await self.store.redis.zadd(PENDING, {created["match"]: 0})  # settled at its end (ratings.py)
+            await self.store.profiles.mark_pending(created["match"])  # settled at its end (ratings.py)
             created.update(profiles=bound["profiles"], rated=bound["rated"])
         return created
 
@@ -101,7 +87,7 @@ class Placement:
         node = self.settings.node
         try:
             async with asyncio.timeout(nodes.PLACEMENT_TIMEOUT_S):
-                records = await nodes.live(self.store.redis)
+                records = await self.store.nodes.live()
         except TimeoutError:  # Redis stopped or stalled: the write would wait out its own timeout too
             raise StoreUnavailable(f"Redis did not answer within {nodes.PLACEMENT_TIMEOUT_S:g} s") from None
         except StoreUnavailable:
@@ -139,16 +125,12 @@ class Placement:
 
     async def hand_over(self, bound: dict) -> str:
         """Put a proven binding in Redis for the node a create is passed on to; its name."""
-        name = secrets.token_hex(16)
-        await self.store.redis.set(BINDING_PREFIX + name, orjson.dumps(bound), ex=BINDING_TTL_S)
-        return name
+        return await self.store.bindings.hand_over(bound)
 
     async def take_over(self, name: str) -> dict:
         """The binding a placing node handed over under `name`, taken once; BindingGone if
         there is none (taken already, expired, or never made)."""
-        if len(name) != 32 or not all(c in "0123456789abcdef" for c in name):
+        found = await self.store.bindings.take(name)
+        if found is None:
             raise BindingGone(name)
-        value = await self._take(keys=[BINDING_PREFIX + name])
-        if value is None:
-            raise BindingGone(name)
-        return orjson.loads(value)
+        return found

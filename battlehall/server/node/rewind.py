@@ -15,22 +15,20 @@ order with its answers, like an operator's abort.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 from typing import TYPE_CHECKING
 
+from battlehall.engine.ruleset import JUDGE_REWIND
 from battlehall.server import errors
 from battlehall.server.clock import Clock, now_ms
 from battlehall.server.match import inputs
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.node.hub import new_match_id
-from battlehall.server.storage.store import StoreUnavailable
 
 if TYPE_CHECKING:
     from battlehall.server.match.actor import MatchActor
     from battlehall.server.node.hub import Hub
 
-JUDGE_REWIND = "judge_rewind"
 REWIND_TIMEOUT_S = 10
 MAX_NOTE = 500  # characters of a judge's reason
 
@@ -88,18 +86,14 @@ async def rewind(hub: Hub, match_id: str, entry: int, judge: str, note: str | No
         commands += hub.store.write_commands(new_id, kept, match.snapshot(), False, hub.settings.retention_s, lease)
     await hub.launch(new_id, match, lease, commands)
     try:
-        await _end_old(actor, new_id, judge, note)
+        await _end_old(hub, actor, new_id, judge, note)
     except BaseException:
-        await _end_old(hub.actors[new_id], None, judge, "the rewind did not end the match it came from")
+        await _end_old(hub, hub.actors[new_id], None, judge, "the rewind did not end the match it came from")
         raise
     return (await hub.summaries([new_id]))[0]
 
 
-async def _end_old(actor: MatchActor, rewound_to: str | None, judge: str, note: str | None) -> None:
-    done = asyncio.get_running_loop().create_future()
-    actor.submit(inputs.Abort(done, reason=JUDGE_REWIND if rewound_to else None, rewound_to=rewound_to,
-                              judge=judge, note=note))
-    try:
-        await asyncio.wait_for(done, REWIND_TIMEOUT_S)
-    except asyncio.TimeoutError:
-        raise StoreUnavailable(f"the end of the rewound match was not confirmed within {REWIND_TIMEOUT_S} s") from None
+async def _end_old(hub: Hub, actor: MatchActor, rewound_to: str | None, judge: str, note: str | None) -> None:
+    await hub.through(actor, lambda done: inputs.Abort(done, reason=JUDGE_REWIND if rewound_to else None,
+                                                       rewound_to=rewound_to, by=judge, note=note),
+                      "end of the rewound match", REWIND_TIMEOUT_S)

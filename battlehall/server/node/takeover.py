@@ -1,21 +1,23 @@
-"""Taking over the live matches nobody holds: every `takeover_scan_ms`, and at start.
+"""Taking over the live matches of dead nodes, and those nobody holds: at once when a
+node's heartbeat lapses (liveness.py), every `takeover_scan_ms` otherwise, and at start.
 
 A scan lists `bh:live`, reads the leases of the matches not in memory in pipelines, and
-takes those held under this node's name (a restart) and its share of the unheld ones
-(their node died or was paused), so that the surviving nodes split a dead one's matches.
+takes those held under this node's name (a restart), and its share of those held by a
+dead node (their leases broken, storage/lease.py) or by nobody (their lease lapsed: a node
+cut off from Redis, or of a version before heartbeats), so that the surviving nodes split
+a dead one's matches.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import math
-import random
 import time
 from typing import TYPE_CHECKING
 
 from battlehall.server.clock import now_ms
-from battlehall.server.node import nodes
+from battlehall.server.node.liveness import taker
 from battlehall.server.node.loading import Loading
 from battlehall.server.node.ownership import Ownership
 from battlehall.server.storage.lease import holder
@@ -35,55 +37,78 @@ class Takeover:
         self.store = ownership.store
         self.settings = ownership.settings
         self.metrics = metrics
-        self.orphans_seen: set[str] = set()  # live matches nobody held at the last scan
+        self.orphans_seen: set[str] = set()  # live matches to take (unheld, or a dead node's) at the last scan
 
     async def scan(self) -> int:
-        """Take the live matches whose lease lapsed (their node died or was paused) or is
-        held under this node's name (a restart).
+        """Take the live matches held under this node's name (a restart), and this node's
+        share of those whose holder is dead or whose lease lapsed.
 
-        The latter all; of the former, this node's share (their number over the live
-        nodes, picked at random) so that the surviving nodes split a dead one's matches,
-        and every one that was already without a lease at the previous scan. So a match
-        is held again at most two scans after its lease lapsed. Returns how many it took.
+        The share is by rendezvous hashing over the live nodes (liveness.py): disjoint,
+        and together whole. A match that was to take already at the previous scan is
+        taken by whoever comes first: so one whose taker failed is held again at most a
+        scan later. Returns how many it took.
         """
         node = self.settings.node
+        dead = self.ownership.liveness.dead
         ids = [m for m in await self.store.live_ids() if not self.loading.busy(m)]
-        mine, orphans = [], []
+        mine, free = [], []
+        breaking: dict[str, str] = {}  # match id -> the dead holder's lease, to break
         for i in range(0, len(ids), OWNERS_BATCH):
             chunk = ids[i:i + OWNERS_BATCH]
             for match_id, lease in zip(chunk, await self.store.owners(chunk)):
                 if lease is None:
-                    orphans.append(match_id)
-                elif holder(lease) == node:
+                    free.append(match_id)
+                elif (owner := holder(lease)) == node:
                     mine.append(match_id)
-        seen, self.orphans_seen = self.orphans_seen, set(orphans)
-        if orphans:
-            # Nodes that renewed lately: a dead node's record outlives its last renewal.
-            fresh = now_ms() - self.settings.lease_ms // 2
-            live = await nodes.live(self.store.redis)
-            others = sum(1 for n, r in live.items()
-                         if n != node and not r.get("draining") and r.get("at", 0) >= fresh)
-            waited = [m for m in orphans if m in seen]
-            new = [m for m in orphans if m not in seen]
-            random.shuffle(new)
-            orphans = waited + new[:math.ceil(len(new) / (others + 1))]
-        if not mine and not orphans:
+                elif owner in dead:
+                    breaking[match_id] = lease
+                    free.append(match_id)
+        seen, self.orphans_seen = self.orphans_seen, set(free)
+        if free:
+            takers = await self.takers()
+            free = [m for m in free if m in seen or taker(m, takers) == node]
+        if not mine and not free:
             return 0
         started = time.perf_counter()
-        taken = await self.loading.take(mine + orphans)
+        taken = await self.loading.take(mine + free, {m: breaking[m] for m in free if m in breaking})
         if taken:
             self.metrics.matches_taken_over += taken
             self.metrics.takeover_seconds = time.perf_counter() - started
             log.info("took over %d live matches in %.3f s", taken, self.metrics.takeover_seconds)
         return taken
 
+    async def takers(self) -> list[str]:
+        """The nodes that split the matches to take: those beating (liveness.py) and not
+        draining; before the first reading of the beats (the recovery at start), those
+        whose record was written lately."""
+        node = self.settings.node
+        records = await self.store.nodes.live()
+        if self.ownership.liveness.known:
+            return [n for n in self.ownership.liveness.alive
+                    if n == node or (n in records and not records[n].get("draining"))]
+        fresh = now_ms() - self.settings.lease_ms // 2  # a dead node's record outlives its last renewal
+        return [node] + [n for n, r in records.items() if n != node and not r.get("draining") and r.get("at", 0) >= fresh]
+
     async def watch(self) -> None:
-        """Every `takeover_scan_ms`, take this node's share of the live matches nobody holds."""
-        while True:
-            await asyncio.sleep(self.settings.takeover_scan_ms / 1000)
-            if self.ownership.draining or not self.ownership.leased:
-                continue
-            try:
-                await self.scan()
-            except Exception as exc:  # Redis away: readiness reports it; keep trying
-                log.warning("scanning for matches to take over failed: %r", exc)
+        """Beat (storage/heartbeat.py) and watch the others' beats; take this node's share
+        of a dead node's matches as soon as it is seen dead, and every `takeover_scan_ms`
+        of the matches nobody holds. Stops beating when cancelled (the server stopping)."""
+        liveness = self.ownership.liveness
+        heartbeat = self.store.heartbeat_thread(self.settings.node, self.settings.heartbeat_ms, liveness.saw)
+        if self.ownership.leased:
+            heartbeat.start()
+        try:
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.settings.takeover_scan_ms / 1000):
+                        await liveness.died.wait()
+                liveness.died.clear()
+                if self.ownership.draining or not self.ownership.leased:
+                    continue
+                try:
+                    await self.scan()
+                except Exception as exc:  # Redis away: readiness reports it; keep trying
+                    log.warning("scanning for matches to take over failed: %r", exc)
+        finally:
+            # The thread's last beat is read by nobody: no need to wait on the loop for it.
+            await asyncio.get_running_loop().run_in_executor(None, heartbeat.stop, True)

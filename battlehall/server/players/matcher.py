@@ -1,14 +1,14 @@
 """The quick-play matcher: on the one node holding its lease, turns waiting tickets into matches.
 
-Every node runs a `Matcher`; the one holding `bh:{queue}:matcher` (SET NX PX, renewed
-every third of `lease_ms`) works, the others only try to take the lease when it lapses.
+Every node runs a `Matcher`; the one holding the matcher's lease (storage/queue.py,
+renewed every third of `lease_ms`) works, the others only try to take the lease when it lapses.
 So if that node dies the queue is matched again within about one lease.
 
 Each pass, for each pool with tickets: drop the tickets whose holders went silent
-(queue.PRUNE), form groups (pairing.py), take each group out of the queue atomically
-(queue.TAKE, which also checks the lease: a matcher that lost it takes nothing), create
+(storage/queue.py's PRUNE), form groups (pairing.py), take each group out of the queue atomically
+(TAKE, which also checks the lease: a matcher that lost it takes nothing), create
 its match (as POST /matches does, placed on the least loaded node), and hand each ticket
-its seat (queue.COMPLETE). Each seat is bound to its ticket's proven profile, and the
+its seat (COMPLETE). Each seat is bound to its ticket's proven profile, and the
 match is rated when every seat has one (ratings.py settles it at its end). A group whose match could not be made goes back to the queue;
 one left forming by a dead node goes back after `queue.FORMING_TIMEOUT_MS`.
 """
@@ -27,7 +27,7 @@ from battlehall.server.clock import now_ms
 from battlehall.server.match import validate
 from battlehall.server.players import queue
 from battlehall.server.players.pairing import groups
-from battlehall.server.players.queue import Entry, Queue
+from battlehall.server.players.queue import Entry, QueueRecords
 from battlehall.server.storage.store import StoreUnavailable
 
 log = logging.getLogger("battlehall.matcher")
@@ -44,15 +44,6 @@ IDLE_S = 0.5
 RECOVER_EVERY_S = 1.0  # how often it looks for groups a dead node left forming
 CREATES_AT_ONCE = 32  # matches being created at once
 CREATE_TIMEOUT_S = queue.FORMING_TIMEOUT_MS / 2000  # well before the group would be requeued
-
-# KEYS: lease. ARGV: value, lease ms. 1 if still ours (renewed), else 0.
-RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0
-"""
 
 
 def pools() -> list[tuple[str, str, int]]:
@@ -92,11 +83,10 @@ def binding(group: list[Entry], names: list[str]) -> dict:
 
 
 class Matcher:
-    def __init__(self, hub, settings, queue_: Queue):
+    def __init__(self, hub, settings, queue_: QueueRecords):
         self.hub = hub
         self.settings = settings
         self.queue = queue_
-        self.redis = queue_.redis
         self.pools = pools()
         self.lease = f"{settings.node} {secrets.token_hex(4)}"  # this run's: a restart is a new holder
         self.holding = False
@@ -104,7 +94,7 @@ class Matcher:
         self.recovered = 0.0
         self.forming: set[asyncio.Task] = set()
         self.creates = asyncio.Semaphore(CREATES_AT_ONCE)
-        self._renew = self.redis.register_script(RENEW)
+        self.lease_record = queue_.matcher_lease(self.lease, settings.lease_ms)
         self.wake = asyncio.Event()  # set when a ticket joins on this node: look at the pools now
 
     async def run(self) -> None:
@@ -136,9 +126,9 @@ class Matcher:
         if self.holding and now - self.renewed < self.settings.lease_ms / 3000:
             return True
         if self.holding:
-            self.holding = bool(await self._renew(keys=[queue.MATCHER_LEASE], args=[self.lease, self.settings.lease_ms]))
+            self.holding = await self.lease_record.renew()
         else:
-            self.holding = bool(await self.redis.set(queue.MATCHER_LEASE, self.lease, nx=True, px=self.settings.lease_ms))
+            self.holding = await self.lease_record.take()
         if self.holding:
             self.renewed = now
         return self.holding
@@ -149,8 +139,7 @@ class Matcher:
             await asyncio.wait(list(self.forming), timeout=CREATE_TIMEOUT_S)
         if self.holding:
             with contextlib.suppress(StoreUnavailable):
-                if await self.redis.get(queue.MATCHER_LEASE) == self.lease.encode():
-                    await self.redis.delete(queue.MATCHER_LEASE)
+                await self.lease_record.release()
         self.holding = False
 
     async def pass_once(self) -> bool:

@@ -8,6 +8,7 @@ The one place the queue asks for a rating.
 from __future__ import annotations
 
 from battlehall.server.players.profiles import Profiles, is_profile_id
+from battlehall.server.storage.profiles import ProfileRecords
 
 #: The rating of a player without a profile, or without a rating in the ruleset yet:
 #: OpenSkill's starting `mu`.
@@ -19,9 +20,9 @@ BASE_WINDOW = 4.0
 WIDEN_PER_S = 1.0
 
 
-async def rating(redis, profile: str | None, ruleset: str) -> float:
+async def rating(records: ProfileRecords, profile: str | None, ruleset: str) -> float:
     """The player's rating in `ruleset`; `DEFAULT_RATING` when unknown."""
     if profile is None or not is_profile_id(profile):
         return DEFAULT_RATING
-    found = (await Profiles(redis).ratings(profile)).get(ruleset)
+    found = (await Profiles(records).ratings(profile)).get(ruleset)
     return float(found["mu"]) if found and "mu" in found else DEFAULT_RATING

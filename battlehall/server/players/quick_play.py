@@ -1,7 +1,7 @@
 """Quick play on one node: its matcher, and the wake-ups of the requests waiting on tickets.
 
-A ticket's answer is in Redis (queue.py), so any node can give it. When a ticket is
-matched, the matcher publishes its id on `queue.CHANNEL`; each node listens there and
+A ticket's answer is in Redis (storage/queue.py), so any node can give it. When a ticket is
+matched, the matcher publishes its id (`QueueRecords.finished`); each node listens there and
 wakes its requests waiting on that ticket at once. They also look again every second,
 so an answer whose message was missed (a dropped subscription, a Redis Cluster, where
 this node does not subscribe) is given all the same, at most a second late.
@@ -15,7 +15,6 @@ import logging
 from collections import defaultdict
 
 from battlehall.server.players.matcher import Matcher
-from battlehall.server.players.queue import CHANNEL, Queue
 from battlehall.server.storage.store import StoreUnavailable
 
 log = logging.getLogger("battlehall.quick_play")
@@ -27,11 +26,7 @@ CONNECTIONS = 64
 
 class QuickPlay:
     def __init__(self, hub, settings):
-        if settings.redis_cluster:
-            self.redis = hub.store.redis
-        else:
-            self.redis = hub.store.pooled_client(CONNECTIONS, 5, socket_timeout=5, socket_connect_timeout=2)
-        self.queue = Queue(self.redis)
+        self.queue = hub.store.queue_records(None if settings.redis_cluster else CONNECTIONS)
         self.matcher = Matcher(hub, settings, self.queue)
         self.cluster = settings.redis_cluster
         self.waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
@@ -48,25 +43,22 @@ class QuickPlay:
         await self.matcher.release()
         for task in self.tasks[1:]:
             task.cancel()
-        if not self.cluster:
-            with contextlib.suppress(Exception):
-                await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self.queue.close()
 
     async def listen(self) -> None:
         """Wake the requests waiting on each ticket the matcher publishes."""
         while True:
             try:
-                pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-                await pubsub.subscribe(CHANNEL)
+                finished = await self.queue.finished().open()
                 try:
                     while True:
-                        message = await pubsub.get_message(timeout=5.0)
+                        message = await finished.next(timeout_s=5.0)
                         if message is not None:
-                            for event in self.waiters.get(message["data"].decode(), ()):
+                            for event in self.waiters.get(message.data.decode(), ()):
                                 event.set()
                 finally:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()
+                    await finished.close()
             except asyncio.CancelledError:
                 raise
             except StoreUnavailable as exc:

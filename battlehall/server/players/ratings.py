@@ -40,10 +40,9 @@ import orjson
 from openskill.models import PlackettLuce
 
 from battlehall.server.clock import now_ms
-from battlehall.server.players import profiles as keys
 from battlehall.server.players.rating_view import readable
 from battlehall.server.storage.public import as_of_delay
-from battlehall.server.storage.store import LIVE, key, unpack
+from battlehall.server.storage.ratings import PlayerWrite, RatingRecords, SeatRead, Settlement
 
 log = logging.getLogger("battlehall.ratings")
 
@@ -61,6 +60,8 @@ MIN_OWN_ANSWERS = 2
 PAIR_LIMIT = 5
 PAIR_WINDOW_S = 86_400
 LOG_PAGE = 64  # log entries read at a time while counting own answers
+
+
 @dataclass(frozen=True)
 class Rating:
     mu: float
@@ -110,26 +111,26 @@ def pairs(profiles: list[str]) -> list[tuple[str, str]]:
     return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:]]
 
 
-async def own_answers(redis, match_id: str, seats: list[str], need: int) -> dict[str, int]:
+async def own_answers(records: RatingRecords, match_id: str, seats: list[str], need: int) -> dict[str, int]:
     """How many prompts each seat answered itself (an act it sent: an entry with the
     client's act id and a prompt, which automatic passes, timeouts, resigns and bots lack),
     counted up to `need` each: the log is read from its start, a page at a time, until
     every seat has `need` or the log ends."""
     counts = dict.fromkeys(seats, 0)
-    first = "-"
+    first = 0
     while True:
-        rows = await redis.xrange(key(match_id, "log"), first, "+", count=LOG_PAGE)
-        for _, fields in rows:
-            entry = unpack(fields[b"e"])
+        rows = await records.log_page(match_id, first, LOG_PAGE)
+        for row in rows:
+            entry = row.entry
             seat = entry.get("seat")
             if seat in counts and "prompt" in entry and entry.get("act") is not None and "bot" not in entry:
                 counts[seat] += 1
         if len(rows) < LOG_PAGE or all(n >= need for n in counts.values()):
             return counts
-        first = f"{int(rows[-1][0].split(b'-')[0]) + 1}-0"  # ids are "<seq>-0" (store.py)
+        first = rows[-1].seq + 1
 
 
-async def unrated_reason(redis, match_id: str, meta: dict, result: dict, at: int) -> str | None:
+async def unrated_reason(records: RatingRecords, match_id: str, meta: dict, result: dict, at: int) -> str | None:
     """None when the match's result moves ratings; else why not (docs/protocol.md "Ratings"):
     `not_rated`, `aborted`, `abandoned`, `too_short` or `repeated_opponents`."""
     if not meta.get("rated") or len(meta["seats"]) < 2:
@@ -138,14 +139,12 @@ async def unrated_reason(redis, match_id: str, meta: dict, result: dict, at: int
         return result["reason"]
     bound: dict[str, str] = meta["profiles"]
     seats = [s for s in meta["seats"] if s in bound]
-    counts = await own_answers(redis, match_id, seats, MIN_OWN_ANSWERS)
+    counts = await own_answers(records, match_id, seats, MIN_OWN_ANSWERS)
     if any(n < MIN_OWN_ANSWERS for n in counts.values()):
         return "too_short"
     if meta.get("made_by") != "operator":
-        pipe = redis.pipeline(transaction=False)
-        for a, b in pairs([bound[s] for s in seats]):
-            pipe.zcount(keys.met_key(meta["ruleset"], a, b), at - PAIR_WINDOW_S * 1000, "+inf")
-        if any(n >= PAIR_LIMIT for n in await pipe.execute()):
+        met = await records.meetings(meta["ruleset"], pairs([bound[s] for s in seats]), at - PAIR_WINDOW_S * 1000)
+        if any(n >= PAIR_LIMIT for n in met):
             return "repeated_opponents"
     return None
 
@@ -167,47 +166,7 @@ def place_of(result: dict, seat: str) -> int:
     return len(result["ranking"])
 
 
-# KEYS: done mark, pending, leaderboard, then per player: ratings, history, recent; then,
-# when rated, one "met" sorted set per pair of players.
-# ARGV: match id, ruleset, done ttl, rated (1/0), number of players, the time (ms), the
-# oldest meeting kept (ms), the met sets' ttl, then per player: profile id, rating read
-# ("" for none), new rating, shown rating, history entry, recent entry.
-SETTLE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  return 0
-end
-local players = tonumber(ARGV[5])
-local rate = ARGV[4] == '1'
-if rate then
-  for i = 0, players - 1 do
-    local current = redis.call('HGET', KEYS[4 + 3 * i], ARGV[2]) or ''
-    if current ~= ARGV[10 + 6 * i] then return -1 end
-  end
-  for k = 4 + 3 * players, #KEYS do
-    redis.call('ZADD', KEYS[k], ARGV[6], ARGV[1])
-    redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', '(' .. ARGV[7])
-    redis.call('EXPIRE', KEYS[k], ARGV[8])
-  end
-end
-for i = 0, players - 1 do
-  local a = 9 + 6 * i
-  if rate then
-    redis.call('HSET', KEYS[4 + 3 * i], ARGV[2], ARGV[a + 2])
-    redis.call('ZADD', KEYS[3], ARGV[a + 3], ARGV[a])
-    redis.call('LPUSH', KEYS[5 + 3 * i], ARGV[a + 4])
-    redis.call('LTRIM', KEYS[5 + 3 * i], 0, %(history)d - 1)
-  end
-  redis.call('LPUSH', KEYS[6 + 3 * i], ARGV[a + 5])
-  redis.call('LTRIM', KEYS[6 + 3 * i], 0, %(recent)d - 1)
-end
-redis.call('SET', KEYS[1], '1', 'EX', ARGV[3])
-redis.call('ZREM', KEYS[2], ARGV[1])
-return 1
-""" % {"history": keys.HISTORY_KEPT, "recent": keys.RECENT_KEPT}
-
-
-async def settle(redis, match_id: str, meta: dict, result: dict, retention_s: int,
+async def settle(records: RatingRecords, match_id: str, meta: dict, result: dict, retention_s: int,
                  ended_at: int | None = None) -> bool:
     """Rate the ended match (when its result counts: `unrated_reason`) and record it in its
     players' recent matches, unless that was done already. True if this call did it.
@@ -215,23 +174,16 @@ async def settle(redis, match_id: str, meta: dict, result: dict, retention_s: in
     bound: dict[str, str] = meta.get("profiles") or {}
     if not bound:
         return False
-    if await redis.exists(keys.done_key(match_id)):
-        await redis.zrem(keys.PENDING, match_id)
+    if await records.settled(match_id):
+        await records.drop_pending(match_id)
         return False
     at = now_ms() if ended_at is None else ended_at
-    why = await unrated_reason(redis, match_id, meta, result, at)
+    why = await unrated_reason(records, match_id, meta, result, at)
     seats = [s for s in meta["seats"] if s in bound]
     for _ in range(SETTLE_ATTEMPTS):
-        pipe = redis.pipeline(transaction=False)
-        for seat in seats:
-            pipe.hget(keys.ratings_key(bound[seat]), meta["ruleset"])
-            pipe.hget(keys.profile_key(bound[seat]), "name")
-        found = await pipe.execute()
-        read = {seat: found[2 * i] for i, seat in enumerate(seats)}
-        names = {seat: keys._text(found[2 * i + 1]) if found[2 * i + 1] is not None else None
-                 for i, seat in enumerate(seats)}
-        script_keys, args = _settle_call(match_id, meta, result, retention_s, at, why, read, names)
-        outcome = await redis.register_script(SETTLE)(keys=script_keys, args=args)  # EVALSHA, loaded on NOSCRIPT
+        found = await records.seats(meta["ruleset"], [bound[seat] for seat in seats])
+        outcome = await records.settle(settlement(match_id, meta, result, retention_s, at, why,
+                                                  dict(zip(seats, found))))
         if outcome == 1:
             return True
         if outcome == 0:
@@ -241,23 +193,20 @@ async def settle(redis, match_id: str, meta: dict, result: dict, retention_s: in
     return False
 
 
-def _settle_call(match_id: str, meta: dict, result: dict, retention_s: int, at: int, why: str | None,
-                 read: dict, names: dict) -> tuple[list, list]:
-    """SETTLE's KEYS and ARGV, from the ratings `read` (seat -> stored JSON or None) and names."""
+def settlement(match_id: str, meta: dict, result: dict, retention_s: int, at: int, why: str | None,
+               read: dict[str, SeatRead]) -> Settlement:
+    """What settling writes, from what was read of each bound seat's profile (seat -> its read)."""
     bound: dict[str, str] = meta["profiles"]
     ruleset = meta["ruleset"]
     seats = [s for s in meta["seats"] if s in bound]
     is_rated = why is None
-    before = {seat: Rating.of(orjson.loads(read[seat]) if read[seat] is not None else None) for seat in seats}
+    stored = {seat: read[seat].rating for seat in seats}
+    before = {seat: Rating.of(orjson.loads(raw) if raw is not None else None) for seat, raw in stored.items()}
     after = rate(result, before) if is_rated else {}
-    players = [{"seat": s, "profile": bound[s], "name": names[s]} for s in seats]
-    script_keys = [keys.done_key(match_id), keys.PENDING, keys.leaderboard_key(ruleset)]
-    args: list = [match_id, ruleset, int(retention_s) + DONE_MARGIN_S, 1 if is_rated else 0, len(seats),
-                  at, at - PAIR_WINDOW_S * 1000, PAIR_WINDOW_S]
+    players = [{"seat": s, "profile": bound[s], "name": read[s].name} for s in seats]
+    writes = []
     for seat in seats:
         profile_id = bound[seat]
-        script_keys += [keys.ratings_key(profile_id), keys.history_key(profile_id, ruleset),
-                        keys.recent_key(profile_id)]
         recent = {"match": match_id, "ruleset": ruleset, "ended_at": at, "seat": seat,
                   "place": place_of(result, seat), "places": len(result["ranking"]),
                   "won": seat in result["winners"], "reason": result["reason"], "rated": is_rated,
@@ -268,13 +217,12 @@ def _settle_call(match_id: str, meta: dict, result: dict, retention_s: int, at: 
             readable(recent)
             history = readable({"match": match_id, "at": at, "place": recent["place"], "before": before[seat].shown,
                                 **new.as_data()})
-            args += [profile_id, read[seat] or b"", orjson.dumps(new.as_data()), new.shown,
-                     orjson.dumps(history), orjson.dumps(recent)]
+            writes.append(PlayerWrite(profile_id, stored[seat], orjson.dumps(recent), orjson.dumps(new.as_data()),
+                                      new.shown, orjson.dumps(history)))
         else:
-            args += [profile_id, read[seat] or b"", b"", 0, b"", orjson.dumps(recent)]
-    if is_rated:
-        script_keys += [keys.met_key(ruleset, a, b) for a, b in pairs([bound[s] for s in seats])]
-    return script_keys, args
+            writes.append(PlayerWrite(profile_id, stored[seat], orjson.dumps(recent)))
+    return Settlement(match_id, ruleset, int(retention_s) + DONE_MARGIN_S, is_rated, at, PAIR_WINDOW_S, writes,
+                      pairs([bound[s] for s in seats]) if is_rated else [])
 
 
 # -- when a match ends, and the sweep -----------------------------------------------------
@@ -299,7 +247,7 @@ async def _settle_logged(hub, match_id: str, meta: dict, result: dict, ended_at:
     if delay_ms:
         await asyncio.sleep(delay_ms / 1000)
     try:
-        await settle(hub.store.redis, match_id, meta, result, hub.settings.retention_s, ended_at)
+        await settle(hub.store.ratings, match_id, meta, result, hub.settings.retention_s, ended_at)
     except Exception as exc:  # Redis away: the match stays pending, the sweep settles it
         log.warning("match %s: could not settle its ratings yet: %r", match_id, exc)
 
@@ -307,26 +255,25 @@ async def _settle_logged(hub, match_id: str, meta: dict, result: dict, ended_at:
 async def settle_pending(hub) -> int:
     """Settle the pending matches whose end is public (their end plus their stream delay
     has passed); drop those that no longer exist."""
-    redis = hub.store.redis
-    ids = [keys._text(m) for m in await redis.zrange(keys.PENDING, 0, -1)]
+    records: RatingRecords = hub.store.ratings
+    ids = await records.pending()
     settled = 0
     for i in range(0, len(ids), SWEEP_BATCH):
         batch = ids[i:i + SWEEP_BATCH]
-        live = await redis.zmscore(LIVE, batch)
-        ended = [m for m, score in zip(batch, live) if score is None]
+        ended = await records.not_live(batch)
         if not ended:
             continue
         summaries = {s["match"]: s for s in await hub.summaries(ended)}
         for match_id in ended:
             summary = summaries.get(match_id)
             if summary is None:  # deleted, or past its retention: nothing to rate any more
-                await redis.zrem(keys.PENDING, match_id)
+                await records.drop_pending(match_id)
                 continue
             if (await as_of_delay(hub.store, summary, now_ms()))["status"] != "finished":
                 continue  # live, or its end still inside its stream delay
             meta = await hub.meta(match_id)
             if meta is not None:
-                settled += await settle(redis, match_id, meta, summary["result"], hub.settings.retention_s)
+                settled += await settle(records, match_id, meta, summary["result"], hub.settings.retention_s)
     return settled
 
 

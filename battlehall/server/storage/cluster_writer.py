@@ -69,7 +69,7 @@ class _Write:
         self.callback = callback
         self.args = args
         self.due = due  # commands without their final reply yet
-        self.error = None  # the first error reply
+        self.error: object = None  # the first error reply (or its text)
         self.done = False  # called back (or failed): never again
 
 
@@ -181,7 +181,7 @@ class ClusterWriteBatcher(WriterBase):
 
     # -- what the store calls ------------------------------------------------------------
 
-    def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
+    def submit(self, commands: list[tuple], callback: Callable[..., None], *args: object) -> None:
         """Write `commands`; then `callback(*args, error)`, error None or StoreUnavailable."""
         self.queued.append((commands, _Write(callback, args, len(commands))))
         self._schedule()
@@ -285,8 +285,9 @@ class ClusterWriteBatcher(WriterBase):
 
     # -- replies -------------------------------------------------------------------------
 
-    def _answered(self, write: _Write, error) -> None:
-        """One command of `write` has its final reply; the last one calls the write back."""
+    def _answered(self, write: _Write, error: object) -> None:
+        """One command of `write` has its final reply (`error`: None, or an error reply or its
+        text); the last one calls the write back."""
         if error is not None and write.error is None:
             write.error = error
         write.due -= 1
@@ -343,7 +344,7 @@ class ClusterWriteBatcher(WriterBase):
                 _call(write.callback, write.args, StoreUnavailable(reason))
 
 
-def _first_key(command: tuple):
+def _first_key(command: tuple) -> Any:
     """The key a command is routed by: the first argument, or EVAL's first key."""
     name = command[0]
     if name in ("EVALSHA", "EVAL", "evalsha", "eval"):

@@ -45,7 +45,7 @@ class Judges:
         """A new judge token, valid `ttl_s` from `now`."""
         token = secrets.token_hex(16)
         judge = Judge(name, tournament, now + ttl_s * 1000)
-        await self.store.redis.set(_key(token), orjson.dumps({"name": name, "tournament": tournament,
+        await self.store.client.set(_key(token), orjson.dumps({"name": name, "tournament": tournament,
                                                                "expires_at": judge.expires_at}), ex=ttl_s)
         return token, judge
 
@@ -54,7 +54,7 @@ class Judges:
         Redis cannot say)."""
         if not isinstance(token, str) or not 16 <= len(token) <= 128:
             return None
-        raw = await self.store.redis.get(_key(token))
+        raw = await self.store.client.get(_key(token))
         if raw is None:
             return None
         found = orjson.loads(raw)

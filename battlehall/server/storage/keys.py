@@ -4,6 +4,7 @@ docstring says what each key holds)."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import msgpack
 
@@ -14,7 +15,7 @@ PARTS = ("meta", "log", "snap", "start", "epoch", "held", "owner")  # the keys o
 pack = msgpack.Packer().pack  # one packer: packb builds a new one per call
 
 
-def unpack(data: bytes):
+def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 

@@ -9,6 +9,11 @@ never append to the log after another took the match. `bh:{id}:held` is the last
 the match was known to have an owner (each renewal, the release): the next owner moves
 the open deadlines by the time since, so the time with no owner is charged to nobody.
 
+A lease need not lapse for its match to move: once its holder's heartbeat has lapsed
+(heartbeat.py, a beat every few hundred ms, far more often than the leases are renewed)
+another node may break it (ACQUIRE with the value it read), and the new token fences the
+old holder out as a lapse would.
+
 Every key a script touches carries the match's hash tag, the lease key first, so each
 script runs on the match's own slot of a Redis Cluster.
 """
@@ -57,16 +62,33 @@ end
 return 1
 """
 
-# KEYS: owner, epoch, held. ARGV: node, lease ms, now ms.
+# KEYS: owner, epoch, held[, beats]. ARGV: node, lease ms, now ms[, lease to break, death ms].
 # Takes the lease when nobody holds it, or when this node's name holds it (a restarted
-# node, or a lease placed for it): a new token then fences any older holder.
+# node, or a lease placed for it): a new token then fences any older holder. Breaks it
+# when it is still exactly `lease to break` (the value the taker read) and its holder's
+# heartbeat (heartbeat.py, `bh:beats`, Redis' clock) is older than `death ms`: the holder
+# died, or is paused, and its every later write is fenced out. On a Redis Cluster `beats`
+# is no key of the match's slot: the taker passes none, and the check is its own reading
+# of the beats, at most a beat old (takeover.py); the fence is the guarantee either way.
 # Returns {1, lease value, last time held ('' if never)} or {0, the holder's value, ''}.
 ACQUIRE = """
 local current = redis.call('GET', KEYS[1])
 if current then
   local space = string.find(current, ' ', 1, true)
-  if string.sub(current, space + 1) ~= ARGV[1] then
-    return {0, current, ''}
+  local owner = string.sub(current, space + 1)
+  if owner ~= ARGV[1] then
+    if current ~= ARGV[4] then
+      return {0, current, ''}
+    end
+    if KEYS[4] then
+      redis.replicate_commands()  -- Redis 6 refuses writes after TIME otherwise
+      local beat = redis.call('ZSCORE', KEYS[4], owner)
+      local t = redis.call('TIME')
+      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      if not beat or now - tonumber(beat) <= tonumber(ARGV[5]) then
+        return {0, current, ''}
+      end
+    end
   end
 end
 local value = redis.call('INCR', KEYS[2]) .. ' ' .. ARGV[1]

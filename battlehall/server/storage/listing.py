@@ -19,12 +19,13 @@ number of reads whatever the filters, and a page may be short while `next` is no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping, Protocol
 
 from battlehall.engine import ruleset_names
 from battlehall.server import errors
 from battlehall.server.clock import now_ms
 from battlehall.server.storage.public import as_of_delay, is_public
-from battlehall.server.storage.store import StoreUnavailable, key, unpack
+from battlehall.server.storage.store import Store, StoreUnavailable, key, unpack
 
 PUBLIC = "bh:public"
 DEFAULT_LIMIT = 20
@@ -46,7 +47,7 @@ def encode_cursor(created_at: int, match_id: str) -> str:
     return f"{created_at}.{match_id}"
 
 
-def parse_query(params) -> Query:
+def parse_query(params: Mapping[str, str]) -> Query:
     """The listing's query parameters; errors.BadRequest naming the first malformed one."""
     query = Query()
     raw = params.get("limit")
@@ -78,10 +79,19 @@ def index_commands(match_id: str, meta: dict) -> list[tuple]:
     return [("ZADD", PUBLIC, meta.get("listed_from", meta["created_at"]), match_id)] if is_public(meta) else []
 
 
-async def page(hub, query: Query) -> dict:
+class Listed(Protocol):
+    """What a page of the listing reads of the node (hub.py): its store, and the summaries of matches."""
+
+    @property
+    def store(self) -> Store: ...
+
+    async def summaries(self, match_ids: list[str]) -> list[dict]: ...
+
+
+async def page(hub: Listed, query: Query) -> dict:
     """`{"matches": [summary, ...], "next": cursor or None}`: public matches not yet seen
     to end, newest first, after `query.after`, as of their stream delay."""
-    redis = hub.store.redis
+    redis = hub.store.client
     top = min(query.after[0], now_ms()) if query.after else now_ms()  # nothing filed for later
     offset, read = 0, 0
     out: list[dict] = []
@@ -129,14 +139,20 @@ async def page(hub, query: Query) -> dict:
     return {"matches": out, "next": encode_cursor(*last) if more and last is not None else None}
 
 
-async def backfill(store) -> int:
+async def listed_later(store: Store, match_ids: list[str], now: int) -> set[str]:
+    """Those of the matches listed from later than `now` (a delayed match's rematch)."""
+    found = await store.client.zmscore(PUBLIC, match_ids)
+    return {m for m, at in zip(match_ids, found) if at and at > now}
+
+
+async def backfill(store: Store) -> int:
     """Put the public live matches of a version before `bh:public` into it (at startup):
     the live ones only, and nothing twice (ZADD NX). Returns how many were added."""
     ids = await store.live_ids()
     added = 0
     for i in range(0, len(ids), BATCH):
         chunk = ids[i:i + BATCH]
-        pipe = store.redis.pipeline(transaction=False)
+        pipe = store.client.pipeline(transaction=False)
         for match_id in chunk:
             pipe.get(key(match_id, "meta"))
         public = {}
@@ -145,5 +161,5 @@ async def backfill(store) -> int:
             if meta is not None and is_public(meta):
                 public[match_id] = meta["created_at"]
         if public:
-            added += await store.redis.zadd(PUBLIC, public, nx=True)
+            added += await store.client.zadd(PUBLIC, public, nx=True)
     return added

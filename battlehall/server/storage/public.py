@@ -95,5 +95,5 @@ def _as_of(store: Store) -> Script:
     cluster the match's master)."""
     script = _scripts.get(store)
     if script is None:
-        script = _scripts[store] = store.redis.register_script(AS_OF)
+        script = _scripts[store] = store.client.register_script(AS_OF)
     return script

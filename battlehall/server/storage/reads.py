@@ -1,6 +1,6 @@
 """The reads of a match's keys: whether it is live, loading it back (recovery, mirrors,
 delayed spectators), its log and events in ranges; and deleting it. Methods of the store
-(store.py), through its `redis` client."""
+(store.py), through its `client`."""
 
 from __future__ import annotations
 
@@ -13,35 +13,35 @@ LOG_PAGE = 1000  # log entries per read when a whole log is read (load_from_star
 
 
 class MatchReads:
-    redis: Any  # the store's Client (store.py): redis-py's commands, each failure as StoreUnavailable
+    client: Any  # the store's Client (store.py): redis-py's commands, each failure as StoreUnavailable
 
     async def delete(self, match_id: str) -> bool:
         """Remove every key of a match; False if it had none."""
-        removed = await self.redis.delete(*(key(match_id, part) for part in PARTS))
-        await self.redis.zrem(LIVE, match_id)
-        return removed > 0
+        removed = await self.client.delete(*(key(match_id, part) for part in PARTS))
+        await self.client.zrem(LIVE, match_id)
+        return int(removed) > 0
 
     async def is_live(self, match_id: str) -> bool:
-        return await self.redis.zscore(LIVE, match_id) is not None
+        return await self.client.zscore(LIVE, match_id) is not None
 
     async def exists(self, match_id: str) -> bool:
-        return bool(await self.redis.exists(key(match_id, "meta")))
+        return bool(await self.client.exists(key(match_id, "meta")))
 
     async def live_ids(self) -> list[str]:
-        return [m.decode() for m in await self.redis.zrange(LIVE, 0, -1)]
+        return [m.decode() for m in await self.client.zrange(LIVE, 0, -1)]
 
     async def load(self, match_id: str) -> LoadedMatch | None:
         return (await self.load_many([match_id]))[0]
 
     async def load_many(self, match_ids: list[str]) -> list[LoadedMatch | None]:
         """Everything recovery needs of each match, in two round trips for the lot."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.client.pipeline(transaction=False)
         for match_id in match_ids:
             pipe.get(key(match_id, "meta"))
             pipe.get(key(match_id, "snap"))
         rows = await pipe.execute()
         found: list[tuple[bytes, dict] | None] = []
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.client.pipeline(transaction=False)
         for i, match_id in enumerate(match_ids):
             meta, snap = rows[2 * i:2 * i + 2]
             if not meta or not snap:
@@ -66,10 +66,10 @@ class MatchReads:
         The log is read LOG_PAGE entries at a time: a long match's (10,000 entries and
         more) read and decoded at once kept the event loop for tens of milliseconds. Its
         entries are only ever appended, so the pages make one prefix of it."""
-        start = unpack(await self.redis.get(key(match_id, "start")))
+        start = unpack(await self.client.get(key(match_id, "start")))
         entries, first = [], "-"
         while True:
-            rows = await self.redis.xrange(key(match_id, "log"), first, "+", count=LOG_PAGE)
+            rows = await self.client.xrange(key(match_id, "log"), first, "+", count=LOG_PAGE)
             entries += [unpack(fields[b"e"]) for _, fields in rows]
             if len(rows) < LOG_PAGE:
                 return start, entries
@@ -77,13 +77,26 @@ class MatchReads:
 
     async def entries_after(self, match_id: str, seq: int) -> list[dict]:
         """The log entries after `seq`, in order (a mirror catching up, mirror.py)."""
-        rows = await self.redis.xrange(key(match_id, "log"), f"{seq + 1}-0", "+")
+        rows = await self.client.xrange(key(match_id, "log"), f"{seq + 1}-0", "+")
         return [unpack(fields[b"e"]) for _, fields in rows]
+
+    async def last_entry(self, match_id: str) -> dict | None:
+        """The match's last log entry; None if its log is empty."""
+        rows = await self.client.xrevrange(key(match_id, "log"), "+", "-", count=1)
+        return unpack(rows[0][1][b"e"]) if rows else None
+
+    async def last_entries(self, match_ids: list[str]) -> list[dict | None]:
+        """Each match's last log entry (None: its log is empty), in one round trip: a
+        takeover's thousands of loads read them at once, not one connection each."""
+        pipe = self.client.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.xrevrange(key(match_id, "log"), "+", "-", count=1)
+        return [unpack(rows[0][1][b"e"]) if rows else None for rows in await pipe.execute()] if match_ids else []
 
     async def meta(self, match_id: str) -> dict | None:
         """The match's settings and tokens, or None if there is no such match: what
         checking a `hello` needs, without loading the match."""
-        raw = await self.redis.get(key(match_id, "meta"))
+        raw = await self.client.get(key(match_id, "meta"))
         return unpack(raw) if raw is not None else None
 
     async def events(self, match_id: str, after_seq: int, upto_seq: int = -1,
@@ -98,17 +111,17 @@ class MatchReads:
         # The log entry holding seq after_seq + 1 starts at or before it: the last entry up
         # to that ID, then everything after it (up to the entry that starts at upto).
         log = key(match_id, "log")
-        before = await self.redis.xrevrange(log, f"{after_seq + 1}-0", "-", count=1)
+        before = await self.client.xrevrange(log, f"{after_seq + 1}-0", "-", count=1)
         wanted = []
         if before:  # the start's events all come before this entry
             first = before[0][0]
         else:
-            raw = await self.redis.get(key(match_id, "start"))
+            raw = await self.client.get(key(match_id, "start"))
             if raw is None:
                 return []
             wanted = [r for r in unpack(raw).get("events", []) if after_seq < r["seq"] <= upto]
             first = "-"
         last = f"{upto_seq}-0" if upto_seq >= 0 else "+"
-        for _, fields in await self.redis.xrange(log, first, last, count=limit):
+        for _, fields in await self.client.xrange(log, first, last, count=limit):
             wanted += [r for r in unpack(fields[b"v"]) if after_seq < r["seq"] <= upto]
         return wanted

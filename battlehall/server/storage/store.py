@@ -12,12 +12,14 @@ and its commands work unchanged on Redis Cluster:
 - ``bh:{id}:owner`` the lease of the node that runs it, ``bh:{id}:epoch`` its last
   fencing token, ``bh:{id}:held`` when it last had an owner (lease.py)
 - ``bh:{id}:watching`` each node's count of the match's spectators (audience.py)
+- ``bh:{id}:rematch``, ``rematch_of``, ``rematch_made`` its rematch (rematch.py)
 
 The pub/sub channel ``bh:{id}:tail`` rings after each log entry of a match whose
 spectators are allowed: nodes that mirror it for their spectators read the log then
-(mirror.py).
+(subscription.py, `Doorbells`).
 
-``bh:live`` (a sorted set, outside any match's slot) lists the matches in play.
+``bh:live`` (a sorted set, outside any match's slot) lists the matches in play, and
+``bh:beats`` every node's last heartbeat (heartbeat.py).
 
 An answer is recorded by one command, an XADD (inside the fencing script when leases
 are on, lease.py, with field ``o`` the lease that wrote it): the entry and the events it produced
@@ -34,33 +36,45 @@ follows the slots and their MOVED / ASK redirections, and the writes through
 
 The storage wing is the one that knows redis-py: this module, client.py (its clients,
 each failure of Redis raised as `StoreUnavailable`) and the writers' connection core,
-store_link.py, which reads URLs with it. Key names are keys.py's, the commands of each
-write commands.py's. The other modules reach Redis through the store: its methods,
-`Store.redis` and the clients `Store.client` and `Store.pooled_client` make (`Client`:
-redis-py's commands, pipelines, scripts and pub/sub), so they catch `StoreUnavailable`
-and nothing else.
+store_link.py, which reads URLs with it. Key names, scripts and commands are the wing's
+alone: a match's keys are keys.py's, the commands of each write commands.py's, and the
+other records each have a module of their own (profiles, ratings, queue, nodes,
+bindings, audience, rematch, subscription), made here on the store's client
+(`Store.client`, for the wing only). The other wings reach Redis through the store's
+typed methods and these records, so they catch `StoreUnavailable` and nothing else
+(tests/server/test_redis_boundary.py holds them to it).
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
+from typing import Any, Callable, Mapping
 
 import redis  # the sync client of the command line's check (cluster_enabled)
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import AuthenticationError, RedisError, ResponseError
+from redis.exceptions import AuthenticationError, ResponseError
 
 from battlehall.server.records import LoadedMatch
 from battlehall.server.storage import lease as leases
+from battlehall.server.storage.audience import AudienceRecords
+from battlehall.server.storage.bindings import Bindings
+from battlehall.server.storage.client import FAILURES, Client, CredentialsRefused, Script, unavailable
 from battlehall.server.storage.cluster_writer import ClusterWriteBatcher
 from battlehall.server.storage.commands import WriteCommands
+from battlehall.server.storage.heartbeat import BEATS, Beats, Heartbeat
 from battlehall.server.storage.keys import LIVE, key, pack, unpack
+from battlehall.server.storage.nodes import NodeRecords
+from battlehall.server.storage.profiles import ProfileRecords
+from battlehall.server.storage.queue import QueueRecords
+from battlehall.server.storage.ratings import RatingRecords
 from battlehall.server.storage.reads import MatchReads
+from battlehall.server.storage.rematch import RematchRecords
 from battlehall.server.storage.store_link import Fenced, StoreUnavailable, Writer, parse_url
+from battlehall.server.storage.subscription import Doorbells
 from battlehall.server.storage.writer import WriteBatcher
 
 __all__ = ["LIVE", "Client", "CredentialsRefused", "Fenced", "LoadedMatch", "Script", "Store", "StoreUnavailable", "Writer",
@@ -76,140 +90,15 @@ log = logging.getLogger("battlehall.store")
 _STRENGTH = {"no": 0, "yes": 3, "everysec": 1, "always": 2}
 
 
-def _text(value) -> str:
+def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
-
-
-
-
-# -- redis-py's failures, as StoreUnavailable ---------------------------------------------
-
-#: What redis-py raises when Redis fails: its own errors (a lost connection, a timeout, an
-#: error reply) and the sockets' OSErrors it lets through.
-FAILURES = (RedisError, OSError)
-
-
-class CredentialsRefused(StoreUnavailable):
-    """Redis refused the URL's user or password: no use waiting for it."""
-
-
-def unavailable(exc: BaseException) -> StoreUnavailable:
-    """StoreUnavailable for one of redis-py's FAILURES, saying what it said."""
-    if isinstance(exc, AuthenticationError):
-        return CredentialsRefused(str(exc))
-    return StoreUnavailable(str(exc) or repr(exc))
-
-
-async def _guarded(reply):
-    try:
-        return await reply
-    except FAILURES as exc:
-        raise unavailable(exc) from exc
-
-
-class _Guarded:
-    """A redis-py object whose methods raise StoreUnavailable for every failure of Redis:
-    an awaited call is awaited through `_guarded`."""
-
-    __slots__ = ("raw",)
-
-    def __init__(self, raw):
-        self.raw = raw  # the redis-py object: for this module only
-
-    def __getattr__(self, name: str):
-        method = getattr(self.raw, name)
-        if not callable(method):
-            return method
-
-        def call(*args, **kwargs):
-            try:
-                reply = method(*args, **kwargs)
-            except FAILURES as exc:  # refused before sending (DataError: an argument it cannot send)
-                raise unavailable(exc) from exc
-            return _guarded(reply) if inspect.isawaitable(reply) else reply
-
-        return call
-
-
-class Client(_Guarded):
-    """A redis-py client (`Redis` or `RedisCluster`) whose every failure is StoreUnavailable:
-    its commands as redis-py names them (`await client.get(key)`), and the pipelines,
-    scripts and pub/sub it makes, alike."""
-
-    __slots__ = ()
-
-    def pipeline(self, *args, **kwargs) -> "Pipeline":
-        return Pipeline(self.raw.pipeline(*args, **kwargs))
-
-    def register_script(self, body: str | bytes) -> "Script":
-        return Script(self.raw.register_script(body))
-
-    def pubsub(self, **kwargs) -> "PubSub":
-        return PubSub(self.raw.pubsub(**kwargs))
-
-
-class Pipeline:
-    """A redis-py pipeline: its commands are queued (each returns the pipeline), `execute`
-    sends them and raises StoreUnavailable for every failure, an error reply included."""
-
-    __slots__ = ("raw",)
-
-    def __init__(self, raw):
-        self.raw = raw
-
-    def __getattr__(self, name: str):
-        method = getattr(self.raw, name)
-
-        def queue(*args, **kwargs) -> Pipeline:
-            try:
-                method(*args, **kwargs)
-            except FAILURES as exc:
-                raise unavailable(exc) from exc
-            return self
-
-        return queue
-
-    async def execute(self) -> list:
-        return await _guarded(self.raw.execute())
-
-    async def reset(self) -> None:
-        await _guarded(self.raw.reset())
-
-    def __len__(self) -> int:
-        return len(self.raw)
-
-    def __bool__(self) -> bool:
-        return True  # as redis-py's, empty or not
-
-    async def __aenter__(self) -> Pipeline:
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        await self.reset()
-
-
-class Script:
-    """A registered script (EVALSHA, loaded again on NOSCRIPT, as redis-py's)."""
-
-    __slots__ = ("raw",)
-
-    def __init__(self, raw):
-        self.raw = raw
-
-    async def __call__(self, keys=None, args=None):
-        return await _guarded(self.raw(keys=keys, args=args))
-
-
-class PubSub(_Guarded):
-    """A redis-py pub/sub connection: `subscribe`, `get_message`, `aclose`..."""
-
-    __slots__ = ()
 
 
 def url_options(url: str) -> dict:
     """A Redis URL's parts as every connection of the server reads them (host, port or
     path, db, username, password, TLS options); ValueError if it is not one."""
-    return parse_url(url)
+    options: dict = parse_url(url)
+    return options
 
 
 def cluster_enabled(url: str, timeout_s: float = 2.0) -> bool | None:
@@ -255,16 +144,34 @@ class Store(WriteCommands, MatchReads):
             self.pinger = aioredis.from_url(url, socket_timeout=PING_TIMEOUT_S, socket_connect_timeout=PING_TIMEOUT_S,
                                             health_check_interval=0, retry=Retry(NoBackoff(), 0))
         # The reads, and the other modules' commands: every failure of Redis is StoreUnavailable.
-        self.redis = Client(raw)
+        self.client = Client(raw)  # for the storage wing only
         assert self.batcher.register_script(leases.FENCED_WRITE) == leases.FENCED_WRITE_SHA
+        # The other wings' records, each behind its typed methods.
+        self.profiles = ProfileRecords(self.client)
+        self.ratings = RatingRecords(self.client)
+        self.nodes = NodeRecords(self.client)
+        self.bindings = Bindings(self.client)
+        self.rematches = RematchRecords(self.client)
+        self.audience = AudienceRecords(self.client, self.upkeep)
 
-    def client(self, **options) -> Client:
+    def queue_records(self, connections: int | None) -> QueueRecords:
+        """The quick-play queue's records: on the store's client (`connections` None: a Redis
+        Cluster), else on a pool of that many connections of their own, closed with them."""
+        if connections is None:
+            return QueueRecords(self.client)
+        return QueueRecords(self.pooled_client(connections, 5, socket_timeout=5, socket_connect_timeout=2), own=True)
+
+    def doorbells(self) -> Doorbells:
+        """The doorbells of mirrored matches' logs, on a pub/sub connection of their own."""
+        return Doorbells(self.own_client(socket_connect_timeout=2, health_check_interval=0))
+
+    def own_client(self, **options: Any) -> Client:
         """A client on connections of its own, not shared with the store's reads (redis-py's
         options: `socket_timeout`, `socket_connect_timeout`, `health_check_interval`...).
         A plain Redis client, also on a cluster."""
         return Client(aioredis.from_url(self.url, **options))
 
-    def pooled_client(self, connections: int, wait_s: float, **options) -> Client:
+    def pooled_client(self, connections: int, wait_s: float, **options: Any) -> Client:
         """A client whose callers share at most `connections` connections, each waiting up
         to `wait_s` for its turn (then StoreUnavailable)."""
         pool = aioredis.BlockingConnectionPool.from_url(self.url, max_connections=connections, timeout=wait_s,
@@ -273,11 +180,11 @@ class Store(WriteCommands, MatchReads):
 
     async def _slot_map(self) -> dict[tuple[int, int], str]:
         """The cluster's slot ranges and the address of each one's master (CLUSTER SLOTS)."""
-        found = await self.redis.cluster_slots()
+        found = await self.client.cluster_slots()
         return {slots: f"{node['primary'][0]}:{node['primary'][1]}" for slots, node in found.items()}
 
     async def close(self) -> None:
-        await self.redis.aclose()
+        await self.client.aclose()
         await self.pinger.aclose()
         await self.batcher.close()
         await self.upkeep.close()
@@ -339,6 +246,10 @@ class Store(WriteCommands, MatchReads):
             log.warning("Redis leaves syncing to the operating system (appendfsync %s): a power loss or "
                         "kernel crash can lose acknowledged answers of the last 30 s or more", found.get("appendfsync"))
 
+    def unlist(self, match_id: str, callback: Callable[..., None], *args: Any) -> None:
+        """Take an ended match out of the live ones (LIVE); then `callback(*args, error)`."""
+        self.batcher.submit([("ZREM", LIVE, match_id)], callback, *args)
+
     async def write(self, commands: list[tuple]) -> None:
         """Write through the batcher; StoreUnavailable if Redis did not take it all."""
         if not self.persist:  # benchmark mode: measure the server without persistence
@@ -347,13 +258,24 @@ class Store(WriteCommands, MatchReads):
 
     # -- leases (lease.py) ----------------------------------------------------------
 
-    async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int,
-                           now: int) -> list[tuple[bool, str, int | None]]:
+    async def acquire_many(self, match_ids: list[str], node: str, lease_ms: int, now: int,
+                           breaking: Mapping[str, str] | None = None,
+                           death_ms: int = 0) -> list[tuple[bool, str, int | None]]:
         """Try to take each match's lease: (won, the lease value or the holder's, when the
-        match last had an owner if won and known), in one send."""
-        replies = await self.upkeep.call([
-            ("EVALSHA", ACQUIRE_SHA, 3, key(m, "owner"), key(m, "epoch"), key(m, "held"), node, lease_ms, now)
-            for m in match_ids]) if match_ids else []
+        match last had an owner if won and known), in one send. A match in `breaking` is
+        taken from the holder of that lease value if its heartbeat is older than
+        `death_ms` (lease.ACQUIRE)."""
+        breaking = breaking or {}
+        commands: list[tuple] = []
+        for m in match_ids:
+            keys = (key(m, "owner"), key(m, "epoch"), key(m, "held"))
+            if m not in breaking:
+                commands.append(("EVALSHA", ACQUIRE_SHA, 3, *keys, node, lease_ms, now))
+            elif self.cluster:  # `bh:beats` is no key of the match's slot (lease.ACQUIRE)
+                commands.append(("EVALSHA", ACQUIRE_SHA, 3, *keys, node, lease_ms, now, breaking[m], death_ms))
+            else:
+                commands.append(("EVALSHA", ACQUIRE_SHA, 4, *keys, BEATS, node, lease_ms, now, breaking[m], death_ms))
+        replies = await self.upkeep.call(commands) if commands else []
         return [(bool(won), value.decode(), int(held) if won and held else None) for won, value, held in replies]
 
     async def renew_many(self, held: list[tuple[str, str]], lease_ms: int, now: int) -> list[bool]:
@@ -373,11 +295,24 @@ class Store(WriteCommands, MatchReads):
         replies = await self.upkeep.call([("GET", key(m, "owner")) for m in match_ids]) if match_ids else []
         return [v.decode() if v is not None else None for v in replies]
 
+    def heartbeat_client(self, timeout_s: float) -> Any:
+        """A blocking client of its own, for the heartbeat's thread (heartbeat.py): a plain
+        Redis client, or on a cluster a cluster client (`bh:beats` is on one master)."""
+        if self.cluster:
+            return redis.RedisCluster.from_url(self.url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+        return redis.Redis.from_url(self.url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s,
+                                    health_check_interval=0)
+
+    def heartbeat_thread(self, node: str, every_ms: int, on_beats: Callable[[Beats], None]) -> Heartbeat:
+        """This node's heartbeat, to start (heartbeat.py): each reading of every node's beats
+        goes to `on_beats`."""
+        return Heartbeat(lambda: self.heartbeat_client(max(0.5, 4 * every_ms / 1000)), node, every_ms, on_beats)
+
     async def beat(self, node: str, at: int) -> None:
-        await self.redis.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
+        await self.client.set(f"bh:alive:{node}", at, ex=7 * 24 * 3600)
 
     async def heartbeat(self, node: str) -> int | None:
-        raw = await self.redis.get(f"bh:alive:{node}")
+        raw = await self.client.get(f"bh:alive:{node}")
         return int(raw) if raw else None
 
 
@@ -386,9 +321,9 @@ class ClusterUpkeep:
     client, whose pipelines refuse scripts. The commands go concurrently, 500 at a time,
     each to the master of its match; a script missing on a master is loaded there."""
 
-    def __init__(self, redis: RedisCluster, scripts: tuple[str, ...]):
-        self.redis = redis
-        self.scripts = {leases.sha1(body): redis.register_script(body) for body in scripts}
+    def __init__(self, cluster: RedisCluster, scripts: tuple[str, ...]):
+        self.cluster = cluster
+        self.scripts = {leases.sha1(body): cluster.register_script(body) for body in scripts}
 
     async def call(self, commands: list[tuple]) -> list:
         out: list = []
@@ -399,11 +334,11 @@ class ClusterUpkeep:
             raise unavailable(exc) from exc
         return out
 
-    async def _one(self, command: tuple):
+    async def _one(self, command: tuple) -> Any:
         if command[0] == "EVALSHA":
             numkeys, rest = command[2], command[3:]
             return await self.scripts[command[1]](keys=list(rest[:numkeys]), args=list(rest[numkeys:]))
-        return await self.redis.execute_command(*command)
+        return await self.cluster.execute_command(*command)
 
     async def close(self) -> None:
         pass  # the cluster client is the store's, closed with it

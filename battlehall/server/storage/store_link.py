@@ -26,7 +26,7 @@ import hashlib
 import logging
 import ssl
 import time
-from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar, cast
 
 import hiredis
 from redis.connection import parse_url  # see the module's docstring: the URL read as redis-py reads it
@@ -38,7 +38,7 @@ from battlehall.server.metrics import REDIS_BUCKETS, Histogram
 log = logging.getLogger("battlehall.store")
 
 
-def _error(reply) -> StoreUnavailable:
+def _error(reply: object) -> StoreUnavailable:
     """The exception of an error reply (or of a reason given as text)."""
     text = str(reply)
     return Fenced(text) if text.startswith("FENCED") else StoreUnavailable(text)
@@ -52,7 +52,7 @@ class Writer(Protocol):
     latency: Histogram
     redirections: collections.Counter[str]
 
-    def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
+    def submit(self, commands: list[tuple], callback: Callable[..., None], *args: object) -> None:
         """Write `commands`; then `callback(*args, error)`, error None or StoreUnavailable."""
 
     async def write(self, commands: list[tuple]) -> None:
@@ -78,7 +78,7 @@ class WriterBase:
         self.latency = Histogram(REDIS_BUCKETS)  # a send to the reply of its last write
         self.redirections: collections.Counter[str] = collections.Counter()  # a Redis Cluster's (cluster_writer.py)
 
-    def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
+    def submit(self, commands: list[tuple], callback: Callable[..., None], *args: object) -> None:
         raise NotImplementedError
 
     async def write(self, commands: list[tuple]) -> None:
@@ -207,14 +207,14 @@ class Link(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
 
-    def connection_made(self, transport) -> None:
-        self.transport = transport
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # a stream's (uvloop's is no subclass of it)
 
     def data_received(self, data: bytes) -> None:
         if self.owner.link is self:
             self.owner._replies(self.reader, data)
 
-    def connection_lost(self, exc) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         owner = self.owner
         if owner.link is self:
             owner._drop(f"connection to {owner.name} lost: {exc!r}" if exc else f"connection to {owner.name} closed")

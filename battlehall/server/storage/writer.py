@@ -78,7 +78,7 @@ class WriteBatcher(WriterBase, Connection[_Sent]):
 
     # -- what the store calls ------------------------------------------------------------
 
-    def submit(self, commands: list[tuple], callback: Callable, *args) -> None:
+    def submit(self, commands: list[tuple], callback: Callable[..., None], *args: object) -> None:
         """Write `commands`; then `callback(*args, error)`, error None or StoreUnavailable."""
         self.queued.append(_Queued(commands, callback, args))
         if not self.send_scheduled:

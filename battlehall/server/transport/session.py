@@ -18,6 +18,7 @@ from battlehall.server.node import caster
 from battlehall.server.node.ownership import send_away
 from battlehall.server.storage.store import StoreUnavailable
 from battlehall.server.transport import history
+from battlehall.server.transport.lag import LagMeter
 
 if TYPE_CHECKING:
     from battlehall.server.node.hub import SessionServices
@@ -250,6 +251,8 @@ class Session:
             return False
         self.conn.seat, self.conn.role = seat, role
         self.conn.batch = batch
+        if role == "player":  # its seat's late answers are credited the lag measured here (lag.py)
+            self.conn.lag = LagMeter()
         self.actor = actor
         joined: asyncio.Future[inputs.CatchUp | None] = asyncio.get_running_loop().create_future()
         actor.submit(inputs.Join(self.conn, resume, joined))
@@ -290,7 +293,11 @@ class Session:
                 self.error(errors.BadArgs("args must be a map of argument names to values", id=act_id))
                 return
             # The seat is the socket's; the time it came is for the ack latency metric.
-            actor.submit(inputs.Act(self.conn, self._seat(), act_id, prompt, option, args or {}, time.monotonic()))
+            received = time.monotonic()
+            lag = self.conn.lag
+            if lag is not None and lag.answered(prompt, received):  # a quick answer bounds the measure
+                actor.submit(inputs.Lag(self.conn, lag.rtt_ms))
+            actor.submit(inputs.Act(self.conn, self._seat(), act_id, prompt, option, args or {}, received))
         elif kind == "stops":
             self._stops(actor, message)
         elif kind == "resign" or kind == "claim_win":
@@ -334,6 +341,11 @@ class Session:
             self.error(errors.BadMessage("stops needs a mode: " + ", ".join(stops.MODES)))
             return
         actor.submit(inputs.SetStops(self.conn, self._seat(), mode))
+
+    def lagged(self, rtt_ms: int) -> None:
+        """The socket's round trip was measured again (websocket.py): its match is told."""
+        if self.actor is not None and self.conn.role == "player":
+            self.actor.submit(inputs.Lag(self.conn, rtt_ms))
 
     def leave(self) -> None:
         """The socket is closed: leave the match (the seat stays; its clock keeps running)."""

@@ -16,22 +16,31 @@ are listed in internals.py, and checked by tests/server/test_internals.py.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import re
-import struct
-from typing import Any, cast
+import time
+from typing import cast
 
-from websockets.datastructures import Headers
 from websockets.frames import CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request
-from websockets.protocol import Protocol, State
+from websockets.protocol import State
 from websockets.server import ServerProtocol
-from websockets.streams import StreamReader
 
 from battlehall.server import codec, errors
 from battlehall.server.match.connection import Connection, RateLimiter
 from battlehall.server.node.audience import viewer_of
+from battlehall.server.transport.frames import (
+    DATA_OPCODES,
+    NO_HEADERS,
+    OP_BINARY,
+    OP_TEXT,
+    between_frames,
+    frame_header,
+    read_frames_only,
+)
 from battlehall.server.transport.hosts import HostCheck
+from battlehall.server.transport.lag import kernel_round_trip_ms
 from battlehall.server.transport.limits import Closing, Limits, peer_address
 from battlehall.server.transport.session import Session
 
@@ -47,61 +56,9 @@ PING_SLICES = 20
 # lines were 3% of the server's CPU. `battlehall serve --log-level debug` shows them.
 connection_log = logging.getLogger("battlehall.connections")
 
-OP_TEXT, OP_BINARY = 0x1, 0x2
-DATA_OPCODES = (Opcode.BINARY, Opcode.TEXT, Opcode.CONT)
 # The first byte of a final text or binary frame, or a pong, with no RSV bit set: what
 # `_common_frames` reads itself.
 FIN_TEXT, FIN_BINARY, FIN_PONG = 0x81, 0x82, 0x8A
-
-# What an upgrade request keeps once answered. websockets' parser, a generator that
-# lives as long as the socket, keeps the request it parsed in a local variable of its
-# frame: its headers, parsed into a dict and a list of strings, were a third of an idle
-# socket's memory (about 3 KiB; bench/RESULTS.md, "Idle memory"). Nothing reads them
-# after the handshake, so the request is left holding this empty, shared one.
-NO_HEADERS = Headers()
-
-# websockets' parser waits at a frame's first byte in its reader's `at_eof`; anywhere else,
-# it is inside a frame, though its buffer may be empty (it has taken a frame's header and
-# waits for the rest). `between_frames` tells them apart.
-AT_EOF = StreamReader.at_eof.__code__
-
-
-def between_frames(protocol: ServerProtocol) -> bool:
-    """Whether websockets' parser has read whole frames and nothing more: the next bytes
-    received start a frame."""
-    if protocol.reader.buffer:
-        return False
-    # a generator, waiting in the generators it delegates to
-    inner: Any = protocol.parser
-    while (deeper := inner.gi_yieldfrom) is not None:
-        inner = deeper
-    return inner.gi_code is AT_EOF
-
-
-def read_frames_only(protocol: ServerProtocol) -> None:
-    """After the handshake, give websockets' protocol a parser of frames alone.
-
-    Its parser is one generator for the whole socket: the upgrade request, then frames,
-    read by the generator of websockets' `Protocol.parse` that it delegates to. Idle, it
-    holds the request it parsed and its own frame, about 0.7 KiB per socket
-    (bench/RESULTS.md, "Idle memory"). `Protocol.parse` alone reads frames the same way;
-    it replaces the whole when the parser is between frames, as websockets itself
-    replaces its parser once a socket closes."""
-    if protocol.state is State.OPEN and between_frames(protocol):
-        protocol.parser.close()
-        protocol.parser = Protocol.parse(protocol)
-        next(protocol.parser)  # to its first wait, as websockets starts its own
-
-
-def frame_header(opcode: int, length: int) -> bytes:
-    """The header of a final, unmasked frame (RFC 6455, 5.2): a server's frame with no
-    extension in use (this server negotiates none). websockets builds the same bytes
-    through a general Frame object, at several times the cost; an answer sends a dozen."""
-    if length < 126:
-        return bytes((0x80 | opcode, length))
-    if length < 65536:
-        return struct.pack("!BBH", 0x80 | opcode, 126, length)
-    return struct.pack("!BBQ", 0x80 | opcode, 127, length)
 
 
 class WebSockets:
@@ -115,6 +72,8 @@ class WebSockets:
         self.slices: list[set[WebSocket]] = [set() for _ in range(PING_SLICES)]
         self.opened = 0
         self.pinger: asyncio.Task | None = None
+        # Where a socket comes from a proxy: its kernel round trip is the proxy's (lag.py).
+        self.lag_proxies = [ipaddress.ip_network(name, strict=False) for name in settings.lag_proxies]
 
     def start(self) -> None:
         self.pinger = asyncio.get_running_loop().create_task(self._keep_alive())
@@ -131,6 +90,19 @@ class WebSockets:
         """Count `socket` out (it is closed)."""
         socket.ping_slice.discard(socket)
         self.hub.metrics.connections -= 1
+
+    def kernel_bound(self, transport: asyncio.Transport) -> int | None:
+        """The kernel's bound on a socket's round trip (lag.py), None from a proxy."""
+        address = peer_address(transport)
+        if address is None:
+            return None  # not TCP (a Unix socket's peer is a local proxy)
+        try:
+            peer = ipaddress.ip_address(address)
+        except ValueError:
+            return None
+        if any(peer in network for network in self.lag_proxies):
+            return None
+        return kernel_round_trip_ms(transport.get_extra_info("socket"))
 
     def __iter__(self):
         return (socket for ping_slice in self.slices for socket in list(ping_slice))
@@ -212,6 +184,8 @@ class WebSocket(asyncio.Protocol):
                 if event.opcode in DATA_OPCODES:
                     self._data(event)
                 else:  # PING, PONG, CLOSE: websockets has queued what answers them
+                    if event.opcode is Opcode.PONG:
+                        self._pong(cast(bytes, event.data))
                     quiet = False
             elif isinstance(event, Request):  # the upgrade request (a server protocol gets no Response)
                 answered = self._handshake(event)
@@ -253,6 +227,8 @@ class WebSocket(asyncio.Protocol):
             end = start + 4 + length
             if first != FIN_PONG:
                 self._message(payload, first == FIN_TEXT)
+            else:
+                self._pong(payload)
         return data[end:] if end else data
 
     def eof_received(self) -> None:
@@ -306,6 +282,10 @@ class WebSocket(asyncio.Protocol):
             parts.append(frame_header(opcode, len(frame)))
             parts.append(frame)
         self.transport.write(b"".join(parts))
+        lag = self.conn.lag if self.conn is not None else None
+        if lag is not None and lag.wanted:  # a prompt went out: time the line behind it (lag.py)
+            self.protocol.send_ping(lag.ping(time.monotonic()))
+            self._send_data()
 
     def close(self, code: int = 1000) -> None:
         """Start the closing handshake; the socket is dropped if the client does not answer."""
@@ -324,7 +304,8 @@ class WebSocket(asyncio.Protocol):
             self.transport.abort()
             return
         self.heard = False
-        self.protocol.send_ping(b"")
+        lag = self.conn.lag if self.conn is not None else None
+        self.protocol.send_ping(b"" if lag is None else lag.ping(time.monotonic()))
         self._send_data()
 
     def shutdown(self) -> None:
@@ -423,6 +404,14 @@ class WebSocket(asyncio.Protocol):
                     self._expect_close()
                     return
             session.receive(message, text)
+
+    def _pong(self, payload: bytes) -> None:
+        """A pong: if it echoes a player socket's latest ping, its seat's lag is measured again."""
+        conn, session = self.conn, self.session
+        lag = conn.lag if conn is not None else None
+        if lag is not None and session is not None and lag.pending == payload:
+            if lag.pong(payload, time.monotonic(), self.sockets.kernel_bound(self.transport)):
+                session.lagged(lag.rtt_ms)
 
     def _send_data(self) -> None:
         for data in self.protocol.data_to_send():

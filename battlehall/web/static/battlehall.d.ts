@@ -88,10 +88,20 @@ export interface ViewMessage {
   delay_ms?: number;
 }
 
+/** What an answer spent of its clock (docs/protocol.md, Lag). */
+export interface ClockRecord {
+  used_ms: number;
+  lag_ms: number;
+  bank_ms: number;
+  away_ms?: number;
+}
+
 export interface Ack {
   t: "ack";
   id: string;
   seq: number;
+  /** On an answer's ack: what it spent of its clock. */
+  clock?: ClockRecord;
 }
 
 export interface PromptClosed {
@@ -259,3 +269,78 @@ export function request(base: string, path: string,
 
 /** A legal answer from a prompt's options: the option (default: the first), first combo, first values. */
 export function firstAnswer(prompt: Prompt, optionId?: string): { option: string; args: Record<string, any> };
+
+/** An event as `GET /tournaments/{id}` answers it (docs/tournaments.md). */
+export interface Tournament {
+  tournament: string;
+  name: string;
+  status: "registering" | "running" | "finished" | "cancelled";
+  /** The number of entries of its log: a long poll's `waitSince`. */
+  version: number;
+  round: number;
+  created_at: number;
+  seed_commitment: string;
+  organiser: { profile: string; name: string; tag: string } | null;
+  spec: Record<string, any>;
+  players: { player: string; name: string; tag: string; rating: number; checked_in: boolean; dropped: boolean }[];
+  rounds: any[];
+  standings: any[];
+  bracket: any[];
+  now: number;
+  [field: string]: any;
+}
+
+/** A player's own entry: `GET /tournaments/{id}/my`. */
+export interface TournamentEntry {
+  tournament: string;
+  profile: string;
+  registered: boolean;
+  checked_in: boolean;
+  dropped: boolean;
+  status: Tournament["status"];
+  /** Grows with the log and when the player's table is made. */
+  version: number;
+  round: number;
+  bye: boolean;
+  table: null | {
+    round: number; table: number; game: number; match: string; seat: string;
+    /** The seat's secret: never show it to anyone else. */
+    token: string;
+    ws: string; ws_url: string | null;
+    /** The seat's link: /play/{match}#token=... */
+    play: string;
+    done: boolean;
+  };
+  now: number;
+}
+
+export interface TournamentCreated {
+  tournament: string;
+  /** Starts and cancels the event: shown once. */
+  organiser_token: string;
+  seed_commitment: string;
+  status: "registering";
+  version: number;
+  url: string;
+}
+
+interface Waiting { waitSince?: number; waitMs?: number; signal?: AbortSignal }
+
+/** The events' HTTP API; each call throws BattlehallError (code, message, status, path) when refused. */
+export class TournamentApi {
+  constructor(base?: string, apiKey?: string);
+  base: string;
+  apiKey?: string;
+  create(body: Record<string, any>, proof?: string): Promise<TournamentCreated>;
+  list(options?: { status?: "upcoming" | "running" | "finished"; limit?: number; cursor?: string }):
+    Promise<{ tournaments: Tournament[]; next: string | null }>;
+  get(id: string, options?: Waiting): Promise<Tournament>;
+  log(id: string): Promise<{ tournament: string; spec: Record<string, any>; seed: string | null;
+                             seed_commitment: string; status: string; version: number; entries: Record<string, any>[] }>;
+  register(id: string, profile: string, proof: string): Promise<TournamentEntry>;
+  checkIn(id: string, profile: string, proof: string): Promise<TournamentEntry>;
+  drop(id: string, profile: string, proof: string): Promise<TournamentEntry>;
+  my(id: string, profile: string, proof: string, options?: Waiting): Promise<TournamentEntry>;
+  start(id: string, organiserToken?: string): Promise<Tournament>;
+  cancel(id: string, organiserToken?: string): Promise<Tournament>;
+}

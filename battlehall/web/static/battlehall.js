@@ -295,7 +295,7 @@ export class BattlehallClient {
    * reconnect, a `rate_limited` or `unavailable`, or no answer in ackTimeoutMs: the
    * server applies it once. Resolves with the `ack`; rejects with a BattlehallError when
    * refused for good (`illegal_option`, `unknown_prompt`, `match_over`, ...).
-   * @returns {Promise<{t: "ack", id: string, seq: number}>}
+   * @returns {Promise<{t: "ack", id: string, seq: number, clock?: {used_ms: number, lag_ms: number, bank_ms: number}}>}
    */
   act(promptId, optionId, args) {
     const message = { t: "act", id: `${this._prefix}-${++this._actIds}`, prompt: promptId, option: optionId };
@@ -744,4 +744,82 @@ export function firstAnswer(prompt, optionId) {
   const args = {};
   for (const [name, values] of Object.entries(source)) args[name] = values[0];
   return { option: option.id, args };
+}
+
+/**
+ * The events' HTTP API (docs/tournaments.md). Each method answers the decoded JSON, or
+ * throws BattlehallError with the refusal's code (`already_registered`, ...), status and path.
+ * A player's calls carry `proof`: the guest profile's secret or a player token.
+ */
+export class TournamentApi {
+  /** @param {string} [base] the server's address ("" for this page's); @param {string} [apiKey] */
+  constructor(base = "", apiKey = undefined) {
+    this.base = base;
+    this.apiKey = apiKey;
+  }
+
+  _path(id, action = "") {
+    return `/tournaments/${encodeURIComponent(id)}${action ? `/${action}` : ""}`;
+  }
+
+  /** A new event: `{tournament, organiser_token, seed_commitment, status, version, url}`. */
+  create(body, proof = undefined) {
+    return request(this.base, "/tournaments", { method: "POST", body, apiKey: proof || this.apiKey });
+  }
+
+  /** A page of public events: `{tournaments, next}`; `status` upcoming, running or finished. */
+  list({ status, limit, cursor } = {}) {
+    const q = new URLSearchParams();
+    if (status) q.set("status", status);
+    if (limit) q.set("limit", String(limit));
+    if (cursor) q.set("cursor", cursor);
+    const query = q.toString();
+    return request(this.base, `/tournaments${query ? `?${query}` : ""}`);
+  }
+
+  /** The event; with `waitSince`, answered once its version is past it (a long poll, up to `waitMs`). */
+  get(id, { waitSince, waitMs, signal } = {}) {
+    return request(this.base, this._path(id) + waitQuery(waitSince, waitMs), { signal });
+  }
+
+  /** The event's log, with its seed once it has ended (what `battlehall verify` checks). */
+  log(id) {
+    return request(this.base, this._path(id, "log"));
+  }
+
+  register(id, profile, proof) {
+    return request(this.base, this._path(id, "register"), { method: "POST", body: { profile }, apiKey: proof });
+  }
+
+  checkIn(id, profile, proof) {
+    return request(this.base, this._path(id, "check_in"), { method: "POST", body: { profile }, apiKey: proof });
+  }
+
+  drop(id, profile, proof) {
+    return request(this.base, this._path(id, "drop"), { method: "POST", body: { profile }, apiKey: proof });
+  }
+
+  /** Your entry: registered, checked in, dropped, and your table with its match and your seat's
+   * token (`table.play` is the seat's link). With `waitSince`: once it changes (your match is ready). */
+  my(id, profile, proof, { waitSince, waitMs, signal } = {}) {
+    const q = new URLSearchParams({ profile });
+    const wait = waitQuery(waitSince, waitMs);
+    return request(this.base, `${this._path(id, "my")}?${q}${wait ? `&${wait.slice(1)}` : ""}`, { apiKey: proof, signal });
+  }
+
+  /** The organiser's: `organiserToken` (or the API key). */
+  start(id, organiserToken = undefined) {
+    return request(this.base, this._path(id, "start"), { method: "POST", apiKey: organiserToken || this.apiKey });
+  }
+
+  cancel(id, organiserToken = undefined) {
+    return request(this.base, this._path(id, "cancel"), { method: "POST", apiKey: organiserToken || this.apiKey });
+  }
+}
+
+function waitQuery(waitSince, waitMs) {
+  if (waitSince === undefined || waitSince === null) return "";
+  const q = new URLSearchParams({ wait_since: String(waitSince) });
+  if (waitMs !== undefined) q.set("wait_ms", String(waitMs));
+  return `?${q}`;
 }

@@ -19,6 +19,32 @@ const statusPill = document.getElementById("status");
 const matchId = matchIdFromPath();
 const token = fragment().get("token");
 const JUDGE = location.pathname.startsWith("/judge/");
+// An event's caster link, /cast/tournament/{id}#token=<the event's caster token>: its top
+// table's cast, then the next round's when that one ends (the event is kept in the fragment).
+const EVENT_PATH = /^\/cast\/tournament\/([^/]+)$/.exec(location.pathname);
+const event = EVENT_PATH ? { id: decodeURIComponent(EVENT_PATH[1]), token }
+  : fragment().get("event") ? { id: fragment().get("event"), token: fragment().get("event_token") } : null;
+const EVENT_ASK_MS = 3000;
+
+/** The event's top table's cast, opened in this page once there is one. */
+async function castNext(except) {
+  for (;;) {
+    try {
+      const found = await request(BASE, `/tournaments/${encodeURIComponent(event.id)}/cast`, { apiKey: event.token });
+      if (found.match && found.match !== except && found.caster_token) {
+        const fields = new URLSearchParams({ token: found.caster_token, event: event.id, event_token: event.token });
+        location.replace(`/cast/${encodeURIComponent(found.match)}#${fields}`);
+        return;
+      }
+      note.show("info", "No table of this tournament is playing right now: the top table of the next round shows here when it starts.");
+      main.dataset.status = "waiting";
+    } catch (err) {
+      if (err.status === 401 || err.status === 404) return note.show("error", errorText(err));
+      note.show("warn", errorText(err));
+    }
+    await new Promise((done) => setTimeout(done, EVENT_ASK_MS));
+  }
+}
 const ROLE = JUDGE ? "judge" : "caster";
 
 let drawing = null;
@@ -137,14 +163,23 @@ const judgePanel = (() => {
 
   async function rewindTo(n) {
     try {
-      const made = await fetch(`${BASE}/matches/${encodeURIComponent(matchId)}/rewind`, {
-        method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ entry: n, ...(reason.value ? { reason: reason.value } : {}) }) });
-      const answer = await made.json();
-      if (!made.ok) return note.show("error", (answer.error && answer.error.message) || `HTTP ${made.status}`);
+      const answer = await request(BASE, `/matches/${encodeURIComponent(matchId)}/rewind`, {
+        method: "POST", apiKey: token, body: { entry: n, ...(reason.value ? { reason: reason.value } : {}) } });
       location.assign(`/judge/${encodeURIComponent(answer.match)}#token=${encodeURIComponent(token)}`);
     } catch (err) { note.show("error", errorText(err)); }
   }
+
+  // The match's clocks: paused (every deadline frozen) and running again (docs/protocol.md, Operator routes).
+  const clockState = el("span", { class: "pill", role: "status" }, "clocks running");
+  async function onClocks(action) {
+    try {
+      const answer = await request(BASE, `/matches/${encodeURIComponent(matchId)}/${action}`, { method: "POST", body: {}, apiKey: token });
+      clockState.textContent = answer.paused ? "clocks paused" : "clocks running";
+    } catch (err) { note.show("error", errorText(err)); }
+  }
+  const clockButtons = el("p", { class: "judge-clocks" },
+    el("button", { type: "button", onclick: () => onClocks("pause") }, "Pause the clocks"), " ",
+    el("button", { type: "button", onclick: () => onClocks("resume") }, "Resume"), " ", clockState);
 
   async function load() {
     pending = null;
@@ -163,7 +198,7 @@ const judgePanel = (() => {
     start() {
       box.hidden = false;
       document.querySelector(".stream-bar .pill.view-kind").textContent = "judge view: every hand, live";
-      box.append(el("h2", { id: "judge-title" }, "The log: take the match back"),
+      box.append(clockButtons, el("h2", { id: "judge-title" }, "The log: take the match back"),
                  el("label", { for: "judge-reason" }, "Reason "), reason, list);
       load();
     },
@@ -172,6 +207,7 @@ const judgePanel = (() => {
 })();
 
 async function start() {
+  if (EVENT_PATH) return castNext(null);
   if (!matchId || !token) {
     note.show("error", matchId ? `This page needs the match's ${ROLE} link (with its #token=…).` : "This address names no match.");
     main.dataset.status = "refused";
@@ -223,7 +259,10 @@ async function start() {
   };
   client.on("presence", (m) => onPresence({ t: "presence", ...m }));
   client.on("message", onPresence);
-  client.on("ended", (result) => showResult(result));
+  client.on("ended", (result) => {
+    showResult(result);
+    if (event) setTimeout(() => castNext(matchId), EVENT_ASK_MS); // the next round's top table, in turn
+  });
   client.on("error", (err) => {
     if (err.code === "wrong_role") refused(`This is a player's or the spectator's link, not the ${ROLE} link: open it as /play/… or /watch/….`);
     else if (err.id === undefined) note.show("error", errorText(err));

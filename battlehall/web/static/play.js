@@ -9,6 +9,7 @@ import * as generic from "/static/rulesets/generic.js";
 import {el, useCss, legal, same, resultText, describeCommon, words, rulesetInfo, howToEl} from "/static/rulesets/common.js";
 import {rematchBox} from "/static/rematch.js";
 import {storedProfile} from "/static/profile.js";
+import {clockText} from "/static/clock_record.js";
 
 useCss("/static/table.css");
 useCss("/static/play.css");
@@ -43,6 +44,8 @@ const statusEl = el("span.status", {role: "status", "aria-live": "polite"}, "Con
 const titleEl = el("h1.match-title", {}, "Loading the match…");
 const whoEl = el("span.whoami");
 const noticeEl = el("div.notice", {role: "alert", hidden: true});
+// What the seat's last answer spent of its clock, from its ack (docs/protocol.md, Lag).
+const lastMoveEl = el("p.clock-record.muted", {"aria-live": "polite", hidden: true});
 const resultEl = el("div.result-banner", {hidden: true, role: "status", "aria-live": "polite"});
 const boardEl = el("section.board", {"aria-label": "Board"});
 const promptsEl = el("section.prompt-bar", {role: "region", "aria-label": "Your decisions"});
@@ -98,7 +101,7 @@ const brand = el("a.brand", {href: "/", title: "Back to the lobby"}, "Battlehall
 const root = el("div.play", {id: "play", "data-status": "connecting", "data-seq": "0"},
   el("header.play-head", {}, brand, titleEl, whoEl, statusEl, howToButton, stopsEl, resignButton, resignAsk),
   el("div.play-main", {}, boardEl,
-    el("aside.play-side", {}, resultEl, leavingEl, noticeEl, promptsEl, logEl)),
+    el("aside.play-side", {}, resultEl, leavingEl, noticeEl, promptsEl, lastMoveEl, logEl)),
   howToDialog);
 mount.replaceChildren(root);
 
@@ -156,8 +159,12 @@ const controls = {
     markBusy();
     drawPrompts(true);
     try {
-      await client.act(promptId, optionId, args || {});
+      const ack = await client.act(promptId, optionId, args || {});
       notice("");
+      if (ack && ack.clock) {
+        lastMoveEl.hidden = false;
+        lastMoveEl.textContent = `Your last move: ${clockText(ack.clock)}.`;
+      }
     } catch (err) {
       notice(ERROR_WORDS[err && err.code] || (err && err.message) || String(err));
     } finally {

@@ -1,5 +1,5 @@
 // A player's page (/player/{id}): name, rating per ruleset with its history, recent
-// matches with links to their replays. Every name is set with textContent (el()).
+// matches with links to their replays, and the tournaments entered. Every name is set with textContent (el()).
 import { request } from "./battlehall.js";
 import { BASE, banner, el, errorText, playerName } from "./page.js";
 
@@ -56,6 +56,19 @@ function recentSection(profile) {
       el("td", {}, el("a", { href: m.replay }, "replay"))))));
 }
 
+// The events the player entered (GET /profiles/{id}/tournaments), the latest first.
+function eventsSection(found) {
+  if (!found.tournaments.length) return el("p", { class: "muted" }, "No tournament yet.");
+  return el("table", {},
+    el("thead", {}, el("tr", {}, ["Tournament", "Ruleset", "Status", "Standing"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, found.tournaments.map((t) => el("tr", { dataset: { tournament: t.tournament } },
+      el("td", {}, el("a", { href: `/tournaments/${encodeURIComponent(t.tournament)}` }, t.name)),
+      el("td", {}, t.ruleset),
+      el("td", {}, t.status),
+      el("td", {}, t.standing ? `${t.standing.rank} of ${t.players_count}, ${t.standing.points} points` +
+                   (t.standing.dropped ? " (dropped)" : "") : "registered")))));
+}
+
 async function load() {
   try {
     const profile = await request(BASE, `/profiles/${encodeURIComponent(id)}`);
@@ -65,6 +78,8 @@ async function load() {
       profile.kind === "guest" ? "Guest player" : "Player vouched for by this server's operator";
     document.getElementById("ratings").replaceChildren(...ratingsSection(profile));
     document.getElementById("recent").replaceChildren(recentSection(profile));
+    const events = await request(BASE, `/profiles/${encodeURIComponent(id)}/tournaments`);
+    document.getElementById("events").replaceChildren(eventsSection(events));
     main.dataset.status = "ready";
   } catch (err) {
     note.show("error", errorText(err));

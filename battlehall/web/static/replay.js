@@ -7,6 +7,7 @@
 // The address names the step shown (#step=N, beside a private match's #token=): a link to a
 // moment of the match.
 import { request } from "./battlehall.js";
+import { clockText } from "./clock_record.js";
 import { BASE, banner, describeEvent, draw, el, errorText, fitToBox, fragment, loadDrawing, matchIdFromPath, matchName, resultText,
          watchLink } from "./page.js";
 
@@ -68,12 +69,22 @@ async function stepAt(k) {
   return (await pages.get(from))[k - from];
 }
 
+/** A judge's (or the operator's) action on the clocks, in words. */
+function judgeText(judge) {
+  const by = judge.by === "operator" ? "The operator" : `Judge ${judge.by}`;
+  if (judge.action === "pause") return `${by} paused the clocks.`;
+  if (judge.action === "resume") return `${by} resumed the clocks.`;
+  if (judge.action === "add_time") return `${by} added ${(judge.ms / 1000).toFixed(1)} s to ${judge.seat}'s bank.`;
+  return `${by}: ${judge.action}.`;
+}
+
 function entryText(k, step, before) {
   if (k === 0) return "The start.";
   const entry = step.entry;
   if (entry.abort && entry.reason === "abandoned") return "Nobody played or was connected for too long: the server ended the match as abandoned.";
   if (entry.abort) return "The operator aborted the match.";
   if (entry.resign) return `${entry.resign} resigned.`;
+  if (entry.judge) return judgeText(entry.judge);
   if (entry.away) return `${entry.away}'s player was gone too long: the seat was marked away.`;
   if (entry.back) return `${entry.back}'s player came back.`;
   const prompt = Object.values(before.prompts).flat().find((p) => p.id === entry.prompt);
@@ -161,6 +172,9 @@ function drawStep(k, step, before) {
   }
   document.getElementById("step-link").href = `#${address}`;
   document.getElementById("step-text").textContent = entryText(k, step, before);
+  // What the answer spent of its clock: time used, lag credited, bank spent.
+  const record = step.entry && step.entry.clock;
+  document.getElementById("step-clock").textContent = record ? `Clock: ${clockText(record)}.` : "";
   for (const li of logItems.values()) li.classList.remove("current");
   let first = null;
   for (let seq = step.first_seq; seq <= step.seq; seq++) {

@@ -18,6 +18,10 @@ const dom = streamElements();
 const note = banner(document.getElementById("banner"));
 const parts = location.pathname.split("/").filter(Boolean);
 const ruleset = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
+// /tv?tournament=t_...: the event's channel, its top table in play, round after round.
+const tournament = new URLSearchParams(location.search).get("tournament");
+const featuredPath = tournament ? `/tv/featured?tournament=${encodeURIComponent(tournament)}`
+  : `/tv/featured${ruleset ? `?ruleset=${encodeURIComponent(ruleset)}` : ""}`;
 const holdMs = params.holdMs ?? HOLD_MS;
 
 let current = null; // the Spectating on screen
@@ -29,14 +33,15 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function nextFeatured(except) {
   for (;;) {
     try {
-      const found = await request(BASE, `/tv/featured${ruleset ? `?ruleset=${encodeURIComponent(ruleset)}` : ""}`);
+      const found = await request(BASE, featuredPath);
       if (found.match && found.match !== except) return found;
       if (!current || current.ended) { // the last one's result stays up, with a word on what comes
         dom.main.dataset.status = "waiting";
-        note.show("info", `No live public ${ruleset ? `${ruleset} ` : ""}match right now: the next one shows here when it starts.`);
+        note.show("info", tournament ? "No table of this tournament is playing right now: the top table of the next round shows here when it starts."
+          : `No live public ${ruleset ? `${ruleset} ` : ""}match right now: the next one shows here when it starts.`);
       }
     } catch (err) {
-      if (err.code === "bad_request") { // no such ruleset: asking again will not help
+      if (err.code === "bad_request" || err.code === "not_found") { // no such ruleset or event: asking again will not help
         note.show("error", errorText(err));
         dom.main.dataset.status = "closed";
         return null;

@@ -115,6 +115,13 @@ export function describeCommon(event, model) {
         (model && model.whenAway === "bot" ? ": the bot plays the seat until " + (d.seat === model.seat ? "you are" : "they are") + " back" : "");
     case "seat_back":
       return `${who(d.seat, model)} ${d.seat === model.seat ? "are" : "is"} back`;
+    case "judge": {  // the operator (or a judge) acted on the clocks: docs/protocol.md, Operator routes
+      const by = d.by === "operator" ? "The operator" : `Judge ${d.by}`;
+      if (d.action === "pause") return `${by} paused the clocks: nothing runs until they are resumed`;
+      if (d.action === "resume") return `${by} resumed the clocks`;
+      if (d.action === "add_time") return `${by} added ${Math.round(d.ms / 1000)} s to ${who(d.seat, model)}'s bank`;
+      return `${by}: ${String(d.action).replace(/_/g, " ")}`;
+    }
     default:
       return undefined;
   }
