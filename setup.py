@@ -27,6 +27,8 @@ COMPILED = [
     "battlehall/server/match/holds.py",
     "battlehall/server/match/presence.py",
     "battlehall/server/match/watching.py",
+    "battlehall/server/match/expiry.py",
+    "battlehall/server/match/judging.py",
     "battlehall/server/match/inputs.py",
     "battlehall/server/match/effects.py",
     "battlehall/server/match/stops.py",
