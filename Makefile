@@ -33,7 +33,7 @@ ICU_BUILD := /usr/include/unicode/uspoof.h /usr/bin/pkg-config /usr/bin/g++
 # its version locked in package-lock.json with its hash), from the npm registry.
 AXE := tests/browser/node_modules/axe-core/axe.min.js
 
-.PHONY: serve lint test test-newest fuzz audit properties bench install lock
+.PHONY: serve lint test test-newest fuzz audit properties bench install lock compile uncompile
 
 # The versions the suite runs with, each checked against its hashes; the project itself
 # is installed apart, editable, which pip cannot hash-check. PyICU has no wheels: pip
@@ -89,6 +89,16 @@ $(AXE): tests/browser/package.json tests/browser/package-lock.json
 /usr/bin/openssl:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl
 
+# The compiled build (setup.py): mypyc compiles the answer path's modules into extension
+# modules beside their sources, which Python then imports in their place (about a minute;
+# needs a C compiler). `make uncompile` goes back to the pure package.
+compile: $(VENV)/.installed
+	BATTLEHALL_COMPILE=1 $(PY) setup.py -q build_ext --inplace
+
+uncompile:
+	find battlehall -name '*.so' -delete
+	rm -f *__mypyc*.so
+
 serve: $(VENV)/.installed
 	$(VENV)/bin/battlehall serve $(ARGS)
 
@@ -98,8 +108,14 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check battlehall tests bench
 	$(VENV)/bin/mypy battlehall
 
+# COMPILED=1: the suite runs against the compiled build (`make compile` first), and
+# test-newest after it against the pure package (`make uncompile`). By default the suite
+# runs against whatever is in the tree: the pure package unless `make compile` was run.
+COMPILED ?= 0
 test: lint $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl $(AXE)
+	if [ "$(COMPILED)" = 1 ]; then $(MAKE) --no-print-directory compile; fi
 	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
+	if [ "$(COMPILED)" = 1 ] && [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory uncompile; fi
 	if [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory test-newest; fi
 
 # The suite's canary for new releases: the tests above against the newest releases that

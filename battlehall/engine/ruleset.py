@@ -48,11 +48,20 @@ ruleset *is* (hidden information, simultaneous moves, chance, seat range) is its
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NotRequired, TypedDict, cast
+from typing import Any, ClassVar, Literal, NotRequired, TypedDict, TypeVar, cast
 
 from . import rulings
 from .errors import BadArgs, BadSeat, IllegalOption, MatchOver, NotASeat, NotYourPrompt, UnknownPrompt
+
+_T = TypeVar("_T")
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure package, without mypy: the decorator matters only to mypyc
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[_T], _T]:
+        return lambda cls: cls
 
 State = dict[str, Any]
 
@@ -208,20 +217,23 @@ class Declaration:
 PUBLIC_PROMPT_FIELDS = ("id", "seat", "kind", "window", "time_ms", "bank")
 
 
+# Compiled (setup.py), the base class stays open to rulesets that are not: a ruleset
+# package of its own, or a test's.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Ruleset:
     """Base class: subclasses set :attr:`declaration` and implement :meth:`new_state`,
     :meth:`apply` and :meth:`view` (and :meth:`secrets` when information is hidden)."""
 
-    name: str = ""
-    summary: str = ""
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
     #: What the ruleset is; every subclass sets it (checked when the class is defined).
     declaration: ClassVar[Declaration]
     #: option name -> its schema (made by :func:`integer_option`, :func:`choice_option`,
     #: :func:`boolean_option`, :func:`list_option`): ``default``, ``doc``, ``label``, ``type`` and
     #: ``min``/``max`` or ``choices``; shown by GET /rulesets, and what resolve_options checks.
-    options_doc: dict[str, dict[str, Any]] = {}
+    options_doc: ClassVar[dict[str, dict[str, Any]]] = {}
     #: A short name a player reads ("Spellfire"); GET /rulesets shows it as `title`.
-    title: str = ""
+    title: ClassVar[str] = ""
     #: Whether its prompts may share a reaction `window` (so a seat's stops matter);
     #: GET /rulesets shows it as `windows`.
     windows: ClassVar[bool] = False
@@ -400,8 +412,11 @@ class Ruleset:
             state["prompts"] = []
             winners = [s for side in left for s in side]
             gone = [s for s in self.eliminated(state) if s not in state["resigned"]] + state["resigned"]
-            state["result"] = make_result("resigned", [winners] + [[s] for s in reversed(gone)], winners=winners)
-            events.append({"kind": "match_ended", "data": cast(dict[str, Any], state["result"])})
+            # A local, not state["result"] read back: the check above narrowed that to None,
+            # and compiled (setup.py) the narrowed type would be what is read.
+            result = make_result("resigned", [winners] + [[s] for s in reversed(gone)], winners=winners)
+            state["result"] = result
+            events.append({"kind": "match_ended", "data": cast(dict[str, Any], result)})
         else:
             events += self.leave(state, seat)
         self._after_resigns(state, events)

@@ -117,7 +117,8 @@ def test_seats_beyond_the_ruleset_and_the_server_bound_are_refused():
 
 def test_a_duplicate_seat_is_found_in_one_pass(monkeypatch):
     duel = get_ruleset("duel")
-    monkeypatch.setattr(duel, "declaration", dataclasses.replace(duel.declaration, max_seats=validate.MAX_SEATS))
+    # On the class: compiled (setup.py), a ruleset's declaration is a class attribute only.
+    monkeypatch.setattr(type(duel), "declaration", dataclasses.replace(duel.declaration, max_seats=validate.MAX_SEATS))
     CountingList.reads = 0
     seats = CountingList([f"s{i}" for i in range(validate.MAX_SEATS - 1)] + ["s3"])
     with pytest.raises(SetupError) as caught:

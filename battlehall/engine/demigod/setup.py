@@ -13,6 +13,8 @@ from .data import cards, check_card, maps, units
 
 UNIT_INTS = {"hp": (1, 999), "ap": (0, 999), "barrier": (0, 999), "dr": (0, 99), "move": (0, 20),
              "poison": (0, 19), "disease": (0, 19)}
+# Every field a unit of a setup may have.
+UNIT_FIELDS = ("id", "side", "kind", "name", "pos", "max_hp", "equipment", "effects", "moved", "attacked", *UNIT_INTS)
 SLOTS = ("weapon", "trinket", "shield", "armour")
 MAX_INLINE_CARDS = 100
 CARD_ID = re.compile(r"c[0-9]+")
@@ -140,7 +142,7 @@ def explicit_start(state: dict, seats: list[str], setup: dict) -> None:
         if not isinstance(spec, dict):
             raise SetupError(path, "a character")
         for key in sorted(spec):
-            if key not in ("id", "side", "kind", "name", "pos", "max_hp", "equipment", "effects", "moved", "attacked", *UNIT_INTS):
+            if key not in UNIT_FIELDS:
                 raise SetupError(f"{path}.{key}", "unknown field")
         if spec.get("side") not in seats:
             raise SetupError(f"{path}.side", f"one of the seats {', '.join(seats)}")

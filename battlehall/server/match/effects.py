@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +84,9 @@ class Resolve:
 @dataclass(slots=True)
 class Reject:
     reply: Any
-    error: BaseException
+    # Spelled through its module: a compiled dataclass (setup.py) looks a field's type up
+    # among the module's globals, where a bare builtin name is not.
+    error: builtins.BaseException
 
 
 @dataclass(slots=True)

@@ -24,7 +24,7 @@ from typing import Any
 
 from battlehall.server.match.effects import Arm
 from battlehall.server.match.inputs import Lag
-from battlehall.server.match.match_state import MatchState
+from battlehall.server.match.watching import Watching
 from battlehall.server.match.writes import Status
 
 #: How many of a seat's spells without a socket are kept for `away_ms`: enough for the
@@ -32,20 +32,14 @@ from battlehall.server.match.writes import Status
 OFFLINE_KEPT = 8
 
 
-class Expiry:
+class Expiry(Watching):
     """Prompt deadlines armed, measured lag per socket and the graces it gives, and the
     clock record of each answer."""
 
-    # What it reads of the MatchCore it is part of (match_core.py).
-    _out: list
-    match: MatchState
-    watchers: list
+    # What it reads of the MatchCore it is part of (match_core.py), past what Watching declares.
     lags: dict[Any, int]
     cut: tuple[str, ...]
     offline: dict[str, list[int]]
-    ack_clocks: dict[str, dict]
-    status: Status
-    timers: dict[str, int]
 
     def _start_expiry(self) -> None:
         self.lags = {}  # player socket -> its measured round trip (ms)

@@ -3,8 +3,6 @@ of the match's core (match_core.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from battlehall.engine.ruleset import default_answer
 from battlehall.server.match.effects import Later, Send
 from battlehall.server.match.inputs import Act, AutoPass, BotMove, HoldOver, Input, SetStops
@@ -15,7 +13,11 @@ from battlehall.server.match.stops import Stops
 class Holds:
     """Window prompts: answers held for a window's minimum time, and the passes a seat's stops make."""
 
-    # What it reads of the MatchCore it is part of (match_core.py).
+    # What it reads of the MatchCore it is part of (match_core.py). The core's parts are one
+    # line of classes (Holds <- Writes <- Presence <- Watching <- Expiry <- Judging
+    # <- MatchCore), not mixins: a
+    # compiled class (mypyc, setup.py) has a single base, so a part declares what the ones
+    # above it give, and the methods they override, in the class body.
     _out: list
     held: dict[int, list[Act | AutoPass]]
     match: MatchState
@@ -23,11 +25,17 @@ class Holds:
     stops: Stops
     watchers: list
 
-    if TYPE_CHECKING:
-        def _commit(self, entry: dict, event: Input) -> None: ...
-        def _reply(self, event: Input, effects: list) -> None: ...
-        def _clocked(self, entry: dict, prompt_id: str, lag_ms: int = 0) -> dict: ...
-        def _decided(self, seat: str | None, at: int) -> None: ...
+    def _commit(self, entry: dict, event: Input) -> None:
+        raise NotImplementedError  # writes.py
+
+    def _reply(self, event: Input, effects: list) -> None:
+        raise NotImplementedError  # match_core.py
+
+    def _clocked(self, entry: dict, prompt_id: str, lag_ms: int = 0) -> dict:
+        raise NotImplementedError  # expiry.py
+
+    def _decided(self, seat: str | None, at: int) -> None:
+        raise NotImplementedError  # expiry.py
 
     @property
     def window_min_ms(self) -> int:

@@ -11,26 +11,14 @@ pause is in the clock's data, so a match paused when its node dies is loaded pau
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from battlehall.engine.errors import BadSeat, MatchOver
 from battlehall.server.errors import MatchPaused, NotPaused
-from battlehall.server.match.inputs import AutoPass, Input, Judge
-from battlehall.server.match.match_state import MatchState
-from battlehall.server.match.stops import Stops
+from battlehall.server.match.expiry import Expiry
+from battlehall.server.match.inputs import AutoPass, Judge
 
 
-class Judging:
+class Judging(Expiry):
     """Pause, resume and time added: judge entries committed like answers."""
-
-    # What it reads of the MatchCore it is part of (match_core.py).
-    match: MatchState
-    queue: list
-    stops: Stops
-    touched: int
-
-    if TYPE_CHECKING:
-        def _commit(self, entry: dict, event: Input) -> None: ...
 
     @property
     def paused(self) -> bool:

@@ -16,18 +16,19 @@ delivered in the order the inputs came, exactly as if each had been written alon
 the write fails, none of it is acknowledged: every input of the batch gets the write's
 refusal, and the state (ahead of Redis) is rebuilt before the next input.
 
-The core is one class in parts, one idea each: this module drives the queue and applies
-answers, timeouts and aborts; writes.py commits entries and follows their write;
-holds.py holds window answers and makes the stops' passes; presence.py marks seats away
-and back; watching.py joins and shows views; expiry.py credits late answers their
-measured lag and records each answer's clock; judging.py pauses and resumes the clocks. Its vocabulary is inputs.py and effects.py.
+The core is one class in parts, one idea each, each part the base of the next: holds.py
+holds window answers and makes the stops' passes; writes.py commits entries and follows
+their write; presence.py marks seats away and back; watching.py joins and shows views;
+expiry.py credits late answers their measured lag and records each answer's clock;
+judging.py pauses and resumes the clocks; this module drives the queue and applies
+answers, timeouts and aborts. Its vocabulary is inputs.py and effects.py.
 """
 
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, get_args
 
 from battlehall.bots import bot_answer
 from battlehall.engine.errors import BadSeat, EngineError, MatchOver
@@ -36,8 +37,6 @@ from battlehall.server import errors
 from battlehall.server.clock import Clock
 from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
 from battlehall.server.match.effects import Ack, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
-from battlehall.server.match.expiry import Expiry
-from battlehall.server.match.holds import Holds
 from battlehall.server.match.inputs import (
     BATCHED,
     Abandon,
@@ -67,17 +66,17 @@ from battlehall.server.match.inputs import (
 )
 from battlehall.server.match.judging import Judging
 from battlehall.server.match.match_state import MatchState
-from battlehall.server.match.presence import Presence
 from battlehall.server.match.stops import Stops
-from battlehall.server.match.watching import Watching
-from battlehall.server.match.writes import Status, Writes
+from battlehall.server.match.writes import Status
 
 log = logging.getLogger("battlehall.actor")
 
+#: Every input and outcome the core is given (inputs.py).
+KINDS = frozenset(get_args(Input) + get_args(Outcome))
 MAX_BATCH = 256  # entries in one write at most: a bound on the script's arguments
 
 
-class MatchCore(Writes, Holds, Presence, Watching, Expiry, Judging):
+class MatchCore(Judging):
     """One live match's rules and bookkeeping; `receive(input, now)` returns the effects."""
 
     def __init__(self, match_id: str, match: MatchState, snapshot_every: int, touched: int = 0,
@@ -171,8 +170,12 @@ class MatchCore(Writes, Holds, Presence, Watching, Expiry, Judging):
             level = "greedy"
         return level
 
-    def receive(self, event: Input | Outcome, now: int) -> list:
-        """Handle one input at `now`; the effects to perform, in order."""
+    def receive(self, event: object, now: int) -> list:
+        """Handle one input at `now`; the effects to perform, in order. Any object: one that
+        is not an input (a bug) is logged, and a compiled core (setup.py) raises no TypeError."""
+        if type(event) not in KINDS:
+            log.error("match %s: not an input of a match: %r", self.match_id, event)
+            return []
         out = self._out = []
         if type(event) is WriteDone:
             self._write_done()

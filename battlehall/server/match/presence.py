@@ -2,31 +2,27 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from battlehall.server.match.effects import Later, Send
-from battlehall.server.match.inputs import AwayDue, Input
-from battlehall.server.match.match_state import MatchState
+from battlehall.server.match.inputs import AwayDue
+from battlehall.server.match.writes import Writes
 
 
-class Presence:
+class Presence(Writes):
     """Away and back: a seat whose player is gone past its grace, or timed out too often, is marked away."""
 
-    # What it reads of the MatchCore it is part of (match_core.py).
+    # What it reads of the MatchCore it is part of (match_core.py), past what Writes declares.
     away_grace_ms: int
     away_timeouts: int
     bot_seats: dict[str, str]
     gone_since: dict[str, int]
-    match: MatchState
     seen: tuple[str, ...]
     timeouts_in_a_row: dict[str, int]
     told_gone: tuple[str, ...]
-    watchers: list
 
-    if TYPE_CHECKING:
-        def _commit(self, entry: dict, event: Input) -> None: ...
-        @property
-        def delayed(self) -> bool: ...
+    @property
+    def delayed(self) -> bool:
+        """Whether spectators see a delayed stream: read from the settings, not kept beside them."""
+        return bool(self.match.meta.get("spectators", {}).get("delay_ms"))
 
     # -- away and back --------------------------------------------------------------------
 

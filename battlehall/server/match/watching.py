@@ -2,37 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from battlehall.server.match.effects import Attach, AttachDelayed, Send, ShowView, ViewDelayed
 from battlehall.server.match.inputs import Join, View
-from battlehall.server.match.match_state import MatchState
+from battlehall.server.match.presence import Presence
 
 
-class Watching:
+class Watching(Presence):
     """Joining and viewing: the welcome at the current seq, and the view asked again."""
 
-    # What it reads of the MatchCore it is part of (match_core.py).
-    _out: list
-    gone_since: dict[str, int]
-    match: MatchState
+    # What it reads of the MatchCore it is part of (match_core.py), past what Presence declares.
     match_id: str
-    seen: tuple[str, ...]
-    timeouts_in_a_row: dict[str, int]
-    told_gone: tuple[str, ...]
     touched: int
-    watchers: list
 
-    if TYPE_CHECKING:
-        def _away_at(self, seat: str) -> int: ...
-        def _came_on(self, seat: str, now: int) -> None: ...
-        def _mark(self, seat: str, away: bool, now: int) -> None: ...
-        def _presence(self, seat: str, connected: bool) -> list: ...
-
-    @property
-    def delayed(self) -> bool:
-        """Whether spectators see a delayed stream: read from the settings, not kept beside them."""
-        return bool(self.match.meta.get("spectators", {}).get("delay_ms"))
+    def _came_on(self, seat: str, now: int) -> None:
+        raise NotImplementedError  # expiry.py
 
     # -- joining and viewing --------------------------------------------------------------
 

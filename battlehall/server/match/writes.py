@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from battlehall.engine.errors import EngineError
 from battlehall.server.errors import Fenced, StoreUnavailable
 from battlehall.server.match.effects import Ack, Ended, Lost, Publish, Resolve, Write, refusal
+from battlehall.server.match.holds import Holds
 from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Judge, Rebuilt, Resign
-from battlehall.server.match.match_state import MatchState
-from battlehall.server.match.stops import Stops
 
 #: How many acts' clock records a match keeps for their re-sent acts' acks.
 ACK_CLOCKS_KEPT = 64
@@ -33,28 +32,25 @@ class _Committed:
     records: list
 
 
-class Writes:
+class Writes(Holds):
     """Entries committed in memory, written in one batch, and what follows the write: acks, events, a rebuild."""
 
-    # What it reads of the MatchCore it is part of (match_core.py).
-    _out: list
+    # What it reads of the MatchCore it is part of (match_core.py), past what Holds declares.
     ack_clocks: dict[str, dict]
     batch: list[tuple[dict, list]]
     damaged: bool
-    match: MatchState
     outbox: list[tuple[Input, Any]]
-    queue: list
     sent_seq: int
     snapshot_every: int
     snapshot_pending: bool
     status: Status
-    stops: Stops
     timers: dict[str, int]
 
-    if TYPE_CHECKING:
-        def _arm(self) -> list: ...
-        def _bots(self) -> list: ...
-        def _stops_on(self, records: list, event: Input) -> None: ...
+    def _arm(self) -> list:
+        raise NotImplementedError  # match_core.py
+
+    def _bots(self) -> list:
+        raise NotImplementedError  # match_core.py
 
     def _commit(self, entry: dict, event: Input) -> None:
         """Apply in memory and add the entry to the next write. EngineError: nothing changed."""
