@@ -86,6 +86,7 @@ class Metrics:
     connections: int = 0
     history_streams: int = 0  # resumed sockets still being sent their missed events
     recovery_seconds: float = 0.0
+    recovering: bool = False  # the startup recovery is loading matches (served meanwhile: http/app.py)
     matches_taken_over: int = 0  # live matches this node took because nobody held them (or at its restart)
     takeover_seconds: float = 0.0  # the last takeover: acquiring, loading and starting its matches
     matches_lost: int = 0  # live matches let go because another node held their lease
@@ -159,6 +160,8 @@ class HubCollector:
             yield CounterMetricFamily(f"battlehall_{name}", help_text, value=value)
         for name, help_text, value in (
             ("recovery_seconds", "How long the startup recovery took.", m.recovery_seconds),
+            ("recovering", "1 while the startup recovery loads live matches (each loads first if asked for).",
+             int(m.recovering)),
             ("takeover_seconds", "How long the last takeover of live matches took.", m.takeover_seconds),
             ("draining", "1 once the node drains.", int(hub.draining)),
             ("matches_in_memory", "Matches this process holds.", len(hub.actors)),
