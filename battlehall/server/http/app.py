@@ -141,6 +141,17 @@ async def recover(hub: Hub, last_beat: int | None) -> None:
     gc.freeze()  # the matches loaded stay: out of the collector's way, as what was loaded before serving
 
 
+async def settle_in(hub: Hub, last_beat: int | None) -> None:
+    """What a start does once the node serves: bring back the live matches, then index the
+    public live matches of a version before the listing's index (a read of every live
+    match's meta: not worth holding up the start for)."""
+    await recover(hub, last_beat)
+    try:
+        await listing.backfill(hub.store)
+    except Exception as exc:
+        log.warning("could not index the public live matches for GET /matches: %r", exc)
+
+
 async def after(first: asyncio.Task, then) -> None:
     """Run `then()` once the task `first` is over (the scans for matches to take
     over once the recovery's own scan is done, as before the node served)."""
@@ -193,11 +204,6 @@ def create_app(settings: Settings) -> Starlette:
             last_beat = await hub.store.heartbeat(settings.node) if redis_up else None
         # Leases are renewed from the start: a recovery longer than a lease lost its first matches.
         beat = asyncio.get_running_loop().create_task(hub.beat())
-        recovering = asyncio.get_running_loop().create_task(recover(hub, last_beat) if redis_up else asyncio.sleep(0))
-        try:  # public matches of a version before the listing's index
-            await listing.backfill(store)
-        except Exception as exc:
-            log.warning("could not index the public live matches for GET /matches: %r", exc)
         await store.report_durability()
         # Every answer makes many short-lived containers; with the default thresholds the
         # collector ran often enough to cost ~20% of the CPU per answer under load. Matches
@@ -206,6 +212,8 @@ def create_app(settings: Settings) -> Starlette:
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
+        # Last, so that the loads do not hold up the start: the node listens meanwhile.
+        recovering = asyncio.get_running_loop().create_task(settle_in(hub, last_beat) if redis_up else asyncio.sleep(0))
         watch = asyncio.get_running_loop().create_task(after(recovering, hub.watch))
         abandoned = asyncio.get_running_loop().create_task(abandon.watch(hub))
         settling = asyncio.get_running_loop().create_task(ratings.sweep(hub))  # ratings a dead node left
