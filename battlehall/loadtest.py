@@ -262,6 +262,7 @@ class LoadTest:
         self.ack_ms: list[float] = []
         self.spec_ms: list[float] = []
         self.window = (0.0, 0.0)
+        self.window_epoch = (0.0, 0.0)  # the same window by the wall clock: to cut the server's metrics by
         self.cpu: dict | None = None
         self.loadgen_cpu: float | None = None
         self.machine_cpu: float | None = None
@@ -567,7 +568,7 @@ class LoadTest:
                 cpu0 = process_cpu(cfg.server_pid) if cfg.server_pid else None
                 own0 = time.process_time()
                 machine0 = machine_busy()
-                t0 = time.perf_counter()
+                t0, epoch0 = time.perf_counter(), time.time()
                 self.measuring = True
                 # the window ends early once every slot is done (--max-matches played)
                 await asyncio.wait(slots, timeout=cfg.seconds)
@@ -580,6 +581,7 @@ class LoadTest:
                 if cpu0 is not None and cfg.server_pid:  # cpu0 is measured only with a server_pid
                     self.cpu = cpu_delta(cpu0, process_cpu(cfg.server_pid))
                 self.window = (t0, t1)
+                self.window_epoch = (epoch0, epoch0 + t1 - t0)
             finally:
                 self.measuring = False
                 self.stopping = True  # no new answers, no new matches
@@ -606,6 +608,7 @@ class LoadTest:
             "clock": cfg.clock, "options": cfg.options,
             "wire": "json" if self.wire == JSON else "msgpack", "batch": self.cfg.batch, "seed": self.base_seed,
             "warmup_s": cfg.warmup, "seconds": _r(seconds),
+            "window_epoch_s": [round(t, 3) for t in self.window_epoch],
             "matches_finished": self.finished,
             "answers": self.answers,
             "answers_per_s": _r(self.answers / seconds, 1) if seconds > 0 else None,

@@ -56,6 +56,7 @@ import time
 from pathlib import Path
 
 import httpx
+from server_histogram import Scraper
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPARE = ROOT / "bench" / "compare"
@@ -208,7 +209,7 @@ def from_node(r: dict) -> dict:
     """The Node load generator's result in `battlehall loadtest`'s shape."""
     machine = sum(x for x in (r["server_cpu_util"], r["loadgen_cpu_util"], r["others_cpu_util"]) if x is not None)
     return {"ruleset": r["ruleset"], "seats": r["seats"], "matches": r["matches"], "answers_per_s": r["answers_per_s"],
-            "ack_ms": r["ack_ms"], "errors": r["error_codes"], "overtaken": r["overtaken"],
+            "ack_ms": r["ack_ms"], "window_epoch_s": r["window_epoch_s"], "errors": r["error_codes"], "overtaken": r["overtaken"],
             "in_flight_mean": r["in_flight_mean"],
             "match_failures": r["failure_reasons"], "seq_gaps": r["seq_gaps"], "protocol_notes": r["protocol_notes"],
             "loadgen_cpu": r["loadgen_cpu_util"], "machine_cpu": round(machine, 2),
@@ -235,14 +236,19 @@ def run_one(ruleset: str, matches: int, args, fsync: str | None = None, seats: i
         print(f"== {label} ({args.warmup}s warm-up, {args.seconds}s measured, {args.client} load tool"
               f"{f', {args.busy} spinning' if args.busy else ''})", flush=True)
         busy = spinners(args.busy)
-        # bounded: warm-up + window + drain + generous slack for start-up and shutdown
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, preexec_fn=pinned(loadgen_cpu),
-                              timeout=args.warmup + args.seconds + 180)
+        # The server's own act-to-ack histogram, scraped through the run and cut to the
+        # load tool's measured window afterwards (server_histogram.py).
+        with Scraper(server.url, "battlehall_ack_seconds") as scraper:
+            # bounded: warm-up + window + drain + generous slack for start-up and shutdown
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, preexec_fn=pinned(loadgen_cpu),
+                                  timeout=args.warmup + args.seconds + 180)
         if proc.returncode != 0 or not out.exists():
             raise RuntimeError(f"loadtest failed ({proc.returncode}): {proc.stderr[-2000:]}")
         result = json.loads(out.read_text().splitlines()[-1])
         if args.client == "node":
             result = from_node(result)
+        window = scraper.window(*result["window_epoch_s"])
+        result["server_ack_ms"] = window.summary() if window else None
         # The server's own view over the whole run (warm-up included): how long its Redis
         # took to answer each send of writes, where appendfsync shows first.
         metrics = httpx.get(server.url + "/metrics", timeout=10, trust_env=False).text
@@ -256,7 +262,10 @@ def run_one(ruleset: str, matches: int, args, fsync: str | None = None, seats: i
         server.stop()
 
 
-MEDIAN_FIGURES = [("answers/s", lambda r: r["answers_per_s"]), ("ack p50 ms", lambda r: r["ack_ms"]["p50"]),
+MEDIAN_FIGURES = [("answers/s", lambda r: r["answers_per_s"]),
+                  # the server's own act-to-ack time over the window (battlehall_ack_seconds)
+                  ("server p50 ms", lambda r: (r.get("server_ack_ms") or {}).get("p50_ms")),
+                  ("server p99 ms", lambda r: (r.get("server_ack_ms") or {}).get("p99_ms")), ("ack p50 ms", lambda r: r["ack_ms"]["p50"]),
                   ("ack p90 ms", lambda r: r["ack_ms"]["p90"]), ("ack p99 ms", lambda r: r["ack_ms"]["p99"]),
                   ("ack mean ms", lambda r: r["ack_ms"].get("mean")),
                   # acts awaiting an answer (Node load tool): at saturation, mean ack = this / answers/s
@@ -331,13 +340,14 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"\n{'ruleset':<10} {'seats':>5} {'matches':>7} {'fsync':>8} {'answers/s':>10} {'p50 ms':>8} {'p90 ms':>8} "
           f"{'p99 ms':>8} {'µs/answer':>10} {'+redis':>8} {'errors':>7} {'loadgen':>8} {'machine':>8} {'load':>5} "
-          f"{'redis ms':>9}")
+          f"{'redis ms':>9} {'server p50':>10} {'server p99':>10}")
     for r in rows:
         cpu = r.get("server_cpu") or {}
         print(f"{r['ruleset']:<10} {r.get('seats', '-')!s:>5} {r['matches']:>7} {r['fsync'] or '-':>8} {r['answers_per_s']:>10} "
               f"{r['ack_ms']['p50']:>8} {r['ack_ms']['p90']:>8} {r['ack_ms']['p99']:>8} {cpu.get('us_per_answer')!s:>10} "
               f"{cpu.get('us_per_answer_with_redis')!s:>8} {sum(r['errors'].values()):>7} {r['loadgen_cpu']:>8} "
-              f"{r['machine_cpu']!s:>8} {r['load_average']:>5.2f} {(r.get('redis_write') or {}).get('mean_ms')!s:>9}")
+              f"{r['machine_cpu']!s:>8} {r['load_average']:>5.2f} {(r.get('redis_write') or {}).get('mean_ms')!s:>9} "
+              f"{(r.get('server_ack_ms') or {}).get('p50_ms')!s:>10} {(r.get('server_ack_ms') or {}).get('p99_ms')!s:>10}")
     print_medians(rows)
     for r in rows:
         print(json.dumps(r))

@@ -701,6 +701,8 @@ async function main() {
   const per = (x) => (M.answers > 0 ? Math.round((x * 1e6) / M.answers * 10) / 10 : null);
   const result = {
     target: TARGET, label: LABEL, ruleset: RULESET, seats: SEAT_COUNT, spectators: SPECTATORS, clock: CLOCK, batch: TARGET === "battlehall" ? BH_BATCH : undefined, url: URL_BASE, matches: MATCHES, seconds: Math.round(wall * 100) / 100, warmup: WARMUP,
+    // the measured window by the wall clock (epoch s): to cut the server's metrics by
+    window_epoch_s: [(performance.timeOrigin + t0) / 1000, (performance.timeOrigin + t0) / 1000 + wall],
     // seconds from the start until all N matches had their 4 clients connected
     // (null: not all within the warm-up + --ramp-limit; the window opened anyway)
     ramp_s: rampS, slots_playing: connectedSlots.size,

@@ -1,10 +1,13 @@
-"""The fsync choice of the private Redis, and what the server reports of an external one."""
+"""The fsync choice of the private Redis, its append-only file kept short to load, and what
+the server reports of an external one."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import threading
+import time
+from pathlib import Path
 
 import redis
 
@@ -111,3 +114,41 @@ def test_the_supervisor_survives_a_stop_right_after_a_restart(tmp_path, caplog, 
     assert second.pid != first.pid and second.poll() is not None  # restarted, then stopped
     assert redis_.restarts == 1 and redis_.process is None
     assert f"the private Redis is back (pid {second.pid}, restart 1)" in caplog.text
+
+
+def wait_for_preamble(aof: Path, timeout_s: float = 30) -> bool:
+    """Whether the append-only file starts with an RDB preamble (a rewrite happened) in time."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with open(aof, "rb") as f:
+            if f.read(5) == b"REDIS":
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_long_file_of_commands_is_rewritten_to_a_preamble_after_loading_and_keeps_every_key(tmp_path):
+    """Redis counts the file's growth from the size it loaded: without the rewrite at start, a
+    restart after a long file of commands would load all of them again the next time."""
+    folder = tmp_path / "redis"
+    folder.mkdir()
+    value = b"x" * 100_000
+    with open(folder / "appendonly.aof", "wb") as f:  # 9 MB of SETs, as an older Redis left it
+        for i in range(90):
+            name = f"k{i}".encode()
+            f.write(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (len(name), name, len(value), value))
+    embedded = EmbeddedRedis(folder).start()
+    try:
+        assert wait_for_preamble(folder / "appendonly.aof")
+        client = redis.Redis.from_url(embedded.url)
+        assert client.dbsize() == 90 and client.get("k89") == value
+        client.close()
+    finally:
+        embedded.stop()
+    again = EmbeddedRedis(folder).start()  # and the preamble loads back to the same keys
+    try:
+        client = redis.Redis.from_url(again.url)
+        assert client.dbsize() == 90 and client.get("k0") == value
+        client.close()
+    finally:
+        again.stop()

@@ -91,3 +91,20 @@ async def test_a_takeover_keeps_each_match_s_abandon_countdown_from_redis(redis_
         assert await n0.loading.take(ids) == 3
         for m in ids:
             assert n0.actors[m].touched == (await n0.store.meta(m))["created_at"]
+
+
+async def test_a_match_asked_for_during_the_recovery_is_loaded_next_not_in_its_turn(redis_url, monkeypatch):
+    """The node serves while it recovers: a match someone asks for jumps the batches ahead of it."""
+    monkeypatch.setattr("battlehall.server.node.loading.BATCH", 4)
+    async with hub_on(redis_url, "n0") as before:
+        ids = [(await before.create(duel()))["match"] for _ in range(16)]
+    async with hub_on(redis_url, "n0") as after:  # restarted
+        recovery = asyncio.ensure_future(after.recover_all())
+        while not after.loading.waiting:  # the take has listed its matches, none loaded yet
+            await asyncio.sleep(0.001)
+        last = list(after.loading.waiting[0])[-1]
+        actor = await after.actor(last)
+        assert actor is after.actors[last]
+        assert len(after.actors) <= 8, "it waited for the batches ahead of it"  # at most the batch in flight, and its own
+        assert await recovery == 16
+        assert sorted(after.actors) == sorted(ids) and after.loading.asked == [] and after.loading.waiting == []

@@ -110,28 +110,55 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
 
 
-async def recover(hub: Hub, attempts: int = 600) -> None:
-    """Wait for Redis (it may still be loading its data), then bring back the live matches."""
+async def redis_answers(hub: Hub, attempts: int = 3000, every_s: float = 0.1) -> bool:
+    """Wait for Redis (it may still be loading its data): whether it answered."""
     for attempt in range(attempts):
         if await hub.store.ping():
             if attempt:
                 log.info("Redis at %s answers", redacted(hub.store.url))
-            break
+            return True
         if attempt == 0:  # the server does not listen until Redis answers: say why
             log.warning("waiting for Redis at %s ...", redacted(hub.store.url))
-        await asyncio.sleep(0.5)
-    else:
-        log.error("Redis at %s does not answer; serving without it (/readyz answers 503, matches load "
-                  "on first use)", redacted(hub.store.url))
-        return
+        await asyncio.sleep(every_s)
+    log.error("Redis at %s does not answer; serving without it (/readyz answers 503, matches load "
+              "on first use)", redacted(hub.store.url))
+    return False
+
+
+async def recover(hub: Hub, last_beat: int | None) -> None:
+    """Bring back the live matches, while the node serves: a match asked for meanwhile is
+    loaded next, ahead of the rest (loading.py), so every match is served from the start."""
+    hub.metrics.recovering = True
     try:
         started = time.perf_counter()
-        recovered = await hub.recover_all()
+        recovered = await hub.recover_all(last_beat)
         hub.metrics.recovery_seconds = time.perf_counter() - started
         if recovered:
             log.info("recovered %d live matches in %.3f s", recovered, hub.metrics.recovery_seconds)
     except Exception:
         log.exception("recovery at startup failed; matches load on first use")
+    finally:
+        hub.metrics.recovering = False
+    gc.freeze()  # the matches loaded stay: out of the collector's way, as what was loaded before serving
+
+
+async def settle_in(hub: Hub, last_beat: int | None) -> None:
+    """What a start does once the node serves: bring back the live matches, then index the
+    public live matches of a version before the listing's index (a read of every live
+    match's meta: not worth holding up the start for)."""
+    await recover(hub, last_beat)
+    try:
+        await listing.backfill(hub.store)
+    except Exception as exc:
+        log.warning("could not index the public live matches for GET /matches: %r", exc)
+
+
+async def after(first: asyncio.Task, then) -> None:
+    """Run `then()` once the task `first` is over (the scans for matches to take
+    over once the recovery's own scan is done, as before the node served)."""
+    with contextlib.suppress(Exception):
+        await asyncio.shield(first)
+    await then()
 
 
 #: Every route of the server, each module's own (http/__init__.py says the convention).
@@ -172,11 +199,13 @@ def create_app(settings: Settings) -> Starlette:
         store = Store(redis_url, not settings.bench_no_persist, settings.redis_cluster)
         hub = Hub(settings, store)
         state.install(app, settings, hub)
-        await recover(hub)
-        try:  # public matches of a version before the listing's index
-            await listing.backfill(store)
-        except Exception as exc:
-            log.warning("could not index the public live matches for GET /matches: %r", exc)
+        redis_up = await redis_answers(hub)
+        # Read before the node beats again: how long it was away (the clocks of older matches).
+        last_beat = None
+        with contextlib.suppress(Exception):  # Redis gone again: the recovery reads it itself
+            last_beat = await hub.store.heartbeat(settings.node) if redis_up else None
+        # Leases are renewed from the start: a recovery longer than a lease lost its first matches.
+        beat = asyncio.get_running_loop().create_task(hub.beat())
         await store.report_durability()
         # Every answer makes many short-lived containers; with the default thresholds the
         # collector ran often enough to cost ~20% of the CPU per answer under load. Matches
@@ -185,8 +214,9 @@ def create_app(settings: Settings) -> Starlette:
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
-        beat = asyncio.get_running_loop().create_task(hub.beat())
-        watch = asyncio.get_running_loop().create_task(hub.watch())
+        # Last, so that the loads do not hold up the start: the node listens meanwhile.
+        recovering = asyncio.get_running_loop().create_task(settle_in(hub, last_beat) if redis_up else asyncio.sleep(0))
+        watch = asyncio.get_running_loop().create_task(after(recovering, hub.watch))
         abandoned = asyncio.get_running_loop().create_task(abandon.watch(hub))
         settling = asyncio.get_running_loop().create_task(ratings.sweep(hub))  # ratings a dead node left
         hub.loop_lag.start()
@@ -201,6 +231,7 @@ def create_app(settings: Settings) -> Starlette:
         await events.close()
         await quick_play.close()
         sockets.close()
+        recovering.cancel()
         beat.cancel()
         watch.cancel()
         abandoned.cancel()

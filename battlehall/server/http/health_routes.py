@@ -1,7 +1,9 @@
 """Whether this node is up and ready, for load balancers and orchestrators.
 
     GET /healthz   200 while the process serves HTTP
-    GET /readyz    200 when Redis answers too, else 503 (the node cannot make or load matches)
+    GET /readyz    200 when Redis answers too, else 503 (the node cannot make or load matches);
+                   while the startup recovery still loads live matches, `"recovering": true` too
+                   (each of them is served all the same: asked for, it is loaded next)
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ async def healthz(request: Request) -> Response:
 
 
 async def readyz(request: Request) -> Response:
-    ready = await state.hub(request).store.ping()
-    return ORJSONResponse({"ready": ready}, status_code=200 if ready else 503)
+    hub = state.hub(request)
+    ready = await hub.store.ping()
+    body = {"ready": ready, "recovering": True} if hub.metrics.recovering else {"ready": ready}
+    return ORJSONResponse(body, status_code=200 if ready else 503)
 
 
 routes: list[Route] = [

@@ -260,10 +260,11 @@ class Hub:
 
     # -- the node's upkeep: each part's own, composed here -------------------------------
 
-    async def recover_all(self) -> int:
+    async def recover_all(self, last_beat: int | None = None) -> int:
         """At start: bring back the live matches this node held before a restart, and its
-        share of those nobody holds (every one, when it is the only node)."""
-        return await self.loading.recover(self.takeover.scan if self.leased else None)
+        share of those nobody holds (every one, when it is the only node). `last_beat`:
+        this node's last beat before it started (read now if not given)."""
+        return await self.loading.recover(self.takeover.scan if self.leased else None, last_beat)
 
     async def beat(self) -> None:
         """Renew this node's leases and its record, while the server runs (ownership.py)."""

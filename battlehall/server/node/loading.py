@@ -11,6 +11,7 @@ log sees the same clock.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
@@ -54,6 +55,10 @@ class Loading:
         self.pending: dict[str, asyncio.Future] = {}  # match id -> the load under way: its actor, or None
         self.downtime_ms = 0  # during the recovery at start: how long this node was away
         self.loads_at_once = asyncio.Semaphore(LOADS_AT_ONCE)
+        # The matches of each take under way not yet in a batch (in order), and those of
+        # them someone asked for meanwhile: the next batch is theirs (`_next_batch`).
+        self.waiting: list[dict[str, None]] = []
+        self.asked: list[str] = []
 
     def busy(self, match_id: str) -> bool:
         """Whether the match is in memory or being loaded."""
@@ -78,6 +83,8 @@ class Loading:
             if actor is not None:
                 return actor
             if match_id in self.pending:
+                if any(match_id in waiting for waiting in self.waiting):  # not yet in a batch: next
+                    self.asked.append(match_id)
                 actor = await asyncio.shield(self.pending[match_id])
                 if actor is not None:
                     return actor
@@ -191,10 +198,11 @@ class Loading:
             if not self.busy(match_id):
                 futures[match_id] = self.pending[match_id] = loop.create_future()
         count = 0
+        waiting = dict.fromkeys(futures)
+        self.waiting.append(waiting)
         try:
-            ids = list(futures)
-            for i in range(0, len(ids), BATCH):
-                batch = ids[i:i + BATCH]
+            while waiting:
+                batch = self._next_batch(waiting)
                 got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms(),
                                                     breaking, self.settings.node_death_ms)
                 won = [(m, value, held) for m, (ok, value, held) in zip(batch, got) if ok]
@@ -209,19 +217,37 @@ class Loading:
                          for (m, value, held), data in zip(won, loaded)]
                 count += sum(await asyncio.gather(*loads))
         finally:
+            self.waiting.remove(waiting)
+            self.asked = [m for m in self.asked if m not in waiting]
             for match_id, future in futures.items():
                 self.settle(match_id, future, None)
         return count
 
-    async def recover(self, scan: Callable[[], Awaitable[int]] | None) -> int:
+    def _next_batch(self, waiting: dict[str, None]) -> list[str]:
+        """The next matches of a take to load (out of `waiting`): those asked for meanwhile
+        on their own, so that their askers wait for a handful of loads, not for BATCH;
+        else the next BATCH in order."""
+        batch = [m for m in dict.fromkeys(self.asked) if m in waiting][:BATCH]
+        if batch:
+            taken = set(batch)
+            self.asked = [m for m in self.asked if m not in taken]
+        else:
+            batch = list(itertools.islice(waiting, BATCH))
+        for match_id in batch:
+            del waiting[match_id]
+        return batch
+
+    async def recover(self, scan: Callable[[], Awaitable[int]] | None, last_beat: int | None = None) -> int:
         """At start: bring back the live matches this node held before a restart, and its
         share of those nobody holds (`scan`, takeover.py); every live one when matches
         have no leases (`scan` None). How many were brought back.
 
         Matches of a version before leases have no `held` time: their clocks are paused for
-        the time since this node last beat.
+        the time since this node last beat: `last_beat`, read before the node beats again
+        (read here if not given).
         """
-        last_beat = await self.store.heartbeat(self.settings.node)
+        if last_beat is None:
+            last_beat = await self.store.heartbeat(self.settings.node)
         self.downtime_ms = max(0, now_ms() - last_beat) if last_beat else 0
         try:
             if scan is None:

