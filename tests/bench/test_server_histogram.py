@@ -3,12 +3,20 @@ cut out of two scrapes, and quantiles interpolated in its buckets. Pure: /metric
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from server_histogram import Buckets, parse
+# Loaded from its file: bench/ on sys.path would shadow the tests' own modules (bench/nodes.py
+# hides tests/nodes/ from the modules that import nodes.test_nodes).
+_spec = importlib.util.spec_from_file_location(
+    "server_histogram", Path(__file__).resolve().parents[2] / "bench" / "server_histogram.py")
+assert _spec is not None and _spec.loader is not None
+server_histogram = importlib.util.module_from_spec(_spec)
+sys.modules["server_histogram"] = server_histogram  # its dataclasses look their module up there
+_spec.loader.exec_module(server_histogram)
+Buckets, parse = server_histogram.Buckets, server_histogram.parse
 
 METRICS = """# HELP battlehall_ack_seconds Time from receiving an act to sending its ack.
 # TYPE battlehall_ack_seconds histogram
