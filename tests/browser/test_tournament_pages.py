@@ -363,3 +363,21 @@ async def test_the_form_sets_the_games_options_and_names_a_bad_one(srv, page):
     await lobby.select_option("#t-ruleset", "spellfire")  # its per-seat decks keep their default; the rest are here
     await expect(lobby.locator("#t-opt-turn_limit")).to_be_visible()
     assert await lobby.locator("#t-opt-decks").count() == 0
+
+
+async def test_the_form_sets_the_judges_bound_on_added_time_and_names_it_when_too_long(srv, page):
+    lobby = await page(srv.url + "/tournaments", wait_for="#create-button")
+    await lobby.fill("#t-name", "Judged duels")
+    await lobby.select_option("#t-ruleset", "duel")
+    await lobby.get_by_text("Clock, no-shows, round clock, points, tie-breaks, judges").click()
+    bound = lobby.get_by_role("group", name="Judges").get_by_label("Time judges may add to a seat, minutes")
+    assert await bound.input_value() == "10"  # the server's default, 600 s, sent as nothing
+    await bound.fill("61")  # an hour is the most: the server names the field, the form points at it
+    await lobby.click("#create-button")
+    await expect(lobby.locator("#banner[role=alert]")).to_contain_text("judging.max_added_s")
+    assert await bound.get_attribute("aria-invalid") == "true"
+    await bound.fill("2.5")
+    await lobby.click("#create-button")
+    await lobby.wait_for_url(re.compile(r"/tournaments/t_[0-9a-f]+$"))
+    spec = httpx.get(f"{srv.url}/tournaments/{lobby.url.rsplit('/', 1)[1]}", timeout=10).json()["spec"]
+    assert spec["judging"] == {"max_added_s": 150}

@@ -1,7 +1,7 @@
 // The organiser's form on /tournaments, in words: the ruleset, the format and what each
 // means, best of, rounds and cut, table size, size cap, start (manual or at a time),
-// check-in, late entry; under "More" the clock, no-shows, round clock, points and
-// tie-breaks. readForm() makes the body of POST /tournaments (docs/tournaments.md);
+// check-in, late entry; under "More" the clock, no-shows, round clock, points,
+// tie-breaks and the judges' bound on added time. readForm() makes the body of POST /tournaments (docs/tournaments.md);
 // fieldFor() finds the control a 400's `path` names.
 import { el } from "./page.js";
 import { drawOptions, readOptions } from "./tournament_options.js";
@@ -67,7 +67,7 @@ export function createForm(form, rulesets, apiKey) {
       check("t-bots", "A bot plays for a player who is away, until they are back", false,
             "Otherwise a player not at their table when the no-show time has passed loses that game.")),
     el("details", {},
-      el("summary", {}, "Clock, no-shows, round clock, points, tie-breaks"),
+      el("summary", {}, "Clock, no-shows, round clock, points, tie-breaks, judges"),
       el("fieldset", {}, el("legend", {}, "Every game's clock"),
         el("div", { class: "grid" },
           field("Seconds per decision", number("t-prompt-s", { min: 1, step: "any", placeholder: "quick play's" })),
@@ -86,7 +86,11 @@ export function createForm(form, rulesets, apiKey) {
         el("div", { class: "grid" },
           field("First", select("t-tiebreak-0", tiebreakChoices, "omw")),
           field("Second", select("t-tiebreak-1", tiebreakChoices, "gw")),
-          field("Third", select("t-tiebreak-2", tiebreakChoices, "ogw"))))),
+          field("Third", select("t-tiebreak-2", tiebreakChoices, "ogw")))),
+      el("fieldset", {}, el("legend", {}, "Judges"),
+        el("div", { class: "grid" },
+          field("Time judges may add to a seat, minutes", number("t-max-added-min", { min: 0, max: 60, step: "any", value: 10 }),
+                "In all, over one game: a judge's added minutes past it are refused.")))),
     el("details", { id: "key-box" },
       el("summary", {}, "Server key"),
       field("API key (only if this server requires one)",
@@ -167,6 +171,8 @@ export function readForm(form, rulesets = []) {
   if (points.win !== 3 || points.draw !== 1 || points.loss !== 0) body.points = points;
   const tiebreaks = [0, 1, 2].map((i) => form[`t-tiebreak-${i}`].value).filter(Boolean);
   if (tiebreaks.join() !== "omw,gw,ogw") body.tiebreaks = tiebreaks;
+  const maxAdded = value(form, "t-max-added-min");
+  if (maxAdded !== null && maxAdded !== 10) body.judging = { max_added_s: Math.round(maxAdded * 60) };
   const options = readOptions(document.getElementById("t-options"), rulesets.find((x) => x.name === body.ruleset));
   if (Object.keys(options).length) body.options = options;
   return body;
@@ -177,7 +183,8 @@ const FIELDS = { name: "t-name", ruleset: "t-ruleset", format: "t-format", best_
                  late_entry_rounds: "t-late-entry", public: "t-public", rated: "t-rated", bots_take_over: "t-bots",
                  "clock.prompt_ms": "t-prompt-s", "clock.bank_ms": "t-bank-s", clock: "t-prompt-s", no_show_ms: "t-no-show-s",
                  round_ms: "t-round-min", unfinished: "t-unfinished", "points.win": "t-points-win", "points.draw": "t-points-draw",
-                 "points.loss": "t-points-loss", points: "t-points-win", tiebreaks: "t-tiebreak-0" };
+                 "points.loss": "t-points-loss", points: "t-points-win", tiebreaks: "t-tiebreak-0",
+                 "judging.max_added_s": "t-max-added-min", judging: "t-max-added-min" };
 
 /** The control a 400's `path` names (`tiebreaks[1]`, `points.win`, `start_at`), or null. */
 export function fieldFor(form, path) {
