@@ -13,6 +13,7 @@ import time
 import httpx
 import pytest
 from play_driver import bar_move, board_move, prompt_key, shot
+from playwright.async_api import expect
 
 SPELLFIRE_SETUP = {"players": {
     "alice": {"formation": {"A": {"realm": "emberhold"}},
@@ -117,7 +118,8 @@ async def test_a_whole_match_in_the_browser(server, page, ruleset):
         assert ("You won" in banner) == (seat in summary["result"]["winners"]), banner
         assert await p.locator(".log-lines li").count() > 3
         # What its last answer spent of its clock, from that answer's ack.
-        assert "time used" in await p.locator(".clock-record").inner_text()
+        # (the ack's promise may settle after the frames that ended the match are drawn: wait for it)
+        await expect(p.locator(".clock-record")).to_contain_text("time used")
     await shot(alice, f"{ruleset}-player-end")
 
     # The spectator saw the whole match live, with no controls.
