@@ -22,10 +22,12 @@ NEWEST_TESTS ?= tests/server/test_internals.py tests/server/test_settings.py tes
 	tests/server/test_limits.py tests/server/test_frame_reading.py tests/server/test_play.py
 # The uv release `make lock` resolves with.
 UV_VERSION ?= 0.13.9
-# The locks: every package with the test and embedded extras, pinned with its hashes; and
-# the production image's (deploy/Dockerfile), without the extras, at the same versions.
+# The locks: every package with the test and embedded extras, pinned with its hashes; the
+# production image's (deploy/Dockerfile), without the extras, at the same versions; and what
+# the image compiles Battlehall with (mypy, setuptools: deploy/build.in), at the same versions.
 LOCK := requirements.lock
 IMAGE_LOCK := deploy/requirements.lock
+BUILD_LOCK := deploy/build.lock
 # What PyICU builds with (it has no wheels; names.py's UTS #39 skeletons): ICU's headers,
 # pkg-config to find them, a C++ compiler.
 ICU_BUILD := /usr/include/unicode/uspoof.h /usr/bin/pkg-config /usr/bin/g++
@@ -55,6 +57,8 @@ lock: $(VENV)/.installed
 	$(PY) -m pip install -q uv==$(UV_VERSION)
 	$(UV_COMPILE) --extra test --extra embedded -o $(LOCK) $(ARGS)
 	$(UV_COMPILE) -c $(LOCK) -o $(IMAGE_LOCK)
+	$(VENV)/bin/uv pip compile deploy/build.in --universal --python-version 3.11 --generate-hashes --quiet \
+		--custom-compile-command 'make lock' -c $(LOCK) -o $(BUILD_LOCK)
 
 install: $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl $(AXE)
 
@@ -89,11 +93,13 @@ $(AXE): tests/browser/package.json tests/browser/package-lock.json
 /usr/bin/openssl:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl
 
-# The compiled build (setup.py): mypyc compiles the answer path's modules into extension
-# modules beside their sources, which Python then imports in their place (about a minute;
-# needs a C compiler). `make uncompile` goes back to the pure package.
+# The compiled build (setup.py): mypyc compiles the answer path's modules and the engine
+# into extension modules beside their sources, which Python then imports in their place
+# (two and a half minutes of CPU from scratch, its two libraries built side by side; less
+# again when build/ has the last one; needs a C compiler). `make uncompile` goes back to
+# the pure package.
 compile: $(VENV)/.installed
-	BATTLEHALL_COMPILE=1 $(PY) setup.py -q build_ext --inplace
+	BATTLEHALL_COMPILE=1 $(PY) setup.py -q build_ext --inplace -j 2
 
 uncompile:
 	find battlehall -name '*.so' -delete
@@ -108,14 +114,14 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check battlehall tests bench
 	$(VENV)/bin/mypy battlehall
 
-# COMPILED=1: the suite runs against the compiled build (`make compile` first), and
-# test-newest after it against the pure package (`make uncompile`). By default the suite
-# runs against whatever is in the tree: the pure package unless `make compile` was run.
-COMPILED ?= 0
+# The suite runs against the compiled build (`make compile`: what the production image
+# runs), then the tree goes back to the pure package (`make uncompile`), pass or fail, and
+# test-newest runs against that. COMPILED=0 runs the suite against the pure package.
+COMPILED ?= 1
 test: lint $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl $(AXE)
 	if [ "$(COMPILED)" = 1 ]; then $(MAKE) --no-print-directory compile; fi
-	$(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS)
-	if [ "$(COMPILED)" = 1 ] && [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory uncompile; fi
+	status=0; BATTLEHALL_TEST_COMPILED=$(COMPILED) $(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS) || status=$$?; \
+		if [ "$(COMPILED)" = 1 ]; then $(MAKE) --no-print-directory uncompile; fi; exit $$status
 	if [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory test-newest; fi
 
 # The suite's canary for new releases: the tests above against the newest releases that

@@ -44,13 +44,33 @@ def test_the_image_checks_readiness():
 
 def test_the_image_installs_the_tested_versions():
     runs = " ".join(args for word, args in dockerfile() if word == "RUN")
-    assert "--require-hashes -r requirements.lock" in runs and "--no-deps ." in runs
+    assert "--require-hashes -r requirements.lock" in runs and "--require-hashes -r build.lock" in runs
     copied = " ".join(args for word, args in dockerfile() if word == "COPY")
-    assert "deploy/requirements.lock" in copied
+    assert "deploy/requirements.lock" in copied and "deploy/build.lock" in copied
     for word, args in dockerfile():  # everything copied exists
         if word == "COPY":
             for source in args.split()[:-1]:
                 assert (ROOT / source).exists(), source
+
+
+def test_the_image_installs_battlehall_compiled_from_a_wheel():
+    """The answer path compiled (setup.py), checked in the image: the pure package is not what it runs."""
+    runs = " ".join(args for word, args in dockerfile() if word == "RUN")
+    assert "BATTLEHALL_COMPILE=1 /tmp/build/bin/pip wheel --no-cache-dir --no-deps --no-build-isolation" in runs
+    assert "pip install --no-cache-dir --no-deps /tmp/wheel/battlehall-" in runs
+    assert "cd / && python -c \"import battlehall.server.match.match_core as m; assert m.__file__.endswith('.so')" in runs
+
+
+def test_the_build_lock_pins_the_suites_mypy_and_setuptools_with_hashes():
+    """deploy/build.lock (`make lock`) has the versions requirements.lock has, each with its hashes."""
+    def pins(path: Path) -> dict[str, str]:
+        return dict(re.findall(r"^([a-z0-9][a-z0-9._-]*)==([^ ;\\\n]+)", path.read_text(), re.MULTILINE))
+
+    build, suite = pins(ROOT / "deploy/build.lock"), pins(ROOT / "requirements.lock")
+    assert {"mypy", "setuptools"} <= set(build)
+    assert all(suite.get(name) == version for name, version in build.items()), (build, suite)
+    entries = re.split(r"\n(?=[a-z0-9])", (ROOT / "deploy/build.lock").read_text().split("\n", 1)[1])
+    assert all("--hash=sha256:" in entry for entry in entries if "==" in entry)
 
 
 def test_the_image_installs_no_private_redis():
@@ -69,7 +89,7 @@ def test_the_build_context_leaves_out_local_state():
     for path in (".git", ".venv", "data", "battlehall/server/__pycache__", "deploy/.env", ".pytest_cache",
                  ".hypothesis"):
         assert any(fnmatch.fnmatch(path, pattern) or pattern == path for pattern in ignored), path
-    for needed in ("battlehall", "pyproject.toml", "README.md", "deploy/requirements.lock"):
+    for needed in ("battlehall", "pyproject.toml", "setup.py", "README.md", "deploy/requirements.lock", "deploy/build.lock"):
         assert not any(fnmatch.fnmatch(needed, pattern) for pattern in ignored), needed
 
 
