@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("battlehall.hub")
 
 BATCH = 500  # matches loaded per pair of Redis round trips (a takeover, the recovery at start)
-#: Loads of a batch under way at once: each may read Redis (its last log entry), and
-#: redis-py's pool refuses a hundred connections in use at once ("Too many connections").
+#: Reads of their own (through redis-py's pool) under way at once among a batch's loads: a
+#: match's last log entry when not read with its batch, a delayed feed's whole log. The
+#: pool refuses a hundred connections in use at once ("Too many connections"). Only those
+#: reads wait here: the batch's clock snapshots go out together, in one send.
 LOADS_AT_ONCE = 64
 
 
@@ -131,15 +133,15 @@ class Loading:
             core.answers_since_snapshot = 0
         actor = MatchActor(self.services, match_id, core)
         if not core.over and self.settings.abandon_s:  # the abandon countdown goes on from Redis' record
-            last = last_at if last_at is not None else await abandon.last_touched(
-                self.store, match_id, loaded.log, loaded.meta["created_at"])
+            last = last_at if last_at is not None else await self._last_touched(match_id, loaded)
             actor.touched = abandon.loaded_touch(self.settings.abandon_s, last, now_ms())
         actor.lease = lease if not core.over else None
         if core.over and lease is not None:  # ended, but its leaving `bh:live` was lost
             self.finished(match_id)
         delay = loaded.meta["spectators"]["delay_ms"]
         if delay:
-            start, log_entries = await self.store.load_from_start(match_id)
+            async with self.loads_at_once:
+                start, log_entries = await self.store.load_from_start(match_id)
             replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
             actor.feed = feed = DelayedFeed(replica, delay, self.metrics)
             feed.catch_up(log_entries)
@@ -150,11 +152,10 @@ class Loading:
         self.metrics.matches_recovered += 1
         return actor
 
-    async def load_one(self, match_id: str, loaded: LoadedMatch | None, lease: str | None = None,
-                       held: int | None = None, last_at: int | None = None) -> MatchActor | None:
-        """`load`, among at most LOADS_AT_ONCE of a batch."""
+    async def _last_touched(self, match_id: str, loaded: LoadedMatch) -> int:
+        """When the match was last touched (abandon.py), read now: among LOADS_AT_ONCE reads."""
         async with self.loads_at_once:
-            return await self.load(match_id, loaded, lease, held, last_at)
+            return await abandon.last_touched(self.store, match_id, loaded.log, loaded.meta["created_at"])
 
     async def last_touches(self, match_ids: list[str], loaded: list[LoadedMatch | None]) -> dict[str, int]:
         """When each loaded live match was last touched (abandon.py), for a batch: from its
@@ -172,7 +173,7 @@ class Loading:
         """Load one match of a takeover, and hand it at once to the hellos waiting for it
         (`future`), not once its whole batch is loaded. Whether it was."""
         try:
-            actor = await self.load_one(match_id, loaded, lease, held, last_at)
+            actor = await self.load(match_id, loaded, lease, held, last_at)
         except Exception as exc:
             log.error("could not take over match %s: %r", match_id, exc)
             actor = None
@@ -262,7 +263,7 @@ class Loading:
             batch = ids[i:i + BATCH]
             loaded = await self.store.load_many(batch)
             touched = await self.last_touches(batch, loaded)
-            loads = [self.load_one(m, data, last_at=touched.get(m)) for m, data in zip(batch, loaded)]
+            loads = [self.load(m, data, last_at=touched.get(m)) for m, data in zip(batch, loaded)]
             for match_id, result in zip(batch, await asyncio.gather(*loads, return_exceptions=True)):
                 if isinstance(result, Exception):
                     log.error("could not recover match %s: %r", match_id, result)
