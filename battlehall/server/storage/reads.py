@@ -15,9 +15,9 @@ LOG_PAGE = 1000  # log entries per read when a whole log is read (load_from_star
 def entry_field(fields: Any) -> bytes:
     """A log stream entry's packed `e` field: from hiredis' flat [field, value, ...] list,
     or redis-py's dict (a cluster's pipeline parses its replies)."""
-    if isinstance(fields, dict):
-        return fields[b"e"]
-    return dict(zip(fields[::2], fields[1::2]))[b"e"]
+    found = fields if isinstance(fields, dict) else dict(zip(fields[::2], fields[1::2]))
+    entry: bytes = found[b"e"]
+    return entry
 
 
 class MatchReads:
@@ -32,12 +32,15 @@ class MatchReads:
         cluster, redis-py's pipeline, which routes each command to its key's master."""
         if not commands:
             return []
+        replies: list
         if not self.cluster:
-            return await self.upkeep.call(commands)
+            replies = await self.upkeep.call(commands)
+            return replies
         pipe = self.client.pipeline(transaction=False)
         for command in commands:
             pipe.execute_command(*command)
-        return await pipe.execute()
+        replies = await pipe.execute()
+        return replies
 
     async def delete(self, match_id: str) -> bool:
         """Remove every key of a match; False if it had none."""
