@@ -24,7 +24,6 @@ judging.py pauses and resumes the clocks; this module drives the queue and appli
 answers, timeouts and aborts. Its vocabulary is inputs.py and effects.py.
 """
 
-
 from __future__ import annotations
 
 import logging
@@ -36,6 +35,7 @@ from battlehall.engine.ruleset import Ruleset, default_answer
 from battlehall.server import errors
 from battlehall.server.clock import Clock
 from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
+from battlehall.server.match.alike import NO_BOTS
 from battlehall.server.match.effects import Ack, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
 from battlehall.server.match.inputs import (
     BATCHED,
@@ -109,7 +109,7 @@ class MatchCore(Judging):
         self.seen: tuple[str, ...] = ()  # seats whose player has had a socket on since the match was loaded
         self.told_gone: tuple[str, ...] = ()  # seats whose player left, as the others were told (presence)
         self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
-        self.bot_seats: dict[str, str] = match.meta.get("bots") or {}  # seat -> level: seats a bot always plays
+        self.bot_seats: dict[str, str] = match.meta.get("bots") or NO_BOTS  # seat -> level: seats a bot always plays
         self.thinking: dict[str, str] = {}  # prompt id -> seat: a bot's BotMove for it is on its way
         self._start_expiry()  # measured lags, graces ended, time without a socket (expiry.py)
         self._out: list = []

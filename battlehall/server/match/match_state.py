@@ -11,6 +11,7 @@ from typing import cast
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import Event, LogEntry, Prompt, apply_entry
 from battlehall.server.clock import Clock, PromptTime
+from battlehall.server.match.alike import share_settings
 from battlehall.server.records import LoadedMatch
 
 
@@ -24,7 +25,7 @@ class ShownPrompt(Prompt, PromptTime):
 
 class MatchState:
     def __init__(self, meta: dict, state: dict, clock: Clock, seq: int, acts: dict[str, int] | None = None):
-        self.meta = meta
+        self.meta = share_settings(meta)  # the parts equal to other matches' kept once
         self.ruleset = get_ruleset(meta["ruleset"])
         self.state = state
         self.clock = clock
