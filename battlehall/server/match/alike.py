@@ -22,9 +22,6 @@ MAX_SHARED_BYTES = 512
 #: Distinct parts kept at most; past it new ones are kept per match, as before.
 MAX_KEPT = 4096
 
-#: The bots of every match that has none: read, never written.
-NO_BOTS: dict[str, str] = {}
-
 _kept: dict[bytes, object] = {}
 
 

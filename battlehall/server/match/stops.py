@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from battlehall.server.match.empty import EMPTY
+
 ASK = "ask"
 PASS_UNLESS_PLAYABLE = "pass_unless_playable"
 PASS_UNTIL_MY_TURN = "pass_until_my_turn"
@@ -30,23 +32,19 @@ def pass_option(prompt: Mapping[str, Any]) -> str | None:
     return prompt["default"] if "window" in prompt else None
 
 
-#: The tables of every match whose seats all ask (most): read, never written; a match's
-#: own are made by its first `set` (two empty dicts are 128 bytes per idle match).
-NONE_SET: dict[str, str] = {}
-
-
 class Stops:
     """Every seat's mode in one match (seats not listed ask)."""
 
     def __init__(self) -> None:
-        self.modes: dict[str, str] = NONE_SET
-        self.before: dict[str, str] = NONE_SET  # seat -> its mode before pass_until_my_turn
+        # Every seat asks until one sets a mode: till then the shared EMPTY (empty.py).
+        self.modes: dict[str, str] = EMPTY
+        self.before: dict[str, str] = EMPTY  # seat -> its mode before pass_until_my_turn
 
     def mode(self, seat: str) -> str:
         return self.modes.get(seat, ASK)
 
     def set(self, seat: str, mode: str) -> None:
-        if self.modes is NONE_SET:
+        if self.modes is EMPTY:
             self.modes, self.before = {}, {}
         if mode == PASS_UNTIL_MY_TURN:
             if self.mode(seat) != PASS_UNTIL_MY_TURN:
