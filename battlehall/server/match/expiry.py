@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from battlehall.server.empty import EMPTY
 from battlehall.server.match.effects import Arm
-from battlehall.server.match.empty import EMPTY
 from battlehall.server.match.inputs import Lag
 from battlehall.server.match.watching import Watching
 from battlehall.server.match.writes import Status

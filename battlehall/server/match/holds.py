@@ -4,8 +4,8 @@ of the match's core (match_core.py)."""
 from __future__ import annotations
 
 from battlehall.engine.ruleset import default_answer
+from battlehall.server.empty import EMPTY
 from battlehall.server.match.effects import Later, Send
-from battlehall.server.match.empty import EMPTY
 from battlehall.server.match.inputs import Act, AutoPass, BotMove, HoldOver, Input, SetStops
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.stops import Stops

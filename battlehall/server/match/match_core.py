@@ -34,9 +34,9 @@ from battlehall.engine.errors import BadSeat, EngineError, MatchOver
 from battlehall.engine.ruleset import Ruleset, default_answer
 from battlehall.server import errors
 from battlehall.server.clock import Clock
+from battlehall.server.empty import EMPTY
 from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
 from battlehall.server.match.effects import Ack, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
-from battlehall.server.match.empty import EMPTY
 from battlehall.server.match.inputs import (
     BATCHED,
     Abandon,

@@ -11,8 +11,8 @@ from typing import cast
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import Event, LogEntry, Prompt, apply_entry
 from battlehall.server.clock import Clock, PromptTime
+from battlehall.server.empty import EMPTY
 from battlehall.server.match.alike import share_settings
-from battlehall.server.match.empty import EMPTY
 from battlehall.server.records import LoadedMatch
 
 

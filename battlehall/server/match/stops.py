@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from battlehall.server.match.empty import EMPTY
+from battlehall.server.empty import EMPTY
 
 ASK = "ask"
 PASS_UNLESS_PLAYABLE = "pass_unless_playable"

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from battlehall.engine.errors import EngineError
+from battlehall.server.empty import EMPTY
 from battlehall.server.errors import Fenced, StoreUnavailable
 from battlehall.server.match.effects import Ack, Ended, Lost, Publish, Resolve, Write, refusal
-from battlehall.server.match.empty import EMPTY
 from battlehall.server.match.holds import Holds
 from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim, Input, Judge, Rebuilt, Resign
 
