@@ -31,6 +31,8 @@ from __future__ import annotations
 import time
 from typing import TypedDict
 
+from battlehall.server.empty import EMPTY
+
 #: window_min_ms: how long a reaction or any-time window stays open at least, whatever
 #: the seats answer, so that its length never tells whether a seat could play a card.
 DEFAULT_CLOCK = {"prompt_ms": 30_000, "bank_ms": 120_000, "window_min_ms": 300}
@@ -69,15 +71,18 @@ class Clock:
         #:  "lag": {seat: ms}: the lag credited to the seat so far (its quota spent).
         #: Snapshots written before `charged`, `opened`, `bank`, `window` and `lag` existed
         #: read as: nothing charged, bank used, no lag credited.
+        #: `charged` and `lag` stay the shared EMPTY (empty.py) until first written: most
+        #: matches, untimed or not yet late, never write them.
         self.data = data
-        data.setdefault("charged", {})
-        data.setdefault("lag", {})
+        for table in ("charged", "lag"):
+            if not data.get(table):
+                data[table] = EMPTY
 
     @classmethod
     def new(cls, config: dict, seats: list[str]) -> "Clock":
         return cls({"prompt_ms": config["prompt_ms"], "bank_ms": config["bank_ms"],
-                    "banks": {s: config["bank_ms"] for s in seats}, "charged": {}, "open": {},
-                    "lag": {}})
+                    "banks": {s: config["bank_ms"] for s in seats}, "charged": EMPTY, "open": {},
+                    "lag": EMPTY})
 
     @property
     def timed(self) -> bool:
@@ -105,11 +110,19 @@ class Clock:
             return
         seat = entry["seat"]
         if lag_ms:
-            self.data["lag"][seat] = self.data["lag"].get(seat, 0) + lag_ms
+            lag = self._own("lag")
+            lag[seat] = lag.get(seat, 0) + lag_ms
         spent = self._bank_spent(entry, at - lag_ms)
         if spent is not None:
             self.data["banks"][seat] = max(0, self.data["banks"][seat] - spent)
-            self.data["charged"][seat] = at - lag_ms
+            self._own("charged")[seat] = at - lag_ms
+
+    def _own(self, table: str) -> dict:
+        """The data's `table` to write into: a dict of this clock's own once it was EMPTY."""
+        found = self.data[table]
+        if found is EMPTY:
+            found = self.data[table] = {}
+        return found
 
     def grace(self, prompt_id: str, lag_ms: int) -> int:
         """How long past its expiry an answer to the prompt may still come from a seat

@@ -118,7 +118,7 @@ def test_the_grace_is_capped_and_bounded_by_the_quota():
     c.open("p1", "a", 0)
     assert c.grace("p1", 10_000) == LAG_CAP_MS
     assert c.grace("p1", 0) == 0
-    c.data["lag"]["a"] = LAG_QUOTA_MS - 50
+    c.data["lag"] = {"a": LAG_QUOTA_MS - 50}
     assert c.grace("p1", 400) == 50 and c.lag_left("a") == 50
 
 

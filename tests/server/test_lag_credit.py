@@ -112,10 +112,10 @@ def test_the_credit_is_capped_per_answer():
 
 def test_a_seat_s_quota_bounds_its_grace_and_then_its_answers_count_as_they_come():
     core, kit = simultaneous()
-    core.clock.data["lag"]["bob"] = LAG_QUOTA_MS - 100  # as if the match had credited it all but 100 ms
+    core.clock.data["lag"] = {"bob": LAG_QUOTA_MS - 100}  # as if the match had credited it all but 100 ms
     (arm,) = core.receive(Lag(kit["peers"]["bob"], 400), NOW)
     assert arm.due == NOW + 1100
-    core.clock.data["lag"]["bob"] = LAG_QUOTA_MS
+    core.clock.data["lag"] = {"bob": LAG_QUOTA_MS}
     assert core.clock.grace(prompt_id(core, "bob"), 400) == 0
 
 

@@ -108,3 +108,16 @@ async def test_a_match_asked_for_during_the_recovery_is_loaded_next_not_in_its_t
         assert len(after.actors) <= 8, "it waited for the batches ahead of it"  # at most the batch in flight, and its own
         assert await recovery == 16
         assert sorted(after.actors) == sorted(ids) and after.loading.asked == [] and after.loading.waiting == []
+
+
+async def test_a_recovery_sends_its_batch_s_clock_snapshots_together(redis_url):
+    """Each match taken back gets its clock shifted and saved (a fenced snapshot): a batch's
+    saves go to Redis in one send, not a few dozen at a time, each waiting for its fsync."""
+    async with hub_on(redis_url, "n0") as before:
+        ids = [(await before.create(duel()))["match"] for _ in range(150)]
+    async with hub_on(redis_url, "n0") as after:  # restarted: every clock given back the time away
+        sends = after.store.batcher.flushes
+        assert await after.recover_all() == 150
+        assert after.store.batcher.flushes - sends == 1
+        saved = await after.store.load_many(ids)
+        assert all(s is not None and s.snapshot["clock"] == after.actors[m].core.clock.data for m, s in zip(ids, saved))

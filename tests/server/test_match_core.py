@@ -595,7 +595,8 @@ class Table:
             if until is not None and until():
                 return
             if self.sticky:
-                self.core.stops.modes[self.sticky] = self.core.stops.before[self.sticky] = PASS_UNTIL_MY_TURN
+                self.core.stops.set(self.sticky, PASS_UNTIL_MY_TURN)  # the match's own tables, then its mode before too
+                self.core.stops.before[self.sticky] = PASS_UNTIL_MY_TURN
             for prompt in self.core.ruleset.prompts(self.core.state):
                 if prompt["id"] in self.handled or self.core.stops.passes(prompt):
                     continue
@@ -861,7 +862,8 @@ def reaction_window(stops: bool) -> tuple[list, list]:
         if window:
             break
         for seat in seats if stops else ():  # its turns end pass_until_my_turn: set again, as Table's sticky seat
-            core.stops.modes[seat] = core.stops.before[seat] = PASS_UNTIL_MY_TURN
+            core.stops.set(seat, PASS_UNTIL_MY_TURN)  # the match's own tables, then its mode before too
+            core.stops.before[seat] = PASS_UNTIL_MY_TURN
         option, args = random_answer(rng, shown[0])
         feed(Act(peers[shown[0]["seat"]], shown[0]["seat"], n, shown[0]["id"], option, args), NOW)
     (prompt,) = window

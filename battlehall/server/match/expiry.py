@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from battlehall.server.empty import EMPTY
 from battlehall.server.match.effects import Arm
 from battlehall.server.match.inputs import Lag
 from battlehall.server.match.watching import Watching
@@ -39,7 +40,7 @@ class Expiry(Watching):
     # What it reads of the MatchCore it is part of (match_core.py), past what Watching declares.
     lags: dict[Any, int]
     cut: tuple[str, ...]
-    offline: dict[str, list[int]]
+    offline: dict[str, tuple[int, ...]]
 
     def _start_expiry(self) -> None:
         self.lags = {}  # player socket -> its measured round trip (ms)
@@ -47,9 +48,10 @@ class Expiry(Watching):
         # empty set is 216 bytes; the empty tuple is shared).
         self.cut = ()
         # seat -> its latest spells with no socket on, flat: since, until, since, ... (an
-        # odd length: the last is still on), ints in one list rather than a list per spell.
+        # odd length: the last is still on), ints in one tuple (a list and its spare room
+        # are nearly twice the size, and spells change only as a socket comes or goes).
         self.offline = {}
-        self.ack_clocks = {}  # "seat act-id" -> the clock record of its ack, for the latest acts (writes.py)
+        self.ack_clocks = EMPTY  # (empty.py) "seat act-id" -> the clock record of its ack, for the latest acts (writes.py)
 
     def _lag(self, event: Lag) -> None:
         """A socket's round trip was measured again: its seat's graces follow it."""
@@ -101,15 +103,14 @@ class Expiry(Watching):
     # -- time without a socket -------------------------------------------------------------
 
     def _went_off(self, seat: str, now: int) -> None:
-        spells = self.offline.setdefault(seat, [])
+        spells = self.offline.get(seat, ())
         if len(spells) % 2 == 0:
-            spells.append(now)
-            del spells[:-2 * OFFLINE_KEPT + 1]
+            self.offline[seat] = (spells + (now,))[-2 * OFFLINE_KEPT + 1:]
 
     def _came_on(self, seat: str, now: int) -> None:
         spells = self.offline.get(seat)
         if spells and len(spells) % 2 == 1:
-            spells.append(now)
+            self.offline[seat] = spells + (now,)
 
     def _gone_conn(self, conn: Any) -> None:
         self.lags.pop(conn, None)
@@ -120,7 +121,7 @@ class Expiry(Watching):
         if start is None:
             return 0
         total = 0
-        spells = self.offline.get(opened["seat"], [])
+        spells = self.offline.get(opened["seat"], ())
         for i in range(0, len(spells), 2):
             since, until = spells[i], spells[i + 1] if i + 1 < len(spells) else at
             total += max(0, min(until, at) - max(since, start))
@@ -147,6 +148,8 @@ class Expiry(Watching):
         for prompt_id in open_prompts:
             due = self._due(prompt_id)  # None: a prompt without a deadline never expires
             if due is not None and self.timers.get(prompt_id) != due:
+                if self.timers is EMPTY:
+                    self.timers = {}
                 self.timers[prompt_id] = due
                 armed.append(Arm(prompt_id, due))
         return armed

@@ -4,6 +4,7 @@ of the match's core (match_core.py)."""
 from __future__ import annotations
 
 from battlehall.engine.ruleset import default_answer
+from battlehall.server.empty import EMPTY
 from battlehall.server.match.effects import Later, Send
 from battlehall.server.match.inputs import Act, AutoPass, BotMove, HoldOver, Input, SetStops
 from battlehall.server.match.match_state import MatchState
@@ -60,6 +61,8 @@ class Holds:
                 # set when the window opened, beat a card sent at once (and closed first).
                 held = self.held.get(due)
                 if held is None:
+                    if self.held is EMPTY:
+                        self.held = {}
                     held = self.held[due] = []
                     self._out.append(Later(due - now, HoldOver(due)))
                 held.append(event)

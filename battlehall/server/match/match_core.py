@@ -24,7 +24,6 @@ judging.py pauses and resumes the clocks; this module drives the queue and appli
 answers, timeouts and aborts. Its vocabulary is inputs.py and effects.py.
 """
 
-
 from __future__ import annotations
 
 import logging
@@ -35,6 +34,7 @@ from battlehall.engine.errors import BadSeat, EngineError, MatchOver
 from battlehall.engine.ruleset import Ruleset, default_answer
 from battlehall.server import errors
 from battlehall.server.clock import Clock
+from battlehall.server.empty import EMPTY
 from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
 from battlehall.server.match.effects import Ack, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
 from battlehall.server.match.inputs import (
@@ -92,14 +92,14 @@ class MatchCore(Judging):
         self.outbox: list[tuple[Input, Any]] = []  # per input of the batch: _Committed, or its effects
         self.snapshot_pending = False  # the write in flight carries a snapshot
         self.damaged = False  # a bug interrupted an entry: rebuild once the batch is written
-        self.timers: dict[str, int] = {}  # prompt id -> when its default is due, as armed
+        self.timers: dict[str, int] = EMPTY  # prompt id -> when its default is due, as armed
         self.sent_seq = match.seq  # the last seq published to sockets
         self.touched = touched  # the last act, or socket joining or leaving (epoch ms): for Abandon
         self.watchers: list = []  # the sockets attached, live or delayed
         self.stops = Stops()  # kept while this node runs the match; a seat sends its own again after a welcome
         # Answers and passes held for a window's minimum time, by when it ends (epoch ms),
         # in the order they came; one `Later(HoldOver)` per end (`_hold`).
-        self.held: dict[int, list[Act | AutoPass]] = {}
+        self.held: dict[int, list[Act | AutoPass]] = EMPTY
         # When a seat is marked away (0: never that way): its player gone this long, or
         # this many of its prompts in a row timed out.
         self.away_grace_ms = away_grace_ms
@@ -108,9 +108,9 @@ class MatchCore(Judging):
         # Seats (a few) in tuples, not sets: an empty set is 216 bytes, the empty tuple shared.
         self.seen: tuple[str, ...] = ()  # seats whose player has had a socket on since the match was loaded
         self.told_gone: tuple[str, ...] = ()  # seats whose player left, as the others were told (presence)
-        self.timeouts_in_a_row: dict[str, int] = {}  # seat -> its prompts that timed out since it last acted
-        self.bot_seats: dict[str, str] = match.meta.get("bots") or {}  # seat -> level: seats a bot always plays
-        self.thinking: dict[str, str] = {}  # prompt id -> seat: a bot's BotMove for it is on its way
+        self.timeouts_in_a_row: dict[str, int] = EMPTY  # seat -> its prompts that timed out since it last acted
+        self.bot_seats: dict[str, str] = match.meta.get("bots") or EMPTY  # seat -> level: seats a bot always plays
+        self.thinking: dict[str, str] = EMPTY  # prompt id -> seat: a bot's BotMove for it is on its way
         self._start_expiry()  # measured lags, graces ended, time without a socket (expiry.py)
         self._out: list = []
 
@@ -362,7 +362,7 @@ class MatchCore(Judging):
         for prompt_id, opened in self.match.clock.data["open"].items():
             seat = opened["seat"]
             if prompt_id not in self.thinking and self.bot_level(seat) is not None:
-                self.thinking[prompt_id] = seat
+                self.thinking = {**self.thinking, prompt_id: seat}  # a new dict: the first replaces EMPTY
                 turns.append(Think(seat, prompt_id))
         return turns
 
@@ -430,9 +430,7 @@ class MatchCore(Judging):
         self._decided(seat, expired)
         if seat not in self.match.meta["seats"]:  # a side the server plays itself (hourglass' Bandits)
             return
-        missed = self.timeouts_in_a_row[seat] = self.timeouts_in_a_row.get(seat, 0) + 1
-        if self.away_timeouts and missed >= self.away_timeouts:
-            self._mark(seat, True, max(due, now))
+        self._timed_out(seat, max(due, now))
 
     def _abort(self, abort: Abort, now: int) -> None:
         """End the match now. The abort is a log entry like an answer: ordered with the

@@ -11,6 +11,8 @@ from typing import cast
 from battlehall.engine import get_ruleset
 from battlehall.engine.ruleset import Event, LogEntry, Prompt, apply_entry
 from battlehall.server.clock import Clock, PromptTime
+from battlehall.server.empty import EMPTY
+from battlehall.server.match.alike import share_settings
 from battlehall.server.records import LoadedMatch
 
 
@@ -24,12 +26,12 @@ class ShownPrompt(Prompt, PromptTime):
 
 class MatchState:
     def __init__(self, meta: dict, state: dict, clock: Clock, seq: int, acts: dict[str, int] | None = None):
-        self.meta = meta
+        self.meta = share_settings(meta)  # the parts equal to other matches' kept once
         self.ruleset = get_ruleset(meta["ruleset"])
         self.state = state
         self.clock = clock
         self.seq = seq
-        self.acts: dict[str, int] = acts if acts is not None else {}  # "seat act-id" -> seq of its ack
+        self.acts: dict[str, int] = acts or EMPTY  # "seat act-id" -> seq of its ack (its own once written: empty.py)
         self.answers_since_snapshot = 0
 
     @classmethod
@@ -70,6 +72,8 @@ class MatchState:
         credit = (entry["prompt"], record["lag_ms"]) if record and record.get("lag_ms") else None
         records = self.stamp(events, entry["at"], credit)
         if entry.get("act") is not None:  # a re-sent act (or resign) id gets this ack again
+            if self.acts is EMPTY:
+                self.acts = {}
             self.acts[f"{entry['seat'] if 'seat' in entry else entry['resign']} {entry['act']}"] = self.seq
         return records
 

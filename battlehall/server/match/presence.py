@@ -26,6 +26,13 @@ class Presence(Writes):
 
     # -- away and back --------------------------------------------------------------------
 
+    def _timed_out(self, seat: str, at: int) -> None:
+        """A prompt of `seat` timed out at `at`: too many in a row mark it away."""
+        missed = self.timeouts_in_a_row.get(seat, 0) + 1
+        self.timeouts_in_a_row = {**self.timeouts_in_a_row, seat: missed}  # a new dict: the first replaces EMPTY
+        if self.away_timeouts and missed >= self.away_timeouts:
+            self._mark(seat, True, at)
+
     def _seat_on(self, seat: str) -> bool:
         """Whether a socket of `seat`'s player is on the match."""
         return any(c.seat == seat and c.role == "player" for c in self.watchers)

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from battlehall.server.empty import EMPTY
+
 ASK = "ask"
 PASS_UNLESS_PLAYABLE = "pass_unless_playable"
 PASS_UNTIL_MY_TURN = "pass_until_my_turn"
@@ -34,13 +36,16 @@ class Stops:
     """Every seat's mode in one match (seats not listed ask)."""
 
     def __init__(self) -> None:
-        self.modes: dict[str, str] = {}
-        self.before: dict[str, str] = {}  # seat -> its mode before pass_until_my_turn
+        # Every seat asks until one sets a mode: till then the shared EMPTY (empty.py).
+        self.modes: dict[str, str] = EMPTY
+        self.before: dict[str, str] = EMPTY  # seat -> its mode before pass_until_my_turn
 
     def mode(self, seat: str) -> str:
         return self.modes.get(seat, ASK)
 
     def set(self, seat: str, mode: str) -> None:
+        if self.modes is EMPTY:
+            self.modes, self.before = {}, {}
         if mode == PASS_UNTIL_MY_TURN:
             if self.mode(seat) != PASS_UNTIL_MY_TURN:
                 self.before[seat] = self.mode(seat)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from battlehall.engine.errors import EngineError
+from battlehall.server.empty import EMPTY
 from battlehall.server.errors import Fenced, StoreUnavailable
 from battlehall.server.match.effects import Ack, Ended, Lost, Publish, Resolve, Write, refusal
 from battlehall.server.match.holds import Holds
@@ -112,6 +113,8 @@ class Writes(Holds):
         gets the same ack (after a restart, without it)."""
         record = entry.get("clock")
         if record is not None:
+            if self.ack_clocks is EMPTY:
+                self.ack_clocks = {}
             self.ack_clocks[f"{act.seat} {act.id}"] = record
             if len(self.ack_clocks) > ACK_CLOCKS_KEPT:
                 del self.ack_clocks[next(iter(self.ack_clocks))]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from battlehall.server.clock import Clock, now_ms
@@ -31,9 +32,19 @@ if TYPE_CHECKING:
 log = logging.getLogger("battlehall.hub")
 
 BATCH = 500  # matches loaded per pair of Redis round trips (a takeover, the recovery at start)
-#: Loads of a batch under way at once: each may read Redis (its last log entry), and
-#: redis-py's pool refuses a hundred connections in use at once ("Too many connections").
+#: Reads of their own (through redis-py's pool) under way at once among a batch's loads: a
+#: match's last log entry when not read with its batch, a delayed feed's whole log. The
+#: pool refuses a hundred connections in use at once ("Too many connections"). Only those
+#: reads wait here: the batch's clock snapshots go out together, in one send.
 LOADS_AT_ONCE = 64
+
+
+@dataclass(slots=True)
+class Fetched:
+    """A batch of a take read from Redis, ready to load."""
+    won: list[tuple[str, str, int | None]]  # (match id, lease value, when it was last held) of each lease won
+    loaded: list[LoadedMatch | None]  # each won match as read, in the same order
+    touched: dict[str, int]  # match id -> when it was last touched (abandon.py), if counted
 
 
 class Loading:
@@ -131,15 +142,15 @@ class Loading:
             core.answers_since_snapshot = 0
         actor = MatchActor(self.services, match_id, core)
         if not core.over and self.settings.abandon_s:  # the abandon countdown goes on from Redis' record
-            last = last_at if last_at is not None else await abandon.last_touched(
-                self.store, match_id, loaded.log, loaded.meta["created_at"])
+            last = last_at if last_at is not None else await self._last_touched(match_id, loaded)
             actor.touched = abandon.loaded_touch(self.settings.abandon_s, last, now_ms())
         actor.lease = lease if not core.over else None
         if core.over and lease is not None:  # ended, but its leaving `bh:live` was lost
             self.finished(match_id)
         delay = loaded.meta["spectators"]["delay_ms"]
         if delay:
-            start, log_entries = await self.store.load_from_start(match_id)
+            async with self.loads_at_once:
+                start, log_entries = await self.store.load_from_start(match_id)
             replica = MatchState(loaded.meta, start["state"], Clock(start["clock"]), start["seq"])
             actor.feed = feed = DelayedFeed(replica, delay, self.metrics)
             feed.catch_up(log_entries)
@@ -150,11 +161,10 @@ class Loading:
         self.metrics.matches_recovered += 1
         return actor
 
-    async def load_one(self, match_id: str, loaded: LoadedMatch | None, lease: str | None = None,
-                       held: int | None = None, last_at: int | None = None) -> MatchActor | None:
-        """`load`, among at most LOADS_AT_ONCE of a batch."""
+    async def _last_touched(self, match_id: str, loaded: LoadedMatch) -> int:
+        """When the match was last touched (abandon.py), read now: among LOADS_AT_ONCE reads."""
         async with self.loads_at_once:
-            return await self.load(match_id, loaded, lease, held, last_at)
+            return await abandon.last_touched(self.store, match_id, loaded.log, loaded.meta["created_at"])
 
     async def last_touches(self, match_ids: list[str], loaded: list[LoadedMatch | None]) -> dict[str, int]:
         """When each loaded live match was last touched (abandon.py), for a batch: from its
@@ -172,7 +182,7 @@ class Loading:
         """Load one match of a takeover, and hand it at once to the hellos waiting for it
         (`future`), not once its whole batch is loaded. Whether it was."""
         try:
-            actor = await self.load_one(match_id, loaded, lease, held, last_at)
+            actor = await self.load(match_id, loaded, lease, held, last_at)
         except Exception as exc:
             log.error("could not take over match %s: %r", match_id, exc)
             actor = None
@@ -190,8 +200,10 @@ class Loading:
 
     async def take(self, match_ids: list[str], breaking: Mapping[str, str] | None = None) -> int:
         """Acquire the leases of these matches and load those won, BATCH at a time (a
-        pipeline of acquisitions, two round trips of loads, one of clock snapshots). The
-        leases in `breaking` (match id -> lease) are a dead node's: broken (lease.ACQUIRE)."""
+        pipeline of acquisitions, two round trips of loads and one of last entries, one
+        send of clock snapshots). The leases in `breaking` (match id -> lease) are a dead
+        node's: broken (lease.ACQUIRE). The next batch's leases and reads are under way in
+        Redis while a batch loads here: a batch's Python work and its Redis waits overlap."""
         loop = asyncio.get_running_loop()
         futures = {}
         for match_id in match_ids:  # a hello for one of them meanwhile waits for this load
@@ -200,28 +212,40 @@ class Loading:
         count = 0
         waiting = dict.fromkeys(futures)
         self.waiting.append(waiting)
+        fetching: asyncio.Task[Fetched] | None = None
         try:
-            while waiting:
-                batch = self._next_batch(waiting)
-                got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms(),
-                                                    breaking, self.settings.node_death_ms)
-                won = [(m, value, held) for m, (ok, value, held) in zip(batch, got) if ok]
-                for m, (ok, _, _) in zip(batch, got):
-                    if not ok:  # another node holds it
-                        self.settle(m, futures[m], None)
-                if not won:
-                    continue
-                loaded = await self.store.load_many([m for m, _, _ in won])
-                touched = await self.last_touches([m for m, _, _ in won], loaded)
-                loads = [self.take_one(futures[m], m, data, value, held, touched.get(m))
-                         for (m, value, held), data in zip(won, loaded)]
+            if waiting:
+                fetching = loop.create_task(self._fetch(self._next_batch(waiting), futures, breaking))
+            while fetching is not None:
+                fetched = await fetching
+                fetching = loop.create_task(self._fetch(self._next_batch(waiting), futures, breaking)) \
+                    if waiting else None
+                loads = [self.take_one(futures[m], m, data, value, held, fetched.touched.get(m))
+                         for (m, value, held), data in zip(fetched.won, fetched.loaded)]
                 count += sum(await asyncio.gather(*loads))
         finally:
+            if fetching is not None:
+                fetching.cancel()
             self.waiting.remove(waiting)
             self.asked = [m for m in self.asked if m not in waiting]
             for match_id, future in futures.items():
                 self.settle(match_id, future, None)
         return count
+
+    async def _fetch(self, batch: list[str], futures: dict[str, asyncio.Future],
+                     breaking: Mapping[str, str] | None) -> Fetched:
+        """A batch's leases acquired, and what loading those won needs read (the hellos
+        waiting on the others, held by another node, are answered at once)."""
+        got = await self.store.acquire_many(batch, self.settings.node, self.settings.lease_ms, now_ms(),
+                                            breaking, self.settings.node_death_ms)
+        won = [(m, value, held) for m, (ok, value, held) in zip(batch, got) if ok]
+        for m, (ok, _, _) in zip(batch, got):
+            if not ok:  # another node holds it
+                self.settle(m, futures[m], None)
+        if not won:
+            return Fetched([], [], {})
+        loaded = await self.store.load_many([m for m, _, _ in won])
+        return Fetched(won, loaded, await self.last_touches([m for m, _, _ in won], loaded))
 
     def _next_batch(self, waiting: dict[str, None]) -> list[str]:
         """The next matches of a take to load (out of `waiting`): those asked for meanwhile
@@ -262,7 +286,7 @@ class Loading:
             batch = ids[i:i + BATCH]
             loaded = await self.store.load_many(batch)
             touched = await self.last_touches(batch, loaded)
-            loads = [self.load_one(m, data, last_at=touched.get(m)) for m, data in zip(batch, loaded)]
+            loads = [self.load(m, data, last_at=touched.get(m)) for m, data in zip(batch, loaded)]
             for match_id, result in zip(batch, await asyncio.gather(*loads, return_exceptions=True)):
                 if isinstance(result, Exception):
                     log.error("could not recover match %s: %r", match_id, result)

@@ -12,8 +12,35 @@ from battlehall.server.storage.keys import LIVE, PARTS, key, unpack
 LOG_PAGE = 1000  # log entries per read when a whole log is read (load_from_start)
 
 
+def entry_field(fields: Any) -> bytes:
+    """A log stream entry's packed `e` field: from hiredis' flat [field, value, ...] list,
+    or redis-py's dict (a cluster's pipeline parses its replies)."""
+    found = fields if isinstance(fields, dict) else dict(zip(fields[::2], fields[1::2]))
+    entry: bytes = found[b"e"]
+    return entry
+
+
 class MatchReads:
     client: Any  # the store's Client (store.py): redis-py's commands, each failure as StoreUnavailable
+    upkeep: Any  # the store's own connection (writer.py): raw commands sent at once, replies in order
+    cluster: bool
+
+    async def read_many(self, commands: list[tuple]) -> list:
+        """The replies of many reads, in one send. Through hiredis on the upkeep
+        connection: a recovery's tens of thousands of reads cost a fraction of the CPU they
+        did through redis-py's pipeline (packing and parsing one command at a time). On a
+        cluster, redis-py's pipeline, which routes each command to its key's master."""
+        if not commands:
+            return []
+        replies: list
+        if not self.cluster:
+            replies = await self.upkeep.call(commands)
+            return replies
+        pipe = self.client.pipeline(transaction=False)
+        for command in commands:
+            pipe.execute_command(*command)
+        replies = await pipe.execute()
+        return replies
 
     async def delete(self, match_id: str) -> bool:
         """Remove every key of a match; False if it had none."""
@@ -34,30 +61,27 @@ class MatchReads:
         return (await self.load_many([match_id]))[0]
 
     async def load_many(self, match_ids: list[str]) -> list[LoadedMatch | None]:
-        """Everything recovery needs of each match, in two round trips for the lot."""
-        pipe = self.client.pipeline(transaction=False)
-        for match_id in match_ids:
-            pipe.get(key(match_id, "meta"))
-            pipe.get(key(match_id, "snap"))
-        rows = await pipe.execute()
+        """Everything recovery needs of each match, in two round trips for the lot; each
+        snapshot decoded once."""
+        rows = await self.read_many([("GET", key(m, part)) for m in match_ids for part in ("meta", "snap")])
         found: list[tuple[bytes, dict] | None] = []
-        pipe = self.client.pipeline(transaction=False)
+        reads = []
         for i, match_id in enumerate(match_ids):
-            meta, snap = rows[2 * i:2 * i + 2]
+            meta, snap = rows[2 * i], rows[2 * i + 1]
             if not meta or not snap:
                 found.append(None)
                 continue
             snapshot = unpack(snap)
-            pipe.xrange(key(match_id, "log"), f"{snapshot['seq'] + 1}-0", "+")
+            reads.append(("XRANGE", key(match_id, "log"), f"{snapshot['seq'] + 1}-0", "+"))
             found.append((meta, snapshot))
-        logs = iter(await pipe.execute()) if len(pipe) else iter(())
+        logs = iter(await self.read_many(reads))
         out: list[LoadedMatch | None] = []
         for item in found:
             if item is None:
                 out.append(None)
                 continue
             meta, snapshot = item
-            out.append(LoadedMatch(unpack(meta), snapshot, [unpack(fields[b"e"]) for _, fields in next(logs)]))
+            out.append(LoadedMatch(unpack(meta), snapshot, [unpack(entry_field(fields)) for _, fields in next(logs)]))
         return out
 
     async def load_from_start(self, match_id: str) -> tuple[dict, list[dict]]:
@@ -88,10 +112,8 @@ class MatchReads:
     async def last_entries(self, match_ids: list[str]) -> list[dict | None]:
         """Each match's last log entry (None: its log is empty), in one round trip: a
         takeover's thousands of loads read them at once, not one connection each."""
-        pipe = self.client.pipeline(transaction=False)
-        for match_id in match_ids:
-            pipe.xrevrange(key(match_id, "log"), "+", "-", count=1)
-        return [unpack(rows[0][1][b"e"]) if rows else None for rows in await pipe.execute()] if match_ids else []
+        rows = await self.read_many([("XREVRANGE", key(m, "log"), "+", "-", "COUNT", 1) for m in match_ids])
+        return [unpack(entry_field(found[0][1])) if found else None for found in rows]
 
     async def meta(self, match_id: str) -> dict | None:
         """The match's settings and tokens, or None if there is no such match: what

@@ -1,0 +1,31 @@
+"""One empty dict shared by the tables of every match while they are empty.
+
+An idle match has a dozen tables (timers armed, answers held, bots thinking, its
+clock's lag and charges, ...) that stay empty until something happens, and an empty
+dict is 64 bytes. Each such table starts as `EMPTY`: reading it, or popping and
+clearing what it does not hold, works as on any empty dict; a writer first gives the
+match a dict of its own (`if table is EMPTY: table = {}`). Writing into the shared one
+(a bug: every match would see it) raises TypeError instead; a copy of it is a plain dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class _Shared(dict[Any, Any]):
+    """An empty dict that refuses to be written."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("the shared empty table is never written: give the match its own dict first")
+
+    __setitem__ = _refuse
+    setdefault = _refuse
+    update = _refuse
+    __ior__ = _refuse
+
+    def __reduce__(self) -> Any:  # copy, deepcopy and pickle give a plain (writable) dict
+        return (dict, ())
+
+
+EMPTY: dict[Any, Any] = _Shared()
