@@ -8,7 +8,7 @@ import os
 import runpy
 from pathlib import Path
 
-from conftest import stale_compiled_modules
+from compiled import stale_compiled_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTS = runpy.run_path(str(ROOT / "setup.py"), run_name="setup_lists")  # the lists, not the build
