@@ -104,9 +104,10 @@ compile: $(VENV)/.installed
 	# suite's check of sources edited since the build (tests/conftest.py) reads them right.
 	find battlehall -name '*.so' -exec touch {} +
 
+# (Spelled out, not `$(MAKE) uncompile`, in test's recipe: make -n runs lines that call $(MAKE).)
+UNCOMPILE = find battlehall -name '*.so' -delete; rm -f *__mypyc*.so
 uncompile:
-	find battlehall -name '*.so' -delete
-	rm -f *__mypyc*.so
+	$(UNCOMPILE)
 
 serve: $(VENV)/.installed
 	$(VENV)/bin/battlehall serve $(ARGS)
@@ -125,7 +126,7 @@ COMPILED ?= 0
 test: lint $(VENV)/.installed /usr/bin/chromium /usr/sbin/haproxy /usr/bin/redis-server /usr/bin/openssl $(AXE)
 	if [ "$(COMPILED)" = 1 ]; then $(MAKE) --no-print-directory compile; fi
 	status=0; BATTLEHALL_TEST_COMPILED=$(COMPILED) $(PY) -m pytest -q -n $(TEST_WORKERS) $(ARGS) || status=$$?; \
-		if [ "$(COMPILED)" = 1 ]; then $(MAKE) --no-print-directory uncompile; fi; exit $$status
+		if [ "$(COMPILED)" = 1 ]; then $(UNCOMPILE); fi; exit $$status
 	if [ "$(NEWEST)" = 1 ]; then $(MAKE) --no-print-directory test-newest; fi
 
 # The suite's canary for new releases: the tests above against the newest releases that
