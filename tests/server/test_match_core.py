@@ -51,7 +51,7 @@ from battlehall.server.match.inputs import (
 )
 from battlehall.server.match.match_core import MatchCore
 from battlehall.server.match.match_state import MatchState
-from battlehall.server.match.writes import Status
+from battlehall.server.match.writes import IN_FLIGHT, Status
 from battlehall.server.storage.lease import NotHere
 from battlehall.server.storage.store import LoadedMatch, pack, unpack
 from battlehall.server.storage.writer import Fenced, StoreUnavailable
@@ -205,13 +205,14 @@ def test_a_resign_is_refused_after_the_end_and_for_a_seat_that_resigned():
     assert all(p["seat"] != "carol" for p in core.ruleset.prompts(core.state))
 
 
-def test_a_resign_waiting_behind_a_write_goes_out_with_the_next_and_in_order():
+def test_a_resign_that_comes_while_a_write_is_in_flight_goes_out_behind_it_and_in_order():
     core = new_core(simultaneous=True)
     alice, bob = Peer("alice"), Peer("bob")
-    core.receive(act(core, alice, "a1", "strike"), NOW)  # in flight
-    assert core.receive(Resign(bob, "bob", "r1"), NOW + 1) == []  # waits for it
-    (write,) = core.receive(WriteDone(), NOW + 2)[-1:]
-    assert [e["resign"] for e, _ in write.entries] == ["bob"]
+    (first,) = core.receive(act(core, alice, "a1", "strike"), NOW)  # in flight
+    (write,) = core.receive(Resign(bob, "bob", "r1"), NOW + 1)  # sent at once, behind it
+    assert [e["resign"] for e, _ in write.entries] == ["bob"] and write.after == first.entries[-1][0]["seq"]
+    done = core.receive(WriteDone(), NOW + 2)
+    assert [a.id for a in of(done, Ack)] == ["a1"] and not of(done, Write)
     done = core.receive(WriteDone(), NOW + 3)
     assert of(done, Ack)[-1].id == "r1" and core.state["result"]["winners"] == ["alice"]
 
@@ -345,31 +346,38 @@ def test_an_unload_refuses_an_abort_whose_write_is_in_flight():
 
 # -- batching ----------------------------------------------------------------------------
 
-def test_answers_that_wait_for_a_write_go_out_together_in_one_write_and_are_acked_after_it():
-    core = new_core(simultaneous=True)
+def test_answers_that_wait_for_two_writes_go_out_together_in_one_write_and_are_acked_after_it():
+    core = new_core(simultaneous=True, clock={"prompt_ms": None, "bank_ms": 0, "window_min_ms": 0})
     alice, bob = Peer("alice"), Peer("bob")
     first = act(core, alice, "a1", "strike")
     (write1,) = core.receive(first, NOW)
-    bobs = act(core, bob, "b1", "strike")
+    (write2,) = core.receive(act(core, bob, "b1", "strike"), NOW + 1)  # behind the first, at once
+    assert IN_FLIGHT == 2 and write2.after == write1.entries[-1][0]["seq"]
+    next_round = prompt_of(core, "alice")["id"]
+    nexts = act(core, alice, "a2", "guard", next_round)
     resent = Act(alice, "alice", "a1", first.prompt, "strike", {})
     wrong = Act(alice, "alice", "a9", "no-such-prompt", "strike", {})
     abort = Abort(Reply())
-    for event in (bobs, resent, wrong, abort):
-        assert core.receive(event, NOW + 1) == []  # they wait for the write in flight
-    done = core.receive(WriteDone(), NOW + 2)
+    for event in (nexts, resent, wrong, abort):
+        assert core.receive(event, NOW + 2) == []  # two writes in flight: they wait
+    done = core.receive(WriteDone(), NOW + 3)
     (entry1, records1), = write1.entries
     assert done[:2] == [Publish(records1, entry1), Ack(alice, "a1", entry1["last_seq"], 0.0)]
-    (write2,) = done[2:]
-    assert [e["act"] if "act" in e else "abort" for e, _ in write2.entries] == ["b1", "abort"]
-    assert write2.ends
-    done = core.receive(WriteDone(), NOW + 3)
-    (bob_entry, bob_records), (abort_entry, abort_records) = write2.entries
+    (write3,) = done[2:]  # what waited goes out at once, behind the second
+    assert [e["act"] if "act" in e else "abort" for e, _ in write3.entries] == ["a2", "abort"]
+    assert write3.ends and write3.after == write2.entries[-1][0]["seq"]
+    (bob_entry, bob_records), = write2.entries
+    assert core.receive(WriteDone(), NOW + 4) == [Publish(bob_records, bob_entry),
+                                                  Ack(bob, "b1", bob_entry["last_seq"], 0.0)]
+    done = core.receive(WriteDone(), NOW + 5)
+    (next_entry, next_records), (abort_entry, abort_records) = write3.entries
     # In the order they came, as if each had been written alone.
-    assert done == [Publish(bob_records, bob_entry), Ack(bob, "b1", bob_entry["last_seq"], 0.0),
+    assert done == [Publish(next_records, next_entry), Ack(alice, "a2", next_entry["last_seq"], 0.0),
                     Ack(alice, "a1", entry1["last_seq"], 0.0),
                     Send(alice, {"t": "error", "id": "a9", "code": "unknown_prompt",
                                  "message": done[3].message["message"]}),
                     Publish(abort_records, abort_entry), Ended(), Resolve(abort.reply, True)]
+    assert core.status is Status.IDLE
 
 
 def test_a_failed_batch_acknowledges_none_of_it():
@@ -377,16 +385,64 @@ def test_a_failed_batch_acknowledges_none_of_it():
     alice, bob = Peer("alice"), Peer("bob")
     first = act(core, alice, "a1", "strike")
     core.receive(first, NOW)
+    core.receive(act(core, bob, "b1", "strike"), NOW)  # the second write in flight
     abort = Abort(Reply())
-    for event in (act(core, bob, "b1", "guard"), Act(alice, "alice", "a1", first.prompt, "strike", {}), abort):
-        core.receive(event, NOW)
-    (write2,) = of(core.receive(WriteDone(), NOW), Write)
-    assert len(write2.entries) == 2
+    for event in (act(core, alice, "a2", "guard"), Act(alice, "alice", "a1", first.prompt, "strike", {}), abort):
+        assert core.receive(event, NOW) == []
+    (write3,) = of(core.receive(WriteDone(), NOW), Write)  # the first landed: what waited goes out
+    assert len(write3.entries) == 2
+    assert [a.id for a in of(core.receive(WriteDone(), NOW), Ack)] == ["b1"]
     effects = core.receive(WriteFailed(StoreUnavailable("down")), NOW)
-    assert errors(effects) == [(bob, "b1", "unavailable"), (alice, "a1", "unavailable")]
+    assert errors(effects) == [(alice, "a2", "unavailable"), (alice, "a1", "unavailable")]
     assert [type(e) for e in effects] == [Send, Send, Reject] and effects[2].reply is abort.reply
     assert not core.over or core.stale  # memory is ahead of Redis until rebuilt
     assert core.status is Status.STALE
+
+
+def test_when_a_write_fails_the_one_sent_behind_it_is_not_acknowledged_even_if_it_lands():
+    core = new_core(simultaneous=True)
+    alice, bob = Peer("alice"), Peer("bob")
+    core.receive(act(core, alice, "a1", "strike"), NOW)
+    core.receive(act(core, bob, "b1", "strike"), NOW)
+    later = act(core, alice, "a2", "guard")
+    assert core.receive(later, NOW) == []
+    failed = core.receive(WriteFailed(StoreUnavailable("timed out")), NOW)
+    assert errors(failed) == [(alice, "a1", "unavailable")]
+    assert core.status is Status.FAILING and core.stale
+    assert core.receive(act(core, bob, "b2", "guard"), NOW) == []  # nothing is handled meanwhile
+    # Redis took the second (it found the first: a reply lost, not a write): not known here, not acked.
+    second = core.receive(WriteDone(), NOW)
+    assert errors(second) == [(bob, "b1", "unavailable")] and not of(second, Publish) and not of(second, Ack)
+    (rebuild,) = of(second, Rebuild)  # then the state is read back before the next input
+    assert rebuild.after_seq == core.sent_seq and core.status is Status.REBUILDING
+
+
+def test_joins_and_writes_behind_a_snapshot_wait_for_every_write_in_flight():
+    core = new_core(simultaneous=True, snapshot_every=1)
+    alice, bob, viewer = Peer("alice"), Peer("bob"), Peer(None, "spectator")
+    (write1,) = core.receive(act(core, alice, "a1", "strike"), NOW)
+    assert write1.snapshot is not None  # its count of answers restarts when it lands
+    assert core.receive(act(core, bob, "b1", "strike"), NOW) == []  # so nothing goes out behind it
+    core = new_core(simultaneous=True)
+    core.receive(act(core, alice, "a1", "strike"), NOW)
+    (write2,) = core.receive(act(core, bob, "b1", "strike"), NOW)
+    join = Join(viewer, 0, Reply())
+    assert core.receive(join, NOW) == []
+    assert not of(core.receive(WriteDone(), NOW), Send)  # one write still in flight: the join waits
+    done = core.receive(WriteDone(), NOW)
+    welcome = next(e for e in done if isinstance(e, Send) and e.message["t"] == "welcome")
+    assert welcome.message["seq"] == write2.entries[-1][0]["last_seq"]  # it sees only what Redis holds
+
+
+def test_a_fenced_write_refuses_what_the_writes_behind_it_hold():
+    core = new_core(simultaneous=True)
+    alice, bob = Peer("alice"), Peer("bob")
+    core.receive(act(core, alice, "a1", "strike"), NOW)
+    core.receive(Resign(bob, "bob", "r1"), NOW)
+    effects = core.receive(WriteFailed(Fenced("FENCED this node no longer holds the match")), NOW)
+    assert errors(effects) == [(alice, "a1", "not_here")] and effects[-1] == Lost()
+    assert core.receive(WriteFailed(Fenced("FENCED")), NOW) == []  # stopped: the hub refuses the rest
+    assert core.stop(NotHere("ws://other/ws/m1")) == []  # an act or resign is not answered: its socket goes
 
 
 def test_a_join_waits_for_the_write_and_ends_the_batch():
@@ -441,12 +497,13 @@ def test_batched_answers_give_every_socket_exactly_what_one_at_a_time_gives(seed
 
 
 def play(core: MatchCore, inputs: list, log: list) -> list[tuple]:
-    """Feed the inputs one after another (all but the first while a write is in flight),
-    then complete every write; what each peer received, in order."""
+    """Feed the inputs one after another (all but the first while writes are in flight),
+    then complete every write, oldest first; what each peer received, in order."""
     received = []
     effects = []
     for event in inputs:
         effects += core.receive(event, NOW)
+    in_flight = 0
     while True:
         for effect in effects:
             if isinstance(effect, Publish):
@@ -456,9 +513,12 @@ def play(core: MatchCore, inputs: list, log: list) -> list[tuple]:
             elif isinstance(effect, Send):
                 received.append((effect.conn, effect.message))
         writes = of(effects, Write)
-        if not writes:
-            return received
+        in_flight += len(writes)
+        assert in_flight <= IN_FLIGHT
         log += [(unpack(pack(e)), unpack(pack(r))) for write in writes for e, r in write.entries]
+        if not in_flight:
+            return received
+        in_flight -= 1
         effects = core.receive(WriteDone(), NOW)
 
 

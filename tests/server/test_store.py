@@ -14,7 +14,7 @@ from battlehall.server.match.match_state import MatchState
 from battlehall.server.storage import reads as store_reads
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from battlehall.server.storage.store import LoadedMatch, Store
-from battlehall.server.storage.writer import Fenced
+from battlehall.server.storage.writer import Fenced, StoreUnavailable
 
 
 @pytest.fixture(scope="module")
@@ -140,4 +140,36 @@ async def test_a_fenced_write_of_several_entries_lands_whole_or_not_at_all(redis
     assert await store.events(match_id, 0) == records + batch[0][1] + batch[1][1]
     again = MatchState.from_loaded(LoadedMatch(meta, start, log_entries))
     assert again.state == core.state and again.seq == core.seq and again.acts == core.acts
+    await store.close()
+
+
+async def test_a_write_sent_behind_another_lands_only_if_the_log_ends_with_it(redis_url):
+    """A write that went out while the one before it was in flight (`after`, writes.py)
+    is refused whole if that one did not land: the log never has a gap."""
+    store, match_id = Store(redis_url), "m_store_after"
+    seats = ["alice", "bob"]
+    state, events = get_ruleset("duel").start(seats, 9, {"simultaneous": True})
+    meta = {"ruleset": "duel", "seats": seats, "spectators": {"delay_ms": 0}}
+    core = MatchState(meta, state, Clock.new({"prompt_ms": None, "bank_ms": 0}, seats), 0)
+    await store.write(Store.create_commands(match_id, meta, core.snapshot(), core.stamp(events, 1_000), 1_000,
+                                            "1 n1", 60_000))
+    rng, writes = random.Random(1), []
+    for n in range(3):
+        prompt = core.ruleset.prompts(core.state)[0]
+        option, args = random_answer(rng, prompt)
+        entry = {"at": 2_000 + n, "seat": prompt["seat"], "prompt": prompt["id"], "option": option,
+                 "args": args, "act": n}
+        writes.append([(entry, core.commit(entry))])
+    first, second, third = writes
+    # The second, sent behind the first, which has not landed: a gap, refused.
+    with pytest.raises(StoreUnavailable, match="GAP"):
+        await store.write(Store.write_commands(match_id, second, None, False, 60, "1 n1", after=first[0][0]["seq"]))
+    assert (await store.load(match_id)).log == []
+    await store.write(Store.write_commands(match_id, first, None, False, 60, "1 n1"))
+    await store.write(Store.write_commands(match_id, second, None, False, 60, "1 n1", after=first[0][0]["seq"]))
+    # Behind an entry that is not the log's last (the first, once the second landed): refused too.
+    with pytest.raises(StoreUnavailable, match="GAP"):
+        await store.write(Store.write_commands(match_id, third, None, False, 60, "1 n1", after=first[0][0]["seq"]))
+    await store.write(Store.write_commands(match_id, third, None, False, 60, "1 n1", after=second[0][0]["seq"]))
+    assert (await store.load(match_id)).log == [w[0][0] for w in writes]
     await store.close()

@@ -270,7 +270,7 @@ class MatchActor:
             return
         # The doorbell after the entries, in the same send: other nodes' spectators read them.
         commands = Store.write_commands(self.match_id, write.entries, write.snapshot, write.ends,
-                                        self.settings.retention_s, self.lease, self.doorbell)
+                                        self.settings.retention_s, self.lease, self.doorbell, write.after)
         self.store.batcher.submit(commands, self._written)
 
     def _show_view(self, conn: Connection, message: dict) -> None:

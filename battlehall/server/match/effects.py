@@ -37,10 +37,13 @@ RETRY_MS = 500  # a timeout that could not be recorded is tried again this much 
 @dataclass(slots=True)
 class Write:
     """Write these log entries (entry, its event records), in order, in one call; with
-    the snapshot, and the match's end when `ends`. Feed back WriteDone or WriteFailed."""
+    the snapshot, and the match's end when `ends`. Feed back WriteDone or WriteFailed,
+    in the order the writes were asked for. With `after`, the write goes out while the
+    one before it is in flight: it must land only if the log ends with that seq's entry."""
     entries: tuple
     snapshot: dict | None
     ends: bool
+    after: int | None = None
 
 
 @dataclass(slots=True)

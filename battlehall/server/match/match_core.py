@@ -9,12 +9,15 @@ performs the effects: writes through the write batcher, sends to sockets, sets
 deadlines, and feeds back what happened (`WriteDone`, `WriteFailed`, `Rebuilt`, ...).
 
 An answer is acknowledged only after its entry is in Redis. While a write is in
-flight, the inputs that come wait; when it returns, the answers, timeouts and aborts
-waiting are applied together and their entries go out in one write (one fenced call).
-What they produce (events, acks, refusals) is held until that write returns and then
-delivered in the order the inputs came, exactly as if each had been written alone. If
-the write fails, none of it is acknowledged: every input of the batch gets the write's
-refusal, and the state (ahead of Redis) is rebuilt before the next input.
+flight, the answers, timeouts and aborts that come are applied and go out together in
+a second write, which Redis takes only if the first landed (writes.py); while two are,
+they wait for the first to return, and then go out together in one write (one fenced
+call). Other inputs (joins, views, releases) wait until no write is in flight: they
+see only durable state. What the inputs produce (events, acks, refusals) is held until
+their write returns and then delivered in the order the inputs came, exactly as if each
+had been written alone. If a write fails, none of it is acknowledged, nor any write
+sent after it: every input of them gets the refusal, and the state (ahead of Redis) is
+rebuilt before the next input.
 
 The core is one class in parts, one idea each, each part the base of the next: holds.py
 holds window answers and makes the stops' passes; writes.py commits entries and follows
@@ -67,7 +70,7 @@ from battlehall.server.match.inputs import (
 from battlehall.server.match.judging import Judging
 from battlehall.server.match.match_state import MatchState
 from battlehall.server.match.stops import Stops
-from battlehall.server.match.writes import Status
+from battlehall.server.match.writes import Status, _InFlight
 
 log = logging.getLogger("battlehall.actor")
 
@@ -90,7 +93,7 @@ class MatchCore(Judging):
         self.queue: list = []
         self.batch: list[tuple[dict, list]] = []  # entries applied, for the next write
         self.outbox: list[tuple[Input, Any]] = []  # per input of the batch: _Committed, or its effects
-        self.snapshot_pending = False  # the write in flight carries a snapshot
+        self.writing: tuple[_InFlight, ...] = ()  # the writes in flight, oldest first (writes.py)
         self.damaged = False  # a bug interrupted an entry: rebuild once the batch is written
         self.timers: dict[str, int] = EMPTY  # prompt id -> when its default is due, as armed
         self.sent_seq = match.seq  # the last seq published to sockets
@@ -143,7 +146,7 @@ class MatchCore(Judging):
     @property
     def stale(self) -> bool:
         """Whether memory may be ahead of Redis."""
-        return self.status in (Status.STALE, Status.REBUILDING) or self.damaged
+        return self.status in (Status.STALE, Status.REBUILDING, Status.FAILING) or self.damaged
 
     def wants(self, prompt: str, due: int) -> bool:
         """Whether the deadline armed for `prompt` at `due` still stands."""
@@ -204,9 +207,10 @@ class MatchCore(Judging):
         self.timers.clear()
         if error is None:
             return []
-        waiting = [event for event, _ in self.outbox] + list(self.queue)
+        waiting = [event for write in self.writing for event, _ in write.outbox]
+        waiting += [event for event, _ in self.outbox] + self.queue
         self.queue.clear()
-        self.batch, self.outbox = [], []
+        self.batch, self.outbox, self.writing = [], [], ()
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
         unanswered = (Act, AutoPass, BotMove, Resign, Claim, Expire, AwayDue)
         return [effect for event in waiting if not isinstance(event, unanswered) for effect in refusal(event, error)]
@@ -214,11 +218,13 @@ class MatchCore(Judging):
     # -- the queue --------------------------------------------------------------------
 
     def _drain(self, now: int) -> None:
-        while self.queue and self.status in (Status.IDLE, Status.STALE):
+        while self.queue and self.status in (Status.IDLE, Status.STALE, Status.WRITING):
             event = self.queue[0]
             kind = type(event)
             if self.batch and (kind not in BATCHED or self.damaged or len(self.batch) >= MAX_BATCH):
                 break  # written first: what comes after it sees only durable state
+            if self.status is Status.WRITING and not self.batch and (kind not in BATCHED or not self._may_pipeline()):
+                break  # waits for the writes in flight
             if self.status is Status.STALE and kind not in (Leave, Release, SetStops, Lag):
                 self.status = Status.REBUILDING
                 self._out.append(Rebuild(self.sent_seq))
@@ -231,16 +237,18 @@ class MatchCore(Judging):
             except Exception:  # a bug must not kill the match: log it, answer `internal`
                 log.exception("match %s: error handling %s", self.match_id, kind.__name__)
                 self._reply(event, refusal(event, errors.Internal()))
-                if not self.batch and self.damaged:
+                if not self.batch and self.damaged and not self.writing:
                     self.damaged = False
                     self.status = Status.STALE
-        if self.batch and self.status is Status.IDLE:
+        if self.batch and (self.status is Status.IDLE or self.status is Status.WRITING):
             self._out.append(self._write())
 
     def _reply(self, event: Input, effects: list) -> None:
-        """Effects answering `event`: held behind the batch being prepared, if any."""
-        if self.batch:
-            self.outbox.append((event, effects))
+        """Effects answering `event`: held behind the batch being prepared or the last write
+        in flight, if any."""
+        held = self._held()
+        if held is not None:
+            held.append((event, effects))
         else:
             self._out += effects
 

@@ -16,11 +16,18 @@ from battlehall.server.match.inputs import Abandon, Abort, Act, AutoPass, Claim,
 
 #: How many acts' clock records a match keeps for their re-sent acts' acks.
 ACK_CLOCKS_KEPT = 64
+#: How many writes of a match may be in flight at once. Answers that come while one is
+#: go out at once in a second, checked by Redis to follow the first (lease.FENCED_WRITE),
+#: instead of waiting for the first's reply: a reaction window's answers, which come
+#: together, are acknowledged one write later at most, not two. Answers that come while
+#: two are in flight wait, and go out together in one write when the first returns.
+IN_FLIGHT = 2
 
 
 class Status(enum.Enum):
     IDLE = "idle"  # inputs are handled as they come
-    WRITING = "writing"  # a write is in flight: inputs wait for it
+    WRITING = "writing"  # writes are in flight: answers may go out in the next (IN_FLIGHT), the rest waits
+    FAILING = "failing"  # a write failed: the ones still in flight fail with it, then a rebuild
     STALE = "stale"  # memory may be ahead of Redis: rebuild before the next input
     REBUILDING = "rebuilding"  # a rebuild is in flight: inputs wait for it
     STOPPED = "stopped"  # released, fenced out or unloaded: nothing more is handled
@@ -33,6 +40,15 @@ class _Committed:
     records: list
 
 
+@dataclass(slots=True)
+class _InFlight:
+    """A write sent, not yet answered: its entries, and per input what follows it."""
+    batch: list[tuple[dict, list]]
+    outbox: list[tuple[Input, Any]]
+    snapshot: bool  # it carries a snapshot
+    ends: bool  # it carries the match's end
+
+
 class Writes(Holds):
     """Entries committed in memory, written in one batch, and what follows the write: acks, events, a rebuild."""
 
@@ -43,9 +59,9 @@ class Writes(Holds):
     outbox: list[tuple[Input, Any]]
     sent_seq: int
     snapshot_every: int
-    snapshot_pending: bool
     status: Status
     timers: dict[str, int]
+    writing: tuple[_InFlight, ...]
 
     def _arm(self) -> list:
         raise NotImplementedError  # match_core.py
@@ -68,23 +84,41 @@ class Writes(Holds):
             self._stops_on(records, event)
 
     def _write(self) -> Write:
+        """The batch prepared goes out; the write before it, if still in flight, must land first."""
         snapshot = None if self.damaged else self.match.snapshot_due(self.snapshot_every)
-        self.snapshot_pending = snapshot is not None
+        ends = self.match.over and not self.damaged
+        after = self.writing[-1].batch[-1][0]["seq"] if self.writing else None
+        self.writing += (_InFlight(self.batch, self.outbox, snapshot is not None, ends),)
+        entries = tuple(self.batch)
+        self.batch, self.outbox = [], []
         self.status = Status.WRITING
-        return Write(tuple(self.batch), snapshot, self.match.over and not self.damaged)
+        return Write(entries, snapshot, ends, after)
+
+    def _may_pipeline(self) -> bool:
+        """Whether a new batch may go out before the writes in flight return: not behind
+        a snapshot (its count restarts when it lands), an end, or a bug's damage."""
+        last = self.writing[-1]
+        return len(self.writing) < IN_FLIGHT and not (last.snapshot or last.ends or self.damaged)
+
+    def _held(self) -> list[tuple[Input, Any]] | None:
+        """Where the effects answering an input wait: behind the batch being prepared, or
+        else the last write in flight; None when nothing is pending."""
+        if self.batch:
+            return self.outbox
+        return self.writing[-1].outbox if self.writing else None
 
     def _write_done(self) -> None:
+        if self.status is Status.FAILING:  # an earlier write failed: this one is not acknowledged either
+            self._write_failed(StoreUnavailable("an earlier write of the match failed"))
+            return
         if self.status is not Status.WRITING:
             return  # stopped meanwhile: nothing more is sent from here
-        batch, outbox = self.batch, self.outbox
-        self.batch, self.outbox = [], []
-        if self.snapshot_pending:
+        done, self.writing = self.writing[0], self.writing[1:]
+        if done.snapshot:
             self.match.snapshot_written()
-            self.snapshot_pending = False
-        last = batch[-1][0]
-        ended = self.match.over and not self.damaged
+        last = done.batch[-1][0]
         out = self._out
-        for event, result in outbox:
+        for event, result in done.outbox:
             if type(result) is not _Committed:
                 out += result
                 continue
@@ -92,7 +126,7 @@ class Writes(Holds):
             out.append(Publish(records, entry))
             if records:
                 self.sent_seq = records[-1]["seq"]
-            if ended and entry is last:
+            if done.ends and entry is last:
                 out.append(Ended())
             if type(event) is Act:
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received, self._ack_clock(event, entry)))
@@ -100,6 +134,8 @@ class Writes(Holds):
                 out.append(Ack(event.conn, event.id, entry["last_seq"], event.received))
             elif type(event) is Abort or type(event) is Abandon or type(event) is Judge:
                 out.append(Resolve(event.reply, True))
+        if self.writing:
+            return  # deadlines and bots follow the state Redis holds: armed when the last lands
         if self.damaged:
             self.damaged = False
             self.status = Status.STALE
@@ -121,18 +157,19 @@ class Writes(Holds):
         return record
 
     def _write_failed(self, error: StoreUnavailable) -> None:
-        if self.status is not Status.WRITING:
+        if self.status is not Status.WRITING and self.status is not Status.FAILING:
             return
-        outbox = self.outbox
-        self.batch, self.outbox = [], []
-        self.snapshot_pending = self.damaged = False
-        for event, _ in outbox:  # nothing of it was recorded: none of it is acknowledged
+        failed, self.writing = self.writing[0], self.writing[1:]
+        for event, _ in failed.outbox:  # nothing of it is known to be recorded: none of it is acknowledged
             self._out += refusal(event, error)
         if isinstance(error, Fenced):  # another node holds the match now
             self.status = Status.STOPPED
             self.timers.clear()
-            self._out.append(Lost())
+            self._out.append(Lost())  # what the writes still in flight hold is refused by `stop`
+        elif self.writing:  # the writes sent after it are not acknowledged either
+            self.status = Status.FAILING
         else:  # the state in memory is ahead of Redis
+            self.damaged = False
             self.status = Status.STALE
 
     # -- rebuilding after a failed write -------------------------------------------------

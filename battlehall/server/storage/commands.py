@@ -29,10 +29,12 @@ class WriteCommands:
 
     @staticmethod
     def fenced(match_id: str, lease: str, entries: Sequence[tuple[dict, list[dict]]] = (),
-               snapshot: dict | None = None, retention_s: int | None = None, doorbell: bool = False) -> tuple:
+               snapshot: dict | None = None, retention_s: int | None = None, doorbell: bool = False,
+               after: int | None = None) -> tuple:
         """One EVALSHA of lease.FENCED_WRITE: the entries (each with its event records), the
         snapshot and the end of a match, written only if `lease` still holds it (else a
-        FENCED error reply); with `doorbell`, the match's doorbell rung once they landed."""
+        FENCED error reply); with `doorbell`, the match's doorbell rung once they landed;
+        with `after`, only if the log ends with that seq's entry (else a GAP error reply)."""
         if entries:
             (entry, events), *more = entries
             first = (f"{entry['seq']}-0", pack(entry), pack(events))
@@ -43,23 +45,27 @@ class WriteCommands:
         keys = fenced_keys(match_id, retention_s is not None)
         return ("EVALSHA", leases.FENCED_WRITE_SHA, len(keys), *keys, lease, *first,
                 pack(snapshot) if snapshot is not None else "", retention_s if retention_s is not None else "",
-                *rings, *rest)
+                *rings, f"{after}-0" if after is not None else "", *rest)
 
     @staticmethod
     def write_commands(match_id: str, entries: Sequence[tuple[dict, list[dict]]], snapshot: dict | None,
-                       ends: bool, retention_s: int, lease: str | None, doorbell: bool = False) -> list[tuple]:
+                       ends: bool, retention_s: int, lease: str | None, doorbell: bool = False,
+                       after: int | None = None) -> list[tuple]:
         """The commands of one write of a match's new log entries, in order, each with its
         event records; with the snapshot, and the match's end when `ends`; with `doorbell`,
         ringing the match's doorbell after them, for other nodes' spectators (mirror.py).
 
         With `lease`, one fenced script (lease.py) that Redis refuses whole if the lease is
-        no longer that; the end of the match then leaves `bh:live` once the write has
-        landed (`Hub.finished`). Without, an XADD per entry: one native command each
-        (a script that wrote the entry, the events and the act id to three keys cost
+        no longer that, or, with `after` (a write sent while the one before it is in
+        flight), whose log does not end with the entry of seq `after`; the end of the match
+        then leaves `bh:live` once the write has landed (`Hub.finished`). Without a lease
+        (every live match written holds one: `after` is not checked here), an XADD per
+        entry: one native command each (a script that wrote the entry, the events and the act id to three keys cost
         Redis three times the CPU, and the client more: bench/RESULTS.md).
         """
         if lease is not None:
-            return [WriteCommands.fenced(match_id, lease, entries, snapshot, retention_s if ends else None, doorbell)]
+            return [WriteCommands.fenced(match_id, lease, entries, snapshot, retention_s if ends else None, doorbell,
+                                         after)]
         commands = [WriteCommands.entry_command(match_id, entry, events) for entry, events in entries]
         if ends:
             assert snapshot is not None  # a match's end is written with its snapshot (snapshot_due)

@@ -30,7 +30,11 @@ from battlehall.server.errors import NotHere  # noqa: F401  what a node that doe
 # ARGV: lease value, log entry ID ('' for none), entry, events, snapshot ('' for none),
 #       retention in seconds ('' unless the match ends: then its keys get it),
 #       the doorbell channel (mirror.py; '' for none) and its message (the last seq written),
-#       then (ID, entry, events) of each further entry of the same write, in order.
+#       the ID the log must end with ('' or absent: not checked), then (ID, entry, events)
+#       of each further entry of the same write, in order.
+# The log's end is checked for a write sent while the match's previous write is still in
+# flight (writes.py): if that one did not land, this one must not either, or the log
+# would have a gap; XADD's own check (IDs only grow) cannot see a gap.
 # An ended match's lease is not renewed and lapses on its own: deleted here, a takeover
 # scan between this write and the match leaving `bh:live` (hub.finished, a key of no
 # match's slot) found a live match nobody held, and took it over.
@@ -42,10 +46,16 @@ FENCED_WRITE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return redis.error_reply('FENCED this node no longer holds the match')
 end
+if ARGV[9] and ARGV[9] ~= '' then
+  local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
+  if not last or last[1] ~= ARGV[9] then
+    return redis.error_reply('GAP the log does not end with the write before this one')
+  end
+end
 if ARGV[2] ~= '' then
   redis.call('XADD', KEYS[2], ARGV[2], 'e', ARGV[3], 'v', ARGV[4], 'o', ARGV[1])
 end
-for i = 9, #ARGV, 3 do
+for i = 10, #ARGV, 3 do
   redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1], 'v', ARGV[i + 2], 'o', ARGV[1])
 end
 if ARGV[5] ~= '' then
