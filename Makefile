@@ -38,13 +38,16 @@ AXE := tests/browser/node_modules/axe-core/axe.min.js
 .PHONY: serve lint test test-newest fuzz audit properties bench install lock compile uncompile
 
 # The versions the suite runs with, each checked against its hashes; the project itself
-# is installed apart, editable, which pip cannot hash-check. PyICU has no wheels: pip
+# is installed apart, editable, which pip cannot hash-check; and the source tree goes on
+# the venv's path (a .pth file), so the compiled build's two libraries beside setup.py are
+# found wherever the `battlehall` command runs (the editable install maps the package alone). PyICU has no wheels: pip
 # builds it against the system's ICU (ICU_BUILD).
 $(VENV)/.installed: pyproject.toml $(LOCK) | $(ICU_BUILD)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q --require-hashes -r $(LOCK)
 	$(PY) -m pip install -q --no-deps -e .
+	$(PY) -c 'import sysconfig; open(sysconfig.get_paths()["purelib"] + "/battlehall-tree.pth", "w").write("$(CURDIR)\n")'
 	touch $@
 
 # Resolves pyproject.toml's dependencies (with the test and embedded extras) into the

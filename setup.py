@@ -53,16 +53,21 @@ PURE = ("battlehall/engine/spellfire/battle_state.py", "battlehall/engine/errors
 ENGINE = sorted(str(path) for path in Path("battlehall/engine").rglob("*.py") if str(path) not in PURE)
 
 
+# Two C libraries, the server's and the engine's: calls within each are direct C calls,
+# and `build_ext -j 2` compiles them side by side (gcc takes most of the build). They are
+# top-level modules (battlehall_server__mypyc...so beside setup.py: mypyc finds a module's
+# file from its library's place above the package), so the source tree itself is on
+# sys.path in the venv (`make install` adds it), not only the package.
+GROUPS = [(SERVER, "battlehall_server"), (ENGINE, "battlehall_engine")]
+
+
 def extensions() -> list:
     if os.environ.get("BATTLEHALL_COMPILE") != "1":
         return []
     from mypyc.build import mypycify  # only the compiled build needs mypy
 
-    # Two C libraries, the server's and the engine's: calls within each are direct C calls,
-    # and `build_ext -j 2` compiles them side by side (gcc takes most of the build).
     # opt_level 3 is mypyc's default.
-    return mypycify(SERVER + ENGINE, opt_level=os.environ.get("BATTLEHALL_OPT_LEVEL", "3"),
-                    separate=[(SERVER, "battlehall_server"), (ENGINE, "battlehall_engine")])
+    return mypycify(SERVER + ENGINE, opt_level=os.environ.get("BATTLEHALL_OPT_LEVEL", "3"), separate=GROUPS)
 
 
 # Guarded so that the suite can read the lists above (tests/deploy/test_compiled_build.py);

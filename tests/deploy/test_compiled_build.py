@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib
 import os
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 from compiled import stale_compiled_modules
@@ -33,6 +35,18 @@ def test_the_suite_runs_against_one_whole_build_the_one_make_test_names():
     asked = os.environ.get("BATTLEHALL_TEST_COMPILED")  # `make test` says which; pytest alone runs either
     if asked is not None:
         assert set(built.values()) == {asked == "1"}
+
+
+def test_the_build_imports_from_anywhere_as_the_battlehall_command_does(tmp_path):
+    """Its C libraries, top-level modules beside setup.py, are found wherever the command
+    runs (the venv has the source tree on its path), not only from the tree."""
+    assert sorted(name for _, name in LISTS["GROUPS"]) == ["battlehall_engine", "battlehall_server"]
+    probe = "import battlehall.server.match.match_core as c, battlehall.engine.spellfire.battle as b; print(c.__file__)"
+    done = subprocess.run([sys.executable, "-P", "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    compiled = importlib.import_module("battlehall.server.match.match_core").__file__ or ""
+    assert done.stdout.strip() == compiled  # the same build as the suite's
 
 
 def test_a_source_edited_after_its_build_stops_the_suite(tmp_path):
