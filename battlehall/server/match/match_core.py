@@ -8,16 +8,12 @@ input; nothing is read, written or awaited here. The asyncio driver (actor.py)
 performs the effects: writes through the write batcher, sends to sockets, sets
 deadlines, and feeds back what happened (`WriteDone`, `WriteFailed`, `Rebuilt`, ...).
 
-An answer is acknowledged only after its entry is in Redis. While a write is in
-flight, the answers, timeouts and aborts that come are applied and go out together in
-a second write, which Redis takes only if the first landed (writes.py); while two are,
-they wait for the first to return, and then go out together in one write (one fenced
-call). Other inputs (joins, views, releases) wait until no write is in flight: they
-see only durable state. What the inputs produce (events, acks, refusals) is held until
-their write returns and then delivered in the order the inputs came, exactly as if each
-had been written alone. If a write fails, none of it is acknowledged, nor any write
-sent after it: every input of them gets the refusal, and the state (ahead of Redis) is
-rebuilt before the next input.
+An answer is acknowledged only after its entry is in Redis. Answers, timeouts and aborts
+that come while a write is in flight go out together in a second one, which Redis takes
+only behind the first (writes.py); the rest waits. What inputs produce (events, acks,
+refusals) is held until their write returns, then delivered in the order they came, as
+if each had been written alone. A failed write, and any sent after it, acknowledges
+nothing: the state (ahead of Redis) is rebuilt before the next input.
 
 The core is one class in parts, one idea each, each part the base of the next: holds.py
 holds window answers and makes the stops' passes; writes.py commits entries and follows
@@ -207,8 +203,7 @@ class MatchCore(Judging):
         self.timers.clear()
         if error is None:
             return []
-        waiting = [event for write in self.writing for event, _ in write.outbox]
-        waiting += [event for event, _ in self.outbox] + self.queue
+        waiting = [e for write in self.writing for e, _ in write.outbox] + [e for e, _ in self.outbox] + self.queue
         self.queue.clear()
         self.batch, self.outbox, self.writing = [], [], ()
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
@@ -244,8 +239,7 @@ class MatchCore(Judging):
             self._out.append(self._write())
 
     def _reply(self, event: Input, effects: list) -> None:
-        """Effects answering `event`: held behind the batch being prepared or the last write
-        in flight, if any."""
+        """Effects answering `event`: held behind the batch being prepared or the last write in flight."""
         held = self._held()
         if held is not None:
             held.append((event, effects))
