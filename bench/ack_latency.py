@@ -28,6 +28,12 @@ clock (with `{"window_min_ms": 0}` Spellfire's windows are not held, so the serv
 cost shows in the latency, not the 300 ms minimum hold). When several runs are given,
 the summary ends with each run's median over the rounds and its ratio to the first run.
 
+With --trees A,B the servers of several source trees are alternated the same way (each
+its own checkout, e.g. `git clone` of a revision with a change, built with `make compile`
+where the compiled build is measured): a change measured against its base in one run.
+
+    python bench/ack_latency.py --client node --pin --runs spellfire:100:6 --rounds 3 --trees /tmp/base,.
+
 With --client node the load comes from the Node load generator of the Colyseus
 comparison (bench/compare/loadgen.mjs, its `ws` and msgpack packages installed into
 bench/.scratch/compare the first time), which answers the same way (random legal
@@ -76,12 +82,12 @@ def pinned(cpu: int | None):
     return lambda: os.sched_setaffinity(0, {cpu})
 
 
-def revision() -> str:
-    """The commit benchmarked, and whether the server's code differs from it."""
+def revision(tree: Path = ROOT) -> str:
+    """The commit benchmarked, and whether the server's code differs from it ("unknown": not a clone)."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True,
                               text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "battlehall"], cwd=ROOT, capture_output=True,
+        dirty = subprocess.run(["git", "status", "--porcelain", "battlehall"], cwd=tree, capture_output=True,
                                text=True, timeout=10).stdout.strip()
         return head + ("+uncommitted" if dirty else "")
     except (OSError, subprocess.SubprocessError):
@@ -89,8 +95,9 @@ def revision() -> str:
 
 
 class Server:
-    def __init__(self, cpu: int | None, fsync: str | None = None):
+    def __init__(self, cpu: int | None, fsync: str | None = None, tree: Path = ROOT):
         self.fsync = fsync
+        self.tree = tree  # `python -m` imports the package (and a compiled build) from its working directory
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data = Path(tempfile.mkdtemp(prefix="bh-ack-latency-"))
@@ -105,7 +112,7 @@ class Server:
             # No cap per address: thousands of sockets from 127.0.0.1.
             env={**os.environ, "BATTLEHALL_MAX_CONNECTIONS_PER_IP": "0", "BATTLEHALL_CREATE_PER_MIN": "0",
                  **({"BATTLEHALL_FSYNC": self.fsync} if self.fsync else {})},
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=self.tree, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=pinned(self.cpu))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -223,16 +230,18 @@ def spinners(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(count)]
 
 
-def run_one(ruleset: str, matches: int, args, fsync: str | None = None, seats: int | None = None) -> dict:
+def run_one(ruleset: str, matches: int, args, fsync: str | None = None, seats: int | None = None,
+            tree: Path = ROOT) -> dict:
     server_cpu, loadgen_cpu = (0, 1) if args.pin else (None, None)
-    server = Server(server_cpu, fsync)
+    server = Server(server_cpu, fsync, tree)
     out = server.data / "result.jsonl"
     busy: list[subprocess.Popen] = []
     try:
         server.start()
         assert server.proc is not None
         cmd = load_command(ruleset, matches, seats, server, out, args)
-        label = f"{ruleset}{f':{seats} seats' if seats else ''} x {matches}{f' fsync {fsync}' if fsync else ''}"
+        label = (f"{ruleset}{f':{seats} seats' if seats else ''} x {matches}{f' fsync {fsync}' if fsync else ''}"
+                 f"{f' ({tree})' if tree != ROOT else ''}")
         print(f"== {label} ({args.warmup}s warm-up, {args.seconds}s measured, {args.client} load tool"
               f"{f', {args.busy} spinning' if args.busy else ''})", flush=True)
         busy = spinners(args.busy)
@@ -278,7 +287,7 @@ def print_medians(rows: list[dict]) -> None:
     """Each run's (and fsync setting's) median over its rounds, and its ratio to the first one's."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
-        groups.setdefault((r["run"], r["fsync"]), []).append(r)
+        groups.setdefault((r["run"], r["fsync"], r["tree"]), []).append(r)
     if len(groups) < 2:
         return
     medians = {}
@@ -287,10 +296,10 @@ def print_medians(rows: list[dict]) -> None:
         medians[key] = [statistics.median(v) if None not in v else None for v in values]
     first = next(iter(medians.values()))
     print(f"\nmedians over the rounds, and the ratio to the first run ({len(next(iter(groups.values())))} rounds)")
-    print(f"{'run':<18} {'fsync':>8} " + " ".join(f"{name:>16}" for name, _ in MEDIAN_FIGURES))
-    for (run, fsync), values in medians.items():
+    print(f"{'run':<18} {'fsync':>8} {'tree':>16} " + " ".join(f"{name:>16}" for name, _ in MEDIAN_FIGURES))
+    for (run, fsync, tree), values in medians.items():
         cells = [("-" if v is None else f"{v:g}" + (f" ({v / b:.2f}x)" if b else "")) for v, b in zip(values, first)]
-        print(f"{run:<18} {fsync or '-':>8} " + " ".join(f"{c:>16}" for c in cells))
+        print(f"{run:<18} {fsync or '-':>8} {tree[-16:]:>16} " + " ".join(f"{c:>16}" for c in cells))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -303,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json-out", default=None, help="append one JSON line per run to this file")
     p.add_argument("--fsync", default=None, help="private Redis appendfsync settings to alternate: always,everysec")
     p.add_argument("--rounds", type=int, default=1, help="times to go through every run and setting")
+    p.add_argument("--trees", default=str(ROOT),
+                   help="source trees whose servers to alternate (e.g. a `git archive` of a revision, built with `make compile`)")
     p.add_argument("--clock", default=None, metavar="JSON",
                    help='clock of the created matches, e.g. \'{"window_min_ms": 0}\' (default: the server\'s)')
     p.add_argument("--client", choices=("python", "node"), default="python",
@@ -315,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = []
     modes = args.fsync.split(",") if args.fsync else [None]
+    trees = [Path(t).resolve() for t in args.trees.split(",")]
     for _ in range(args.rounds):
         for spec in args.runs.split(","):
             ruleset, matches, *seats = spec.split(":")
@@ -326,10 +338,10 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as exc:  # a ruleset still being written: skip it, say why
                 print(f"== {ruleset} x {matches}: skipped, the ruleset does not import yet ({type(exc).__name__}: {exc})")
                 continue
-            for fsync in modes:
+            for fsync, tree in [(f, t) for f in modes for t in trees]:
                 idle_before = wait_for_quiet(args.wait_quiet)
-                result = run_one(ruleset, int(matches), args, fsync, seats)
-                result.update(bench="ack_latency", revision=revision(), python=platform.python_version(),
+                result = run_one(ruleset, int(matches), args, fsync, seats, tree)
+                result.update(bench="ack_latency", revision=revision(tree), tree=str(tree), python=platform.python_version(),
                               pinned=args.pin, busy_before=round(idle_before, 2), fsync=fsync, client=args.client,
                               spinning=args.busy,
                               load_average=os.getloadavg()[0], run=spec)

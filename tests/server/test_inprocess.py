@@ -22,6 +22,7 @@ from websockets.http11 import Request
 from websockets.protocol import Protocol, State
 
 from battlehall.server.config import Settings
+from battlehall.server.empty import EMPTY, EMPTY_LIST
 from battlehall.server.http.app import uvicorn_config
 from battlehall.server.match.actor import MatchActor
 from battlehall.server.match.inputs import Act
@@ -334,6 +335,48 @@ async def test_an_idle_socket_keeps_nothing_of_its_upgrade_and_hello(redis_url):
             parser = socket.protocol.parser
             assert parser.gi_code is Protocol.parse.__code__
             assert not [value for value in parser.gi_frame.f_locals.values() if isinstance(value, Request)]
+
+
+async def test_idle_matches_share_their_seat_names_and_keep_no_empty_queues_of_their_own(redis_url):
+    """Ten thousand idle matches on a node (bench/RESULTS.md, "Idle memory"): their seat
+    names are one string each, and while nothing happens a match keeps no inbox, no
+    empty `gone_since` table and no outbox per socket of its own."""
+    servers: list = []
+    async with serving(redis_url, servers) as base:
+        hub = hub_of(servers[0])
+        created = [await create_duel(base), await create_duel(base)]
+        sockets = []
+        for match in created:
+            for seat in ("alice", "bob"):
+                ws = await websockets.connect(base.replace("http", "ws") + match["ws"],
+                                              subprotocols=["battlehall.v1.msgpack"], compression=None)
+                await ws.send(msgpack.packb({"t": "hello", "token": match["tokens"][seat]}))
+                assert msgpack.unpackb(await ws.recv())["t"] == "welcome"
+                sockets.append(ws)
+        await asyncio.sleep(0.05)
+        one, two = (hub.actors[match["match"]] for match in created)
+        assert one.core.meta["ruleset"] is two.core.meta["ruleset"]
+        for a, b in zip(one.core.state["seats"] + list(one.core.meta["tokens"]),
+                        two.core.state["seats"] + list(two.core.meta["tokens"])):
+            assert a == b and a is b
+        for actor in (one, two):
+            assert actor.inbox is None and actor.core.gone_since is EMPTY and len(actor.conns) == 2
+            assert actor.core.batch is EMPTY_LIST and actor.core.outbox is EMPTY_LIST and actor.core._out is EMPTY_LIST
+            assert all(conn.outbox is EMPTY_LIST for conn in actor.conns)
+        await guard_turns(base, created[1], 3)  # answered and written: the batch lists are its own for a while
+        assert two.core.batch is EMPTY_LIST and two.core.seq > one.core.seq
+        await sockets[0].send(msgpack.packb({"t": "ping"}))  # a frame out gives its socket a list for a turn
+        assert msgpack.unpackb(await sockets[0].recv())["t"] == "pong"
+        await sockets[0].close()  # gone and back: the seat's table is the shared empty one again
+        await asyncio.sleep(0.05)
+        assert set(one.core.gone_since) == {"alice"}
+        ws = await websockets.connect(base.replace("http", "ws") + created[0]["ws"],
+                                      subprotocols=["battlehall.v1.msgpack"], compression=None)
+        await ws.send(msgpack.packb({"t": "hello", "token": created[0]["tokens"]["alice"]}))
+        assert msgpack.unpackb(await ws.recv())["t"] == "welcome"
+        assert one.core.gone_since is EMPTY and EMPTY_LIST == [] and EMPTY == {}
+        for socket in [ws, *sockets[1:]]:
+            await socket.close()
 
 
 def hub_of(server: uvicorn.Server):

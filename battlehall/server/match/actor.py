@@ -102,11 +102,9 @@ class MatchActor:
         self.doorbell = match.meta["spectators"]["allowed"] or match.meta.get("caster") is not None
         self.lease: str | None = None  # "<token> <node>": every write is fenced by it (lease.py)
         self.task: asyncio.Task | None = None  # the Redis read in flight, if any
-        # Inputs that came while effects were performed. A list, not a deque: it holds one
-        # or two at a time, and an empty deque is a 64-slot block (over 600 bytes) per
-        # idle match, a list nothing until used.
-        self.inbox: list = []
-        self.feeding = False  # effects are being performed: a new input waits in `inbox`
+        # While effects are performed, the inputs that come meanwhile (else None: nothing
+        # is kept per idle match). A list: it holds one or two at a time.
+        self.inbox: list | None = None
 
     @property
     def spectators(self) -> int:
@@ -180,15 +178,15 @@ class MatchActor:
         """Hand the core an input (inputs.py) now, as a session, an operator, the node's
         upkeep or this driver built it; inputs that come while effects are performed wait
         for them, so the core always sees them one at a time."""
-        self.inbox.append(event)
-        if self.feeding:
+        if self.inbox is not None:  # effects are being performed: it waits for them
+            self.inbox.append(event)
             return
-        self.feeding = True
+        inbox = self.inbox = [event]
         try:
-            while self.inbox:
-                self._perform_all(self.core.receive(self.inbox.pop(0), now_ms()))
+            while inbox:
+                self._perform_all(self.core.receive(inbox.pop(0), now_ms()))
         finally:
-            self.feeding = False
+            self.inbox = None
 
     # -- deadlines.Owner: what hub.deadlines calls back ---------------------------------
 

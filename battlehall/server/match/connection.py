@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from battlehall.server import codec
+from battlehall.server.empty import EMPTY_LIST
 from battlehall.server.metrics import counters
 from battlehall.server.token_bucket import TokenBucket
 
@@ -58,7 +59,7 @@ class Connection:
         self.seat: str | None = None
         self.role: str | None = None
         self.batch = False  # the client asked for `batch` messages (docs/protocol.md, Batches)
-        self.outbox: list[bytes] = []
+        self.outbox: list[bytes] = EMPTY_LIST  # idle (empty.py): its own list from the first frame (`_enqueue`)
         self.queued = False  # on the dirty list for this loop turn
         self.queue_limit = queue_limit
         self.closed = False
@@ -101,17 +102,16 @@ class Connection:
         if held is not None:  # catching up: after the history
             if len(held) + len(frames) > self.queue_limit:
                 self.held = None
-                self.outbox = []
+                self.outbox = EMPTY_LIST
                 self.close(1008)
                 return
             held += frames
             return
         if len(self.outbox) + len(frames) > self.queue_limit:  # too slow to keep up; it can reconnect and resume
-            self.outbox = []
+            self.outbox = EMPTY_LIST
             self.close(1008)
             return
-        self.outbox += frames
-        self._schedule()
+        self._enqueue(frames)
 
     # -- catching up: the history first, then everything held meanwhile ---------------
 
@@ -122,15 +122,13 @@ class Connection:
     def send_history(self, frames: list[bytes]) -> None:
         """One page of the history, ahead of what is held (a page is bounded: no limit)."""
         if not self.closed:
-            self.outbox += frames
-            self._schedule()
+            self._enqueue(frames)
 
     def caught_up(self) -> None:
         """The history is sent: what was held follows it."""
         held, self.held = self.held, None
         if held and not self.closed:
-            self.outbox += held
-            self._schedule()
+            self._enqueue(held)
 
     def drained(self) -> asyncio.Future:
         """Done once everything queued is handed to the socket and it can take more
@@ -158,11 +156,16 @@ class Connection:
             self._schedule()
             self._wake()
 
+    def discard(self) -> None:
+        """Drop what is queued or held for the socket (it is being refused)."""
+        self.held = None
+        self.outbox = EMPTY_LIST
+
     def gone(self) -> None:
         """The socket is closed: drop what is queued, there is nobody to send it to."""
         self.closed = True
         self.close_code = None
-        self.outbox = []
+        self.outbox = EMPTY_LIST
         self.held = None
         self._wake()
 
@@ -172,6 +175,13 @@ class Connection:
             self._schedule()
         elif self.drain is not None:
             self._wake()
+
+    def _enqueue(self, frames: Sequence[bytes]) -> None:
+        if self.outbox:
+            self.outbox += frames
+        else:  # the shared empty outbox is never added to: the socket gets its own
+            self.outbox = list(frames)
+        self._schedule()
 
     def _schedule(self) -> None:
         if not self.queued:
@@ -186,7 +196,7 @@ class Connection:
         if socket.paused:  # its buffer is full: `writable` brings us back when it drains
             return
         if self.outbox:
-            frames, self.outbox = self._batched(self.outbox), []
+            frames, self.outbox = self._batched(self.outbox), EMPTY_LIST
             counters.frames_sent += len(frames)
             counters.writes += 1
             socket.write_frames(frames, self.binary)

@@ -33,7 +33,7 @@ from battlehall.engine.errors import BadSeat, EngineError, MatchOver
 from battlehall.engine.ruleset import Ruleset, default_answer
 from battlehall.server import errors
 from battlehall.server.clock import Clock
-from battlehall.server.empty import EMPTY
+from battlehall.server.empty import EMPTY, EMPTY_LIST
 from battlehall.server.errors import MatchLive, NoClaim, NotHere, WireError
 from battlehall.server.match.effects import Ack, DeleteKeys, Detach, Rebuild, Resolve, Think, refusal
 from battlehall.server.match.inputs import (
@@ -87,8 +87,8 @@ class MatchCore(Judging):
         # Inputs waiting for a write or a rebuild: a few at a time, in a list (an empty
         # deque is over 600 bytes per idle match; actor.py's inbox says the same).
         self.queue: list = []
-        self.batch: list[tuple[dict, list]] = []  # entries applied, for the next write
-        self.outbox: list[tuple[Input, Any]] = []  # per input of the batch: _Committed, or its effects
+        self.batch: list[tuple[dict, list]] = EMPTY_LIST  # entries applied, for the next write
+        self.outbox: list[tuple[Input, Any]] = EMPTY_LIST  # per input of the batch: _Committed, or its effects
         self.writing: tuple[_InFlight, ...] = ()  # the writes in flight, oldest first (writes.py)
         self.damaged = False  # a bug interrupted an entry: rebuild once the batch is written
         self.timers: dict[str, int] = EMPTY  # prompt id -> when its default is due, as armed
@@ -103,7 +103,7 @@ class MatchCore(Judging):
         # this many of its prompts in a row timed out.
         self.away_grace_ms = away_grace_ms
         self.away_timeouts = away_timeouts
-        self.gone_since: dict[str, int] = {}  # seat -> since when no socket of its player is on
+        self.gone_since: dict[str, int] = EMPTY  # seat -> since when no socket of its player is on
         # Seats (a few) in tuples, not sets: an empty set is 216 bytes, the empty tuple shared.
         self.seen: tuple[str, ...] = ()  # seats whose player has had a socket on since the match was loaded
         self.told_gone: tuple[str, ...] = ()  # seats whose player left, as the others were told (presence)
@@ -111,7 +111,7 @@ class MatchCore(Judging):
         self.bot_seats: dict[str, str] = match.meta.get("bots") or EMPTY  # seat -> level: seats a bot always plays
         self.thinking: dict[str, str] = EMPTY  # prompt id -> seat: a bot's BotMove for it is on its way
         self._start_expiry()  # measured lags, graces ended, time without a socket (expiry.py)
-        self._out: list = []
+        self._out: list = EMPTY_LIST  # the effects of the input being handled (`receive`)
 
     # -- what the hub reads -------------------------------------------------------------
 
@@ -193,7 +193,7 @@ class MatchCore(Judging):
         else:
             self.queue.append(event)
         self._drain(now)
-        self._out = []
+        self._out = EMPTY_LIST
         return out
 
     def stop(self, error: BaseException | None = None) -> list:
@@ -205,7 +205,7 @@ class MatchCore(Judging):
             return []
         waiting = [e for write in self.writing for e, _ in write.outbox] + [e for e, _ in self.outbox] + self.queue
         self.queue.clear()
-        self.batch, self.outbox, self.writing = [], [], ()
+        self.batch, self.outbox, self.writing = EMPTY_LIST, EMPTY_LIST, ()
         # Acts are not answered: their sockets are closed or sent away; timeouts are the next owner's.
         unanswered = (Act, AutoPass, BotMove, Resign, Claim, Expire, AwayDue)
         return [effect for event in waiting if not isinstance(event, unanswered) for effect in refusal(event, error)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from battlehall.server.empty import EMPTY
 from battlehall.server.match.effects import Later, Send
 from battlehall.server.match.inputs import AwayDue
 from battlehall.server.match.writes import Writes
@@ -42,6 +43,8 @@ class Presence(Writes):
         and look again when its grace ends."""
         if not self.away_grace_ms or seat in self.gone_since or seat in self.bot_seats:
             return []
+        if self.gone_since is EMPTY:
+            self.gone_since = {}
         self.gone_since[seat] = now
         told = []
         if seat in self.seen:  # it left (not: it has not come yet), so the others hear of it

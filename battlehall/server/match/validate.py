@@ -8,6 +8,7 @@ hold the event loop. The ruleset checks the meaning of `options` and `setup`.
 from __future__ import annotations
 
 import re
+import sys
 
 from battlehall.bots import LEVELS
 from battlehall.engine import get_ruleset, ruleset_names
@@ -88,7 +89,9 @@ def _seats(body: dict, ruleset: str) -> list[str]:
         if seat in seen:
             raise SetupError(f"seats[{i}]", f"seat {seat!r} appears twice")
         seen.add(seat)
-    return seats
+    # Interned: every live match's "a" is then one string, wherever its state, prompts,
+    # tokens and deadlines keep it (a name leaves the table with the last match using it).
+    return [sys.intern(seat) for seat in seats]
 
 
 def _section(body: dict, name: str, defaults: dict) -> tuple[dict, dict]:
@@ -172,7 +175,7 @@ def create_request(body: object, caster_min_delay_ms: int = Settings.caster_min_
     for name in sorted(label):
         if not isinstance(label[name], str) or len(name) > 64 or len(label[name]) > 256:
             raise SetupError(f"label.{name}", "label values are strings of at most 256 characters")
-    return {"ruleset": ruleset, "seats": seats, "seed": seed, "seed_public": seed_public, "options": options, "setup": setup,
+    return {"ruleset": sys.intern(ruleset), "seats": seats, "seed": seed, "seed_public": seed_public, "options": options, "setup": setup,
             "clock": clock, "spectators": spectators, "label": label, "caster": caster,
             "when_away": when_away, "bots": bots}
 

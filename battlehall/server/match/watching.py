@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from battlehall.server.empty import EMPTY
 from battlehall.server.match.effects import Attach, AttachDelayed, Send, ShowView, ViewDelayed
 from battlehall.server.match.inputs import Join, View
 from battlehall.server.match.presence import Presence
@@ -33,6 +34,8 @@ class Watching(Presence):
             if conn.seat not in self.seen:
                 self.seen += (conn.seat,)
             self.gone_since.pop(conn.seat, None)
+            if not self.gone_since:  # idle, every seat on: the shared empty table again (empty.py)
+                self.gone_since = EMPTY
             self._came_on(conn.seat, now)
             if conn.seat in self.told_gone:
                 self.told_gone = tuple(s for s in self.told_gone if s != conn.seat)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from battlehall.engine.errors import EngineError
-from battlehall.server.empty import EMPTY
+from battlehall.server.empty import EMPTY, EMPTY_LIST
 from battlehall.server.errors import Fenced, StoreUnavailable
 from battlehall.server.match.effects import Ack, Ended, Lost, Publish, Resolve, Write, refusal
 from battlehall.server.match.holds import Holds
@@ -78,6 +78,8 @@ class Writes(Holds):
         except Exception:  # a ruleset bug may have half-changed the state: rebuild it
             self.damaged = True
             raise
+        if not self.batch:  # idle, both are the shared empty list (empty.py): lists of their own
+            self.batch, self.outbox = [], []
         self.batch.append((entry, records))
         self.outbox.append((event, _Committed(entry, records)))
         if self.stops.modes:
@@ -90,7 +92,7 @@ class Writes(Holds):
         after = self.writing[-1].batch[-1][0]["seq"] if self.writing else None
         self.writing += (_InFlight(self.batch, self.outbox, snapshot is not None, ends),)
         entries = tuple(self.batch)
-        self.batch, self.outbox = [], []
+        self.batch = self.outbox = EMPTY_LIST
         self.status = Status.WRITING
         return Write(entries, snapshot, ends, after)
 

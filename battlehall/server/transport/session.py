@@ -179,8 +179,7 @@ class Session:
 
     def _refuse(self, error: errors.WireError) -> None:
         """An error, then the close; what was queued or held for the socket is dropped."""
-        self.conn.held = None
-        self.conn.outbox = []
+        self.conn.discard()
         self.close_with(error)
 
     async def authenticate(self, hello: dict) -> bool | inputs.CatchUp:
