@@ -87,6 +87,8 @@ def revision(tree: Path = ROOT) -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True,
                               text=True, timeout=10).stdout.strip()
+        if not head:
+            return "unknown"
         dirty = subprocess.run(["git", "status", "--porcelain", "battlehall"], cwd=tree, capture_output=True,
                                text=True, timeout=10).stdout.strip()
         return head + ("+uncommitted" if dirty else "")
@@ -284,7 +286,7 @@ MEDIAN_FIGURES = [("answers/s", lambda r: r["answers_per_s"]),
 
 
 def print_medians(rows: list[dict]) -> None:
-    """Each run's (and fsync setting's) median over its rounds, and its ratio to the first one's."""
+    """Each run's (per fsync setting and tree) median over its rounds, and its ratio to the first one's."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((r["run"], r["fsync"], r["tree"]), []).append(r)
@@ -313,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fsync", default=None, help="private Redis appendfsync settings to alternate: always,everysec")
     p.add_argument("--rounds", type=int, default=1, help="times to go through every run and setting")
     p.add_argument("--trees", default=str(ROOT),
-                   help="source trees whose servers to alternate (e.g. a `git archive` of a revision, built with `make compile`)")
+                   help="source trees whose servers to alternate (e.g. a `git clone` of a revision, built with `make compile`)")
     p.add_argument("--clock", default=None, metavar="JSON",
                    help='clock of the created matches, e.g. \'{"window_min_ms": 0}\' (default: the server\'s)')
     p.add_argument("--client", choices=("python", "node"), default="python",

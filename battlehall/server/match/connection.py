@@ -101,8 +101,7 @@ class Connection:
         held = self.held
         if held is not None:  # catching up: after the history
             if len(held) + len(frames) > self.queue_limit:
-                self.held = None
-                self.outbox = EMPTY_LIST
+                self.discard()
                 self.close(1008)
                 return
             held += frames
@@ -157,7 +156,7 @@ class Connection:
             self._wake()
 
     def discard(self) -> None:
-        """Drop what is queued or held for the socket (it is being refused)."""
+        """Drop what is queued or held for the socket (refused, too slow or gone)."""
         self.held = None
         self.outbox = EMPTY_LIST
 
@@ -165,8 +164,7 @@ class Connection:
         """The socket is closed: drop what is queued, there is nobody to send it to."""
         self.closed = True
         self.close_code = None
-        self.outbox = EMPTY_LIST
-        self.held = None
+        self.discard()
         self._wake()
 
     def writable(self) -> None:
