@@ -16,10 +16,12 @@ SUBPROTOCOLS = (JSON, MSGPACK)
 
 
 def choose_subprotocol(offered: list[str]) -> str | None:
-    """The first of the client's offers that we speak; None (JSON, unnamed) if none."""
+    """The first of the client's offers that we speak (as our own string, not the one
+    parsed from its header: a socket keeps it); None (JSON, unnamed) if none."""
     for name in offered:
-        if name in SUBPROTOCOLS:
-            return name
+        for ours in SUBPROTOCOLS:
+            if name == ours:
+                return ours
     return None
 
 

@@ -21,6 +21,7 @@ from websockets.client import ClientProtocol
 from websockets.http11 import Request
 from websockets.protocol import Protocol, State
 
+from battlehall.server import codec
 from battlehall.server.config import Settings
 from battlehall.server.empty import EMPTY, EMPTY_LIST
 from battlehall.server.http.app import uvicorn_config
@@ -28,7 +29,7 @@ from battlehall.server.match.actor import MatchActor
 from battlehall.server.match.inputs import Act
 from battlehall.server.node import hub as hub_module
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
-from battlehall.server.transport.frames import parser_for_frames
+from battlehall.server.transport.frames import IDLE_READER, parser_for_frames
 from battlehall.server.transport.websocket import WebSocket
 from servers import free_port
 from wsutil import guard_turns, silent_client
@@ -363,6 +364,14 @@ async def test_idle_matches_share_their_seat_names_and_keep_no_empty_queues_of_t
             assert actor.inbox is None and actor.core.gone_since is EMPTY and len(actor.conns) == 2
             assert actor.core.batch is EMPTY_LIST and actor.core.outbox is EMPTY_LIST and actor.core._out is EMPTY_LIST
             assert all(conn.outbox is EMPTY_LIST for conn in actor.conns)
+            # Each socket shares its match's id, its codec's name and an idle reader, and
+            # keeps no count of its upgrade's bytes.
+            for conn in actor.conns:
+                socket = conn.socket
+                assert socket.session.match_id is actor.match_id and conn.codec is codec.MSGPACK
+                assert socket.protocol.reader is IDLE_READER and socket.upgrade_bytes == 0
+        limiters = [conn.socket.session.limiter for actor in (one, two) for conn in actor.conns]
+        assert all(limiter.capacity is limiters[0].capacity for limiter in limiters)
         await guard_turns(base, created[1], 3)  # answered and written: the batch lists are its own for a while
         assert two.core.batch is EMPTY_LIST and two.core.seq > one.core.seq
         await sockets[0].send(msgpack.packb({"t": "ping"}))  # a frame out gives its socket a list for a turn
@@ -375,6 +384,7 @@ async def test_idle_matches_share_their_seat_names_and_keep_no_empty_queues_of_t
         await ws.send(msgpack.packb({"t": "hello", "token": created[0]["tokens"]["alice"]}))
         assert msgpack.unpackb(await ws.recv())["t"] == "welcome"
         assert one.core.gone_since is EMPTY and EMPTY_LIST == [] and EMPTY == {}
+        assert not IDLE_READER.buffer and not IDLE_READER.eof  # nothing was fed to the shared reader
         for socket in [ws, *sockets[1:]]:
             await socket.close()
 

@@ -209,13 +209,20 @@ class Connection:
         return [codec.batch(self.codec, frames)] if self.batch and len(frames) > 1 else frames
 
 
+#: rate -> its burst, made once: every socket's bucket shares one float, not one each.
+_BURSTS: dict[float, float] = {}
+
+
 class RateLimiter(TokenBucket):
     """`rate` messages per second, bursts of twice that."""
 
     __slots__ = ("strikes",)
 
     def __init__(self, rate: float):
-        super().__init__(rate, rate * 2)
+        burst = _BURSTS.get(rate)
+        if burst is None:
+            burst = _BURSTS[rate] = rate * 2
+        super().__init__(rate, burst)
         self.strikes = 0  # consecutive refusals; a client that keeps flooding is closed
 
     def allow(self) -> bool:

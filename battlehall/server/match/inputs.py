@@ -216,4 +216,6 @@ CatchUp = tuple[Callable[[dict], dict], int, int]
 class Receiver(Protocol):
     """A match as a session sees it: its actor, or a mirror of it."""
 
+    match_id: str
+
     def submit(self, event: Input) -> None: ...

@@ -86,7 +86,8 @@ WEBSOCKETS = (
     Internal(WS_PROTOCOL, "id", "attribute", "set to one shared id after the handshake (read by nothing here)"),
     Internal(WS_PROTOCOL, "extensions", "attribute", "an empty one shared after the handshake (none negotiated)"),
     Internal(WS_PROTOCOL, "parser_exc", "attribute", "cleared with the socket (a reference cycle)"),
-    Internal(WS_PROTOCOL, "reader", "attribute", "between_frames: the fast path may read the next frame"),
+    Internal(WS_PROTOCOL, "reader", "attribute", "between_frames: the fast path may read the next frame; "
+             "a shared empty one while the parser is let go, a new one with the parser"),
     Internal("websockets.streams:StreamReader", "buffer", "attribute", "as above: nothing buffered"),
     Internal("websockets.streams:StreamReader", "at_eof", "method", "as above: the parser waits there "
              "between frames"),

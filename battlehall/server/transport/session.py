@@ -263,6 +263,7 @@ class Session:
         if role == "player":  # its seat's late answers are credited the lag measured here (lag.py)
             self.conn.lag = LagMeter()
         self.actor = actor
+        self.match_id = actor.match_id  # the match's own string, not one parsed from this socket's path
         joined: asyncio.Future[inputs.CatchUp | None] = asyncio.get_running_loop().create_future()
         actor.submit(inputs.Join(self.conn, resume, joined))
         try:

@@ -369,6 +369,7 @@ class WebSocket(asyncio.Protocol):
         protocol.send_response(response)
         self._send_data()
         read_frames_only(protocol)
+        self.upgrade_bytes = 0  # counted no more: an int of its own per socket otherwise
         settings = self.sockets.settings
         self.conn = Connection(self, chosen or codec.JSON, settings.send_queue_limit, settings.view_bytes_per_s)
         self.conn.viewer = viewer_of(peer_address(self.transport))  # the TV ranks by distinct viewers
