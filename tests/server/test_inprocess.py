@@ -357,6 +357,8 @@ async def test_idle_matches_share_their_seat_names_and_keep_no_empty_queues_of_t
         await asyncio.sleep(0.05)
         one, two = (hub.actors[match["match"]] for match in created)
         assert one.core.meta["ruleset"] is two.core.meta["ruleset"]
+        assert one.core.meta["made_from"] is two.core.meta["made_from"] and one.core.meta["made_from"]
+        assert one.core.away_grace_ms is two.core.away_grace_ms and one.core.away_grace_ms > 256  # not a cached int
         for a, b in zip(one.core.state["seats"] + list(one.core.meta["tokens"]),
                         two.core.state["seats"] + list(two.core.meta["tokens"])):
             assert a == b and a is b

@@ -35,11 +35,14 @@ def test_a_clock_and_stops_get_tables_of_their_own_when_first_written():
 
 
 def test_settings_alike_are_one_object_and_settings_that_differ_are_not():
-    def meta(clock):
-        return share_settings({"seats": ["a", "b"], "clock": clock, "tokens": {"a": "x"}, "when_away": "nothing"})
+    def meta(clock, made_from="10.0.0.7"):
+        return share_settings({"seats": ["a", "b"], "clock": clock, "tokens": {"a": "x"}, "when_away": "nothing",
+                               "made_from": "".join(made_from)})  # a string of its own, as parsed
 
     one, two = meta({"prompt_ms": 1_000, "bank_ms": 5}), meta({"prompt_ms": 1_000, "bank_ms": 5})
     assert one["clock"] is two["clock"] and one["seats"] is two["seats"] and one["tokens"] is not two["tokens"]
+    assert one["made_from"] is two["made_from"]  # the address that made both (a lobby's)
+    assert meta({"prompt_ms": 1_000, "bank_ms": 5}, "10.0.0.8")["made_from"] == "10.0.0.8"
     assert one == two
     # 1.0 is not 1, and a key order a client sees is kept.
     assert meta({"prompt_ms": 1_000.0, "bank_ms": 5})["clock"] is not one["clock"]

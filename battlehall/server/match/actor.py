@@ -81,6 +81,7 @@ class MatchServices:
     bot_turns: BotTurns
     ended: Callable[["MatchActor"], None]  # the match's end is in Redis
     lost: Callable[["MatchActor"], None]  # a write was fenced out: another node runs the match
+    away_grace_ms: int = 0  # settings.away_grace_s in ms: one int for every match, not one each
 
 
 class MatchActor:
@@ -95,7 +96,7 @@ class MatchActor:
         self.match_id = match_id
         settings = services.settings
         self.core = MatchCore(match_id, match, settings.snapshot_every, now_ms(),
-                              round(settings.away_grace_s * 1000), settings.away_timeouts)
+                              services.away_grace_ms, settings.away_timeouts)
         self.conns: list[Connection] = []
         self.feed: DelayedFeed | None = None  # for spectators when the match has a stream delay
         # Spectators may watch on other nodes, casters on any (mirror.py, caster.py).

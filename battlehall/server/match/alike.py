@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import orjson
 
-#: The meta fields that matches commonly have alike (tokens, seed and times never are).
-SHARED_FIELDS = ("seats", "clock", "spectators", "options", "label", "bots", "when_away", "caster")
+#: The meta fields that matches commonly have alike (tokens, seed and times never are);
+#: `made_from`, the address that made the match, is a lobby's or an organiser's for many.
+SHARED_FIELDS = ("seats", "clock", "spectators", "options", "label", "bots", "when_away", "caster", "made_from")
 #: A part larger than this (as JSON) is kept per match: a match's own setup, not a preset.
 MAX_SHARED_BYTES = 512
 #: Distinct parts kept at most; past it new ones are kept per match, as before.

@@ -35,6 +35,8 @@ def pass_option(prompt: Mapping[str, Any]) -> str | None:
 class Stops:
     """Every seat's mode in one match (seats not listed ask)."""
 
+    __slots__ = ("modes", "before")  # one per live match: no instance dict
+
     def __init__(self) -> None:
         # Every seat asks until one sets a mode: till then the shared EMPTY (empty.py).
         self.modes: dict[str, str] = EMPTY

@@ -100,7 +100,7 @@ class Hub:
         self.ownership = Ownership(settings, store, self.actors, self.metrics, self.leased)
         self.bot_turns = BotTurns(settings.bot_think_ms, settings.bot_answers_per_s)  # when the server's bots answer
         self.services = MatchServices(store, settings, self.metrics, self.deadlines, self.bot_turns, self._ended,
-                                      self.ownership.lost)
+                                      self.ownership.lost, round(settings.away_grace_s * 1000))
         self.loading = Loading(settings, store, self.actors, self.metrics, self.services, self.ownership,
                                self.match_ended, self.finished)
         self.takeover = Takeover(self.ownership, self.loading, self.metrics)
