@@ -74,3 +74,26 @@ async def test_superseded_deadlines_are_dropped_when_the_heap_grows(monkeypatch)
     still_wanted = sorted(entry[0] for entry in d.heap if owner.deadline_wanted(entry[3], entry[0]))
     assert still_wanted == sorted(current.values())  # every deadline still wanted is kept
     d.close()
+
+
+async def test_entries_said_forgotten_are_dropped_once_they_are_half_the_heap():
+    # 2,000 seats' away graces, due in a minute; the players of 1,500 of them come back.
+    d = Deadlines()
+    back: set = set()
+    owner = Owner(wanted=lambda seat, due: seat not in back)
+    due = now_ms() + 60_000
+    for seat in range(2_000):
+        d.at(due, owner, seat)
+    for seat in range(999):  # not yet half of the heap: nothing rebuilt
+        back.add(seat)
+        d.forgotten()
+    assert len(d) == 2_000
+    back.add(999)
+    d.forgotten()  # the 1,000th of 2,000: rebuilt from what is still wanted
+    assert len(d) == 1_000 and d.forgot == 0
+    for seat in range(1_000, 1_500):  # under MIN_COMPACT (1,024) entries' worth: kept as they are
+        back.add(seat)
+        d.forgotten()
+    assert len(d) == 1_000
+    assert sorted(entry[3] for entry in d.heap if entry[3] not in back) == list(range(1_500, 2_000))
+    d.close()

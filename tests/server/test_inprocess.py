@@ -26,7 +26,7 @@ from battlehall.server.config import Settings
 from battlehall.server.empty import EMPTY, EMPTY_LIST
 from battlehall.server.http.app import uvicorn_config
 from battlehall.server.match.actor import MatchActor
-from battlehall.server.match.inputs import Act
+from battlehall.server.match.inputs import Act, AwayDue
 from battlehall.server.node import hub as hub_module
 from battlehall.server.storage.embedded_redis import EmbeddedRedis
 from battlehall.server.transport.frames import IDLE_READER, parser_for_frames
@@ -372,6 +372,9 @@ async def test_idle_matches_share_their_seat_names_and_keep_no_empty_queues_of_t
                 socket = conn.socket
                 assert socket.session.match_id is actor.match_id and conn.codec is codec.MSGPACK
                 assert socket.protocol.reader is IDLE_READER and socket.upgrade_bytes == 0
+        # Both players on: their seats' away graces from the matches' making are not wanted
+        # (the node's deadlines drop them once such entries are half its heap).
+        assert not any(actor.deadline_wanted(AwayDue(seat), 0) for actor in (one, two) for seat in ("alice", "bob"))
         limiters = [conn.socket.session.limiter for actor in (one, two) for conn in actor.conns]
         assert all(limiter.capacity is limiters[0].capacity for limiter in limiters)
         await guard_turns(base, created[1], 3)  # answered and written: the batch lists are its own for a while

@@ -43,6 +43,7 @@ from battlehall.server.match.effects import (
 )
 from battlehall.server.match.fanout import event_message, fan_out
 from battlehall.server.match.inputs import (
+    AwayDue,
     BotMove,
     Expire,
     RebuildFailed,
@@ -194,7 +195,11 @@ class MatchActor:
     # A key is a prompt's id (its deadline), or the input of a `Later`, always wanted.
 
     def deadline_wanted(self, key: Hashable, due: int) -> bool:
-        return self.core.wants(key, due) if type(key) is str else True
+        if type(key) is str:
+            return self.core.wants(key, due)
+        if type(key) is AwayDue:  # not once the seat's player is back: it would change nothing
+            return self.core.away_wanted(key.seat)
+        return True
 
     def deadline_due(self, key: Hashable) -> None:
         self.submit(Expire(key) if type(key) is str else cast("Input", key))
@@ -304,6 +309,8 @@ class MatchActor:
             conn.hold()
             catch_up = (lambda record: event_message(ruleset, record, audience), attach.resume_after, attach.seq)
         self.conns.append(conn)
+        if conn.role == "player":  # its seat's away grace, if one runs, is not wanted now
+            self.services.deadlines.forgotten()
         if not attach.reply.done():
             attach.reply.set_result(catch_up)
 

@@ -66,13 +66,20 @@ class Presence(Writes):
         return [Send(c, message) for c in self.watchers
                 if not (c.role == "spectator" and self.delayed) and c.seat != seat]
 
+    def away_wanted(self, seat: str) -> bool:
+        """Whether an AwayDue of `seat` may still mark it away (`_away_due`): not once its
+        player is back with no timeouts to count (the node's deadlines drop it then)."""
+        return seat in self.gone_since or self._missed(seat)
+
+    def _missed(self, seat: str) -> bool:
+        return bool(self.away_timeouts) and self.timeouts_in_a_row.get(seat, 0) >= self.away_timeouts
+
     def _away_due(self, due: AwayDue, now: int) -> None:
         seat = due.seat
         since = self.gone_since.get(seat)
         # Back meanwhile, or gone again since (that grace's own AwayDue comes later): not yet.
         gone = since is not None and now >= since + self.away_grace_ms
-        missed = bool(self.away_timeouts) and self.timeouts_in_a_row.get(seat, 0) >= self.away_timeouts
-        if gone or missed:
+        if gone or self._missed(seat):
             self._mark(seat, True, now)
 
     def _mark(self, seat: str, away: bool, now: int) -> None:
